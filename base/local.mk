@@ -1,0 +1,5 @@
+# base/: diagnostics and timing shared by every module.
+noinst_LTLIBRARIES += base/libbase.la
+base_libbase_la_SOURCES = \
+	base/diag.c base/diag.h \
+	base/clock.c base/clock.h
