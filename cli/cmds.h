@@ -6,6 +6,5 @@
 #define SKELSCHED_CLI_CMDS_H
 
 int cmd_solve(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
 
 #endif

@@ -16,6 +16,12 @@
 #include "ctmc.h"
 #include "../base/diag.h"
 
+/* AUTO picks direct when UMFPACK is built in and the chain is at most
+ * this big (the LU fill of PEPA chains grows fast with the state count),
+ * Gauss-Seidel otherwise. */
+#define PEPA_DIRECT_MAX_STATES 50000u
+#define PEPA_DIRECT_MAX_NNZ 1000000u
+
 typedef enum pepa_method {
     PEPA_METHOD_AUTO = 0,
     PEPA_METHOD_DIRECT,
@@ -55,5 +61,19 @@ int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
  * returns -1 for an unknown name. */
 const char *pepa_method_name(pepa_method m);
 int pepa_method_parse(const char *name, pepa_method *m);
+
+/* The method AUTO stands for on q (see the rule at the top). */
+pepa_method pepa_solve_choose(const pepa_ctmc *q);
+
+/* The methods themselves, for callers that know what they want. opts must
+ * be complete (no zero defaults left: pepa_solve fills them in); the
+ * contract on pi, res and the return value is the one of pepa_solve,
+ * except that res->seconds and res->method are left to the caller. */
+int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                      pepa_solve_result *res, diag *err);
+int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                  pepa_solve_result *res, diag *err);
+int pepa_solve_gmres(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                     pepa_solve_result *res, diag *err);
 
 #endif

@@ -1,0 +1,300 @@
+/* skelsched solve: steady-state analysis of a PEPA model.
+ *
+ * parse -> static checks -> compile -> derive -> classify -> solve ->
+ * measures, each step timed; every failure is reported with the file and
+ * position it concerns, and exits 1. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "cli/cmds.h"
+#include "cli/util.h"
+#include "pepa/check.h"
+#include "pepa/export.h"
+#include "pepa/parse.h"
+#include "pepa/solve.h"
+#include "pepa/space.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: skelsched solve MODEL.pepa [options]\n"
+          "\n"
+          "Derive the CTMC of a PEPA model and solve it for its steady state:\n"
+          "throughput of every action, probability of every local state.\n"
+          "\n"
+          "options:\n"
+          "  --method M         auto (default), direct, gs, sor, gmres\n"
+          "  --tol X            target residual ||pi Q||_inf (default 1e-10)\n"
+          "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
+          "  --omega W          SOR relaxation factor (default 1.0)\n"
+          "  --max-states N     stop deriving beyond N states (default 2^32-2)\n"
+          "  --time-limit S     give up after S seconds of deriving or solving\n"
+          "  --json             print one JSON object instead of tables\n"
+          "  --export-prism P   write the chain as P.tra and P.sta (PRISM explicit format)\n"
+          "  --export-mm FILE   write the generator Q in Matrix Market format\n"
+          "  -h, --help         this text\n", f);
+}
+
+typedef struct solve_args {
+    const char *path;
+    pepa_solve_opts sopts;
+    pepa_derive_opts dopts;
+    int json;
+    const char *export_prism, *export_mm;
+} solve_args;
+
+static int parse_args(int argc, char **argv, solve_args *a)
+{
+    static const struct option opts[] = {
+        { "method", required_argument, NULL, 'm' },
+        { "tol", required_argument, NULL, 't' },
+        { "max-iter", required_argument, NULL, 'i' },
+        { "omega", required_argument, NULL, 'w' },
+        { "max-states", required_argument, NULL, 's' },
+        { "time-limit", required_argument, NULL, 'L' },
+        { "json", no_argument, NULL, 'j' },
+        { "export-prism", required_argument, NULL, 'P' },
+        { "export-mm", required_argument, NULL, 'M' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    unsigned long long u;
+    double d;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            if (pepa_method_parse(optarg, &a->sopts.method) < 0) {
+                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres)\n", optarg);
+                return 2;
+            }
+            break;
+        case 't':
+            if (cli_double("solve", "--tol", optarg, &d) < 0 || !(d > 0))
+                return 2;
+            a->sopts.tol = d;
+            break;
+        case 'i':
+            if (cli_ulong("solve", "--max-iter", optarg, &u) < 0 || u == 0)
+                return 2;
+            a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
+            break;
+        case 'w':
+            if (cli_double("solve", "--omega", optarg, &d) < 0 || !(d > 0 && d < 2))
+                return 2;
+            a->sopts.omega = d;
+            a->sopts.method = a->sopts.method == PEPA_METHOD_AUTO ? PEPA_METHOD_SOR : a->sopts.method;
+            break;
+        case 's':
+            if (cli_ulong("solve", "--max-states", optarg, &u) < 0 || u == 0)
+                return 2;
+            a->dopts.max_states = u;
+            break;
+        case 'L':
+            if (cli_double("solve", "--time-limit", optarg, &d) < 0 || !(d > 0))
+                return 2;
+            a->dopts.time_limit = a->sopts.time_limit = d;
+            break;
+        case 'j': a->json = 1; break;
+        case 'P': a->export_prism = optarg; break;
+        case 'M': a->export_mm = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "skelsched solve: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "skelsched solve: expected one model file\n");
+        usage(stderr);
+        return 2;
+    }
+    a->path = argv[optind];
+    return -1;
+}
+
+static void warn(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", msg);
+}
+
+/* A state as text, malloc'd (NULL when out of memory). */
+static char *state_text(const pepa_space *sp, uint32_t k)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    pepa_space_print_state(sp, k, f);
+    fclose(f);
+    return buf;
+}
+
+/* Explain why a chain has no unique steady state. */
+static int check_chain(const pepa_space *sp, const char *path, diag *err)
+{
+    pepa_chain_class cls;
+    if (sp->deadlocks) {
+        char *st = state_text(sp, sp->first_deadlock);
+        diag_set(err, "%s: the model deadlocks: %u state(s) can do nothing at all, e.g. state %u %s",
+                 path, sp->deadlocks, sp->first_deadlock, st ? st : "");
+        free(st);
+        return -1;
+    }
+    if (pepa_space_classify(sp, &cls, err) < 0)
+        return -1;
+    if (cls.bottom > 1) {
+        char *a = state_text(sp, cls.first_bottom[0]), *b = state_text(sp, cls.first_bottom[1]);
+        diag_set(err, "%s: the chain is not ergodic: it has %u closed classes of states (e.g. one holding "
+                 "%s, another holding %s), so its long-run behaviour depends on which one it enters",
+                 path, cls.bottom, a ? a : "?", b ? b : "?");
+        free(a);
+        free(b);
+        return -1;
+    }
+    if (cls.transient)
+        fprintf(stderr, "%s: note: %u transient state(s) (left forever once the chain moves on) get "
+                "steady-state probability 0\n", path, cls.transient);
+    return 0;
+}
+
+static void print_json(const solve_args *a, const pepa_space *sp, const pepa_solve_result *res,
+                       const double *pi, const double *thr, const double *times)
+{
+    const pepa_system *s = sp->sys;
+    FILE *f = stdout;
+    fprintf(f, "{\"model\": ");
+    json_string(f, a->path);
+    fprintf(f, ", \"states\": %u, \"transitions\": %llu, \"method\": \"%s\", \"iterations\": %ld, "
+               "\"residual\": ", sp->n, (unsigned long long)sp->q->nnz, pepa_method_name(res->method),
+            res->iterations);
+    json_number(f, res->residual);
+    fprintf(f, ", \"throughput\": {");
+    int first = 1;
+    for (int act = 0; act < s->nactions; act++) {
+        if (act == 0 && thr[0] == 0)
+            continue;                                 /* tau only when it happens */
+        fprintf(f, "%s", first ? "" : ", ");
+        json_string(f, pepa_model_action(s->model, act));
+        fputs(": ", f);
+        json_number(f, thr[act]);
+        first = 0;
+    }
+    fprintf(f, "}, \"local\": {");
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *nd = &s->nodes[s->leaves[i]];
+        const pepa_seq *q = &s->seqs[nd->seq];
+        double *loc = malloc((size_t)q->nstates * sizeof *loc);
+        if (!loc)
+            continue;
+        pepa_space_local(sp, pi, i, loc);
+        fprintf(f, "%s", i ? ", " : "");
+        json_string(f, nd->name);
+        fputs(": {", f);
+        for (int k = 0; k < q->nstates; k++) {
+            fprintf(f, "%s", k ? ", " : "");
+            json_string(f, q->state_name[k]);
+            fputs(": ", f);
+            json_number(f, loc[k]);
+        }
+        fputc('}', f);
+        free(loc);
+    }
+    fprintf(f, "}, \"time\": {\"parse\": %.6f, \"derive\": %.6f, \"solve\": %.6f}}\n",
+            times[0], times[1], times[2]);
+}
+
+static void print_table(const solve_args *a, const pepa_space *sp, const pepa_solve_result *res,
+                        const double *pi, const double *thr, const double *times)
+{
+    const pepa_system *s = sp->sys;
+    printf("model        %s\n", a->path);
+    printf("states       %u\n", sp->n);
+    printf("transitions  %llu\n", (unsigned long long)sp->q->nnz);
+    printf("method       %s, %ld iteration%s, residual %.3g\n", pepa_method_name(res->method),
+           res->iterations, res->iterations == 1 ? "" : "s", res->residual);
+    printf("time         parse %.3f s, derive %.3f s, solve %.3f s\n\n", times[0], times[1], times[2]);
+    printf("%-32s %s\n", "action", "throughput");
+    for (int act = 0; act < s->nactions; act++)
+        if (act > 0 || thr[0] != 0)
+            printf("%-32s %.10g\n", pepa_model_action(s->model, act), thr[act]);
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *nd = &s->nodes[s->leaves[i]];
+        const pepa_seq *q = &s->seqs[nd->seq];
+        double *loc = malloc((size_t)q->nstates * sizeof *loc);
+        if (!loc)
+            continue;
+        pepa_space_local(sp, pi, i, loc);
+        printf("\n%-32s %s\n", nd->name, nd->kind == PEPA_N_ARRAY ? "mean copies" : "probability");
+        for (int k = 0; k < q->nstates; k++)
+            printf("  %-30s %.10g\n", q->state_name[k], loc[k]);
+        free(loc);
+    }
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    solve_args a = { 0 };
+    pepa_solve_opts_init(&a.sopts);
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+
+    diag err;
+    diag_clear(&err);
+    double times[3] = { 0 }, t = clock_now();
+    pepa_model *m = NULL;
+    pepa_system *s = NULL;
+    pepa_space *sp = NULL;
+    double *pi = NULL, *thr = NULL;
+    pepa_solve_result res = { 0 };
+    rc = 1;
+
+    if (!(m = pepa_parse_file(a.path, &err)) || pepa_check(m, warn, NULL, &err) < 0 ||
+        !(s = pepa_system_new(m, &err)) || pepa_check_system(s, warn, NULL, &err) < 0)
+        goto done;
+    times[0] = clock_now() - t;
+    t = clock_now();
+    if (!(sp = pepa_derive(s, &a.dopts, &err)))
+        goto done;
+    times[1] = clock_now() - t;
+    if (a.export_prism && pepa_export_prism(sp, a.export_prism, &err) < 0)
+        goto done;
+    if (a.export_mm && pepa_export_mm(sp, a.export_mm, &err) < 0)
+        goto done;
+    if (check_chain(sp, a.path, &err) < 0)
+        goto done;
+    t = clock_now();
+    pi = malloc((size_t)sp->n * sizeof *pi);
+    thr = malloc((size_t)s->nactions * sizeof *thr);
+    if (!pi || !thr) {
+        diag_set(&err, "out of memory");
+        goto done;
+    }
+    if (pepa_solve(sp->q, &a.sopts, pi, &res, &err) < 0)
+        goto done;
+    times[2] = clock_now() - t;
+    if (pepa_space_throughput(sp, pi, thr, &err) < 0)
+        goto done;
+    if (a.json)
+        print_json(&a, sp, &res, pi, thr, times);
+    else
+        print_table(&a, sp, &res, pi, thr, times);
+    rc = 0;
+done:
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    free(thr);
+    free(pi);
+    pepa_space_free(sp);
+    pepa_system_free(s);
+    pepa_model_free(m);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* skelsched: model-driven placement of skeleton-structured jobs.
+ * The command dispatches to one subcommand per file in cli/. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cmds.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    { "solve", cmd_solve, "steady-state throughput and utilisation of a PEPA model or skeleton" },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: skelsched COMMAND [ARGS...]\n"
+               "       skelsched COMMAND --help\n"
+               "       skelsched --version\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nExit status: 0 success, 1 bad input or failed analysis, 2 usage error.\n"
+               "See skelsched(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("skelsched %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "skelsched: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

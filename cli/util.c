@@ -1,0 +1,59 @@
+/* Helpers shared by the subcommands. See util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+int cli_double(const char *cmd, const char *opt, const char *value, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = value ? strtod(value, &end) : 0;
+    if (!value || *value == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+        fprintf(stderr, "skelsched %s: bad value for %s: '%s'\n", cmd, opt, value ? value : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_ulong(const char *cmd, const char *opt, const char *value, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = value && *value != '-' ? strtoull(value, &end, 10) : 0;
+    if (!value || *value == '\0' || *value == '-' || *end != '\0' || errno == ERANGE) {
+        fprintf(stderr, "skelsched %s: bad value for %s: '%s'\n", cmd, opt, value ? value : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}

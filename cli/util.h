@@ -1,0 +1,18 @@
+/* Helpers shared by the subcommands: option values and JSON output. */
+#ifndef SKELSCHED_CLI_UTIL_H
+#define SKELSCHED_CLI_UTIL_H
+
+#include <stdio.h>
+
+/* Parse a number option; on failure print "skelsched CMD: bad value for
+ * OPT: VALUE" and return -1. */
+int cli_double(const char *cmd, const char *opt, const char *value, double *out);
+int cli_ulong(const char *cmd, const char *opt, const char *value, unsigned long long *out);
+
+/* Write s as a JSON string literal (quotes included). */
+void json_string(FILE *f, const char *s);
+
+/* Write a double as a JSON number (non-finite values become null). */
+void json_number(FILE *f, double v);
+
+#endif

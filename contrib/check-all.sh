@@ -1,0 +1,50 @@
+#!/bin/sh
+# The whole test suite, as CI runs it:
+#   1. dependencies (contrib/setup.sh, idempotent)
+#   2. warnings-as-errors build and `make check` (Check unit suites, CLI tests)
+#   3. the same suites built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   4. the CLI tests under valgrind (no memory errors, no definite leaks)
+# Each build lives in its own directory (_build/, _build-san/), so the
+# source tree's own build is left alone. Prints every suite's summary.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+"$top/contrib/setup.sh"
+[ -x "$top/configure" ] || "$top/autogen.sh"
+
+summary() {
+    # Check's lines ("100%: Checks: 12, Failures: 0, Errors: 0") and the CLI
+    # tests' ("12 passed, 0 failed") from the logs of one build
+    for log in "$1"/tests/unit/*.log "$1"/tests/cli/*.log; do
+        [ -f "$log" ] || continue
+        grep -hE '^[0-9]+%: Checks: |^[0-9]+ passed, [0-9]+ failed' "$log" | sed "s|^|$(basename "$log" .log): |"
+    done
+}
+
+run_suite() {   # run_suite DIR CONFIGURE-ARGS...
+    dir=$1; shift
+    mkdir -p "$dir"
+    (cd "$dir" && "$top/configure" -q "$@" && make -s -j"$jobs" && make -s -j"$jobs" check) || {
+        summary "$dir"
+        for log in "$dir"/tests/*/*.log; do
+            grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "--- $log"; tail -n 40 "$log"; }
+        done
+        return 1
+    }
+    summary "$dir"
+}
+
+echo "== build with warnings as errors, make check"
+run_suite "$top/_build" --enable-werror
+
+echo "== sanitizers (ASan + UBSan), make check"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+SKELSCHED_QUICK=1 run_suite "$top/_build-san" --enable-werror --enable-sanitize
+
+echo "== valgrind on the CLI tests"
+(cd "$top/_build" && VALGRIND=1 SKELSCHED_QUICK=1 make -s check TESTS="$(cd "$top" && ls tests/cli/*.sh | tr '\n' ' ')") || {
+    summary "$top/_build"; exit 1; }
+summary "$top/_build" | grep -E '^[a-z]+: [0-9]+ passed'
+echo "== all test suites passed"

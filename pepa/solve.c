@@ -1,0 +1,108 @@
+/* pepa_solve: option defaults, method names, and the choice of a method.
+ * The numerical work is in solve_direct.c, solve_gs.c and solve_gmres.c. */
+#include "solve.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../base/clock.h"
+
+static const char *const method_names[] = {
+    [PEPA_METHOD_AUTO] = "auto",
+    [PEPA_METHOD_DIRECT] = "direct",
+    [PEPA_METHOD_GS] = "gs",
+    [PEPA_METHOD_SOR] = "sor",
+    [PEPA_METHOD_GMRES] = "gmres",
+};
+
+void pepa_solve_opts_init(pepa_solve_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->method = PEPA_METHOD_AUTO;
+    opts->tol = 1e-10;
+    opts->max_iter = 100000;
+    opts->omega = 1.0;
+}
+
+const char *pepa_method_name(pepa_method m)
+{
+    if ((unsigned)m < sizeof method_names / sizeof method_names[0])
+        return method_names[m];
+    return "unknown";
+}
+
+int pepa_method_parse(const char *name, pepa_method *m)
+{
+    if (!name)
+        return -1;
+    for (unsigned i = 0; i < sizeof method_names / sizeof method_names[0]; i++)
+        if (strcmp(name, method_names[i]) == 0) {
+            *m = (pepa_method)i;
+            return 0;
+        }
+    return -1;
+}
+
+pepa_method pepa_solve_choose(const pepa_ctmc *q)
+{
+#ifdef HAVE_UMFPACK
+    if (q->n <= PEPA_DIRECT_MAX_STATES && q->nnz <= PEPA_DIRECT_MAX_NNZ)
+        return PEPA_METHOD_DIRECT;
+#endif
+    (void)q;
+    return PEPA_METHOD_GS;
+}
+
+int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+               pepa_solve_result *res, diag *err)
+{
+    pepa_solve_opts o;
+    if (opts)
+        o = *opts;
+    else
+        pepa_solve_opts_init(&o);
+    if (o.tol == 0.0)
+        o.tol = 1e-10;
+    if (o.max_iter == 0)
+        o.max_iter = 100000;
+    if (o.omega == 0.0)
+        o.omega = 1.0;
+
+    memset(res, 0, sizeof *res);
+    res->residual = INFINITY;
+    res->method = o.method == PEPA_METHOD_AUTO ? pepa_solve_choose(q) : o.method;
+    if (!(o.tol > 0.0) || !isfinite(o.tol))
+        return diag_set(err, "solver tolerance %g is not a positive number", o.tol);
+    if (o.max_iter < 0)
+        return diag_set(err, "solver iteration limit %ld is negative", o.max_iter);
+    if (!(o.time_limit >= 0.0))
+        return diag_set(err, "solver time limit %g is negative", o.time_limit);
+    if (o.threads < 0)
+        return diag_set(err, "solver thread count %d is negative", o.threads);
+    if (q->n == 0)
+        return diag_set(err, "the chain has no states");
+
+    double t0 = clock_now();
+    int rc;
+    switch (res->method) {
+    case PEPA_METHOD_DIRECT:
+        rc = pepa_solve_direct(q, &o, pi, res, err);
+        break;
+    case PEPA_METHOD_GS:
+    case PEPA_METHOD_SOR:
+        o.method = res->method;
+        rc = pepa_solve_gs(q, &o, pi, res, err);
+        break;
+    case PEPA_METHOD_GMRES:
+        rc = pepa_solve_gmres(q, &o, pi, res, err);
+        break;
+    default:
+        rc = diag_set(err, "unknown steady-state method %d", (int)res->method);
+        break;
+    }
+    res->seconds = clock_now() - t0;
+    if (rc == 0 && !res->converged)     /* a method must not claim success */
+        rc = diag_set(err, "%s: residual %.3g above tolerance %.3g",
+                      pepa_method_name(res->method), res->residual, o.tol);
+    return rc;
+}

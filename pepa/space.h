@@ -1,0 +1,88 @@
+/* pepa_space: the reachable state space of a compiled PEPA system and its
+ * CTMC, with the measures computed from a probability vector.
+ *
+ * Derivation and rating are separate steps. pepa_derive explores the
+ * states and fixes the chain's structure; pepa_space_rate fills in the
+ * rates from the system's current activity rates. A caller that changes
+ * rate definitions (pepa_system_rerate) calls pepa_space_rate again and
+ * re-solves, without deriving anything again.
+ *
+ * Ownership: the space borrows the system (which must outlive it) and owns
+ * its states, hash index and CTMC. */
+#ifndef SKELSCHED_PEPA_SPACE_H
+#define SKELSCHED_PEPA_SPACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ctmc.h"
+#include "system.h"
+
+typedef struct pepa_derive_opts {
+    uint64_t max_states;      /* stop with an error beyond this; 0 = 2^32 - 2 */
+    double time_limit;        /* seconds; 0 = none */
+} pepa_derive_opts;
+
+typedef struct pepa_space {
+    const pepa_system *sys;   /* borrowed */
+    uint32_t n;               /* reachable states; state 0 is the initial one */
+    int nw;                   /* words per state */
+    uint64_t *states;         /* n * nw words */
+    struct pepa_slot *index;  /* hash index of the states, built on demand */
+    uint64_t index_cap;       /* power of two */
+    pepa_ctmc *q;             /* the generator (structure and rates) */
+    uint64_t self_loops;      /* transitions from a state to itself (not in q) */
+    uint32_t deadlocks;       /* states with no transition at all */
+    uint32_t first_deadlock;  /* one of them (valid when deadlocks > 0) */
+} pepa_space;
+
+/* Explore the states reachable from s's initial state. Fails with a
+ * message on a state-space limit, a time limit, an action left passive at
+ * the top level, or memory exhaustion. The result is rated (as by
+ * pepa_space_rate). Returns NULL on failure. */
+pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag *err);
+
+/* Recompute every rate of the chain from the system's current rates. The
+ * structure must not have changed (it cannot, through pepa_system_rerate).
+ * Returns 0 or -1 with a message. */
+int pepa_space_rate(pepa_space *sp, diag *err);
+
+/* Free sp. sp may be NULL. */
+void pepa_space_free(pepa_space *sp);
+
+/* Build the hash index of the states (derivation drops it to save memory
+ * for the chain). Returns 0 or -1 with a message. */
+int pepa_space_index(pepa_space *sp, diag *err);
+
+/* The state number of state vector st, or -1 if unreachable. Needs the
+ * index (pepa_space_index). */
+int64_t pepa_space_find(const pepa_space *sp, const uint64_t *st);
+
+/* Structure of the chain, for "can this be solved" questions. */
+typedef struct pepa_chain_class {
+    uint32_t bottom;           /* closed communicating classes */
+    uint32_t transient;        /* states outside every closed class */
+    uint32_t first_bottom[2];  /* a state of the first two closed classes */
+} pepa_chain_class;
+
+/* Classify the chain into closed classes and transient states. It has a
+ * unique steady state when bottom == 1 (transient states get probability
+ * 0). Deadlocks (sp->deadlocks) are single-state closed classes. Returns 0
+ * or -1 (memory). */
+int pepa_space_classify(const pepa_space *sp, pepa_chain_class *cls, diag *err);
+
+/* Throughput of every action: thr[a] = sum over states of pi * rate of the
+ * action's transitions, self-loops included (thr has sys->nactions
+ * entries). Returns 0 or -1. */
+int pepa_space_throughput(const pepa_space *sp, const double *pi, double *thr, diag *err);
+
+/* Local-state measures of leaf i (index into sys->leaves): for a
+ * sequential component the probability of each local state; for an array
+ * the mean number of copies in each local state. out has the automaton's
+ * nstates entries. */
+void pepa_space_local(const pepa_space *sp, const double *pi, int leaf, double *out);
+
+/* Print state k as pepa_state_print does. */
+void pepa_space_print_state(const pepa_space *sp, uint32_t k, FILE *f);
+
+#endif

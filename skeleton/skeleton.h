@@ -1,0 +1,278 @@
+/* skeleton: algorithmic skeletons (seed 002's pipe/deal/farm/task language),
+ * the task graph derived from them, PEPA model generation, the platform
+ * description (node speeds and network latencies, also read by the Slurm
+ * plugin as skeleton.conf) and the placement of tasks on nodes.
+ *
+ * Pipeline of use:
+ *   skel_parse_file      -> skel_tree     (the skeleton hierarchy tree)
+ *   skel_dag_build       -> skel_dag      (source/destination flows, edges)
+ *   skel_model_new       -> skel_model    (a pepa_model with named rates)
+ *   skel_platform_parse_file + skel_place_default/skel_place_parse
+ *   skel_model_place     -> rate values of one placement, written into the
+ *                           model in place (re-rating: the structure of the
+ *                           model never depends on the placement).
+ *
+ * Library code never prints or exits: every failure is -1 or NULL with one
+ * message in the caller's diag ("file:line:col: message" when a position is
+ * known). No global mutable state: everything is reentrant. */
+#ifndef SKELSCHED_SKELETON_H
+#define SKELSCHED_SKELETON_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../base/diag.h"
+#include "../pepa/ast.h"
+
+/* Bounds, so that hostile input fails with a message, never exhausts the
+ * stack or memory. */
+#define SKEL_MAX_DEPTH 64          /* nesting of pipe/deal/farm */
+#define SKEL_MAX_CHILDREN 4096     /* components of one skeleton */
+#define SKEL_MAX_TASKS 4096        /* tasks in one tree */
+#define SKEL_MAX_PERIOD 10000      /* round-robin cycle of one flow or task */
+#define SKEL_MAX_PREFIXES 2000000  /* activities in all generated tasks */
+#define SKEL_MAX_FILE ((size_t)16 << 20)  /* bytes of a description */
+#define SKEL_MAX_NAME 256          /* task and node names */
+#define SKEL_MAX_NODES 65536       /* nodes of a platform / hostlist size */
+
+/* ---- the skeleton hierarchy tree ------------------------------------- */
+
+typedef enum skel_kind { SKEL_TASK, SKEL_PIPE, SKEL_DEAL, SKEL_FARM } skel_kind;
+
+typedef struct skel_node {
+    skel_kind kind;
+    int line, col;               /* where it was written; 0 if built */
+    const char *name;            /* TASK: the label given ("task") */
+    double rate;                 /* TASK: items per second on Speed=1 */
+    double data;                 /* TASK: bytes of each item it sends (0: none) */
+    int index;                   /* TASK: depth-first number, task "t<index>" */
+    int lo, hi;                  /* tasks of this subtree: [lo, hi) */
+    int declared;                /* count written in the description (0 if built) */
+    int sugar;                   /* written as deal(n,..)/farm(n,..), not xdeal/xfarm */
+    int nchildren;
+    struct skel_node **children;
+    struct skel_node *parent;
+} skel_node;
+
+typedef struct skel_tree skel_tree;   /* owns all its nodes and names */
+
+/* Parse a skeleton description (len bytes, need not be NUL-terminated).
+ * file names the source in messages. Returns a finished tree owned by the
+ * caller (free with skel_tree_free), or NULL with "file:line:col: ...". */
+skel_tree *skel_parse_string(const char *text, size_t len, const char *file, diag *err);
+
+/* Read and parse a file ("-" is standard input). */
+skel_tree *skel_parse_file(const char *path, diag *err);
+
+/* Building a tree by hand (bpel/ import): skel_tree_new, then nodes, then
+ * skel_tree_finish. Nodes belong to the tree; names are copied. Each
+ * returns NULL / -1 with a message on failure. */
+skel_tree *skel_tree_new(const char *file);
+skel_node *skel_node_new(skel_tree *t, skel_kind kind, int line, int col, diag *err);
+skel_node *skel_task_new(skel_tree *t, const char *name, double rate, int line, int col, diag *err);
+int skel_node_add(skel_tree *t, skel_node *parent, skel_node *child, diag *err);
+
+/* Make root the tree's root, check it (every skeleton has a child, rates
+ * positive and finite, bounds above) and number the tasks depth-first. */
+int skel_tree_finish(skel_tree *t, skel_node *root, diag *err);
+
+void skel_tree_free(skel_tree *t);                 /* t may be NULL */
+const char *skel_tree_file(const skel_tree *t);    /* "<input>" if none */
+skel_node *skel_tree_root(const skel_tree *t);
+int skel_tree_ntasks(const skel_tree *t);
+skel_node *skel_tree_task(const skel_tree *t, int index);   /* NULL if out of range */
+
+/* Print the tree back in the description language (canonical layout:
+ * one statement per line, indented by depth). */
+void skel_tree_print(const skel_tree *t, FILE *f);
+
+/* ---- the task graph (seed 002 §4.1, Algorithm 1) ----------------------- */
+
+/* Boundary styles. PRODUCER (seed 002): the first tasks produce, the last
+ * consume. STREAM (seed 000): the first tasks receive every item by an
+ * input move, the last send it away by an output move. */
+typedef enum skel_style { SKEL_STYLE_PRODUCER, SKEL_STYLE_STREAM } skel_style;
+
+/* Pseudo task indices for the outside world in the STREAM style. */
+#define SKEL_IN (-1)
+#define SKEL_OUT (-2)
+
+/* How a task receives or sends: seed 002's source/destination pattern. */
+typedef enum skel_pattern {
+    SKEL_PAT_NONE = 0,   /* "*": a producer's source, a consumer's destination */
+    SKEL_PAT_PIPE = 1,   /* always the same partner */
+    SKEL_PAT_DEAL = 2,   /* a round-robin cycle of partners */
+    SKEL_PAT_FARM = 3    /* any one partner (demand-driven choice) */
+} skel_pattern;
+
+/* A flow is a cycle of steps; at step k the task exchanges one item with
+ * one member of set k (a singleton for a pipe or a deal; several members,
+ * a choice, for a farm). A deal over farms has several steps of several
+ * members. */
+typedef struct skel_flow {
+    skel_pattern pattern;
+    int nsteps;
+    int *start;          /* nsteps + 1 offsets into tasks */
+    int *tasks;          /* step k: tasks[start[k] .. start[k+1]) */
+} skel_flow;
+
+typedef struct skel_edge {
+    int from, to;        /* task indices, or SKEL_IN / SKEL_OUT */
+} skel_edge;
+
+typedef struct skel_dag {
+    skel_style style;
+    int ntasks;
+    skel_flow *src;      /* per task: from whom it receives (S_i) */
+    skel_flow *dst;      /* per task: to whom it sends (D_i) */
+    int nedges;          /* distinct communicating pairs = move actions */
+    skel_edge *edges;    /* ordered by receiving task for input moves, then by
+                            sender and first use */
+    int *out_lo, *out_hi; /* per task: its outgoing edges are [out_lo, out_hi) */
+} skel_dag;
+
+/* Derive the flows and edges of a finished tree. Returns a dag owned by
+ * the caller, or NULL with a message (a round-robin period too long). */
+skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err);
+void skel_dag_free(skel_dag *d);
+
+/* seed 002's case number of task i: 4 * source pattern + destination
+ * pattern (rows *, Pipe, Deal, Farm; 0..15). */
+int skel_dag_case(const skel_dag *d, int i);
+
+/* Index of the edge from -> to, or -1. */
+int skel_dag_edge(const skel_dag *d, int from, int to);
+
+/* ---- PEPA generation (seed 002 §4.2-4.3, Algorithms 2-3, Fig. 4) ------- */
+
+/* Names used in the generated model (i, j task indices):
+ *   processes  Task<i>, Task<i>_<k> (its later local states), Processor<i>,
+ *              Network
+ *   actions    comp_<i>, move_<i>_<j>, move_in_<i>, move_<i>_out
+ *   rates      mu_<i> (compute), lambda_<i>_<j>, lambda_in_<i>,
+ *              lambda_<i>_out (moves)
+ * Tasks are passive in every activity; Processor<i> = (comp_i, mu_i).Processor<i>
+ * and Network = (move_.., lambda_..).Network + ... give the rates. */
+typedef struct skel_model {
+    pepa_model *pepa;        /* owned */
+    int ntasks;
+    int nedges;
+    skel_edge *edges;        /* copy of the dag's edges; lambda index = edge index */
+    double *work;            /* per task: the tree's rate (on Speed=1) */
+    double *data;            /* per task: bytes per item sent */
+    pepa_expr **mu;          /* per task: the NUM node of mu_<i> */
+    pepa_expr **lambda;      /* per edge: the NUM node of its lambda */
+    long nprefixes;          /* activities in the task definitions */
+} skel_model;
+
+/* Generate the model of tree t with flows d. Every rate starts at the
+ * Speed=1 / latency=1 value (task rate, move rate 1.0); skel_model_place
+ * or skel_model_set_rates change them. Returns NULL with a message. */
+skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err);
+void skel_model_free(skel_model *m);
+
+/* Set the rate values (mu: ntasks entries, lambda: nedges entries, all
+ * positive and finite) in place: only the NUM nodes change, so a derived
+ * state space stays valid (pepa_system_rerate). */
+int skel_model_set_rates(skel_model *m, const double *mu, const double *lambda, diag *err);
+
+/* ---- the platform (docs/platform.md) ----------------------------------- */
+
+typedef struct skel_pnode {
+    const char *name;
+    double speed;            /* > 0; 1 means "the task's rate as written" */
+    int line;                /* where it was declared (0: built) */
+} skel_pnode;
+
+typedef struct skel_link {
+    int a, b;                /* node indices, a < b */
+    double latency;          /* seconds, > 0 */
+    double bandwidth;        /* bytes/second, 0 if not given */
+    int line;
+} skel_link;
+
+#define SKEL_LOCAL (-1)      /* Input=local / Output=local */
+
+typedef struct skel_platform {
+    const char *file;
+    int nnodes;
+    skel_pnode *nodes;       /* in declaration order */
+    int nlinks;
+    skel_link *links;        /* sorted by (a, b) */
+    double local_latency;    /* < 0 if not given */
+    double default_latency;  /* < 0 if not given */
+    int input, output;       /* SKEL_LOCAL or a node index */
+    void *priv;              /* name index and storage */
+} skel_platform;
+
+/* One Key=Value pair the platform does not know, handed to the caller so
+ * that it can carry its own keys in the same file (the Slurm plugin's
+ * Budget=, ...). head_key/head_value are the line's first pair (e.g.
+ * "NodeName", "n[1-4]"): equal to key/value when the unknown key starts
+ * the line. */
+typedef struct skel_conf_item {
+    const char *file;
+    int line, col;
+    const char *key, *value;
+    const char *head_key, *head_value;
+} skel_conf_item;
+
+/* Returns 0 when it took the pair, 1 when it does not know it either (the
+ * platform then reports "unknown key"), -1 with a message in err. */
+typedef int (*skel_conf_fn)(void *ctx, const skel_conf_item *item, diag *err);
+
+/* Parse a platform description. fn may be NULL (unknown keys are errors).
+ * Returns a platform owned by the caller, or NULL with "file:line:col: ...". */
+skel_platform *skel_platform_parse_string(const char *text, size_t len, const char *file,
+                                          skel_conf_fn fn, void *ctx, diag *err);
+skel_platform *skel_platform_parse_file(const char *path, skel_conf_fn fn, void *ctx, diag *err);
+
+/* The platform used when none is given: nodes n0 .. n<count-1> of Speed 1,
+ * every latency (local, default, input, output) 1 second, i.e. the
+ * rate-1 network of seed 002's Fig. 4. */
+skel_platform *skel_platform_default(int count, diag *err);
+
+void skel_platform_free(skel_platform *p);   /* p may be NULL */
+
+/* Index of a node by name, or -1. */
+int skel_platform_find(const skel_platform *p, const char *name);
+
+/* Latency and bandwidth (0: none) of a move between nodes a and b;
+ * a == b is a local move (LocalLatency, no bandwidth term). Returns -1
+ * with a message when the platform does not say (no Link and no
+ * DefaultLatency, no LocalLatency). */
+int skel_platform_link(const skel_platform *p, int a, int b, double *latency,
+                       double *bandwidth, diag *err);
+
+/* Expand a Slurm hostlist ("n[1-16]", "n[01-10],io[1,3-4]", "a,b") into
+ * *names (an array of *count strings; free each, then the array, or call
+ * skel_hostlist_free). At most max names (and SKEL_MAX_NODES). */
+int skel_hostlist_expand(const char *list, char ***names, int *count, int max, diag *err);
+void skel_hostlist_free(char **names, int count);
+
+/* ---- placement ----------------------------------------------------------- */
+
+/* Fill node_of_task (ntasks entries) with the default placement: task i on
+ * node i mod nnodes, in declaration order. */
+void skel_place_default(int ntasks, const skel_platform *p, int *node_of_task);
+
+/* Apply a placement string "t0=p1,t1=p2,..." (whitespace allowed around
+ * ',' and '='): each named task moves to the named node; the others keep
+ * their entry. Returns 0, or -1 with a message (unknown task or node,
+ * a task named twice, bad syntax). */
+int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
+                     int *node_of_task, diag *err);
+
+/* The rates of one placement (seed 000 §4.1): a task on node j computes at
+ * mu = rate * Speed_j / n_j, n_j = tasks on j; a move between nodes a != b
+ * takes latency(a,b) + data/bandwidth(a,b) seconds, within one node
+ * LocalLatency; input/output moves run from/to the Input/Output node (or
+ * locally). mu has ntasks and lambda nedges entries. */
+int skel_place_rates(const skel_model *m, const skel_platform *p, const int *node_of_task,
+                     double *mu, double *lambda, diag *err);
+
+/* skel_place_rates, then skel_model_set_rates. */
+int skel_model_place(skel_model *m, const skel_platform *p, const int *node_of_task,
+                     diag *err);
+
+#endif

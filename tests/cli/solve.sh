@@ -1,0 +1,68 @@
+#!/bin/sh
+# skelsched solve and the command's common behaviour, end to end.
+. "$SRCDIR/tests/cli/lib.sh"
+C="$SHARED_DIR/corpus/pepa"
+
+expect_exit 0 "top-level help" -- --help
+expect_out "help lists solve" "^  solve "
+expect_exit 0 "version" -- --version
+expect_out "version" "^skelsched [0-9]+\.[0-9]+"
+expect_exit 2 "no command" --
+expect_exit 2 "unknown command" -- frobnicate
+expect_exit 0 "solve help" -- solve --help
+expect_out "solve help" "--method"
+expect_exit 2 "solve without file" -- solve
+expect_exit 2 "bad method" -- solve --method magic "$C/pypepa/simple.pepa"
+expect_exit 2 "bad tolerance" -- solve --tol -1 "$C/pypepa/simple.pepa"
+
+# a bundled example, as a table
+expect_exit 0 "bundled example" -- solve "$SRCDIR/examples/pepa/pipeline3.pepa"
+expect_out "table has states" "^states +8$"
+expect_out "table has throughput" "^out +0\.[0-9]+"
+
+# JSON, with the reference numbers of simple.pepa (7/6)
+expect_exit 0 "json" -- solve --json "$C/pypepa/simple.pepa"
+expect_out "json states" '"states": 4, "transitions": 8'
+expect_out "json throughput" '"a": 1\.16666666666666[0-9]*'
+expect_out "json local" '"local": \{"P": \{"P": '
+expect_out "json time" '"time": \{"parse": [0-9.]+, "derive": [0-9.]+, "solve": [0-9.]+\}\}$'
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out"; then ok; else fail "json parses"; fi
+fi
+
+# every method on the PRISM dialect file, same answer
+for m in direct gs sor gmres; do
+    expect_exit 0 "method $m" -- solve --json --method "$m" --tol 1e-12 "$C/prism/PC-LAN4.pepa"
+    expect_out "method $m value" '"serve1": 0\.008666544808'
+    expect_out "method $m name" "\"method\": \"$m\""
+done
+
+# bad input: syntax error with file:line:col, exit 1
+printf 'P = (a, 1).P\nP\n' > "$TMP/bad.pepa"
+expect_exit 1 "syntax error" -- solve "$TMP/bad.pepa"
+expect_err "syntax error position" "bad.pepa:2:1: expected ';'"
+expect_exit 1 "missing file" -- solve "$TMP/none.pepa"
+expect_err "missing file" "none.pepa: No such file"
+printf 'P = (a, 1).P1; P1 = (b, 1).P;\nQ = (a, 1).Q;\nP <a, b> Q\n' > "$TMP/dead.pepa"
+expect_exit 1 "deadlock" -- solve "$TMP/dead.pepa"
+expect_err "deadlock explained" "deadlocks: 1 state\(s\) can do nothing at all, e.g. state 1 \(P1, Q\)"
+printf 'P = (a, 1).P1 + (b, 1).P2;\nP1 = (c, 1).P1;\nP2 = (d, 1).P2;\nP\n' > "$TMP/nonerg.pepa"
+expect_exit 1 "not ergodic" -- solve "$TMP/nonerg.pepa"
+expect_err "not ergodic explained" "not ergodic: it has 2 closed classes"
+printf 'P = (a, 1).Q; Q = (b, 1).P;\nP[100000] <> P[100000]\n' > "$TMP/huge.pepa"
+expect_exit 1 "state limit" -- solve --max-states 1000 "$TMP/huge.pepa"
+expect_err "state limit explained" "more than 1000 states"
+printf '\000\001binary' > "$TMP/bin.pepa"
+expect_exit 1 "binary input" -- solve "$TMP/bin.pepa"
+expect_err "binary input explained" "NUL byte"
+printf 'r = 1;\nw = 2;\nP = (a, r).P;\nP\n' > "$TMP/unused.pepa"
+expect_exit 0 "warning does not fail" -- solve "$TMP/unused.pepa"
+expect_err "unused warning" "unused.pepa:2:1: warning: rate 'w' is defined but never used"
+
+# exports
+expect_exit 0 "export" -- solve --export-prism "$TMP/simple" --export-mm "$TMP/simple.mtx" "$C/pypepa/simple.pepa"
+if [ "$(head -n 1 "$TMP/simple.tra")" = "4 8" ]; then ok; else fail "tra header"; fi
+if [ "$(wc -l < "$TMP/simple.sta")" -eq 5 ]; then ok; else fail "sta has 4 states and a header"; fi
+if head -n 1 "$TMP/simple.mtx" | grep -q MatrixMarket; then ok; else fail "mm header"; fi
+
+finish

@@ -1,0 +1,23 @@
+# tests/: Check unit suites (tests/unit) and command-line tests (tests/cli).
+# Tests read the shared corpus from $(SHARED_DIR) (default ../shared beside
+# the source tree) and never copy it.
+SHARED_DIR ?= $(abs_top_srcdir)/../shared
+AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
+	SKELSCHED='$(abs_top_builddir)/skelsched'; export SKELSCHED; \
+	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
+
+if HAVE_CHECK
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
+tests_unit_test_pepa_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_pepa_LDADD = pepa/libpepa.la $(CHECK_LIBS)
+tests_unit_test_solve_SOURCES = tests/unit/test_solve.c
+tests_unit_test_solve_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_solve_LDADD = pepa/libpepa.la $(CHECK_LIBS)
+endif
+
+CLI_TESTS = tests/cli/solve.sh
+TESTS += $(CLI_TESTS)
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
