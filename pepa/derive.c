@@ -1,117 +1,77 @@
 /* pepa_derive: breadth-first exploration of the reachable states and the
  * CTMC (transposed, as solvers read it). See space.h.
  *
- * States are bit-packed vectors kept in one array. A hash index (open
- * addressing, linear probing, load <= 1/2) maps a vector to its number; a
- * slot keeps the vector itself when it fits one word, else its hash, so a
- * lookup usually touches one cache line. The targets of one state are
- * hashed and prefetched together before they are probed, so their cache
- * misses overlap.
+ * The work is split in two halves that can run on two cores:
+ *   - the enumerator takes a chunk of known states and lists their
+ *     transitions: target vector, its hash, rate (enum.c does the
+ *     semantics); it needs nothing but the states themselves;
+ *   - the indexer takes the chunks in order, looks each target up in the
+ *     hash index (adding new states), merges transitions to the same
+ *     target and writes each state's row of outgoing rates.
+ * With one thread the two alternate chunk by chunk; with two, they run
+ * concurrently with two chunk buffers between them. States live in blocks
+ * that never move, so the enumerator can read states while the indexer
+ * adds new ones; the count of published states is the only shared
+ * variable, read and written under one mutex.
  *
- * Exploration writes each state's outgoing rates by source; the chain is
- * then transposed into rows by target. The index is dropped before that
- * (solvers do not need it) and rebuilt only if someone asks for it. */
+ * The rows are finally transposed into rows by target. The index is
+ * dropped before that (solvers do not need it) and rebuilt only when
+ * someone asks (pepa_space_index). */
+#define _POSIX_C_SOURCE 200809L
 #include "space.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/clock.h"
 #include "enum.h"
+#include "index.h"
 
-typedef struct pepa_slot {
-    uint64_t key;             /* the state (one word) or its hash */
-    uint32_t id;              /* state number + 1; 0 = empty */
-} pepa_slot;
+#define CHUNK_STATES 512
 
-static inline uint64_t hash_state(const uint64_t *st, int nw)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int w = 0; w < nw; w++) {
-        uint64_t x = st[w] + h;
-        x ^= x >> 30;
-        x *= 0xbf58476d1ce4e5b9ULL;
-        x ^= x >> 27;
-        x *= 0x94d049bb133111ebULL;
-        x ^= x >> 31;
-        h = x;
-    }
-    return h;
-}
+/* The transitions of a run of states, as the enumerator hands them over. */
+typedef struct chunk {
+    uint32_t first, count;        /* states [first, first + count) */
+    uint32_t *ntr;                /* per state: transitions listed */
+    uint64_t *target;             /* per transition: nw words */
+    uint64_t *hash;
+    double *rate;
+    size_t n, cap;
+    uint64_t self_loops;
+    uint32_t deadlocks, first_deadlock;
+    int failed;
+    diag err;
+} chunk;
 
-static inline uint64_t slot_key(const uint64_t *st, int nw, uint64_t h)
-{
-    return nw == 1 ? st[0] : h;
-}
-
-static inline int same_state(const uint64_t *a, const uint64_t *b, int nw)
-{
-    for (int w = 0; w < nw; w++)
-        if (a[w] != b[w])
-            return 0;
-    return 1;
-}
-
-/* The slot holding st, or the empty slot where it would go. */
-static inline uint64_t probe(const pepa_space *sp, const uint64_t *st, uint64_t h)
-{
-    uint64_t mask = sp->index_cap - 1, key = slot_key(st, sp->nw, h);
-    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-        const pepa_slot *s = &sp->index[i];
-        if (s->id == 0)
-            return i;
-        if (s->key == key && (sp->nw == 1 || same_state(sp->states + (size_t)(s->id - 1) * sp->nw, st, sp->nw)))
-            return i;
-    }
-}
-
-static int index_resize(pepa_space *sp, uint64_t cap)
-{
-    pepa_slot *idx = calloc(cap, sizeof *idx);
-    if (!idx)
-        return -1;
-    free(sp->index);
-    sp->index = idx;
-    sp->index_cap = cap;
-    for (uint32_t k = 0; k < sp->n; k++) {
-        const uint64_t *st = sp->states + (size_t)k * sp->nw;
-        uint64_t h = hash_state(st, sp->nw), i = probe(sp, st, h);
-        idx[i] = (pepa_slot){ slot_key(st, sp->nw, h), k + 1 };
-    }
-    return 0;
-}
-
-int pepa_space_index(pepa_space *sp, diag *err)
-{
-    if (sp->index)
-        return 0;
-    uint64_t cap = 1024;
-    while (cap < 2 * (uint64_t)sp->n)
-        cap *= 2;
-    if (index_resize(sp, cap) < 0)
-        return diag_set(err, "out of memory while indexing %u states", sp->n);
-    return 0;
-}
-
-int64_t pepa_space_find(const pepa_space *sp, const uint64_t *st)
-{
-    return (int64_t)sp->index[probe(sp, st, hash_state(st, sp->nw))].id - 1;
-}
-
-/* ---- exploration ------------------------------------------------------- */
-
-typedef struct explore {
-    uint64_t states_cap;          /* in states */
-    uint64_t *rowp;               /* out-edges of each state, by source */
+/* The indexer's side: rows by source. */
+typedef struct rows {
+    uint64_t *rowp;               /* n + 1 */
     uint32_t *col;
     double *val;
-    uint64_t nnz, nnz_cap;
-    uint32_t *mark;               /* last row that reached each state, + 1 */
-    uint32_t *pos;                /* where in that row */
-    uint64_t *target;             /* scratch: targets of one state */
-    uint64_t *hash;
-    size_t scratch_cap;
-} explore;
+    uint64_t nnz, cap, rowp_cap;
+    uint32_t *mark;               /* per state: last row that reached it, + 1 */
+    uint32_t *pos;                /* per state: where in that row */
+} rows;
+
+typedef struct derivation {
+    pepa_space *sp;
+    const pepa_system *sys;
+    uint64_t limit;
+    double deadline;
+    rows r;
+    /* shared between the two threads, under lock */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    uint32_t published;           /* states the enumerator may read */
+    uint32_t indexed;             /* states whose transitions are indexed */
+    chunk *full[2];               /* queue: enumerated, not yet indexed */
+    chunk *empty[2];              /* free buffers */
+    int nfull, nempty;
+    int stop;                     /* an error or a limit: both sides stop */
+    int done;                     /* the enumerator found nothing left */
+    diag err;
+} derivation;
 
 static int grow(void **p, uint64_t cap, size_t elem)
 {
@@ -122,57 +82,264 @@ static int grow(void **p, uint64_t cap, size_t elem)
     return 0;
 }
 
-/* The number of state st (hash h), adding it if new; -1 out of memory,
- * -2 over the limit. */
-static int64_t find_or_add(pepa_space *sp, explore *x, const uint64_t *st, uint64_t h, uint64_t limit)
+/* ---- the enumerator's half --------------------------------------------------- */
+
+static int chunk_reserve(chunk *c, size_t need, int nw)
 {
+    if (need <= c->cap)
+        return 0;
+    size_t cap = c->cap ? c->cap : 4096;
+    while (cap < need)
+        cap *= 2;
+    if (grow((void **)&c->target, cap, (size_t)nw * sizeof *c->target) < 0 ||
+        grow((void **)&c->hash, cap, sizeof *c->hash) < 0 || grow((void **)&c->rate, cap, sizeof *c->rate) < 0)
+        return -1;
+    c->cap = cap;
+    return 0;
+}
+
+/* List the transitions of states [first, first + count). */
+static void enumerate(const pepa_space *sp, pepa_enum *en, chunk *c, uint32_t first, uint32_t count)
+{
+    const int nw = sp->nw;
+    c->first = first;
+    c->count = count;
+    c->n = 0;
+    c->self_loops = 0;
+    c->deadlocks = 0;
+    c->failed = 0;
+    for (uint32_t s = 0; s < count; s++) {
+        const uint64_t *src = pepa_space_state(sp, first + s);
+        const pepa_tr *tr;
+        const uint64_t *mask;
+        long nt = pepa_enum_state(en, src, &tr, &mask, &c->err);
+        if (nt < 0 || chunk_reserve(c, c->n + (size_t)nt, nw) < 0) {
+            if (nt >= 0)
+                diag_set(&c->err, "out of memory while enumerating transitions");
+            c->failed = 1;
+            return;
+        }
+        if (nt == 0 && c->deadlocks++ == 0)
+            c->first_deadlock = first + s;
+        uint32_t kept = 0;
+        for (long t = 0; t < nt; t++) {
+            const uint64_t *m = mask + (size_t)t * nw;
+            uint64_t *tg = c->target + c->n * (size_t)nw, any = 0;
+            for (int w = 0; w < nw; w++) {
+                tg[w] = src[w] ^ m[w];
+                any |= m[w];
+            }
+            if (!any) {
+                c->self_loops++;
+                continue;
+            }
+            c->hash[c->n] = pepa_hash_state(tg, nw);
+            c->rate[c->n++] = tr[t].rate;
+            kept++;
+        }
+        c->ntr[s] = kept;
+    }
+}
+
+/* ---- the indexer's half -------------------------------------------------------- */
+
+/* The number of state st (hash h), adding it if new; -1 out of memory,
+ * -2 over the limit. Only the indexer calls this. */
+static int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h)
+{
+    pepa_space *sp = d->sp;
+    rows *r = &d->r;
     int nw = sp->nw;
-    uint64_t i = probe(sp, st, h);
+    uint64_t i = pepa_probe(sp, st, h);
     if (sp->index[i].id)
         return sp->index[i].id - 1;
-    if ((uint64_t)sp->n >= limit)
+    if ((uint64_t)sp->n >= d->limit)
         return -2;
-    if (sp->n == x->states_cap) {
-        uint64_t cap = x->states_cap + x->states_cap / 2 + 1024;
-        if (grow((void **)&sp->states, cap, (size_t)nw * sizeof *st) < 0 ||
-            grow((void **)&x->mark, cap, sizeof *x->mark) < 0 ||
-            grow((void **)&x->pos, cap, sizeof *x->pos) < 0 ||
-            grow((void **)&x->rowp, cap + 1, sizeof *x->rowp) < 0)
+    uint32_t k = sp->n;
+    if ((k & (PEPA_BLOCK_STATES - 1)) == 0) {
+        uint64_t *b = malloc((size_t)PEPA_BLOCK_STATES * (size_t)nw * sizeof *b);
+        if (!b || grow((void **)&r->mark, (uint64_t)k + PEPA_BLOCK_STATES, sizeof *r->mark) < 0 ||
+            grow((void **)&r->pos, (uint64_t)k + PEPA_BLOCK_STATES, sizeof *r->pos) < 0) {
+            free(b);
             return -1;
-        x->states_cap = cap;
+        }
+        sp->blocks[k >> PEPA_BLOCK_SHIFT] = b;
     }
-    uint32_t k = sp->n++;
-    memcpy(sp->states + (size_t)k * nw, st, (size_t)nw * sizeof *st);
-    x->mark[k] = 0;
-    sp->index[i] = (pepa_slot){ slot_key(st, nw, h), k + 1 };
-    if (2 * (uint64_t)sp->n > sp->index_cap && index_resize(sp, 2 * sp->index_cap) < 0)
+    memcpy((uint64_t *)pepa_space_state(sp, k), st, (size_t)nw * sizeof *st);
+    r->mark[k] = 0;
+    sp->index[i] = (pepa_slot){ pepa_slot_key(st, nw, h), k + 1 };
+    sp->n++;
+    if (2 * (uint64_t)sp->n > sp->index_cap && pepa_index_resize(sp, 2 * sp->index_cap) < 0)
         return -1;
     return k;
 }
 
+/* Index one chunk: new states, and one row of rates per state. */
+static int index_chunk(derivation *d, const chunk *c)
+{
+    pepa_space *sp = d->sp;
+    rows *r = &d->r;
+    const int nw = sp->nw;
+    const uint64_t imask = sp->index_cap - 1;
+    if (c->failed) {
+        diag_set(&d->err, "%s", c->err.msg);
+        return -1;
+    }
+    sp->self_loops += c->self_loops;
+    if (c->deadlocks && sp->deadlocks == 0)
+        sp->first_deadlock = c->first_deadlock;
+    sp->deadlocks += c->deadlocks;
+    if (r->nnz + c->n > r->cap) {
+        uint64_t cap = r->cap + r->cap / 2 + c->n + 4096;
+        if (grow((void **)&r->col, cap, sizeof *r->col) < 0 || grow((void **)&r->val, cap, sizeof *r->val) < 0)
+            return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
+        r->cap = cap;
+    }
+    if ((uint64_t)c->first + c->count + 1 > r->rowp_cap) {
+        uint64_t cap = r->rowp_cap + r->rowp_cap / 2 + c->count + 4096;
+        if (grow((void **)&r->rowp, cap, sizeof *r->rowp) < 0)
+            return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
+        r->rowp_cap = cap;
+    }
+    size_t t = 0;
+    for (uint32_t s = 0; s < c->count; s++) {
+        uint32_t i = c->first + s;
+        uint64_t row = r->nnz;
+        size_t end = t + c->ntr[s];
+        for (size_t p = t; p < end; p++)           /* overlap the cache misses */
+            __builtin_prefetch(&sp->index[c->hash[p] & imask]);
+        for (; t < end; t++) {
+            int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t]);
+            if (j == -1)
+                return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
+            if (j == -2)
+                return diag_set(&d->err, "%s: the state space has more than %llu states (the limit; raise it "
+                                "with --max-states)", pepa_model_file(d->sys->model),
+                                (unsigned long long)d->limit);
+            if (r->mark[j] == i + 1) {               /* same target again: rates add up */
+                r->val[row + r->pos[j]] += c->rate[t];
+                continue;
+            }
+            r->mark[j] = i + 1;
+            r->pos[j] = (uint32_t)(r->nnz - row);
+            r->col[r->nnz] = (uint32_t)j;
+            r->val[r->nnz++] = c->rate[t];
+        }
+        r->rowp[i + 1] = r->nnz;
+    }
+    if (d->deadline && clock_now() > d->deadline)
+        return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u states",
+                        pepa_model_file(d->sys->model), sp->n);
+    return 0;
+}
+
+/* ---- the two halves together --------------------------------------------------- */
+
+/* The enumerator's loop (a thread of its own, or nothing when single). */
+static void *enumerator(void *arg)
+{
+    derivation *d = arg;
+    pepa_enum *en = pepa_enum_new(d->sys);
+    uint32_t next = 0;
+    pthread_mutex_lock(&d->lock);
+    if (!en) {
+        diag_set(&d->err, "out of memory");
+        d->stop = 1;
+    }
+    while (!d->stop) {
+        /* wait for a free buffer and either new states or the end */
+        while (!d->stop && (d->nempty == 0 || (next == d->published && d->indexed != next)))
+            pthread_cond_wait(&d->cond, &d->lock);
+        if (d->stop)
+            break;
+        if (next == d->published) {                /* all indexed, none new */
+            d->done = 1;
+            break;
+        }
+        uint32_t count = d->published - next;
+        if (count > CHUNK_STATES)
+            count = CHUNK_STATES;
+        chunk *c = d->empty[--d->nempty];
+        pthread_mutex_unlock(&d->lock);
+        enumerate(d->sp, en, c, next, count);
+        next += count;
+        pthread_mutex_lock(&d->lock);
+        d->full[d->nfull++] = c;
+        pthread_cond_broadcast(&d->cond);
+    }
+    pthread_cond_broadcast(&d->cond);
+    pthread_mutex_unlock(&d->lock);
+    pepa_enum_free(en);
+    return NULL;
+}
+
+/* The indexer's loop, on the calling thread. */
+static void indexer(derivation *d)
+{
+    pthread_mutex_lock(&d->lock);
+    while (1) {
+        while (!d->stop && !d->done && d->nfull == 0)
+            pthread_cond_wait(&d->cond, &d->lock);
+        if (d->stop || d->nfull == 0)
+            break;
+        chunk *c = d->full[0];
+        d->full[0] = d->full[1];
+        d->nfull--;
+        pthread_mutex_unlock(&d->lock);
+        int rc = index_chunk(d, c);
+        pthread_mutex_lock(&d->lock);
+        d->empty[d->nempty++] = c;
+        d->published = d->sp->n;
+        d->indexed = c->first + c->count;
+        if (rc < 0)
+            d->stop = 1;
+        pthread_cond_broadcast(&d->cond);
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* Single-threaded: enumerate a chunk, index it, repeat. */
+static void alternate(derivation *d)
+{
+    pepa_enum *en = pepa_enum_new(d->sys);
+    chunk *c = d->empty[0];
+    if (!en) {
+        diag_set(&d->err, "out of memory");
+        d->stop = 1;
+    }
+    for (uint32_t next = 0; !d->stop && next < d->sp->n;) {
+        uint32_t count = d->sp->n - next < CHUNK_STATES ? d->sp->n - next : CHUNK_STATES;
+        enumerate(d->sp, en, c, next, count);
+        next += count;
+        if (index_chunk(d, c) < 0)
+            d->stop = 1;
+    }
+    pepa_enum_free(en);
+}
+
 /* Transpose the by-source rows into the CTMC's by-target rows. Sources
  * are visited in increasing order, so every row comes out sorted. */
-static pepa_ctmc *transpose(uint32_t n, const explore *x)
+static pepa_ctmc *transpose(uint32_t n, const rows *r)
 {
-    pepa_ctmc *q = pepa_ctmc_new(n, x->nnz);
+    pepa_ctmc *q = pepa_ctmc_new(n, r->nnz);
     uint64_t *next = malloc(((size_t)n + 1) * sizeof *next);
     if (!q || !next) {
         pepa_ctmc_free(q);
         free(next);
         return NULL;
     }
-    for (uint64_t k = 0; k < x->nnz; k++)
-        q->rowp[x->col[k] + 1]++;
+    for (uint64_t k = 0; k < r->nnz; k++)
+        q->rowp[r->col[k] + 1]++;
     for (uint32_t j = 0; j < n; j++)
         q->rowp[j + 1] += q->rowp[j];
     memcpy(next, q->rowp, (size_t)n * sizeof *next);
     for (uint32_t i = 0; i < n; i++) {
         double out = 0;
-        for (uint64_t k = x->rowp[i]; k < x->rowp[i + 1]; k++) {
-            uint64_t s = next[x->col[k]]++;
+        for (uint64_t k = r->rowp[i]; k < r->rowp[i + 1]; k++) {
+            uint64_t s = next[r->col[k]]++;
             q->col[s] = i;
-            q->val[s] = x->val[k];
-            out += x->val[k];
+            q->val[s] = r->val[k];
+            out += r->val[k];
         }
         q->out[i] = out;
     }
@@ -180,197 +347,100 @@ static pepa_ctmc *transpose(uint32_t n, const explore *x)
     return q;
 }
 
-static void explore_free(explore *x)
+static void rows_free(rows *r)
 {
-    free(x->rowp);
-    free(x->col);
-    free(x->val);
-    free(x->mark);
-    free(x->pos);
-    free(x->target);
-    free(x->hash);
-    memset(x, 0, sizeof *x);
+    free(r->rowp);
+    free(r->col);
+    free(r->val);
+    free(r->mark);
+    free(r->pos);
+    memset(r, 0, sizeof *r);
 }
 
-/* Record the transitions of state i; returns 0, -1 (memory, limit: message
- * in err). */
-static int explore_state(pepa_space *sp, explore *x, pepa_enum *en, uint32_t i, uint64_t limit, diag *err)
+static chunk *chunk_new(void)
 {
-    const int nw = sp->nw;
-    const pepa_tr *tr;
-    const uint64_t *mask;
-    long nt = pepa_enum_state(en, sp->states + (size_t)i * nw, &tr, &mask, err);
-    if (nt < 0)
-        return -1;
-    if (nt == 0 && sp->deadlocks++ == 0)
-        sp->first_deadlock = i;
-    if ((size_t)nt > x->scratch_cap) {
-        size_t cap = (size_t)nt * 2;
-        if (grow((void **)&x->target, cap, (size_t)nw * sizeof *x->target) < 0 ||
-            grow((void **)&x->hash, cap, sizeof *x->hash) < 0)
-            return diag_set(err, "out of memory");
-        x->scratch_cap = cap;
+    chunk *c = calloc(1, sizeof *c);
+    if (c && !(c->ntr = malloc(CHUNK_STATES * sizeof *c->ntr))) {
+        free(c);
+        c = NULL;
     }
-    if (x->nnz + (uint64_t)nt > x->nnz_cap) {
-        uint64_t cap = x->nnz_cap + x->nnz_cap / 2 + (uint64_t)nt + 4096;
-        if (grow((void **)&x->col, cap, sizeof *x->col) < 0 || grow((void **)&x->val, cap, sizeof *x->val) < 0)
-            return diag_set(err, "out of memory");
-        x->nnz_cap = cap;
-    }
-    /* targets and hashes first, with prefetches, then the probes */
-    const uint64_t *src = sp->states + (size_t)i * nw;
-    const uint64_t imask = sp->index_cap - 1;
-    for (long t = 0; t < nt; t++) {
-        uint64_t *tg = x->target + (size_t)t * nw, any = 0;
-        for (int w = 0; w < nw; w++) {
-            tg[w] = src[w] ^ mask[(size_t)t * nw + w];
-            any |= mask[(size_t)t * nw + w];
-        }
-        x->hash[t] = any ? hash_state(tg, nw) : 0;
-        if (any)
-            __builtin_prefetch(&sp->index[x->hash[t] & imask]);
-    }
-    uint64_t row = x->nnz;
-    for (long t = 0; t < nt; t++) {
-        const uint64_t *tg = x->target + (size_t)t * nw;
-        if (same_state(tg, src, nw)) {
-            sp->self_loops++;
-            continue;
-        }
-        int64_t j = find_or_add(sp, x, tg, x->hash[t], limit);
-        if (j == -1)
-            return diag_set(err, "out of memory");
-        if (j == -2)
-            return diag_set(err, "%s: the state space has more than %llu states (the limit; raise it "
-                            "with --max-states)", pepa_model_file(sp->sys->model), (unsigned long long)limit);
-        if (x->mark[j] == i + 1) {             /* same target again: rates add up */
-            x->val[row + x->pos[j]] += tr[t].rate;
-            continue;
-        }
-        x->mark[j] = i + 1;
-        x->pos[j] = (uint32_t)(x->nnz - row);
-        x->col[x->nnz] = (uint32_t)j;
-        x->val[x->nnz++] = tr[t].rate;
-    }
-    x->rowp[i + 1] = x->nnz;
-    return 0;
+    return c;
+}
+
+static void chunk_free(chunk *c)
+{
+    if (!c)
+        return;
+    free(c->ntr);
+    free(c->target);
+    free(c->hash);
+    free(c->rate);
+    free(c);
 }
 
 pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag *err)
 {
-    uint64_t limit = opts && opts->max_states ? opts->max_states : UINT32_MAX - 1;
-    if (limit > UINT32_MAX - 1)
-        limit = UINT32_MAX - 1;
-    double deadline = opts && opts->time_limit > 0 ? clock_now() + opts->time_limit : 0;
-    pepa_space *sp = calloc(1, sizeof *sp);
-    explore x = { 0 };
-    pepa_enum *en = pepa_enum_new(s);
-    if (!sp || !en)
+    derivation d = { .sys = s };
+    d.limit = opts && opts->max_states ? opts->max_states : UINT32_MAX - 1;
+    if (d.limit > UINT32_MAX - 1)
+        d.limit = UINT32_MAX - 1;
+    d.deadline = opts && opts->time_limit > 0 ? clock_now() + opts->time_limit : 0;
+    int threads = opts && opts->threads == 1 ? 1 : 2;
+    pepa_space *sp = d.sp = calloc(1, sizeof *sp);
+    d.empty[0] = chunk_new();
+    d.empty[1] = chunk_new();
+    d.nempty = 2;
+    if (!sp || !d.empty[0] || !d.empty[1] || !(sp->blocks = calloc(PEPA_MAX_BLOCKS, sizeof *sp->blocks)))
         goto oom;
     sp->sys = s;
     sp->nw = s->nwords;
-    if (index_resize(sp, 1024) < 0 || find_or_add(sp, &x, s->init, hash_state(s->init, sp->nw), limit) < 0)
+    if (pepa_index_resize(sp, 1024) < 0 ||
+        grow((void **)&d.r.rowp, 4096, sizeof *d.r.rowp) < 0)
         goto oom;
-    x.rowp[0] = 0;
-    for (uint32_t i = 0; i < sp->n; i++) {
-        if (explore_state(sp, &x, en, i, limit, err) < 0)
-            goto fail;
-        if (deadline && (i & 4095) == 0 && clock_now() > deadline) {
-            diag_set(err, "%s: state-space derivation exceeded its time limit after %u states",
-                     pepa_model_file(s->model), sp->n);
-            goto fail;
+    d.r.rowp_cap = 4096;
+    d.r.rowp[0] = 0;
+    if (find_or_add(&d, s->init, pepa_hash_state(s->init, sp->nw)) < 0)
+        goto oom;
+    d.published = 1;
+    if (threads == 1) {
+        alternate(&d);
+    } else {
+        pthread_t th;
+        pthread_mutex_init(&d.lock, NULL);
+        pthread_cond_init(&d.cond, NULL);
+        if (pthread_create(&th, NULL, enumerator, &d) != 0) {
+            alternate(&d);                         /* no thread to be had: do it alone */
+        } else {
+            indexer(&d);
+            pthread_join(th, NULL);
         }
+        pthread_cond_destroy(&d.cond);
+        pthread_mutex_destroy(&d.lock);
     }
-    pepa_enum_free(en);
-    en = NULL;
+    chunk_free(d.empty[0]);
+    chunk_free(d.empty[1]);
+    d.empty[0] = d.empty[1] = NULL;
+    if (d.stop || d.err.set) {
+        diag_set(err, "%s", d.err.set ? d.err.msg : "derivation stopped");
+        goto fail;
+    }
     free(sp->index);
     sp->index = NULL;
     sp->index_cap = 0;
-    free(x.mark);
-    free(x.pos);
-    x.mark = NULL;
-    x.pos = NULL;
-    sp->q = transpose(sp->n, &x);
-    explore_free(&x);
+    free(d.r.mark);
+    free(d.r.pos);
+    d.r.mark = d.r.pos = NULL;
+    sp->q = transpose(sp->n, &d.r);
+    rows_free(&d.r);
     if (!sp->q)
         goto oom;
     return sp;
 oom:
     diag_set(err, "out of memory while deriving the state space (%u states so far)", sp ? sp->n : 0);
 fail:
-    pepa_enum_free(en);
-    explore_free(&x);
+    chunk_free(d.empty[0]);
+    chunk_free(d.empty[1]);
+    rows_free(&d.r);
     pepa_space_free(sp);
     return NULL;
-}
-
-/* ---- re-rating ---------------------------------------------------------- */
-
-/* Position of source i in row j of q (rows are sorted by source). */
-static uint64_t slot_of(const pepa_ctmc *q, uint32_t j, uint32_t i)
-{
-    uint64_t lo = q->rowp[j], hi = q->rowp[j + 1];
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (q->col[mid] < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-int pepa_space_rate(pepa_space *sp, diag *err)
-{
-    pepa_ctmc *q = sp->q;
-    const int nw = sp->nw;
-    uint64_t target[PEPA_MAX_WORDS];
-    if (pepa_space_index(sp, err) < 0)
-        return -1;
-    pepa_enum *en = pepa_enum_new(sp->sys);
-    if (!en)
-        return diag_set(err, "out of memory");
-    memset(q->val, 0, q->nnz * sizeof *q->val);
-    memset(q->out, 0, (size_t)q->n * sizeof *q->out);
-    for (uint32_t i = 0; i < sp->n; i++) {
-        const uint64_t *src = sp->states + (size_t)i * nw;
-        const pepa_tr *tr;
-        const uint64_t *mask;
-        long nt = pepa_enum_state(en, src, &tr, &mask, err);
-        if (nt < 0) {
-            pepa_enum_free(en);
-            return -1;
-        }
-        for (long t = 0; t < nt; t++) {
-            for (int w = 0; w < nw; w++)
-                target[w] = src[w] ^ mask[(size_t)t * nw + w];
-            if (same_state(target, src, nw))
-                continue;
-            int64_t j = pepa_space_find(sp, target);
-            uint64_t k = j < 0 ? 0 : slot_of(q, (uint32_t)j, i);
-            if (j < 0 || k >= q->rowp[j + 1] || q->col[k] != i) {
-                pepa_enum_free(en);
-                return diag_set(err, "internal error: re-rating found a transition that derivation did not");
-            }
-            q->val[k] += tr[t].rate;
-            q->out[i] += tr[t].rate;
-        }
-    }
-    pepa_enum_free(en);
-    return 0;
-}
-
-void pepa_space_free(pepa_space *sp)
-{
-    if (!sp)
-        return;
-    pepa_ctmc_free(sp->q);
-    free(sp->index);
-    free(sp->states);
-    free(sp);
-}
-
-void pepa_space_print_state(const pepa_space *sp, uint32_t k, FILE *f)
-{
-    pepa_state_print(sp->sys, sp->states + (size_t)k * sp->nw, f);
 }

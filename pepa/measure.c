@@ -18,7 +18,7 @@ int pepa_space_throughput(const pepa_space *sp, const double *pi, double *thr, d
             continue;
         const pepa_tr *tr;
         const uint64_t *mask;
-        long nt = pepa_enum_state(en, sp->states + (size_t)i * sp->nw, &tr, &mask, err);
+        long nt = pepa_enum_state(en, pepa_space_state(sp, i), &tr, &mask, err);
         if (nt < 0) {
             pepa_enum_free(en);
             return -1;
@@ -36,7 +36,7 @@ void pepa_space_local(const pepa_space *sp, const double *pi, int leaf, double *
     int ns = sp->sys->seqs[nd->seq].nstates;
     memset(out, 0, (size_t)ns * sizeof *out);
     for (uint32_t i = 0; i < sp->n; i++) {
-        const uint64_t *st = sp->states + (size_t)i * sp->nw;
+        const uint64_t *st = pepa_space_state(sp, i);
         if (nd->kind == PEPA_N_LEAF)
             out[pepa_field_get(st, nd->field)] += pi[i];
         else

@@ -21,13 +21,22 @@
 typedef struct pepa_derive_opts {
     uint64_t max_states;      /* stop with an error beyond this; 0 = 2^32 - 2 */
     double time_limit;        /* seconds; 0 = none */
+    int threads;              /* 1: single-threaded; 2 (or 0, the default):
+                                 one thread enumerates transitions while
+                                 another indexes the states they reach */
 } pepa_derive_opts;
+
+/* States are stored in blocks that never move, so that one thread can read
+ * states while another adds new ones. */
+#define PEPA_BLOCK_SHIFT 16
+#define PEPA_BLOCK_STATES ((uint32_t)1 << PEPA_BLOCK_SHIFT)
+#define PEPA_MAX_BLOCKS ((size_t)1 << (32 - PEPA_BLOCK_SHIFT))
 
 typedef struct pepa_space {
     const pepa_system *sys;   /* borrowed */
     uint32_t n;               /* reachable states; state 0 is the initial one */
     int nw;                   /* words per state */
-    uint64_t *states;         /* n * nw words */
+    uint64_t **blocks;        /* PEPA_MAX_BLOCKS pointers, the used ones set */
     struct pepa_slot *index;  /* hash index of the states, built on demand */
     uint64_t index_cap;       /* power of two */
     pepa_ctmc *q;             /* the generator (structure and rates) */
@@ -35,6 +44,12 @@ typedef struct pepa_space {
     uint32_t deadlocks;       /* states with no transition at all */
     uint32_t first_deadlock;  /* one of them (valid when deadlocks > 0) */
 } pepa_space;
+
+/* State k's vector (nw words). */
+static inline const uint64_t *pepa_space_state(const pepa_space *sp, uint32_t k)
+{
+    return sp->blocks[k >> PEPA_BLOCK_SHIFT] + (size_t)(k & (PEPA_BLOCK_STATES - 1)) * (size_t)sp->nw;
+}
 
 /* Explore the states reachable from s's initial state. Fails with a
  * message on a state-space limit, a time limit, an action left passive at

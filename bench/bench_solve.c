@@ -1,0 +1,321 @@
+/* bench_solve: steady-state solvers on large synthetic chains.
+ *
+ * Chains, built here without the PEPA front end:
+ *   jobshop5  the CTMC of corpus/pepa/pepa-eclipse-plugin/jobshop5.pepa,
+ *             hand-derived: 4 polite workers and 1 simple worker sharing
+ *             5 hammers and 5 chisels (strike is blocked: the simple worker
+ *             does not take part in it). 704,645 states, 13,612,985
+ *             transitions, states numbered breadth-first like a
+ *             derivation; reference throughputs get_hammer = 1.5333333,
+ *             work = 1.0888889 (corpus EXPECTED.md).
+ *   cqn       a closed queueing network (9 stations, 16 jobs, 3 routes
+ *             per station): slower to mix, a harder case for Gauss-Seidel.
+ *
+ * Prints one table: states, nnz, method, threads, iterations, residual,
+ * seconds, and the effective bandwidth of the matrix traffic (bytes of
+ * the CTMC arrays read per iteration / time per iteration).
+ *
+ * usage: bench_solve [jobshop5|cqn|all] [method ...] */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "pepa/ctmc.h"
+#include "pepa/solve.h"
+
+/* ---------------------------------------------------------------- triples */
+
+typedef struct trip {
+    uint32_t *src, *dst;
+    double *rate;
+    size_t m, cap;
+} trip;
+
+static int trip_add(trip *t, uint32_t s, uint32_t d, double r)
+{
+    if (t->m == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1 << 20;
+        uint32_t *ns = realloc(t->src, cap * sizeof *ns);
+        if (!ns)
+            return -1;
+        t->src = ns;
+        uint32_t *nd = realloc(t->dst, cap * sizeof *nd);
+        if (!nd)
+            return -1;
+        t->dst = nd;
+        double *nr = realloc(t->rate, cap * sizeof *nr);
+        if (!nr)
+            return -1;
+        t->rate = nr;
+        t->cap = cap;
+    }
+    t->src[t->m] = s;
+    t->dst[t->m] = d;
+    t->rate[t->m] = r;
+    t->m++;
+    return 0;
+}
+
+static void trip_free(trip *t)
+{
+    free(t->rate);
+    free(t->dst);
+    free(t->src);
+}
+
+/* Breadth-first exploration over states coded in at most `bits` bits. */
+typedef struct bfs {
+    uint32_t *index;     /* code -> state + 1, 0 = unseen */
+    uint64_t *code;      /* state -> code */
+    uint32_t n, cap;
+} bfs;
+
+static int bfs_visit(bfs *b, uint64_t c, uint32_t *id)
+{
+    if (b->index[c]) {
+        *id = b->index[c] - 1;
+        return 0;
+    }
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? 2 * b->cap : 1 << 16;
+        uint64_t *nc = realloc(b->code, (size_t)cap * sizeof *nc);
+        if (!nc)
+            return -1;
+        b->code = nc;
+        b->cap = cap;
+    }
+    b->code[b->n] = c;
+    *id = b->n++;
+    b->index[c] = b->n;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- jobshop5 */
+
+/* Code: polite worker w in bits 3w..3w+2 (local state 0..6), the simple
+ * worker in bits 12..14 (0..4), hammers taken in bits 15..19, chisels in
+ * 20..24. */
+enum { JS_GH, JS_GC, JS_RH, JS_RC, JS_WORK };
+
+static int popc(unsigned v)
+{
+    int c = 0;
+    for (; v; v &= v - 1)
+        c++;
+    return c;
+}
+
+/* Successor of one worker action: a tool action spreads the worker's
+ * rate evenly over the free (get) or taken (release) copies, which is
+ * PEPA's apparent-rate rule for passive copies. */
+static int js_emit(bfs *b, trip *t, uint32_t from, uint64_t c, int shift, unsigned next,
+                   int act)
+{
+    uint64_t base = (c & ~((uint64_t)7 << shift)) | ((uint64_t)next << shift);
+    unsigned h = (unsigned)(c >> 15) & 31, k = (unsigned)(c >> 20) & 31;
+    uint32_t to;
+    if (act == JS_WORK) {
+        if (bfs_visit(b, base, &to) || trip_add(t, from, to, 1.0))
+            return -1;
+        return 0;
+    }
+    int tools_shift = act == JS_GH || act == JS_RH ? 15 : 20;
+    unsigned set = act == JS_GH || act == JS_RH ? h : k;
+    int get = act == JS_GH || act == JS_GC;
+    unsigned cand = get ? (~set & 31) : set;
+    int nc = popc(cand);
+    for (int i = 0; i < 5; i++) {
+        if (!(cand >> i & 1))
+            continue;
+        uint64_t d = base ^ ((uint64_t)1 << (tools_shift + i));
+        if (bfs_visit(b, d, &to) || trip_add(t, from, to, 1.0 / nc))
+            return -1;
+    }
+    return 0;
+}
+
+static pepa_ctmc *make_jobshop5(uint64_t **codes)
+{
+    /* polite: state -> list of (action, next) */
+    static const int pol[7][2][2] = {
+        {{JS_GH, 1}, {JS_GC, 2}}, {{JS_GC, 3}, {JS_RH, 0}}, {{JS_GH, 3}, {JS_RC, 0}},
+        {{JS_WORK, 4}, {-1, 0}},  {{JS_RH, 5}, {JS_RC, 6}}, {{JS_RC, 0}, {-1, 0}},
+        {{JS_RH, 0}, {-1, 0}},
+    };
+    static const int simple[5][2] = {{JS_GH, 1}, {JS_GC, 2}, {JS_WORK, 3}, {JS_RC, 4}, {JS_RH, 0}};
+    bfs b = {0};
+    trip t = {0};
+    pepa_ctmc *q = NULL;
+    b.index = calloc((size_t)1 << 25, sizeof *b.index);
+    uint32_t id;
+    if (!b.index || bfs_visit(&b, 0, &id))
+        goto done;
+    for (uint32_t s = 0; s < b.n; s++) {
+        uint64_t c = b.code[s];
+        for (int w = 0; w < 4; w++) {
+            unsigned p = (unsigned)(c >> (3 * w)) & 7;
+            for (int a = 0; a < 2; a++)
+                if (pol[p][a][0] >= 0
+                    && js_emit(&b, &t, s, c, 3 * w, (unsigned)pol[p][a][1], pol[p][a][0]))
+                    goto done;
+        }
+        unsigned p = (unsigned)(c >> 12) & 7;
+        if (js_emit(&b, &t, s, c, 12, (unsigned)simple[p][1], simple[p][0]))
+            goto done;
+    }
+    q = pepa_ctmc_from_triples(b.n, t.m, t.src, t.dst, t.rate);
+done:
+    trip_free(&t);
+    free(b.index);
+    *codes = b.code;
+    return q;
+}
+
+/* Throughputs of get_hammer and work. A worker that can get a hammer does
+ * so at total rate 1 whatever the number of free hammers, and work has
+ * rate 1, so each is sum over states of pi times the number of workers
+ * able to do it. */
+static void jobshop5_check(const pepa_ctmc *q, const uint64_t *codes, const double *pi)
+{
+    double gh = 0.0, work = 0.0;
+    for (uint32_t s = 0; s < q->n; s++) {
+        uint64_t c = codes[s];
+        int ngh = 0, nwork = 0;
+        for (int w = 0; w < 4; w++) {
+            unsigned p = (unsigned)(c >> (3 * w)) & 7;
+            ngh += p == 0 || p == 2;
+            nwork += p == 3;
+        }
+        unsigned p = (unsigned)(c >> 12) & 7;
+        ngh += p == 0;
+        nwork += p == 2;
+        gh += pi[s] * ngh;
+        work += pi[s] * nwork;
+    }
+    printf("          throughput get_hammer %.7f (expected 1.5333333), work %.7f (1.0888889)\n",
+           gh, work);
+}
+
+/* ---------------------------------------------------------------- cqn */
+
+static pepa_ctmc *make_cqn(int M, int N, int fan, unsigned seed)
+{
+    /* codes: 5 bits per station */
+    bfs b = {0};
+    trip t = {0};
+    pepa_ctmc *q = NULL;
+    double mu[16], p[16][8];
+    int dest[16][8];
+    srand(seed);
+    for (int i = 0; i < M; i++) {
+        mu[i] = 1.0 + rand() % 5;
+        double tot = 0.0;
+        for (int f = 0; f < fan; f++) {
+            dest[i][f] = f == 0 ? (i + 1) % M : rand() % M;
+            if (dest[i][f] == i)
+                dest[i][f] = (i + 2) % M;
+            p[i][f] = 1 + rand() % 3;
+            tot += p[i][f];
+        }
+        for (int f = 0; f < fan; f++)
+            p[i][f] /= tot;
+    }
+    b.index = calloc((size_t)1 << (5 * M), sizeof *b.index);
+    uint32_t id;
+    if (!b.index || bfs_visit(&b, (uint64_t)N, &id))
+        goto done;
+    for (uint32_t s = 0; s < b.n; s++) {
+        uint64_t c = b.code[s];
+        for (int i = 0; i < M; i++) {
+            if (((c >> (5 * i)) & 31) == 0)
+                continue;
+            for (int f = 0; f < fan; f++) {
+                uint64_t d = c - ((uint64_t)1 << (5 * i)) + ((uint64_t)1 << (5 * dest[i][f]));
+                if (bfs_visit(&b, d, &id) || trip_add(&t, s, id, mu[i] * p[i][f]))
+                    goto done;
+            }
+        }
+    }
+    q = pepa_ctmc_from_triples(b.n, t.m, t.src, t.dst, t.rate);
+done:
+    trip_free(&t);
+    free(b.code);
+    free(b.index);
+    return q;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void run(const char *name, const pepa_ctmc *q, const uint64_t *codes, pepa_method m,
+                int threads)
+{
+    double *pi = malloc(q->n * sizeof *pi);
+    if (!pi)
+        return;
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = m;
+    o.tol = 1e-8;
+    o.threads = threads;
+    o.time_limit = 120.0;
+    pepa_solve_result r;
+    diag e;
+    diag_clear(&e);
+    int rc = pepa_solve(q, &o, pi, &r, &e);
+    double bytes = (double)pepa_ctmc_bytes(q);
+    double per = r.iterations > 0 ? r.seconds / (double)r.iterations : r.seconds;
+    printf("%-9s %8u %9llu %-7s %3d %6ld %9.2e %8.3f %7.2f %s\n", name, q->n,
+           (unsigned long long)q->nnz, pepa_method_name(r.method), threads, r.iterations,
+           r.residual, r.seconds, r.iterations > 0 ? bytes / per / 1e9 : 0.0,
+           rc ? e.msg : "");
+    if (rc == 0 && codes)
+        jobshop5_check(q, codes, pi);
+    free(pi);
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "all";
+    printf("%-9s %8s %9s %-7s %3s %6s %9s %8s %7s\n", "chain", "states", "nnz", "method",
+           "thr", "iter", "residual", "seconds", "GB/s");
+    for (int c = 0; c < 2; c++) {
+        const char *name = c == 0 ? "jobshop5" : "cqn";
+        if (strcmp(which, "all") != 0 && strcmp(which, name) != 0)
+            continue;
+        double t0 = clock_now();
+        uint64_t *codes = NULL;
+        pepa_ctmc *q = c == 0 ? make_jobshop5(&codes) : make_cqn(9, 16, 3, 42);
+        if (!q) {
+            free(codes);
+            fprintf(stderr, "bench_solve: cannot build %s (out of memory)\n", name);
+            return 1;
+        }
+        fprintf(stderr, "%s: built in %.2f s, %.0f MB\n", name, clock_now() - t0,
+                pepa_ctmc_bytes(q) / 1e6);
+        if (argc > 2) {
+            for (int a = 2; a < argc; a++) {
+                pepa_method m;
+                int thr = 0;
+                char buf[32];
+                snprintf(buf, sizeof buf, "%s", argv[a]);
+                char *colon = strchr(buf, ':');
+                if (colon) {
+                    *colon = '\0';
+                    thr = atoi(colon + 1);
+                }
+                if (pepa_method_parse(buf, &m) == 0)
+                    run(name, q, codes, m, thr);
+            }
+        } else {
+            run(name, q, codes, PEPA_METHOD_GS, 1);
+            run(name, q, codes, PEPA_METHOD_GS, 0);
+            run(name, q, codes, PEPA_METHOD_GMRES, 0);
+            run(name, q, codes, PEPA_METHOD_AUTO, 0);
+        }
+        pepa_ctmc_free(q);
+        free(codes);
+    }
+    return 0;
+}
