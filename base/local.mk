@@ -1,5 +1,7 @@
-# base/: diagnostics and timing shared by every module.
+# base/: diagnostics, timing, arenas and name maps shared by every module.
 noinst_LTLIBRARIES += base/libbase.la
 base_libbase_la_SOURCES = \
 	base/diag.c base/diag.h \
-	base/clock.c base/clock.h
+	base/clock.c base/clock.h \
+	base/arena.c base/arena.h \
+	base/strmap.c base/strmap.h

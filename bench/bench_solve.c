@@ -15,7 +15,8 @@
  * seconds, and the effective bandwidth of the matrix traffic (bytes of
  * the CTMC arrays read per iteration / time per iteration).
  *
- * usage: bench_solve [jobshop5|cqn|all] [method ...] */
+ * usage: bench_solve [jobshop5|cqn|all] [method[:threads][:plain] ...]
+ * e.g.   bench_solve jobshop5 gs:1 gs:1:plain gs:2 gmres auto */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,18 +66,62 @@ static void trip_free(trip *t)
     free(t->src);
 }
 
-/* Breadth-first exploration over states coded in at most `bits` bits. */
+/* Breadth-first exploration; states are codes, found through an
+ * open-addressing hash table (size a power of two, load <= 1/2). */
 typedef struct bfs {
-    uint32_t *index;     /* code -> state + 1, 0 = unseen */
+    uint64_t *key;       /* code + 1, 0 = empty */
+    uint32_t *val;       /* state index */
+    size_t hsize;
     uint64_t *code;      /* state -> code */
     uint32_t n, cap;
 } bfs;
 
+static size_t bfs_hash(uint64_t c, size_t mask)
+{
+    c ^= c >> 31;
+    c *= 0x9e3779b97f4a7c15ULL;
+    c ^= c >> 29;
+    return (size_t)c & mask;
+}
+
+static int bfs_grow(bfs *b)
+{
+    size_t hs = b->hsize ? 2 * b->hsize : 1 << 16;
+    uint64_t *key = calloc(hs, sizeof *key);
+    uint32_t *val = malloc(hs * sizeof *val);
+    if (!key || !val) {
+        free(val);
+        free(key);
+        return -1;
+    }
+    for (size_t i = 0; i < b->hsize; i++) {
+        if (!b->key[i])
+            continue;
+        size_t h = bfs_hash(b->key[i] - 1, hs - 1);
+        while (key[h])
+            h = (h + 1) & (hs - 1);
+        key[h] = b->key[i];
+        val[h] = b->val[i];
+    }
+    free(b->val);
+    free(b->key);
+    b->key = key;
+    b->val = val;
+    b->hsize = hs;
+    return 0;
+}
+
 static int bfs_visit(bfs *b, uint64_t c, uint32_t *id)
 {
-    if (b->index[c]) {
-        *id = b->index[c] - 1;
-        return 0;
+    if (2 * ((size_t)b->n + 1) > b->hsize && bfs_grow(b))
+        return -1;
+    size_t h = bfs_hash(c, b->hsize - 1);
+    while (b->key[h]) {
+        if (b->key[h] == c + 1) {
+            *id = b->val[h];
+            return 0;
+        }
+        h = (h + 1) & (b->hsize - 1);
     }
     if (b->n == b->cap) {
         uint32_t cap = b->cap ? 2 * b->cap : 1 << 16;
@@ -87,9 +132,16 @@ static int bfs_visit(bfs *b, uint64_t c, uint32_t *id)
         b->cap = cap;
     }
     b->code[b->n] = c;
+    b->key[h] = c + 1;
+    b->val[h] = b->n;
     *id = b->n++;
-    b->index[c] = b->n;
     return 0;
+}
+
+static void bfs_free(bfs *b)
+{
+    free(b->val);
+    free(b->key);
 }
 
 /* ---------------------------------------------------------------- jobshop5 */
@@ -148,9 +200,8 @@ static pepa_ctmc *make_jobshop5(uint64_t **codes)
     bfs b = {0};
     trip t = {0};
     pepa_ctmc *q = NULL;
-    b.index = calloc((size_t)1 << 25, sizeof *b.index);
     uint32_t id;
-    if (!b.index || bfs_visit(&b, 0, &id))
+    if (bfs_visit(&b, 0, &id))
         goto done;
     for (uint32_t s = 0; s < b.n; s++) {
         uint64_t c = b.code[s];
@@ -168,7 +219,7 @@ static pepa_ctmc *make_jobshop5(uint64_t **codes)
     q = pepa_ctmc_from_triples(b.n, t.m, t.src, t.dst, t.rate);
 done:
     trip_free(&t);
-    free(b.index);
+    bfs_free(&b);
     *codes = b.code;
     return q;
 }
@@ -222,9 +273,8 @@ static pepa_ctmc *make_cqn(int M, int N, int fan, unsigned seed)
         for (int f = 0; f < fan; f++)
             p[i][f] /= tot;
     }
-    b.index = calloc((size_t)1 << (5 * M), sizeof *b.index);
     uint32_t id;
-    if (!b.index || bfs_visit(&b, (uint64_t)N, &id))
+    if (bfs_visit(&b, (uint64_t)N, &id))
         goto done;
     for (uint32_t s = 0; s < b.n; s++) {
         uint64_t c = b.code[s];
@@ -242,14 +292,14 @@ static pepa_ctmc *make_cqn(int M, int N, int fan, unsigned seed)
 done:
     trip_free(&t);
     free(b.code);
-    free(b.index);
+    bfs_free(&b);
     return q;
 }
 
 /* ---------------------------------------------------------------- main */
 
 static void run(const char *name, const pepa_ctmc *q, const uint64_t *codes, pepa_method m,
-                int threads)
+                int threads, int plain)
 {
     double *pi = malloc(q->n * sizeof *pi);
     if (!pi)
@@ -259,6 +309,7 @@ static void run(const char *name, const pepa_ctmc *q, const uint64_t *codes, pep
     o.method = m;
     o.tol = 1e-8;
     o.threads = threads;
+    o.plain = plain;
     o.time_limit = 120.0;
     pepa_solve_result r;
     diag e;
@@ -266,8 +317,10 @@ static void run(const char *name, const pepa_ctmc *q, const uint64_t *codes, pep
     int rc = pepa_solve(q, &o, pi, &r, &e);
     double bytes = (double)pepa_ctmc_bytes(q);
     double per = r.iterations > 0 ? r.seconds / (double)r.iterations : r.seconds;
-    printf("%-9s %8u %9llu %-7s %3d %6ld %9.2e %8.3f %7.2f %s\n", name, q->n,
-           (unsigned long long)q->nnz, pepa_method_name(r.method), threads, r.iterations,
+    char mname[32];
+    snprintf(mname, sizeof mname, "%s%s", pepa_method_name(r.method), plain ? "-plain" : "");
+    printf("%-9s %8u %9llu %-9s %3d %6ld %9.2e %8.3f %7.2f %s\n", name, q->n,
+           (unsigned long long)q->nnz, mname, threads, r.iterations,
            r.residual, r.seconds, r.iterations > 0 ? bytes / per / 1e9 : 0.0,
            rc ? e.msg : "");
     if (rc == 0 && codes)
@@ -278,7 +331,7 @@ static void run(const char *name, const pepa_ctmc *q, const uint64_t *codes, pep
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
-    printf("%-9s %8s %9s %-7s %3s %6s %9s %8s %7s\n", "chain", "states", "nnz", "method",
+    printf("%-9s %8s %9s %-9s %3s %6s %9s %8s %7s\n", "chain", "states", "nnz", "method",
            "thr", "iter", "residual", "seconds", "GB/s");
     for (int c = 0; c < 2; c++) {
         const char *name = c == 0 ? "jobshop5" : "cqn";
@@ -296,6 +349,7 @@ int main(int argc, char **argv)
                 pepa_ctmc_bytes(q) / 1e6);
         if (argc > 2) {
             for (int a = 2; a < argc; a++) {
+                /* method[:threads][:plain] */
                 pepa_method m;
                 int thr = 0;
                 char buf[32];
@@ -305,14 +359,16 @@ int main(int argc, char **argv)
                     *colon = '\0';
                     thr = atoi(colon + 1);
                 }
+                int plain = strstr(argv[a], ":plain") != NULL;
                 if (pepa_method_parse(buf, &m) == 0)
-                    run(name, q, codes, m, thr);
+                    run(name, q, codes, m, thr, plain);
             }
         } else {
-            run(name, q, codes, PEPA_METHOD_GS, 1);
-            run(name, q, codes, PEPA_METHOD_GS, 0);
-            run(name, q, codes, PEPA_METHOD_GMRES, 0);
-            run(name, q, codes, PEPA_METHOD_AUTO, 0);
+            run(name, q, codes, PEPA_METHOD_GS, 1, 1);
+            run(name, q, codes, PEPA_METHOD_GS, 1, 0);
+            run(name, q, codes, PEPA_METHOD_GS, 2, 0);
+            run(name, q, codes, PEPA_METHOD_GMRES, 0, 0);
+            run(name, q, codes, PEPA_METHOD_AUTO, 0, 0);
         }
         pepa_ctmc_free(q);
         free(codes);

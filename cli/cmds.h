@@ -6,5 +6,6 @@
 #define SKELSCHED_CLI_CMDS_H
 
 int cmd_solve(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 #endif

@@ -3,5 +3,7 @@ bin_PROGRAMS += skelsched
 skelsched_SOURCES = \
 	cli/main.c cli/cmds.h \
 	cli/util.c cli/util.h \
-	cli/cmd_solve.c
-skelsched_LDADD = pepa/libpepa.la base/libbase.la
+	cli/cmd_solve.c \
+	cli/cmd_gen.c
+skelsched_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
+dist_man_MANS += docs/skelsched.1

@@ -14,6 +14,7 @@ typedef struct command {
 
 static const command commands[] = {
     { "solve", cmd_solve, "steady-state throughput and utilisation of a PEPA model or skeleton" },
+    { "gen", cmd_gen, "generate the PEPA model of a skeleton on a platform" },
 };
 
 static void usage(FILE *f)

@@ -65,6 +65,7 @@ typedef struct derivation {
     pthread_cond_t cond;
     uint32_t published;           /* states the enumerator may read */
     uint32_t indexed;             /* states whose transitions are indexed */
+    chunk *chunks[2];             /* both buffers, owned here */
     chunk *full[2];               /* queue: enumerated, not yet indexed */
     chunk *empty[2];              /* free buffers */
     int nfull, nempty;
@@ -302,7 +303,7 @@ static void indexer(derivation *d)
 static void alternate(derivation *d)
 {
     pepa_enum *en = pepa_enum_new(d->sys);
-    chunk *c = d->empty[0];
+    chunk *c = d->chunks[0];
     if (!en) {
         diag_set(&d->err, "out of memory");
         d->stop = 1;
@@ -387,10 +388,10 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
     d.deadline = opts && opts->time_limit > 0 ? clock_now() + opts->time_limit : 0;
     int threads = opts && opts->threads == 1 ? 1 : 2;
     pepa_space *sp = d.sp = calloc(1, sizeof *sp);
-    d.empty[0] = chunk_new();
-    d.empty[1] = chunk_new();
+    d.empty[0] = d.chunks[0] = chunk_new();
+    d.empty[1] = d.chunks[1] = chunk_new();
     d.nempty = 2;
-    if (!sp || !d.empty[0] || !d.empty[1] || !(sp->blocks = calloc(PEPA_MAX_BLOCKS, sizeof *sp->blocks)))
+    if (!sp || !d.chunks[0] || !d.chunks[1] || !(sp->blocks = calloc(PEPA_MAX_BLOCKS, sizeof *sp->blocks)))
         goto oom;
     sp->sys = s;
     sp->nw = s->nwords;
@@ -417,9 +418,9 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
         pthread_cond_destroy(&d.cond);
         pthread_mutex_destroy(&d.lock);
     }
-    chunk_free(d.empty[0]);
-    chunk_free(d.empty[1]);
-    d.empty[0] = d.empty[1] = NULL;
+    chunk_free(d.chunks[0]);
+    chunk_free(d.chunks[1]);
+    d.chunks[0] = d.chunks[1] = NULL;
     if (d.stop || d.err.set) {
         diag_set(err, "%s", d.err.set ? d.err.msg : "derivation stopped");
         goto fail;
@@ -438,8 +439,8 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
 oom:
     diag_set(err, "out of memory while deriving the state space (%u states so far)", sp ? sp->n : 0);
 fail:
-    chunk_free(d.empty[0]);
-    chunk_free(d.empty[1]);
+    chunk_free(d.chunks[0]);
+    chunk_free(d.chunks[1]);
     rows_free(&d.r);
     pepa_space_free(sp);
     return NULL;

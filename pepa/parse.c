@@ -82,7 +82,8 @@ static const char *found(parser *ps, char *buf, size_t n)
 
 /* ---- lexer ----------------------------------------------------------- */
 
-static void skip_space(parser *ps)
+/* Skip blanks and comments; -1 on an unterminated block comment. */
+static int skip_space(parser *ps)
 {
     for (;;) {
         while (ps->p < ps->end && isspace((unsigned char)*ps->p)) {
@@ -93,11 +94,13 @@ static void skip_space(parser *ps)
             ps->p++;
         }
         if (ps->p >= ps->end)
-            return;
+            return 0;
         if (*ps->p == '%' || (*ps->p == '/' && ps->p + 1 < ps->end && ps->p[1] == '/')) {
             while (ps->p < ps->end && *ps->p != '\n')
                 ps->p++;
         } else if (*ps->p == '/' && ps->p + 1 < ps->end && ps->p[1] == '*') {
+            ps->pos.line = ps->line;
+            ps->pos.col = (int)(ps->p - ps->line_start) + 1;
             ps->p += 2;
             while (ps->p < ps->end && !(*ps->p == '*' && ps->p + 1 < ps->end && ps->p[1] == '/')) {
                 if (*ps->p == '\n') {
@@ -106,16 +109,19 @@ static void skip_space(parser *ps)
                 }
                 ps->p++;
             }
-            ps->p = ps->p + 2 <= ps->end ? ps->p + 2 : ps->end;
+            if (ps->p >= ps->end)
+                return fail(ps, "unterminated comment: '/*' without '*/'");
+            ps->p += 2;
         } else {
-            return;
+            return 0;
         }
     }
 }
 
 static int next(parser *ps)
 {
-    skip_space(ps);
+    if (skip_space(ps) < 0)
+        return -1;
     ps->pos.line = ps->line;
     ps->pos.col = (int)(ps->p - ps->line_start) + 1;
     ps->quoted = 0;

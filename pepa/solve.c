@@ -45,12 +45,79 @@ int pepa_method_parse(const char *name, pepa_method *m)
 
 pepa_method pepa_solve_choose(const pepa_ctmc *q)
 {
-#ifdef HAVE_UMFPACK
-    if (q->n <= PEPA_DIRECT_MAX_STATES && q->nnz <= PEPA_DIRECT_MAX_NNZ)
-        return PEPA_METHOD_DIRECT;
-#endif
     (void)q;
     return PEPA_METHOD_GS;
+}
+
+static int direct_allowed(const pepa_ctmc *q)
+{
+#ifdef HAVE_UMFPACK
+    return q->n <= PEPA_DIRECT_MAX_STATES && q->nnz <= PEPA_DIRECT_MAX_NNZ;
+#else
+    (void)q;
+    return 0;
+#endif
+}
+
+/* AUTO: see the rule in solve.h. The messages of abandoned attempts
+ * (Gauss-Seidel out of sweeps, direct refused) are dropped; the budget
+ * (max_iter, time_limit) is shared by the attempts. */
+static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
+                      pepa_solve_result *res, diag *err, double t0)
+{
+    int small = direct_allowed(q);
+    long budget = small ? PEPA_AUTO_GS_SWEEPS_SMALL : PEPA_AUTO_GS_SWEEPS;
+    pepa_solve_opts g = *o;
+    g.method = PEPA_METHOD_GS;
+    if (g.max_iter > budget)
+        g.max_iter = budget;
+    res->method = PEPA_METHOD_GS;
+    diag quiet;
+    diag_clear(&quiet);
+    int rc = pepa_solve_gs(q, &g, pi, res, &quiet);
+    int out_of_sweeps = rc != 0 && res->iterations >= g.max_iter && g.max_iter < o->max_iter
+                        && isfinite(res->residual);
+    if (!out_of_sweeps) {               /* done, or a real error */
+        if (rc != 0)
+            diag_set(err, "%s", quiet.msg);
+        return rc;
+    }
+    long sweeps = res->iterations;
+    double used = clock_now() - t0;
+    if (o->time_limit > 0.0 && used >= o->time_limit)
+        return diag_set(err, "%s", quiet.msg);
+
+    if (small) {
+        pepa_solve_result d;
+        memset(&d, 0, sizeof d);
+        diag_clear(&quiet);
+        rc = pepa_solve_direct_capped(q, o, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS,
+                                      pi, &d, &quiet);
+        if (rc <= 0) {
+            *res = d;
+            res->method = PEPA_METHOD_DIRECT;
+            if (rc < 0)
+                diag_set(err, "%s", quiet.msg);
+            return rc;
+        }
+        /* refused as too large: pi was not touched, GS's iterate is in it */
+        used = clock_now() - t0;
+    }
+
+    pepa_solve_opts k = *o;
+    k.method = PEPA_METHOD_GMRES;
+    k.warm = 1;
+    k.max_iter = o->max_iter - sweeps;
+    if (o->time_limit > 0.0) {
+        k.time_limit = o->time_limit - used;
+        if (k.time_limit <= 0.0)
+            return diag_set(err, "auto: time limit %g s reached after %ld Gauss-Seidel sweeps",
+                            o->time_limit, sweeps);
+    }
+    res->method = PEPA_METHOD_GMRES;
+    rc = pepa_solve_gmres(q, &k, pi, res, err);
+    res->iterations += sweeps;
+    return rc;
 }
 
 int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
@@ -84,20 +151,22 @@ int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
 
     double t0 = clock_now();
     int rc;
-    switch (res->method) {
+    switch (o.method) {
+    case PEPA_METHOD_AUTO:
+        rc = solve_auto(q, &o, pi, res, err, t0);
+        break;
     case PEPA_METHOD_DIRECT:
         rc = pepa_solve_direct(q, &o, pi, res, err);
         break;
     case PEPA_METHOD_GS:
     case PEPA_METHOD_SOR:
-        o.method = res->method;
         rc = pepa_solve_gs(q, &o, pi, res, err);
         break;
     case PEPA_METHOD_GMRES:
         rc = pepa_solve_gmres(q, &o, pi, res, err);
         break;
     default:
-        rc = diag_set(err, "unknown steady-state method %d", (int)res->method);
+        rc = diag_set(err, "unknown steady-state method %d", (int)o.method);
         break;
     }
     res->seconds = clock_now() - t0;

@@ -2,25 +2,61 @@
  *
  * Methods:
  *   direct  - sparse LU (SuiteSparse UMFPACK) of Q^T with one equation
- *             replaced by the normalisation; exact up to rounding.
- *   gs      - Gauss-Seidel sweeps over the rows of Q^T.
- *   sor     - successive over-relaxation (omega from the options).
- *   gmres   - restarted GMRES with an ILU(0) preconditioner.
- *   auto    - direct for small chains, iterative for large ones.
- * Every answer reports its residual ||pi Q||_inf and iteration count;
- * a method that does not reach the tolerance says so (converged = 0 and a
- * message), it never returns a silently unconverged vector as converged. */
+ *             replaced by the normalisation; exact up to rounding. Refused
+ *             when UMFPACK's symbolic analysis predicts more than
+ *             PEPA_DIRECT_MAX_BYTES / PEPA_DIRECT_MAX_FLOPS.
+ *   gs      - Gauss-Seidel sweeps over the rows of Q^T, with Anderson
+ *             acceleration (opts.plain turns it off).
+ *   sor     - successive over-relaxation (omega from the options), same
+ *             machinery. omega > 1 can diverge (it does on periodic chains).
+ *   gmres   - restarted GMRES(30) with an ILU(0) preconditioner.
+ *   auto    - the rule below.
+ *
+ * The AUTO rule (the budget max_iter / time_limit is shared):
+ *   1. Gauss-Seidel (accelerated) for at most PEPA_AUTO_GS_SWEEPS sweeps
+ *      (PEPA_AUTO_GS_SWEEPS_SMALL for "small" chains, below): the cheapest
+ *      step, and it converges in tens of sweeps on most PEPA chains.
+ *   2. If that was not enough and the chain is small (UMFPACK built in,
+ *      n <= PEPA_DIRECT_MAX_STATES, nnz <= PEPA_DIRECT_MAX_NNZ): direct,
+ *      unless UMFPACK's symbolic analysis predicts more than
+ *      PEPA_AUTO_DIRECT_BYTES or PEPA_AUTO_DIRECT_FLOPS. Size is a poor
+ *      guide: PEPA chains are product spaces of high dimension whose LU
+ *      fills in almost completely (a 12,870-state, 9-station queueing
+ *      network takes 80 s and 0.9 GB), while a stiff, nearly decomposable
+ *      chain that defeats Gauss-Seidel is solved exactly in milliseconds.
+ *   3. Otherwise GMRES with ILU(0), warm-started from the Gauss-Seidel
+ *      iterate. res.method says which method produced pi; res.iterations
+ *      counts the Gauss-Seidel sweeps too.
+ *
+ * Every answer reports its residual ||pi Q||_inf (pi normalised) and its
+ * iteration count; a method that does not reach the tolerance says so
+ * (converged = 0, return -1 and a message), it never returns an
+ * unconverged vector as converged.
+ *
+ * Memory, beyond the chain (n states, nnz entries): gs/sor 15 n doubles
+ * (iterate, two snapshots, Anderson history); gmres 36 n doubles plus the
+ * ILU(0) factors (nnz + n entries, 12 bytes each); direct as predicted.
+ * Nothing is global: concurrent solves on different chains are safe, and
+ * on the same chain too (the chain is only read). */
 #ifndef SKELSCHED_PEPA_SOLVE_H
 #define SKELSCHED_PEPA_SOLVE_H
 
 #include "ctmc.h"
 #include "../base/diag.h"
 
-/* AUTO picks direct when UMFPACK is built in and the chain is at most
- * this big (the LU fill of PEPA chains grows fast with the state count),
- * Gauss-Seidel otherwise. */
+/* AUTO considers the direct method only up to this size... */
 #define PEPA_DIRECT_MAX_STATES 50000u
 #define PEPA_DIRECT_MAX_NNZ 1000000u
+/* ...and only if the factorisation is predicted to be this cheap
+ * (about a second on a 2-core Xeon). */
+#define PEPA_AUTO_DIRECT_BYTES 512e6
+#define PEPA_AUTO_DIRECT_FLOPS 5e9
+/* Hard limits of an explicit "direct" request. */
+#define PEPA_DIRECT_MAX_BYTES 4e9
+#define PEPA_DIRECT_MAX_FLOPS 1e12
+/* Sweeps AUTO gives Gauss-Seidel before it turns to direct or GMRES. */
+#define PEPA_AUTO_GS_SWEEPS 300
+#define PEPA_AUTO_GS_SWEEPS_SMALL 100
 
 typedef enum pepa_method {
     PEPA_METHOD_AUTO = 0,
@@ -37,7 +73,10 @@ typedef struct pepa_solve_opts {
     double omega;         /* SOR relaxation factor; 0 means 1.0 (= Gauss-Seidel) */
     double time_limit;    /* seconds; 0 means none. Exceeding it is a failure */
     int warm;             /* non-zero: pi on entry is the initial guess */
-    int threads;          /* GS/SOR worker threads; 0 means automatic */
+    int threads;          /* GS/SOR threads; 0 means automatic (one: more
+                             threads need more sweeps, and pay only on idle
+                             cores) */
+    int plain;            /* GS/SOR: non-zero turns Anderson acceleration off */
 } pepa_solve_opts;
 
 typedef struct pepa_solve_result {
@@ -51,18 +90,19 @@ typedef struct pepa_solve_result {
 /* Fill opts with the defaults described above. */
 void pepa_solve_opts_init(pepa_solve_opts *opts);
 
-/* Solve for pi (length q->n, owned by the caller). Returns 0 on success;
- * -1 with a message in err when the method failed or did not converge
- * (res is filled in either case, pi holds the last iterate). */
+/* Solve for pi (length q->n, owned by the caller). opts may be NULL (the
+ * defaults). Returns 0 on success; -1 with a message in err when the
+ * method failed or did not converge (res is filled in either case, pi
+ * holds the last iterate when there is one). */
 int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                pepa_solve_result *res, diag *err);
 
 /* Name of a method ("direct", "gs", ...) and the reverse; the reverse
- * returns -1 for an unknown name. */
+ * returns -1 for an unknown name (and leaves *m alone). */
 const char *pepa_method_name(pepa_method m);
 int pepa_method_parse(const char *name, pepa_method *m);
 
-/* The method AUTO stands for on q (see the rule at the top). */
+/* The first method AUTO tries on q (Gauss-Seidel, for now). */
 pepa_method pepa_solve_choose(const pepa_ctmc *q);
 
 /* The methods themselves, for callers that know what they want. opts must
@@ -71,6 +111,14 @@ pepa_method pepa_solve_choose(const pepa_ctmc *q);
  * except that res->seconds and res->method are left to the caller. */
 int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                       pepa_solve_result *res, diag *err);
+
+/* The direct method, refusing (return 1, with a message) when UMFPACK's
+ * symbolic analysis predicts more than max_bytes of memory or max_flops
+ * for the factorisation. pepa_solve_direct uses PEPA_DIRECT_MAX_BYTES and
+ * PEPA_DIRECT_MAX_FLOPS, AUTO the tighter PEPA_AUTO_DIRECT_*. */
+int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
+                             double max_flops, double *pi, pepa_solve_result *res, diag *err);
+
 int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                   pepa_solve_result *res, diag *err);
 int pepa_solve_gmres(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,

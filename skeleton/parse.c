@@ -467,8 +467,8 @@ static int parse(parser *ps)
                         "text after the end of the skeleton (the %s at %d:%d is complete)",
                         kind_name(root), root->line, root->col);
         int line = ps->tok.line, col = ps->tok.col;
-        skel_node *n;
-        int open;
+        skel_node *n = NULL;
+        int open = 0;
         if (statement(ps, &n, &open) < 0)
             return -1;
         if (!root)

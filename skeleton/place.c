@@ -125,7 +125,7 @@ int skel_place_rates(const skel_model *m, const skel_platform *p, const int *nod
     for (int k = 0; k < m->nedges && rc == 0; k++) {
         skel_edge e = m->edges[k];
         int a, b;
-        double data = 0, secs;
+        double data = 0, secs = 0;
         if (e.from == SKEL_IN) {
             a = p->input;
             b = node_of_task[e.to];

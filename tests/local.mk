@@ -7,7 +7,7 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
@@ -16,8 +16,14 @@ tests_unit_test_pepa_LDADD = pepa/libpepa.la $(CHECK_LIBS)
 tests_unit_test_solve_SOURCES = tests/unit/test_solve.c
 tests_unit_test_solve_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_solve_LDADD = pepa/libpepa.la $(CHECK_LIBS)
+tests_unit_test_skel_SOURCES = tests/unit/test_skel.c
+tests_unit_test_skel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_skel_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_skel_seed000_SOURCES = tests/unit/test_skel_seed000.c
+tests_unit_test_skel_seed000_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_skel_seed000_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 endif
 
-CLI_TESTS = tests/cli/solve.sh
+CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh

@@ -1,0 +1,14 @@
+# skeleton/: the skeleton language, task graph, PEPA generation, platform
+# description and placement. Depends on pepa/ and base/.
+noinst_LTLIBRARIES += skeleton/libskeleton.la
+skeleton_libskeleton_la_SOURCES = \
+	skeleton/skeleton.h skeleton/internal.h \
+	skeleton/util.c \
+	skeleton/tree.c \
+	skeleton/parse.c \
+	skeleton/dag.c \
+	skeleton/gen.c \
+	skeleton/hostlist.c \
+	skeleton/platform.c \
+	skeleton/place.c
+skeleton_libskeleton_la_LIBADD = pepa/libpepa.la base/libbase.la

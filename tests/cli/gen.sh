@@ -1,0 +1,74 @@
+#!/bin/sh
+# skelsched gen end to end: the examples and the wflow2pepa corpus generate;
+# exit codes 0 / 1 (bad input, file:line:col on stderr) / 2 (usage).
+. "$SRCDIR/tests/cli/lib.sh"
+S="$SRCDIR/examples/skeletons"
+P="$SRCDIR/examples/platforms"
+
+# has NAME STRING: the last stdout contains STRING (fixed, not a regex)
+has() {
+    if grep -Fq -- "$2" "$TMP/out"; then ok; else fail "$1: stdout lacks '$2'"; head -20 "$TMP/out" | sed 's/^/  | /'; fi
+}
+# err_has NAME STRING: the last stderr contains STRING
+err_has() {
+    if grep -Fq -- "$2" "$TMP/err"; then ok; else fail "$1: stderr lacks '$2'"; sed 's/^/  | /' "$TMP/err" | head -5; fi
+}
+
+# seed 002, Fig. 4: the rate-1 network without a platform
+expect_exit 0 "fig4" -- gen "$S/fig4.skel"
+has "fig4 task" "Task0 = (comp_0, infty).(move_0_1, infty).Task0;"
+has "fig4 system" "Network <move_0_1, move_1_2, move_2_3, move_3_4> (Task0 <move_0_1> Task1"
+has "fig4 rate" "mu_1 = 3.0;"
+has "fig4 network" "lambda_3_4 = 1.0;"
+
+# seed 000 on its platform, stream style, two stages sharing p1
+expect_exit 0 "seed000" -- gen "$S/seed000-pipeline.skel" --style stream \
+    --platform "$P/seed000.conf" --place t0=p1,t1=p1,t2=p2
+has "seed000 shared node" "mu_0 = 5.0;"
+has "seed000 input" "lambda_in_0 = 10000.0;"
+has "seed000 stage" "Task0 = (move_in_0, infty).(comp_0, infty).(move_0_1, infty).Task0;"
+
+expect_exit 0 "option=value forms" -- gen "$S/replicated.skel" --style=stream \
+    --platform="$P/cluster.conf" --place=t0=io1
+has "bandwidth" "lambda_0_1 = 95.238095238095"
+expect_exit 0 "fig2" -- gen "$S/fig2.skel"
+has "fig2 consumer" "Task12 = (move_9_12, infty).(comp_12, infty).(move_10_12, infty)"
+
+# standard input
+if $RUN gen - <"$S/fig4.skel" >"$TMP/out" 2>"$TMP/err"; then ok; else fail "stdin"; fi
+has "stdin" "Task4 = (move_3_4, infty).(comp_4, infty).Task4;"
+
+# the corpus, both styles
+if [ -d "$SHARED_DIR/corpus/wflow2pepa" ]; then
+    for f in "$SHARED_DIR"/corpus/wflow2pepa/*.des; do
+        expect_exit 0 "$(basename "$f")" -- gen "$f"
+        expect_exit 0 "$(basename "$f") stream" -- gen "$f" --style stream
+    done
+else
+    fail "no corpus at $SHARED_DIR/corpus/wflow2pepa"
+fi
+
+# bad input: exit 1, file:line:col
+printf 'pipe(2);\n  task("a", 1.0);\n' >"$TMP/short.skel"
+expect_exit 1 "missing component" -- gen "$TMP/short.skel"
+err_has "missing component" "short.skel:1:1: pipe(2) has only 1 of its 2 components"
+printf 'task("a", 1.0 - 1);\n' >"$TMP/rate.skel"
+expect_exit 1 "zero rate" -- gen "$TMP/rate.skel"
+err_has "zero rate" "rate.skel:1:11: the rate of a task must be positive (got 0)"
+printf 'NodeName=a\nLatency=2\n' >"$TMP/bad.conf"
+expect_exit 1 "bad platform" -- gen "$S/fig4.skel" --platform "$TMP/bad.conf"
+err_has "bad platform" "bad.conf:2:1: Latency= belongs on a Link= line"
+expect_exit 1 "unknown node" -- gen "$S/fig4.skel" --place t0=nowhere
+err_has "unknown node" "no node nowhere"
+expect_exit 1 "missing file" -- gen "$TMP/none.skel"
+
+# usage: exit 2
+expect_exit 2 "no argument" -- gen
+expect_exit 2 "bad style" -- gen "$S/fig4.skel" --style fast
+expect_exit 2 "unknown option" -- gen "$S/fig4.skel" --frobnicate
+expect_exit 2 "two files" -- gen a.skel b.skel
+expect_exit 2 "option without value" -- gen "$S/fig4.skel" --platform
+expect_exit 0 "help" -- gen --help
+has "help" "usage: skelsched gen"
+
+finish

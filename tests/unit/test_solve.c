@@ -1,0 +1,704 @@
+/* test_solve: the CTMC container and the steady-state solvers, checked
+ * against closed forms (two states, birth-death, cycles) and against each
+ * other on random irreducible chains. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pepa/ctmc.h"
+#include "pepa/solve.h"
+
+#ifdef HAVE_UMFPACK
+#define DIRECT_OK 1
+#else
+#define DIRECT_OK 0
+#endif
+
+static const pepa_method all_methods[] = {PEPA_METHOD_DIRECT, PEPA_METHOD_GS, PEPA_METHOD_SOR,
+                                          PEPA_METHOD_GMRES, PEPA_METHOD_AUTO};
+#define N_METHODS (sizeof all_methods / sizeof all_methods[0])
+
+/* Solve with method m at tolerance tol; fails the test on error. */
+static void solve_ok(const pepa_ctmc *q, pepa_method m, double tol, double *pi,
+                     pepa_solve_result *res)
+{
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = m;
+    o.tol = tol;
+    if (m == PEPA_METHOD_SOR)
+        o.omega = 1.1;
+    diag e;
+    diag_clear(&e);
+    int rc = pepa_solve(q, &o, pi, res, &e);
+    ck_assert_msg(rc == 0, "%s failed: %s", pepa_method_name(m), e.msg);
+    ck_assert_int_eq(res->converged, 1);
+    ck_assert(res->residual <= tol);
+    ck_assert(res->method != PEPA_METHOD_AUTO);
+    ck_assert(res->iterations >= 0);
+    double s = 0.0;
+    for (uint32_t i = 0; i < q->n; i++) {
+        ck_assert_msg(pi[i] >= 0.0, "%s: pi[%u] = %g", pepa_method_name(m), i, pi[i]);
+        s += pi[i];
+    }
+    ck_assert(fabs(s - 1.0) < 1e-12);
+    /* the reported residual is the real one */
+    ck_assert(fabs(pepa_ctmc_residual(q, pi) - res->residual) <= 1e-15 + 1e-6 * res->residual);
+}
+
+static int skip_method(pepa_method m)
+{
+    return m == PEPA_METHOD_DIRECT && !DIRECT_OK;
+}
+
+static double max_abs_diff(uint32_t n, const double *a, const double *b)
+{
+    double d = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        if (fabs(a[i] - b[i]) > d)
+            d = fabs(a[i] - b[i]);
+    return d;
+}
+
+/* ------------------------------------------------------------ chains */
+
+static pepa_ctmc *two_state(double a, double b)
+{
+    uint32_t src[] = {0, 1}, dst[] = {1, 0};
+    double rate[] = {a, b};
+    return pepa_ctmc_from_triples(2, 2, src, dst, rate);
+}
+
+/* 0..n-1, up at lambda, down at mu */
+static pepa_ctmc *birth_death(uint32_t n, double lambda, double mu)
+{
+    size_t m = 2 * (size_t)(n - 1);
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(src && dst && rate);
+    size_t k = 0;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        src[k] = i, dst[k] = i + 1, rate[k++] = lambda;
+        src[k] = i + 1, dst[k] = i, rate[k++] = mu;
+    }
+    pepa_ctmc *q = pepa_ctmc_from_triples(n, m, src, dst, rate);
+    free(rate);
+    free(dst);
+    free(src);
+    ck_assert(q);
+    return q;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static double rng_unit(uint64_t *s)
+{
+    return (double)(rng_next(s) >> 11) / 9007199254740992.0;
+}
+
+/* Irreducible: a random Hamiltonian cycle plus deg random edges per state,
+ * rates log-uniform in [lo, hi]. */
+static pepa_ctmc *random_chain(uint32_t n, int deg, double lo, double hi, uint64_t seed)
+{
+    uint64_t s = seed * 2654435761u + 1;
+    size_t m = (size_t)n * (size_t)(deg + 1);
+    uint32_t *perm = malloc(n * sizeof *perm);
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(perm && src && dst && rate);
+    for (uint32_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (uint32_t i = n - 1; i > 0; i--) {
+        uint32_t j = (uint32_t)(rng_next(&s) % (i + 1));
+        uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        src[k] = perm[i];
+        dst[k] = perm[(i + 1) % n];
+        rate[k++] = lo * pow(hi / lo, rng_unit(&s));
+        for (int d = 0; d < deg; d++) {
+            src[k] = i;
+            dst[k] = (uint32_t)(rng_next(&s) % n);
+            rate[k++] = lo * pow(hi / lo, rng_unit(&s));
+        }
+    }
+    pepa_ctmc *q = pepa_ctmc_from_triples(n, k, src, dst, rate);
+    free(rate);
+    free(dst);
+    free(src);
+    free(perm);
+    ck_assert(q);
+    return q;
+}
+
+/* ------------------------------------------------------------ ctmc */
+
+START_TEST(test_triples)
+{
+    /* duplicates summed, self loops and zero rates dropped, rows sorted */
+    uint32_t src[] = {2, 0, 1, 0, 1, 1, 2, 0};
+    uint32_t dst[] = {0, 1, 0, 1, 1, 2, 0, 2};
+    double rate[] = {1.0, 2.0, 3.0, 0.5, 7.0, 4.0, 0.25, 0.0};
+    pepa_ctmc *q = pepa_ctmc_from_triples(3, 8, src, dst, rate);
+    ck_assert(q);
+    ck_assert_uint_eq(q->n, 3);
+    ck_assert_uint_eq(q->nnz, 4);
+    /* row 0 of Q^T: from 1 (3.0), from 2 (1.25) */
+    ck_assert_uint_eq(q->rowp[1] - q->rowp[0], 2);
+    ck_assert_uint_eq(q->col[0], 1);
+    ck_assert(q->val[0] == 3.0);
+    ck_assert_uint_eq(q->col[1], 2);
+    ck_assert(q->val[1] == 1.25);
+    /* row 1: from 0 (2.5) */
+    ck_assert_uint_eq(q->rowp[2] - q->rowp[1], 1);
+    ck_assert_uint_eq(q->col[2], 0);
+    ck_assert(q->val[2] == 2.5);
+    /* row 2: from 1 (4.0) */
+    ck_assert_uint_eq(q->rowp[3], 4);
+    ck_assert_uint_eq(q->col[3], 1);
+    ck_assert(q->out[0] == 2.5);
+    ck_assert(q->out[1] == 7.0);
+    ck_assert(q->out[2] == 1.25);
+    ck_assert(pepa_ctmc_bytes(q) > 4 * (sizeof(uint32_t) + sizeof(double)));
+    /* residual of a hand-computed vector: pi Q for pi = (1, 0, 0) is
+     * (-2.5, 2.5, 0) */
+    double pi[3] = {1.0, 0.0, 0.0};
+    ck_assert(fabs(pepa_ctmc_residual(q, pi) - 2.5) < 1e-15);
+    pepa_ctmc_free(q);
+
+    /* out of range, negative, NaN */
+    uint32_t bad[] = {3};
+    uint32_t zero[] = {0};
+    double one[] = {1.0}, neg[] = {-1.0}, nan_[] = {NAN};
+    ck_assert(pepa_ctmc_from_triples(3, 1, bad, zero, one) == NULL);
+    ck_assert(pepa_ctmc_from_triples(3, 1, zero, bad, one) == NULL);
+    ck_assert(pepa_ctmc_from_triples(3, 1, zero, zero, neg) == NULL);
+    ck_assert(pepa_ctmc_from_triples(3, 1, zero, zero, nan_) == NULL);
+    pepa_ctmc_free(NULL);
+}
+END_TEST
+
+START_TEST(test_method_names)
+{
+    pepa_method m;
+    for (unsigned i = 0; i < N_METHODS; i++) {
+        const char *name = pepa_method_name(all_methods[i]);
+        ck_assert_int_eq(pepa_method_parse(name, &m), 0);
+        ck_assert_int_eq(m, all_methods[i]);
+    }
+    ck_assert_str_eq(pepa_method_name(PEPA_METHOD_GS), "gs");
+    m = PEPA_METHOD_GS;
+    ck_assert_int_eq(pepa_method_parse("jacobi", &m), -1);
+    ck_assert_int_eq(pepa_method_parse("", &m), -1);
+    ck_assert_int_eq(pepa_method_parse("GS", &m), -1);
+    ck_assert_int_eq(pepa_method_parse(NULL, &m), -1);
+    ck_assert_int_eq(m, PEPA_METHOD_GS);           /* untouched on failure */
+    ck_assert_str_eq(pepa_method_name((pepa_method)99), "unknown");
+
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    ck_assert_int_eq(o.method, PEPA_METHOD_AUTO);
+    ck_assert(o.tol == 1e-10);
+    ck_assert_int_eq(o.max_iter, 100000);
+    ck_assert(o.omega == 1.0);
+    ck_assert_int_eq(o.warm, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------ closed forms */
+
+START_TEST(test_two_state)
+{
+    pepa_ctmc *q = two_state(3.0, 0.5);      /* pi = (0.5, 3) / 3.5 */
+    double pi[2];
+    pepa_solve_result res;
+    for (unsigned i = 0; i < N_METHODS; i++) {
+        if (skip_method(all_methods[i]))
+            continue;
+        solve_ok(q, all_methods[i], 1e-13, pi, &res);
+        ck_assert_msg(fabs(pi[0] - 0.5 / 3.5) < 1e-13, "%s: %.17g",
+                      pepa_method_name(all_methods[i]), pi[0]);
+        ck_assert(fabs(pi[1] - 3.0 / 3.5) < 1e-13);
+    }
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+START_TEST(test_one_state)
+{
+    pepa_ctmc *q = pepa_ctmc_from_triples(1, 0, NULL, NULL, NULL);
+    ck_assert(q);
+    double pi[1] = {0.0};
+    pepa_solve_result res;
+    for (unsigned i = 0; i < N_METHODS; i++) {
+        if (skip_method(all_methods[i]))
+            continue;
+        solve_ok(q, all_methods[i], 1e-12, pi, &res);
+        ck_assert(pi[0] == 1.0);
+    }
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* pi_k proportional to rho^k, rho = lambda / mu */
+START_TEST(test_birth_death)
+{
+    const uint32_t n = 60;
+    const double lambda = 2.0, mu = 3.0, rho = lambda / mu;
+    pepa_ctmc *q = birth_death(n, lambda, mu);
+    double exact[60], pi[60];
+    double z = (1.0 - pow(rho, n)) / (1.0 - rho);
+    for (uint32_t k = 0; k < n; k++)
+        exact[k] = pow(rho, k) / z;
+    pepa_solve_result res;
+    for (unsigned i = 0; i < N_METHODS; i++) {
+        if (skip_method(all_methods[i]))
+            continue;
+        solve_ok(q, all_methods[i], 1e-13, pi, &res);
+        double d = max_abs_diff(n, pi, exact);
+        ck_assert_msg(d < 1e-11, "%s: error %g", pepa_method_name(all_methods[i]), d);
+    }
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* One-way cycle 0 -> 1 -> ... -> 0 with rates r_i: pi_i proportional to 1/r_i. */
+START_TEST(test_cycle)
+{
+    enum { N = 37 };
+    uint32_t src[N], dst[N];
+    double rate[N], exact[N], pi[N], z = 0.0;
+    for (uint32_t i = 0; i < N; i++) {
+        src[i] = i;
+        dst[i] = (i + 1) % N;
+        rate[i] = 0.5 + (double)((i * 7) % 11);
+        z += 1.0 / rate[i];
+    }
+    for (uint32_t i = 0; i < N; i++)
+        exact[i] = 1.0 / rate[i] / z;
+    pepa_ctmc *q = pepa_ctmc_from_triples(N, N, src, dst, rate);
+    ck_assert(q);
+    pepa_solve_result res;
+    for (unsigned i = 0; i < N_METHODS; i++) {
+        if (skip_method(all_methods[i]) || all_methods[i] == PEPA_METHOD_SOR)
+            continue;
+        solve_ok(q, all_methods[i], 1e-13, pi, &res);
+        double d = max_abs_diff(N, pi, exact);
+        ck_assert_msg(d < 1e-12, "%s: error %g", pepa_method_name(all_methods[i]), d);
+    }
+    /* Over-relaxation cannot converge on a periodic chain (its iteration
+     * matrix keeps eigenvalues on the unit circle): it must say so. */
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_SOR;
+    o.omega = 1.5;
+    o.max_iter = 2000;
+    diag e;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    ck_assert_int_eq(res.converged, 0);
+    ck_assert_msg(strstr(e.msg, "SOR") != NULL, "message: %s", e.msg);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* A stiff birth-death chain: rates from 1e-2 to 1e4, probabilities over
+ * six orders of magnitude; detailed balance gives the exact answer. It is
+ * nearly completely decomposable, where Gauss-Seidel crawls (about 1e5
+ * sweeps for 1e-6): the direct method and GMRES must get it right. */
+START_TEST(test_stiff)
+{
+    enum { N = 40 };
+    uint32_t src[2 * N], dst[2 * N];
+    double rate[2 * N], w[N], pi[N], z = 0.0;
+    size_t m = 0;
+    w[0] = 1.0;
+    for (uint32_t i = 0; i + 1 < N; i++) {
+        double up = (i % 2) ? 1e4 : 1e-2, down = (i % 3) ? 1.0 : 1e3;
+        src[m] = i, dst[m] = i + 1, rate[m++] = up;
+        src[m] = i + 1, dst[m] = i, rate[m++] = down;
+        w[i + 1] = w[i] * up / down;
+    }
+    for (uint32_t i = 0; i < N; i++)
+        z += w[i];
+    pepa_ctmc *q = pepa_ctmc_from_triples(N, m, src, dst, rate);
+    ck_assert(q);
+    pepa_solve_result res;
+    for (unsigned i = 0; i < N_METHODS; i++) {
+        if (skip_method(all_methods[i]) || all_methods[i] == PEPA_METHOD_SOR
+            || all_methods[i] == PEPA_METHOD_GS)
+            continue;
+        solve_ok(q, all_methods[i], 1e-12, pi, &res);
+        for (uint32_t k = 0; k < N; k++)
+            ck_assert_msg(fabs(pi[k] - w[k] / z) <= 1e-9 * (w[k] / z) + 1e-14,
+                          "%s: pi[%u] = %g, want %g", pepa_method_name(all_methods[i]), k,
+                          pi[k], w[k] / z);
+    }
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* ------------------------------------------------------------ agreement */
+
+START_TEST(test_random_agree)
+{
+    static const uint32_t sizes[] = {5, 50, 400, 3000};
+    for (unsigned t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        uint32_t n = sizes[t];
+        pepa_ctmc *q = random_chain(n, 4, 0.1, 10.0, 17 + t);
+        double *ref = malloc(n * sizeof *ref), *pi = malloc(n * sizeof *pi);
+        ck_assert(ref && pi);
+        pepa_solve_result res;
+        pepa_method refm = DIRECT_OK ? PEPA_METHOD_DIRECT : PEPA_METHOD_GMRES;
+        solve_ok(q, refm, 1e-14, ref, &res);
+        for (unsigned i = 0; i < N_METHODS; i++) {
+            if (skip_method(all_methods[i]))
+                continue;
+            solve_ok(q, all_methods[i], 1e-13, pi, &res);
+            double d = max_abs_diff(n, pi, ref);
+            ck_assert_msg(d < 1e-9, "n=%u %s differs from %s by %g", n,
+                          pepa_method_name(all_methods[i]), pepa_method_name(refm), d);
+        }
+        free(pi);
+        free(ref);
+        pepa_ctmc_free(q);
+    }
+}
+END_TEST
+
+/* Anderson acceleration must pay on a slowly mixing chain, and the plain
+ * sweeps must still be right. Closed form: birth-death. */
+START_TEST(test_acceleration)
+{
+    const uint32_t n = 300;
+    const double lambda = 1.0, mu = 1.2, rho = lambda / mu;
+    pepa_ctmc *q = birth_death(n, lambda, mu);
+    double *exact = malloc(n * sizeof *exact), *pi = malloc(n * sizeof *pi);
+    ck_assert(exact && pi);
+    double z = (1.0 - pow(rho, n)) / (1.0 - rho);
+    for (uint32_t k = 0; k < n; k++)
+        exact[k] = pow(rho, k) / z;
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_GS;
+    o.tol = 1e-13;      /* slow mixing: error ~ residual x relaxation time */
+    pepa_solve_result fast, slow;
+    diag e;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &fast, &e), 0);
+    ck_assert(max_abs_diff(n, pi, exact) < 1e-9);
+    o.plain = 1;
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &slow, &e), 0);
+    ck_assert(max_abs_diff(n, pi, exact) < 1e-9);
+    ck_assert_msg(2 * fast.iterations < slow.iterations, "accelerated %ld, plain %ld sweeps",
+                  fast.iterations, slow.iterations);
+    free(pi);
+    free(exact);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* The threaded Gauss-Seidel: same answer, and the same bits every run. */
+START_TEST(test_gs_threads)
+{
+    uint32_t n = 20000;
+    pepa_ctmc *q = random_chain(n, 3, 0.5, 2.0, 99);
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    ck_assert(a && b && c);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_GS;
+    o.tol = 1e-13;
+    pepa_solve_result r1, r2, r3;
+    diag e;
+    diag_clear(&e);
+    o.threads = 1;
+    ck_assert_int_eq(pepa_solve(q, &o, a, &r1, &e), 0);
+    o.threads = 2;
+    ck_assert_int_eq(pepa_solve(q, &o, b, &r2, &e), 0);
+    ck_assert_int_eq(pepa_solve(q, &o, c, &r3, &e), 0);
+    ck_assert(max_abs_diff(n, a, b) < 1e-11);
+    ck_assert(memcmp(b, c, n * sizeof *b) == 0);
+    ck_assert_int_eq(r2.iterations, r3.iterations);
+    free(c);
+    free(b);
+    free(a);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* ------------------------------------------------------------ options */
+
+/* Re-rate a chain slightly (as the mapping search does) and recompute the
+ * exit rates. */
+static void rerate(pepa_ctmc *q, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (uint32_t i = 0; i < q->n; i++)
+        q->out[i] = 0.0;
+    for (uint64_t k = 0; k < q->nnz; k++) {
+        q->val[k] *= 1.0 + 0.02 * (rng_unit(&s) - 0.5);
+        q->out[q->col[k]] += q->val[k];
+    }
+}
+
+START_TEST(test_warm_start)
+{
+    uint32_t n = 2000;
+    static const pepa_method ms[] = {PEPA_METHOD_GS, PEPA_METHOD_SOR, PEPA_METHOD_GMRES};
+    for (unsigned i = 0; i < 3; i++) {
+        pepa_ctmc *q = random_chain(n, 3, 0.1, 10.0, 5);
+        double *pi = malloc(n * sizeof *pi), *pj = malloc(n * sizeof *pj);
+        ck_assert(pi && pj);
+        pepa_solve_opts o;
+        pepa_solve_opts_init(&o);
+        o.method = ms[i];
+        o.tol = 1e-11;
+        pepa_solve_result cold, warm;
+        diag e;
+        diag_clear(&e);
+        ck_assert_int_eq(pepa_solve(q, &o, pi, &cold, &e), 0);
+        rerate(q, 77);
+        ck_assert_int_eq(pepa_solve(q, &o, pj, &cold, &e), 0);
+        o.warm = 1;
+        ck_assert_int_eq(pepa_solve(q, &o, pi, &warm, &e), 0);
+        ck_assert_msg(warm.iterations < cold.iterations, "%s: warm %ld, cold %ld",
+                      pepa_method_name(ms[i]), warm.iterations, cold.iterations);
+        ck_assert(max_abs_diff(n, pi, pj) < 1e-9);
+        /* already converged: no iteration at all for Gauss-Seidel */
+        if (ms[i] == PEPA_METHOD_GS) {
+            ck_assert_int_eq(pepa_solve(q, &o, pi, &warm, &e), 0);
+            ck_assert_int_eq(warm.iterations, 0);
+        }
+        free(pj);
+        free(pi);
+        pepa_ctmc_free(q);
+    }
+}
+END_TEST
+
+START_TEST(test_not_converged)
+{
+    uint32_t n = 3000;
+    pepa_ctmc *q = random_chain(n, 4, 0.1, 10.0, 3);
+    double *pi = malloc(n * sizeof *pi);
+    ck_assert(pi);
+    static const pepa_method ms[] = {PEPA_METHOD_GS, PEPA_METHOD_SOR, PEPA_METHOD_GMRES};
+    for (unsigned i = 0; i < 3; i++) {
+        pepa_solve_opts o;
+        pepa_solve_opts_init(&o);
+        o.method = ms[i];
+        o.max_iter = 1;
+        pepa_solve_result res;
+        diag e;
+        diag_clear(&e);
+        ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+        ck_assert_int_eq(res.converged, 0);
+        ck_assert_int_eq(res.iterations, 1);
+        ck_assert(isfinite(res.residual) && res.residual > o.tol);
+        ck_assert(res.method == ms[i]);
+        ck_assert(e.set);
+        ck_assert_msg(strstr(e.msg, "converge") != NULL, "message: %s", e.msg);
+        /* the residual reported is the one of the returned vector */
+        ck_assert(fabs(pepa_ctmc_residual(q, pi) - res.residual) <= 1e-6 * res.residual);
+    }
+    /* a time limit too short for the job */
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_GS;
+    o.tol = 1e-15;
+    o.time_limit = 1e-9;
+    pepa_solve_result res;
+    diag e;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    ck_assert_int_eq(res.converged, 0);
+    ck_assert(strstr(e.msg, "time limit") != NULL);
+    free(pi);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+START_TEST(test_absorbing)
+{
+    /* 0 -> 1 -> 2, 1 -> 0; state 2 absorbs */
+    uint32_t src[] = {0, 1, 1}, dst[] = {1, 2, 0};
+    double rate[] = {1.0, 1.0, 2.0};
+    pepa_ctmc *q = pepa_ctmc_from_triples(3, 3, src, dst, rate);
+    ck_assert(q);
+    double pi[3];
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    pepa_solve_result res;
+    diag e;
+    static const pepa_method ms[] = {PEPA_METHOD_GS, PEPA_METHOD_SOR, PEPA_METHOD_GMRES};
+    for (unsigned i = 0; i < 3; i++) {
+        o.method = ms[i];
+        diag_clear(&e);
+        ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+        ck_assert_int_eq(res.converged, 0);
+        ck_assert_msg(strstr(e.msg, "state 2") != NULL, "message: %s", e.msg);
+    }
+#ifdef HAVE_UMFPACK
+    /* one closed class: the direct method finds pi = e_2 */
+    o.method = PEPA_METHOD_DIRECT;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), 0);
+    ck_assert(fabs(pi[2] - 1.0) < 1e-14);
+#endif
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    pepa_ctmc *q = two_state(1.0, 2.0);
+    double pi[2] = {0.5, -0.5};
+    pepa_solve_opts o;
+    pepa_solve_result res;
+    diag e;
+
+    pepa_solve_opts_init(&o);                  /* bad omega */
+    o.method = PEPA_METHOD_SOR;
+    o.omega = 2.5;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    ck_assert(strstr(e.msg, "2.5") != NULL);
+
+    pepa_solve_opts_init(&o);                  /* bad warm start */
+    o.method = PEPA_METHOD_GS;
+    o.warm = 1;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    ck_assert(strstr(e.msg, "warm") != NULL);
+
+    pepa_solve_opts_init(&o);                  /* bad tolerance, method */
+    o.tol = -1.0;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    pepa_solve_opts_init(&o);
+    o.method = (pepa_method)42;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    ck_assert(e.set);
+
+    /* NULL opts means defaults */
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, NULL, pi, &res, &e), 0);
+    ck_assert(fabs(pi[0] - 2.0 / 3.0) < 1e-10);
+    pepa_ctmc_free(q);
+
+    /* a NaN rate makes the iteration report "not a finite number" */
+    q = pepa_ctmc_new(2, 2);
+    ck_assert(q);
+    q->rowp[0] = 0, q->rowp[1] = 1, q->rowp[2] = 2;
+    q->col[0] = 1, q->col[1] = 0;
+    q->val[0] = NAN, q->val[1] = 1.0;
+    q->out[0] = 1.0, q->out[1] = NAN;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_GS;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    ck_assert_int_eq(res.converged, 0);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* AUTO: Gauss-Seidel where it is quick; the direct method (or GMRES)
+ * where it crawls, as on the nearly decomposable stiff chain. */
+START_TEST(test_auto_choice)
+{
+    pepa_ctmc *q = random_chain(500, 4, 0.5, 2.0, 8);
+    double pi[500];
+    pepa_solve_result res;
+    solve_ok(q, PEPA_METHOD_AUTO, 1e-12, pi, &res);
+    ck_assert_int_eq(res.method, PEPA_METHOD_GS);
+    ck_assert_int_eq(pepa_solve_choose(q), PEPA_METHOD_GS);
+    pepa_ctmc_free(q);
+
+    enum { N = 40 };
+    uint32_t src[2 * N], dst[2 * N];
+    double rate[2 * N], w[N], z = 0.0;
+    size_t m = 0;
+    w[0] = 1.0;
+    for (uint32_t i = 0; i + 1 < N; i++) {
+        double up = (i % 2) ? 1e4 : 1e-2, down = (i % 3) ? 1.0 : 1e3;
+        src[m] = i, dst[m] = i + 1, rate[m++] = up;
+        src[m] = i + 1, dst[m] = i, rate[m++] = down;
+        w[i + 1] = w[i] * up / down;
+    }
+    for (uint32_t i = 0; i < N; i++)
+        z += w[i];
+    q = pepa_ctmc_from_triples(N, m, src, dst, rate);
+    ck_assert(q);
+    solve_ok(q, PEPA_METHOD_AUTO, 1e-10, pi, &res);
+    ck_assert_int_eq(res.method, DIRECT_OK ? PEPA_METHOD_DIRECT : PEPA_METHOD_GMRES);
+    for (uint32_t k = 0; k < N; k++)
+        ck_assert(fabs(pi[k] - w[k] / z) <= 1e-8 * (w[k] / z) + 1e-13);
+    pepa_ctmc_free(q);
+#ifndef HAVE_UMFPACK
+    q = two_state(1.0, 1.0);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_DIRECT;
+    diag e;
+    diag_clear(&e);
+    ck_assert_int_eq(pepa_solve(q, &o, pi, &res, &e), -1);
+    ck_assert(strstr(e.msg, "UMFPACK") != NULL);
+    pepa_ctmc_free(q);
+#endif
+}
+END_TEST
+
+static Suite *solve_suite(void)
+{
+    Suite *s = suite_create("solve");
+    TCase *tc = tcase_create("ctmc");
+    tcase_add_test(tc, test_triples);
+    tcase_add_test(tc, test_method_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("closed_form");
+    tcase_add_test(tc, test_two_state);
+    tcase_add_test(tc, test_one_state);
+    tcase_add_test(tc, test_birth_death);
+    tcase_add_test(tc, test_cycle);
+    tcase_add_test(tc, test_stiff);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("agreement");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_random_agree);
+    tcase_add_test(tc, test_acceleration);
+    tcase_add_test(tc, test_gs_threads);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("options");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_warm_start);
+    tcase_add_test(tc, test_not_converged);
+    tcase_add_test(tc, test_absorbing);
+    tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_auto_choice);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(solve_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
