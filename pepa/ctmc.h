@@ -34,14 +34,17 @@ pepa_ctmc *pepa_ctmc_new(uint32_t n, uint64_t nnz);
 /* Build a chain from coordinate triples Q(src[k], dst[k]) = rate[k],
  * k < m. Duplicates are summed; self-loops and zero rates are dropped.
  * Meant for tests and importers, not for the state-space derivation.
- * Returns NULL when out of memory. */
+ * O(n + m) time (two counting sorts), O(n + m) extra memory.
+ * Returns NULL when out of memory, or when a state index is >= n or a
+ * rate is negative or not finite. */
 pepa_ctmc *pepa_ctmc_from_triples(uint32_t n, size_t m, const uint32_t *src,
                                   const uint32_t *dst, const double *rate);
 
 /* Free q and everything it owns. q may be NULL. */
 void pepa_ctmc_free(pepa_ctmc *q);
 
-/* Residual of a probability vector: the infinity norm of pi Q. */
+/* Residual of a probability vector: the infinity norm of pi Q (pi is
+ * taken as given, not normalised). NaN if any term is NaN. */
 double pepa_ctmc_residual(const pepa_ctmc *q, const double *pi);
 
 /* Bytes held by q's arrays. */

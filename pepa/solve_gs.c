@@ -16,8 +16,9 @@
  *    it turns out to be the answer. Other sweeps skip that gather: a cheap
  *    update norm, calibrated against the last exact residual, says when
  *    the next check is worth it.
- *  - Anderson acceleration (below) cuts the sweep count; on the jobshop5
- *    chain by a third, on slowly mixing chains by three or four times.
+ *  - Anderson acceleration (below) cuts the sweep count: jobshop5 (704,645
+ *    states) 29 -> 23 sweeps to 1e-8, a 735,471-state closed queueing
+ *    network 884 -> 166, a 300-state birth-death chain 4203 -> 1385.
  *  - Optionally (opts->threads) several threads, each owning a contiguous
  *    block of rows balanced by work: Gauss-Seidel inside a block, Jacobi
  *    between blocks (other blocks' values come from xs). Deterministic for
@@ -132,8 +133,9 @@ static void gs_sweep(const pepa_ctmc *q, double *x, const double *xs, double *ne
  * only geometrically. A step costs two passes over 2 AA_M + 4 vectors,
  * about a third of a sweep, so it is taken every AA_EVERY sweeps (the
  * pairs (u, G(u)) need not be consecutive). Measured: every third sweep
- * beats every sweep both in time and in sweeps (jobshop5 23 vs 18 sweeps
- * but less work; a closed queueing network 87 vs 172, plain 679). */
+ * beats every sweep in time, and on slowly mixing chains in sweeps too
+ * (jobshop5 23 vs 18 sweeps but less work; a 319,770-state queueing
+ * network 87 vs 172, plain 679). */
 #define AA_M 5
 #define AA_EVERY 3
 

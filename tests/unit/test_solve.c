@@ -646,7 +646,20 @@ START_TEST(test_auto_choice)
     for (uint32_t k = 0; k < N; k++)
         ck_assert(fabs(pi[k] - w[k] / z) <= 1e-8 * (w[k] / z) + 1e-13);
     pepa_ctmc_free(q);
-#ifndef HAVE_UMFPACK
+#ifdef HAVE_UMFPACK
+    /* a factorisation over budget is refused, not attempted */
+    q = random_chain(400, 4, 0.5, 2.0, 9);
+    pepa_solve_opts oc;
+    pepa_solve_opts_init(&oc);
+    diag ec;
+    diag_clear(&ec);
+    ck_assert_int_eq(pepa_solve_direct_capped(q, &oc, 1e3, 1e3, pi, &res, &ec), 1);
+    ck_assert_msg(strstr(ec.msg, "MB") != NULL, "message: %s", ec.msg);
+    diag_clear(&ec);
+    ck_assert_int_eq(pepa_solve_direct_capped(q, &oc, 1e9, 1e10, pi, &res, &ec), 0);
+    ck_assert(res.converged);
+    pepa_ctmc_free(q);
+#else
     q = two_state(1.0, 1.0);
     pepa_solve_opts o;
     pepa_solve_opts_init(&o);
