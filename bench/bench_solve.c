@@ -346,7 +346,7 @@ int main(int argc, char **argv)
             return 1;
         }
         fprintf(stderr, "%s: built in %.2f s, %.0f MB\n", name, clock_now() - t0,
-                pepa_ctmc_bytes(q) / 1e6);
+                (double)pepa_ctmc_bytes(q) / 1e6);
         if (argc > 2) {
             for (int a = 2; a < argc; a++) {
                 /* method[:threads][:plain] */

@@ -147,26 +147,6 @@ static unsigned char *modes(const pepa_system *s, int n, int *ok)
     return mo;
 }
 
-static void alphabet_of(const pepa_system *s, int n, unsigned char *set)
-{
-    const pepa_node *nd = &s->nodes[n];
-    if (nd->kind == PEPA_N_LEAF || nd->kind == PEPA_N_ARRAY) {
-        const pepa_seq *q = &s->seqs[nd->seq];
-        for (int j = 0; j < q->first[q->nstates]; j++)
-            set[q->moves[j].action] = 1;
-        return;
-    }
-    alphabet_of(s, nd->left, set);
-    if (nd->kind == PEPA_N_COOP)
-        alphabet_of(s, nd->right, set);
-    else
-        for (int a = 1; a < s->nactions; a++)
-            if (nd->set[a] && set[a]) {
-                set[a] = 0;
-                set[0] = 1;
-            }
-}
-
 int pepa_check_system(const pepa_system *s, pepa_warn_fn warn, void *ctx, diag *err)
 {
     const char *file = pepa_model_file(s->model);
@@ -188,8 +168,8 @@ int pepa_check_system(const pepa_system *s, pepa_warn_fn warn, void *ctx, diag *
             continue;
         for (size_t a = 0; a < na; a++)
             l[a] = r[a] = 0;
-        alphabet_of(s, nd->left, l);
-        alphabet_of(s, nd->right, r);
+        pepa_system_alphabet(s, nd->left, l);
+        pepa_system_alphabet(s, nd->right, r);
         for (size_t a = 1; a < na; a++)
             if (nd->set[a] && l[a] != r[a])
                 warn_at(warn, ctx, file, nd->pos, "the cooperation set names '%s', which the %s side never "

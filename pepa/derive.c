@@ -319,14 +319,44 @@ static void alternate(derivation *d)
 }
 
 /* Transpose the by-source rows into the CTMC's by-target rows. Sources
- * are visited in increasing order, so every row comes out sorted. */
-static pepa_ctmc *transpose(uint32_t n, const rows *r)
+ * are visited in increasing order, so every row comes out sorted. With two
+ * threads the sources are split in halves: the second half's entries of
+ * row j start after the first half's, so each half scatters into its own
+ * positions and the result is the same. */
+typedef struct scatter {
+    const rows *r;
+    pepa_ctmc *q;
+    uint32_t from, to;              /* sources */
+    uint64_t *next;                 /* per target: next free position */
+} scatter;
+
+static void *scatter_half(void *arg)
+{
+    scatter *h = arg;
+    const rows *r = h->r;
+    pepa_ctmc *q = h->q;
+    for (uint32_t i = h->from; i < h->to; i++) {
+        double out = 0;
+        for (uint64_t k = r->rowp[i]; k < r->rowp[i + 1]; k++) {
+            uint64_t s = h->next[r->col[k]]++;
+            q->col[s] = i;
+            q->val[s] = r->val[k];
+            out += r->val[k];
+        }
+        q->out[i] = out;
+    }
+    return NULL;
+}
+
+static pepa_ctmc *transpose(uint32_t n, const rows *r, int threads)
 {
     pepa_ctmc *q = pepa_ctmc_new(n, r->nnz);
     uint64_t *next = malloc(((size_t)n + 1) * sizeof *next);
-    if (!q || !next) {
+    uint64_t *next2 = threads > 1 ? malloc(((size_t)n + 1) * sizeof *next2) : NULL;
+    if (!q || !next || (threads > 1 && !next2)) {
         pepa_ctmc_free(q);
         free(next);
+        free(next2);
         return NULL;
     }
     for (uint64_t k = 0; k < r->nnz; k++)
@@ -334,16 +364,22 @@ static pepa_ctmc *transpose(uint32_t n, const rows *r)
     for (uint32_t j = 0; j < n; j++)
         q->rowp[j + 1] += q->rowp[j];
     memcpy(next, q->rowp, (size_t)n * sizeof *next);
-    for (uint32_t i = 0; i < n; i++) {
-        double out = 0;
-        for (uint64_t k = r->rowp[i]; k < r->rowp[i + 1]; k++) {
-            uint64_t s = next[r->col[k]]++;
-            q->col[s] = i;
-            q->val[s] = r->val[k];
-            out += r->val[k];
+    scatter h[2] = { { r, q, 0, n, next }, { r, q, n, n, next2 } };
+    pthread_t th;
+    if (next2) {
+        h[0].to = h[1].from = n / 2;
+        memcpy(next2, q->rowp, (size_t)n * sizeof *next2);
+        for (uint64_t k = 0; k < r->rowp[n / 2]; k++)
+            next2[r->col[k]]++;                  /* skip the first half's entries */
+        if (pthread_create(&th, NULL, scatter_half, &h[1]) != 0) {
+            scatter_half(&h[1]);                 /* no thread: do both halves here */
+            next2 = NULL;
         }
-        q->out[i] = out;
     }
+    scatter_half(&h[0]);
+    if (next2)
+        pthread_join(th, NULL);
+    free(h[1].next);
     free(next);
     return q;
 }
@@ -431,7 +467,7 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
     free(d.r.mark);
     free(d.r.pos);
     d.r.mark = d.r.pos = NULL;
-    sp->q = transpose(sp->n, &d.r);
+    sp->q = transpose(sp->n, &d.r, threads);
     rows_free(&d.r);
     if (!sp->q)
         goto oom;

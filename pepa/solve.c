@@ -59,65 +59,68 @@ static int direct_allowed(const pepa_ctmc *q)
 #endif
 }
 
-/* AUTO: see the rule in solve.h. The messages of abandoned attempts
- * (Gauss-Seidel out of sweeps, direct refused) are dropped; the budget
- * (max_iter, time_limit) is shared by the attempts. */
+/* AUTO: see the rule in solve.h. The messages of abandoned attempts are
+ * dropped; the budget (max_iter, time_limit) is shared by the attempts. */
 static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
                       pepa_solve_result *res, diag *err, double t0)
 {
-    int small = direct_allowed(q);
-    long budget = small ? PEPA_AUTO_GS_SWEEPS_SMALL : PEPA_AUTO_GS_SWEEPS;
     pepa_solve_opts g = *o;
     g.method = PEPA_METHOD_GS;
-    if (g.max_iter > budget)
-        g.max_iter = budget;
+    if (g.max_iter > PEPA_AUTO_GS_SWEEPS)
+        g.max_iter = PEPA_AUTO_GS_SWEEPS;
     res->method = PEPA_METHOD_GS;
-    diag quiet;
-    diag_clear(&quiet);
-    int rc = pepa_solve_gs(q, &g, pi, res, &quiet);
-    int out_of_sweeps = rc != 0 && res->iterations >= g.max_iter && g.max_iter < o->max_iter
-                        && isfinite(res->residual);
-    if (!out_of_sweeps) {               /* done, or a real error */
+    diag last;
+    diag_clear(&last);
+    int rc = pepa_solve_gs(q, &g, pi, res, &last);
+    int soft = rc != 0 && res->iterations >= g.max_iter && isfinite(res->residual);
+    if (rc == 0 || !soft) {             /* done, or an error no method avoids */
         if (rc != 0)
-            diag_set(err, "%s", quiet.msg);
+            diag_set(err, "%s", last.msg);
         return rc;
     }
-    long sweeps = res->iterations;
-    double used = clock_now() - t0;
-    if (o->time_limit > 0.0 && used >= o->time_limit)
-        return diag_set(err, "%s", quiet.msg);
+    long its = res->iterations;
 
-    if (small) {
+    /* GMRES from the Gauss-Seidel iterate */
+    double left = o->time_limit > 0.0 ? o->time_limit - (clock_now() - t0) : 0.0;
+    if (its < o->max_iter && (o->time_limit == 0.0 || left > 0.0)) {
+        pepa_solve_opts k = *o;
+        k.method = PEPA_METHOD_GMRES;
+        k.warm = 1;
+        k.max_iter = o->max_iter - its;
+        if (k.max_iter > PEPA_AUTO_GMRES_ITERS && direct_allowed(q))
+            k.max_iter = PEPA_AUTO_GMRES_ITERS;     /* keep some for the LU */
+        k.time_limit = left;
+        res->method = PEPA_METHOD_GMRES;
+        diag_clear(&last);
+        rc = pepa_solve_gmres(q, &k, pi, res, &last);
+        res->iterations += its;
+        if (rc == 0)
+            return 0;
+    }
+
+    /* last resort for small chains: the LU, if affordable */
+    left = o->time_limit > 0.0 ? o->time_limit - (clock_now() - t0) : 0.0;
+    if (direct_allowed(q) && (o->time_limit == 0.0 || left > 0.0)) {
         pepa_solve_result d;
         memset(&d, 0, sizeof d);
-        diag_clear(&quiet);
-        rc = pepa_solve_direct_capped(q, o, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS,
-                                      pi, &d, &quiet);
-        if (rc <= 0) {
+        diag dd;
+        diag_clear(&dd);
+        int rd = pepa_solve_direct_capped(q, o, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS,
+                                          pi, &d, &dd);
+        if (rd == 0) {
             *res = d;
             res->method = PEPA_METHOD_DIRECT;
-            if (rc < 0)
-                diag_set(err, "%s", quiet.msg);
-            return rc;
+            return 0;
         }
-        /* refused as too large: pi was not touched, GS's iterate is in it */
-        used = clock_now() - t0;
+        /* refused or failed: report the iterative attempt, pi untouched
+         * unless UMFPACK ran */
+        if (rd < 0) {
+            *res = d;
+            res->method = PEPA_METHOD_DIRECT;
+            return diag_set(err, "%s", dd.msg);
+        }
     }
-
-    pepa_solve_opts k = *o;
-    k.method = PEPA_METHOD_GMRES;
-    k.warm = 1;
-    k.max_iter = o->max_iter - sweeps;
-    if (o->time_limit > 0.0) {
-        k.time_limit = o->time_limit - used;
-        if (k.time_limit <= 0.0)
-            return diag_set(err, "auto: time limit %g s reached after %ld Gauss-Seidel sweeps",
-                            o->time_limit, sweeps);
-    }
-    res->method = PEPA_METHOD_GMRES;
-    rc = pepa_solve_gmres(q, &k, pi, res, err);
-    res->iterations += sweeps;
-    return rc;
+    return diag_set(err, "%s", last.msg);
 }
 
 int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,

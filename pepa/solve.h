@@ -13,21 +13,22 @@
  *   auto    - the rule below.
  *
  * The AUTO rule (the budget max_iter / time_limit is shared):
- *   1. Gauss-Seidel (accelerated) for at most PEPA_AUTO_GS_SWEEPS sweeps
- *      (PEPA_AUTO_GS_SWEEPS_SMALL for "small" chains, below): the cheapest
- *      step, and it converges in tens of sweeps on most PEPA chains.
- *   2. If that was not enough and the chain is small (UMFPACK built in,
+ *   1. Gauss-Seidel (accelerated), at most PEPA_AUTO_GS_SWEEPS sweeps: the
+ *      cheapest step; tens of sweeps on most PEPA chains (jobshop5, 704,645
+ *      states: 23 sweeps, 0.6 s).
+ *   2. If that is not enough (slowly mixing, nearly decomposable chains):
+ *      GMRES with ILU(0), warm-started from the Gauss-Seidel iterate
+ *      (at most PEPA_AUTO_GMRES_ITERS iterations if step 3 may follow).
+ *   3. Still not converged and the chain small (UMFPACK built in,
  *      n <= PEPA_DIRECT_MAX_STATES, nnz <= PEPA_DIRECT_MAX_NNZ): direct,
  *      unless UMFPACK's symbolic analysis predicts more than
- *      PEPA_AUTO_DIRECT_BYTES or PEPA_AUTO_DIRECT_FLOPS. Size is a poor
- *      guide: PEPA chains are product spaces of high dimension whose LU
- *      fills in almost completely (a 12,870-state, 9-station queueing
- *      network takes 80 s and 0.9 GB), while a stiff, nearly decomposable
- *      chain that defeats Gauss-Seidel is solved exactly in milliseconds.
- *   3. Otherwise GMRES with ILU(0), warm-started from the Gauss-Seidel
- *      iterate. res.method says which method produced pi; res.iterations
- *      counts the Gauss-Seidel sweeps too.
- *
+ *      PEPA_AUTO_DIRECT_BYTES or PEPA_AUTO_DIRECT_FLOPS.
+ *   The LU comes last because size is a poor guide to its cost: PEPA
+ *   chains are product spaces of high dimension whose LU fills in almost
+ *   completely (ws-large, 47,220 states: 7 GB predicted, and 2.2 s for the
+ *   symbolic analysis alone; a 12,870-state queueing network: 80 s).
+ *   res.method says which method produced pi; res.iterations counts the
+ *   iterations of all the iterative attempts.
  * Every answer reports its residual ||pi Q||_inf (pi normalised) and its
  * iteration count; a method that does not reach the tolerance says so
  * (converged = 0, return -1 and a message), it never returns an
@@ -54,9 +55,10 @@
 /* Hard limits of an explicit "direct" request. */
 #define PEPA_DIRECT_MAX_BYTES 4e9
 #define PEPA_DIRECT_MAX_FLOPS 1e12
-/* Sweeps AUTO gives Gauss-Seidel before it turns to direct or GMRES. */
+/* Sweeps AUTO gives Gauss-Seidel before it turns to GMRES, and GMRES
+ * iterations before the LU (small chains only). */
 #define PEPA_AUTO_GS_SWEEPS 300
-#define PEPA_AUTO_GS_SWEEPS_SMALL 100
+#define PEPA_AUTO_GMRES_ITERS 3000
 
 typedef enum pepa_method {
     PEPA_METHOD_AUTO = 0,
@@ -71,7 +73,9 @@ typedef struct pepa_solve_opts {
     double tol;           /* target residual ||pi Q||_inf; 0 means 1e-10 */
     long max_iter;        /* iteration cap for iterative methods; 0 means 100000 */
     double omega;         /* SOR relaxation factor; 0 means 1.0 (= Gauss-Seidel) */
-    double time_limit;    /* seconds; 0 means none. Exceeding it is a failure */
+    double time_limit;    /* seconds; 0 means none. Exceeding it is a failure.
+                             Checked between iterations; the LU cannot be
+                             interrupted (its caps bound it instead) */
     int warm;             /* non-zero: pi on entry is the initial guess */
     int threads;          /* GS/SOR threads; 0 means automatic (one: more
                              threads need more sweeps, and pay only on idle

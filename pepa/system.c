@@ -21,6 +21,7 @@ typedef struct compiler {
     strmap seq_by_init;             /* key of initial term -> automaton */
     int cap_seqs, cap_nodes;
     int *expanding;                 /* process ids being expanded (cycle check) */
+    unsigned char *unfolding;       /* process ids being unfolded into moves */
 } compiler;
 
 static int oom(compiler *c)
@@ -121,19 +122,48 @@ static int local_state(compiler *c, seq_builder *b, const pepa_proc *p)
     return k;
 }
 
-/* Append the moves of term p (choice flattened, constants unfolded). */
-static int add_moves(compiler *c, seq_builder *b, const pepa_proc *p, int depth)
+/* Append the moves of term p: constants unfolded, choices flattened in
+ * textual order. A constant met again while it is being unfolded is
+ * unguarded recursion (P = P + ...). Choice spines are walked with an
+ * explicit stack: generated models have choices of thousands of
+ * alternatives, and this code may run on a small thread stack. */
+static int add_moves(compiler *c, seq_builder *b, const pepa_proc *p)
 {
-    if (depth > PEPA_MAX_WORDS * 64 + pepa_model_nprocs(c->m))
-        return at(c, p->pos, "%s", "unguarded recursion: a process reaches itself through choices without an activity");
     if (p->kind == PEPA_P_CONST) {
         const pepa_proc_def *d = pepa_model_proc(c->m, p->id);
         if (!d->body)
             return at(c, p->pos, "process '%s' is not defined", d->name);
-        return add_moves(c, b, d->body, depth + 1);
+        if (c->unfolding[p->id])
+            return at(c, d->pos, "'%s' reaches itself through choices without an activity first "
+                      "(unguarded recursion)", d->name);
+        c->unfolding[p->id] = 1;
+        int rc = add_moves(c, b, d->body);
+        c->unfolding[p->id] = 0;
+        return rc;
     }
-    if (p->kind == PEPA_P_CHOICE)
-        return add_moves(c, b, p->a, depth + 1) < 0 ? -1 : add_moves(c, b, p->b, depth + 1);
+    if (p->kind == PEPA_P_CHOICE) {
+        size_t n = 0, cap = 16;
+        const pepa_proc **right = malloc(cap * sizeof *right), *q = p;
+        if (!right)
+            return oom(c);
+        for (; q->kind == PEPA_P_CHOICE; q = q->a) {
+            if (n == cap) {
+                const pepa_proc **r = realloc(right, 2 * cap * sizeof *r);
+                if (!r) {
+                    free(right);
+                    return oom(c);
+                }
+                right = r;
+                cap *= 2;
+            }
+            right[n++] = q->b;
+        }
+        int rc = add_moves(c, b, q);                 /* the leftmost alternative */
+        while (rc == 0 && n > 0)
+            rc = add_moves(c, b, right[--n]);
+        free(right);
+        return rc;
+    }
     if (p->kind != PEPA_P_PREFIX)
         return at(c, p->pos, "%s", "a sequential component cannot evolve into a cooperation, hiding or array "
                   "(PEPA allows these only in the system equation and in definitions used there)");
@@ -153,9 +183,9 @@ static int add_moves(compiler *c, seq_builder *b, const pepa_proc *p, int depth)
     return 0;
 }
 
-/* Build (or reuse) the automaton whose initial local state is term p.
- * Returns the automaton index; *init receives the initial local state. */
-static int automaton(compiler *c, const pepa_proc *p, int *init)
+/* Build (or reuse) the automaton whose first local state is term p.
+ * Returns the automaton index. */
+static int automaton(compiler *c, const pepa_proc *p)
 {
     char *key = term_key(c->m, p);
     if (!key)
@@ -163,7 +193,6 @@ static int automaton(compiler *c, const pepa_proc *p, int *init)
     int id = strmap_get(&c->seq_by_init, key);
     if (id >= 0) {
         free(key);
-        *init = 0;
         return id;
     }
     char *akey = arena_strdup(&c->mem, key);
@@ -194,7 +223,7 @@ static int automaton(compiler *c, const pepa_proc *p, int *init)
         }
         first = f;
         first[k] = b.nmoves;
-        rc = add_moves(c, &b, b.term[k], 0);
+        rc = add_moves(c, &b, b.term[k]);
         first[k + 1] = b.nmoves;
     }
     q->first = first;
@@ -204,7 +233,6 @@ static int automaton(compiler *c, const pepa_proc *p, int *init)
         return -1;
     if (strmap_put(&c->seq_by_init, akey, id) < 0)
         return oom(c);
-    *init = 0;
     return id;
 }
 
@@ -306,7 +334,7 @@ static int expand(compiler *c, const pepa_proc *p, int depth);
 
 static int leaf(compiler *c, const pepa_proc *p, pepa_node_kind kind, long count)
 {
-    int init, seq = automaton(c, p, &init);
+    int seq = automaton(c, p);
     if (seq < 0)
         return -1;
     int n = new_node(c, kind, p->pos);
@@ -325,7 +353,6 @@ static int leaf(compiler *c, const pepa_proc *p, pepa_node_kind kind, long count
         if (strcmp(q->state_name[k], key) == 0)
             nd->init = k;
     free(key);
-    (void)init;
     return n;
 }
 
@@ -393,8 +420,7 @@ static int expand(compiler *c, const pepa_proc *p, int depth)
     return n;
 }
 
-/* Actions that node n can perform (its alphabet), into set. */
-static void alphabet(const pepa_system *s, int n, unsigned char *set)
+void pepa_system_alphabet(const pepa_system *s, int n, unsigned char *set)
 {
     const pepa_node *nd = &s->nodes[n];
     if (nd->kind == PEPA_N_LEAF || nd->kind == PEPA_N_ARRAY) {
@@ -403,9 +429,9 @@ static void alphabet(const pepa_system *s, int n, unsigned char *set)
             set[q->moves[j].action] = 1;
         return;
     }
-    alphabet(s, nd->left, set);
+    pepa_system_alphabet(s, nd->left, set);
     if (nd->kind == PEPA_N_COOP) {
-        alphabet(s, nd->right, set);
+        pepa_system_alphabet(s, nd->right, set);
     } else {
         for (int a = 1; a < s->nactions; a++)
             if (nd->set[a] && set[a]) {
@@ -431,8 +457,8 @@ static int resolve_coop_all(compiler *c)
                 free(r);
                 return oom(c);
             }
-            alphabet(s, nd->left, l);
-            alphabet(s, nd->right, r);
+            pepa_system_alphabet(s, nd->left, l);
+            pepa_system_alphabet(s, nd->right, r);
             for (size_t a = 1; a < na; a++)
                 nd->set[a] = l[a] && r[a];
             free(l);
@@ -550,7 +576,8 @@ pepa_system *pepa_system_new(pepa_model *m, diag *err)
     s->model = m;
     s->nactions = pepa_model_nactions(m);
     c.expanding = calloc((size_t)pepa_model_nprocs(m) + 1, sizeof *c.expanding);
-    int ok = c.expanding != NULL || (oom(&c), 0);
+    c.unfolding = calloc((size_t)pepa_model_nprocs(m) + 1, 1);
+    int ok = (c.expanding && c.unfolding) || (oom(&c), 0);
     if (ok)
         ok = (s->root = expand(&c, pepa_model_system(m), 0)) >= 0;
     if (ok)
@@ -563,6 +590,7 @@ pepa_system *pepa_system_new(pepa_model *m, diag *err)
         s->nwords = word + 1;
     }
     free(c.expanding);
+    free(c.unfolding);
     strmap_free(&c.seq_by_init);
     arena_free(&c.mem);
     if (!ok) {

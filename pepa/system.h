@@ -94,6 +94,10 @@ void pepa_system_free(pepa_system *s);
  * no longer positive and finite or changed between active and passive. */
 int pepa_system_rerate(pepa_system *s, diag *err);
 
+/* Mark in set (nactions entries, zeroed by the caller) every action that
+ * node n can perform; actions hidden below n count as tau (id 0). */
+void pepa_system_alphabet(const pepa_system *s, int n, unsigned char *set);
+
 /* Read a field of a state vector. */
 static inline unsigned pepa_field_get(const uint64_t *st, pepa_field f)
 {

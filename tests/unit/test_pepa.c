@@ -195,6 +195,37 @@ START_TEST(bad_rates_are_errors)
 }
 END_TEST
 
+START_TEST(unguarded_recursion_is_an_error)
+{
+    solved x;
+    ck_assert_int_eq(solve_text(&x, "P = P + (a, 1).Q;\nQ = (b, 1).P;\nP", PEPA_METHOD_AUTO), -1);
+    ck_assert_msg(strstr(x.err.msg, "test.pepa:1:1: 'P' reaches itself through choices"), "%s", x.err.msg);
+    solved_free(&x);
+}
+END_TEST
+
+/* A choice of 20000 alternatives (generated models have such): its
+ * spine is walked without deep recursion, every alternative counts. */
+START_TEST(long_choice)
+{
+    size_t n = 20000;
+    char *text = malloc(n * 24 + 64);
+    size_t len = (size_t)sprintf(text, "P = ");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s(a%zu, 1).P", i ? " + " : "", i);
+    len += (size_t)sprintf(text + len, ";\nP");
+    solved x;
+    memset(&x, 0, sizeof x);
+    x.m = pepa_parse_string(text, len, "long.pepa", &x.err);
+    ck_assert_msg(solve_model(&x, PEPA_METHOD_AUTO) == 0, "%s", x.err.msg);
+    ck_assert_uint_eq(x.sp->n, 1);
+    ck_assert_rel(thr_of(&x, "a0"), 1.0, 1e-12);
+    ck_assert_rel(thr_of(&x, "a19999"), 1.0, 1e-12);
+    solved_free(&x);
+    free(text);
+}
+END_TEST
+
 /* ---- semantics -------------------------------------------------------------- */
 
 /* The example: two passive copies share the one active rate. */
@@ -486,6 +517,8 @@ static Suite *suite(void)
     tcase_add_test(tc, check_passive_everywhere_and_blocked_sets);
     tcase_add_test(tc, mixed_active_passive_in_one_state);
     tcase_add_test(tc, bad_rates_are_errors);
+    tcase_add_test(tc, unguarded_recursion_is_an_error);
+    tcase_add_test(tc, long_choice);
     suite_add_tcase(s, tc);
     tc = tcase_create("semantics");
     tcase_add_test(tc, passive_copies_share_the_active_rate);
