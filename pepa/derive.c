@@ -134,6 +134,13 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, chunk *c, uint32_t fi
                 c->self_loops++;
                 continue;
             }
+            /* the same target as the transition before (one component
+             * offering several actions into one state): merge here,
+             * sparing the indexer a lookup */
+            if (kept > 0 && pepa_same_state(tg - nw, tg, nw)) {
+                c->rate[c->n - 1] += tr[t].rate;
+                continue;
+            }
             c->hash[c->n] = pepa_hash_state(tg, nw);
             c->rate[c->n++] = tr[t].rate;
             kept++;

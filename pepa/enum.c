@@ -298,15 +298,19 @@ static int gen_coop(pepa_enum *e, int n, diag *err)
             break;
         }
         dest d = e->coop_dest[n][tl->action];
+        /* each side is all active or all passive on this action (checked
+         * above), so min() and the left share are the same for every
+         * right partner: rate = scale * r2 */
+        int rpassive = ar->passive;
+        double lo;
+        if (tl->passive == rpassive)
+            lo = al->rate < ar->rate ? al->rate : ar->rate;
+        else
+            lo = tl->passive ? ar->rate : al->rate;
+        double scale = tl->rate / al->rate * lo / ar->rate;
         for (long j = e->head[tl->action]; j >= 0; j = e->chain[j]) {
             const pepa_tr *tr = &r->t[j];
-            double share = (tl->rate / al->rate) * (tr->rate / ar->rate);
-            double rate;
-            if (tl->passive == tr->passive)
-                rate = share * (al->rate < ar->rate ? al->rate : ar->rate);
-            else
-                rate = share * (tl->passive ? ar->rate : al->rate);
-            uint64_t *m = push(e, d, tl->action, tl->passive && tr->passive, rate);
+            uint64_t *m = push(e, d, tl->action, tl->passive && rpassive, scale * tr->rate);
             if (!m) {
                 rc = oom(err);
                 break;
