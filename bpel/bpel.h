@@ -22,6 +22,7 @@
 #define BPEL_MAX_DEPTH 128                /* nesting of elements we walk */
 #define BPEL_MAX_ACTIVITIES 10000         /* activities in one process */
 #define BPEL_MAX_WORKERS 64               /* N of a parallel forEach */
+#define BPEL_MAX_STAGES 10                /* longer pipelines are merged */
 #define BPEL_MAX_PARAMS_FILE ((size_t)1 << 20)
 
 /* Defaults for missing parameters (docs/bpel.md). */
@@ -31,6 +32,10 @@
 #define BPEL_DEFAULT_COUNT 2         /* forEach when the counters are not literal */
 
 /* ---- safe XML loading ------------------------------------------------- */
+
+/* Initialise libxml2 once, from one thread, before imports may run
+ * concurrently (a plugin's init). Optional for a single-threaded program. */
+void bpel_init(void);
 
 /* Read at most max bytes (0: BPEL_MAX_FILE) of path into a malloc'd buffer.
  * Rejects non-regular files' excess, compressed files (gzip, xz, bzip2).
@@ -74,6 +79,12 @@ int bpel_import_memory(const char *buf, size_t len, const char *file, const bpel
                        bpel_import *out, diag *err);
 int bpel_import_file(const char *path, const bpel_params *params, bpel_import *out, diag *err);
 void bpel_import_clear(bpel_import *r);
+
+/* For commands that take a skeleton: the skeleton tree of a BPEL file
+ * (owned by the caller, skel_tree_free) and, in *warning, NULL or the
+ * missing-parameter message (free it). NULL with a message on failure. */
+skel_tree *bpel_load_skeleton(const char *path, const bpel_params *params, char **warning,
+                              diag *err);
 
 /* Print the activity tree: one activity per line, indented, with its
  * path, mapping kind and parameters. */

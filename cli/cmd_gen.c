@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "util.h"
+#include "input.h"
 #include "../skeleton/skeleton.h"
 
 static void usage(FILE *f)
@@ -29,24 +31,6 @@ static void usage(FILE *f)
             "2 usage error.\n");
 }
 
-/* "--opt VALUE" or "--opt=VALUE"; returns the value or NULL, advancing *i. */
-static const char *option_value(int argc, char **argv, int *i, const char *opt, int *bad)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "skelsched gen: %s needs a value\n", opt);
-        *bad = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 int cmd_gen(int argc, char **argv)
 {
     const char *skel_path = NULL, *plat_path = NULL, *place = NULL, *style_s = NULL;
@@ -56,11 +40,11 @@ int cmd_gen(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if ((v = option_value(argc, argv, &i, "--platform", &bad))) {
+        } else if ((v = cli_option_value("gen", argc, argv, &i, "--platform", &bad))) {
             plat_path = v;
-        } else if ((v = option_value(argc, argv, &i, "--place", &bad))) {
+        } else if ((v = cli_option_value("gen", argc, argv, &i, "--place", &bad))) {
             place = v;
-        } else if ((v = option_value(argc, argv, &i, "--style", &bad))) {
+        } else if ((v = cli_option_value("gen", argc, argv, &i, "--style", &bad))) {
             style_s = v;
         } else if (bad) {
             return 2;
@@ -79,48 +63,18 @@ int cmd_gen(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    skel_style style = SKEL_STYLE_PRODUCER;
-    if (style_s) {
-        if (strcmp(style_s, "stream") == 0)
-            style = SKEL_STYLE_STREAM;
-        else if (strcmp(style_s, "producer") != 0) {
-            fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n",
-                    style_s);
-            return 2;
-        }
+    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1 };
+    if (style_s && cli_style_parse(style_s, &o.style) < 0) {
+        fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n", style_s);
+        return 2;
     }
-
     diag err;
     diag_clear(&err);
     int rc = 1;
-    skel_dag *dag = NULL;
-    skel_model *model = NULL;
-    skel_platform *plat = NULL;
-    int *where = NULL;
-    skel_tree *tree = skel_parse_file(skel_path, &err);
-    if (!tree)
+    cli_input in = { 0 };
+    if (cli_input_load(skel_path, &o, &in, &err) < 0)
         goto out;
-    int n = skel_tree_ntasks(tree);
-    if (!(dag = skel_dag_build(tree, style, &err)) || !(model = skel_model_new(tree, dag, &err)))
-        goto out;
-    plat = plat_path ? skel_platform_parse_file(plat_path, NULL, NULL, &err)
-                     : skel_platform_default(n, &err);
-    if (!plat)
-        goto out;
-    if (plat->nnodes == 0) {
-        diag_set(&err, "%s: no nodes (add NodeName= lines)", plat->file);
-        goto out;
-    }
-    if (!(where = malloc((size_t)n * sizeof *where))) {
-        diag_set(&err, "out of memory");
-        goto out;
-    }
-    skel_place_default(n, plat, where);
-    if (place && skel_place_parse(place, n, plat, where, &err) < 0)
-        goto out;
-    if (skel_model_place(model, plat, where, &err) < 0)
-        goto out;
-    pepa_model_print(model->pepa, stdout);
+    pepa_model_print(in.model, stdout);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         diag_set(&err, "error writing the model to standard output");
         goto out;
@@ -129,10 +83,6 @@ int cmd_gen(int argc, char **argv)
 out:
     if (rc)
         fprintf(stderr, "skelsched gen: %s\n", err.set ? err.msg : "failed");
-    free(where);
-    skel_platform_free(plat);
-    skel_model_free(model);
-    skel_dag_free(dag);
-    skel_tree_free(tree);
+    cli_input_free(&in);
     return rc;
 }

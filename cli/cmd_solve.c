@@ -10,21 +10,26 @@
 
 #include "base/clock.h"
 #include "cli/cmds.h"
+#include "cli/input.h"
 #include "cli/util.h"
 #include "pepa/check.h"
 #include "pepa/export.h"
-#include "pepa/parse.h"
 #include "pepa/solve.h"
 #include "pepa/space.h"
 
 static void usage(FILE *f)
 {
     fputs("usage: skelsched solve MODEL.pepa [options]\n"
+          "       skelsched solve SKELETON [--platform FILE] [--place t0=NODE,...] [options]\n"
           "\n"
-          "Derive the CTMC of a PEPA model and solve it for its steady state:\n"
-          "throughput of every action, probability of every local state.\n"
+          "Derive the CTMC of a PEPA model, or of the model of a skeleton placed on a\n"
+          "platform, and solve it for its steady state: throughput of every action,\n"
+          "probability of every local state.\n"
           "\n"
           "options:\n"
+          "  --platform FILE    node speeds and latencies, for a skeleton (docs/platform.md)\n"
+          "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
+          "  --style S          producer (default) or stream: a skeleton's boundaries\n"
           "  --method M         auto (default), direct, gs, sor, gmres\n"
           "  --tol X            target residual ||pi Q||_inf (default 1e-10)\n"
           "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
@@ -39,6 +44,7 @@ static void usage(FILE *f)
 
 typedef struct solve_args {
     const char *path;
+    cli_input_opts in;
     pepa_solve_opts sopts;
     pepa_derive_opts dopts;
     int json;
@@ -57,6 +63,9 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "json", no_argument, NULL, 'j' },
         { "export-prism", required_argument, NULL, 'P' },
         { "export-mm", required_argument, NULL, 'M' },
+        { "platform", required_argument, NULL, 'p' },
+        { "place", required_argument, NULL, 'l' },
+        { "style", required_argument, NULL, 'y' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -98,6 +107,14 @@ static int parse_args(int argc, char **argv, solve_args *a)
             if (cli_double("solve", "--time-limit", optarg, &d) < 0 || !(d > 0))
                 return 2;
             a->dopts.time_limit = a->sopts.time_limit = d;
+            break;
+        case 'p': a->in.platform = optarg; break;
+        case 'l': a->in.place = optarg; break;
+        case 'y':
+            if (cli_style_parse(optarg, &a->in.style) < 0) {
+                fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", optarg);
+                return 2;
+            }
             break;
         case 'j': a->json = 1; break;
         case 'P': a->export_prism = optarg; break;
@@ -250,15 +267,15 @@ int cmd_solve(int argc, char **argv)
     diag err;
     diag_clear(&err);
     double times[3] = { 0 }, t = clock_now();
-    pepa_model *m = NULL;
+    cli_input in = { 0 };
     pepa_system *s = NULL;
     pepa_space *sp = NULL;
     double *pi = NULL, *thr = NULL;
     pepa_solve_result res = { 0 };
     rc = 1;
 
-    if (!(m = pepa_parse_file(a.path, &err)) || pepa_check(m, warn, NULL, &err) < 0 ||
-        !(s = pepa_system_new(m, &err)) || pepa_check_system(s, warn, NULL, &err) < 0)
+    if (cli_input_load(a.path, &a.in, &in, &err) < 0 || pepa_check(in.model, warn, NULL, &err) < 0 ||
+        !(s = pepa_system_new(in.model, &err)) || pepa_check_system(s, warn, NULL, &err) < 0)
         goto done;
     times[0] = clock_now() - t;
     t = clock_now();
@@ -295,6 +312,6 @@ done:
     free(pi);
     pepa_space_free(sp);
     pepa_system_free(s);
-    pepa_model_free(m);
+    cli_input_free(&in);
     return rc;
 }

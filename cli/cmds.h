@@ -7,5 +7,9 @@
 
 int cmd_solve(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_transient(int argc, char **argv);
+int cmd_fluid(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_bpel(int argc, char **argv);
 
 #endif

@@ -3,7 +3,13 @@ bin_PROGRAMS += skelsched
 skelsched_SOURCES = \
 	cli/main.c cli/cmds.h \
 	cli/util.c cli/util.h \
+	cli/input.c cli/input.h \
+	cli/model.h \
 	cli/cmd_solve.c \
-	cli/cmd_gen.c
-skelsched_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
+	cli/cmd_gen.c \
+	cli/cmd_map.c \
+	cli/cmd_bpel.c \
+	cli/cmd_transient.c \
+	cli/cmd_fluid.c
+skelsched_LDADD = transient/libtransient.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(SUNDIALS_LIBS)
 dist_man_MANS += docs/skelsched.1

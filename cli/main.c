@@ -15,6 +15,10 @@ typedef struct command {
 static const command commands[] = {
     { "solve", cmd_solve, "steady-state throughput and utilisation of a PEPA model or skeleton" },
     { "gen", cmd_gen, "generate the PEPA model of a skeleton on a platform" },
+    { "transient", cmd_transient, "throughput and local states over time (CVODE or uniformisation)" },
+    { "fluid", cmd_fluid, "fluid (ODE) approximation of a PEPA model with large populations" },
+    { "map", cmd_map, "search the placement of a skeleton's tasks with the best throughput" },
+    { "bpel", cmd_bpel, "import a WS-BPEL / BPEL4WS process as a skeleton or PEPA model" },
 };
 
 static void usage(FILE *f)

@@ -9,6 +9,11 @@
 int cli_double(const char *cmd, const char *opt, const char *value, double *out);
 int cli_ulong(const char *cmd, const char *opt, const char *value, unsigned long long *out);
 
+/* "--opt VALUE" or "--opt=VALUE" at argv[*i]: returns the value (advancing
+ * *i past it) or NULL when argv[*i] is another option. A missing value
+ * prints "skelsched CMD: --opt needs a value", sets *bad and returns NULL. */
+const char *cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *opt, int *bad);
+
 /* Write s as a JSON string literal (quotes included). */
 void json_string(FILE *f, const char *s);
 

@@ -28,7 +28,7 @@
 #include "enum.h"
 #include "index.h"
 
-#define CHUNK_STATES 512
+#define CHUNK_STATES 2048
 
 /* The transitions of a run of states, as the enumerator hands them over. */
 typedef struct chunk {

@@ -10,5 +10,6 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/gen.c \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
-	skeleton/place.c
+	skeleton/place.c \
+	skeleton/search.c
 skeleton_libskeleton_la_LIBADD = pepa/libpepa.la base/libbase.la

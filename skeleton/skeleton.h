@@ -275,4 +275,80 @@ int skel_place_rates(const skel_model *m, const skel_platform *p, const int *nod
 int skel_model_place(skel_model *m, const skel_platform *p, const int *node_of_task,
                      diag *err);
 
+/* ---- placement search (docs/mapping.md) -------------------------------- */
+
+/* Search placements of a skeleton's tasks on a platform's nodes for the
+ * highest steady-state throughput (of comp_0). The chain is derived once;
+ * every placement only re-rates and re-solves it (warm start). Subtrees of
+ * partial placements are cut by sound upper bounds (per-task cycle
+ * bounds), placements that differ by a permutation of interchangeable
+ * nodes are evaluated once, and every placement reported was solved:
+ * nothing is ranked by a bound. Reentrant; memory is bounded by the chain,
+ * the platform's nodes squared and top. */
+
+typedef struct skel_search_opts {
+    const int *pins;         /* ntasks entries: node index, or -1 (free); NULL: none */
+    const int *candidates;   /* ncandidates * ntasks node indices; NULL: all placements */
+    int ncandidates;
+    int top;                 /* placements to rank (best first); 0: 10 */
+    double budget;           /* seconds in all (deriving included); 0: none */
+    unsigned long max_states; /* refuse larger chains; 0: 2,000,000 */
+    int threads;             /* derivation threads (pepa_derive_opts); 0: default */
+    int no_prune;            /* non-zero: no bounds (brute force, for tests) */
+    int no_symmetry;         /* non-zero: every placement, symmetric or not */
+    int no_windows;          /* non-zero: per-task cycle bounds only, no
+                                sub-pipeline windows */
+    int no_plan;             /* non-zero: re-rate by re-enumerating the chain
+                                (pepa_space_rate) instead of the rate plan */
+    /* Called now and then (at most every 0.1 s) with the fraction of the
+     * search done, from the searching thread; may be NULL. */
+    void (*progress)(void *ctx, double done, double seconds);
+    void *progress_ctx;
+} skel_search_opts;
+
+typedef struct skel_search_entry {
+    int *placement;          /* ntasks node indices: task i runs on placement[i] */
+    double throughput;       /* of comp_0, items per second */
+    int rank;                /* 1-based; equal for ties (1e-9 relative) */
+    int bottleneck;          /* task of highest utilisation */
+    double *task_util;       /* ntasks: fraction of time each task computes */
+    double *node_util;       /* nnodes: work done / capacity of each node */
+} skel_search_entry;
+
+typedef struct skel_search_result {
+    int ntasks, nnodes;
+    int nranked;
+    skel_search_entry *ranked;   /* best first; ranked[0] is the best */
+    int ties;                /* placements in ranked tied with the best (>= 1) */
+    int optimal;             /* the best is proven best (of all, or of the candidates) */
+    double bound;            /* upper bound on any placement not solved nor cut
+                                (0 when optimal) */
+    double gap;              /* (bound - best) / best when positive, else 0 */
+    unsigned long long evaluated;  /* placements solved */
+    double pruned;           /* placements cut by a bound */
+    double symmetric;        /* placements skipped as images of a solved one
+                                (or cache hits among candidates) */
+    double total;            /* placements in the search space */
+    unsigned long states;    /* states of the chain */
+    unsigned long long transitions;
+    double seconds;          /* wall time, deriving included */
+} skel_search_result;
+
+/* Search the placements of model m (built from dag d; its rates are
+ * overwritten) on p.
+ * Returns a result owned by the caller, or NULL with a message (a chain
+ * with no unique steady state, too many states, a pin or candidate off the
+ * platform, no feasible placement). Under a budget the result holds the
+ * best placement solved so far, optimal = 0 and the bound. */
+skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_platform *p,
+                                const skel_search_opts *opts, diag *err);
+void skel_search_result_free(skel_search_result *r);   /* r may be NULL */
+
+/* Node classes for the symmetry: class[j] is the smallest node index
+ * interchangeable with j (same speed, same latency and bandwidth to every
+ * other node, neither Input nor Output nor in the nodes list keep, which
+ * may be NULL; keep has nnodes flags). Returns 0 or -1 (memory). */
+int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *cls,
+                        diag *err);
+
 #endif

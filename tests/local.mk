@@ -7,7 +7,7 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
@@ -22,8 +22,17 @@ tests_unit_test_skel_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbas
 tests_unit_test_skel_seed000_SOURCES = tests/unit/test_skel_seed000.c
 tests_unit_test_skel_seed000_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_skel_seed000_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_search_SOURCES = tests/unit/test_search.c
+tests_unit_test_search_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_search_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_bpel_SOURCES = tests/unit/test_bpel.c tests/unit/testutil.h
+tests_unit_test_bpel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_bpel_LDADD = bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
+tests_unit_test_transient_SOURCES = tests/unit/test_transient.c tests/unit/testutil.h
+tests_unit_test_transient_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_transient_LDADD = transient/libtransient.la pepa/libpepa.la base/libbase.la $(SUNDIALS_LIBS) $(CHECK_LIBS)
 endif
 
-CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh
+CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh

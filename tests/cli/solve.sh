@@ -59,6 +59,19 @@ printf 'r = 1;\nw = 2;\nP = (a, r).P;\nP\n' > "$TMP/unused.pepa"
 expect_exit 0 "warning does not fail" -- solve "$TMP/unused.pepa"
 expect_err "unused warning" "unused.pepa:2:1: warning: rate 'w' is defined but never used"
 
+# a skeleton placed on a platform: seed 000's first row, 5.63467 items/s
+E="$SRCDIR/examples"
+expect_exit 0 "skeleton on a platform" -- solve --json --style stream --platform "$E/platforms/seed000.conf" \
+    --place t0=p1,t1=p2,t2=p3 "$E/skeletons/seed000-pipeline.skel"
+expect_out "seed 000 row 1" '"comp_2": 5\.6346[67]'
+expect_exit 0 "corpus skeleton" -- solve --json "$SHARED_DIR/corpus/wflow2pepa/model1.des"
+expect_out "corpus skeleton states" '"states": 7560'
+expect_exit 1 "platform for a PEPA model" -- solve --platform "$E/platforms/seed000.conf" "$C/pypepa/simple.pepa"
+expect_err "platform for a PEPA model" "apply to skeleton descriptions"
+expect_exit 1 "unknown node" -- solve --platform "$E/platforms/seed000.conf" --place t0=p9 "$E/skeletons/seed000-pipeline.skel"
+expect_err "unknown node" "p9"
+expect_exit 2 "bad style" -- solve --style sideways "$E/skeletons/seed000-pipeline.skel"
+
 # exports
 expect_exit 0 "export" -- solve --export-prism "$TMP/simple" --export-mm "$TMP/simple.mtx" "$C/pypepa/simple.pepa"
 if [ "$(head -n 1 "$TMP/simple.tra")" = "4 8" ]; then ok; else fail "tra header"; fi

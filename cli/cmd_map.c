@@ -1,0 +1,406 @@
+/* skelsched map: the best placement of a skeleton's tasks on a platform's
+ * nodes, by steady-state throughput (docs/mapping.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "input.h"
+#include "util.h"
+#include "../skeleton/skeleton.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: skelsched map SKELETON --platform FILE [--pin t0=NODE]... [--candidates FILE]\n"
+            "                     [--top K] [--budget SECONDS] [--style producer|stream] [--json]\n"
+            "\n"
+            "Search the placements of the skeleton's tasks on the platform's nodes and rank\n"
+            "them by steady-state throughput (of the first task's compute action).\n"
+            "\n"
+            "  --platform FILE    node speeds and latencies (docs/platform.md); required\n"
+            "  --pin tN=NODE      task tN must run on NODE (repeatable, or t0=a,t1=b)\n"
+            "  --candidates FILE  search only these placements, one per line: the nodes of\n"
+            "                     t0, t1, ... separated by commas ('p1,p2,p3'); '#' comments\n"
+            "  --top K            rank the K best placements (default 10)\n"
+            "  --budget SECONDS   stop after this long with the best found so far and a\n"
+            "                     bound on what the rest may hold\n"
+            "  --style S          producer (default, seed 002) or stream (seed 000)\n"
+            "  --json             one JSON object on standard output\n"
+            "\n"
+            "Placements that differ only by swapping interchangeable nodes (same speed,\n"
+            "same links) are solved once; equal throughputs (1e-9 relative) share a rank.\n"
+            "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
+}
+
+typedef struct map_args {
+    const char *skel, *platform, *candidates;
+    char *pins;              /* all --pin values joined by ',' */
+    int top, json;
+    double budget;
+    skel_style style;
+} map_args;
+
+static int add_pin(map_args *a, const char *v)
+{
+    size_t old = a->pins ? strlen(a->pins) : 0, len = strlen(v);
+    char *p = realloc(a->pins, old + len + 2);
+    if (!p) {
+        fprintf(stderr, "skelsched map: out of memory\n");
+        return -1;
+    }
+    if (old)
+        p[old++] = ',';
+    memcpy(p + old, v, len + 1);
+    a->pins = p;
+    return 0;
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, map_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        int bad = 0;
+        const char *v;
+        unsigned long long u;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--platform", &bad))) {
+            a->platform = v;
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--candidates", &bad))) {
+            a->candidates = v;
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--pin", &bad))) {
+            if (add_pin(a, v) < 0)
+                return 1;
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--top", &bad))) {
+            if (cli_ulong("map", "--top", v, &u) < 0 || u == 0 || u > 100000) {
+                if (u == 0 || u > 100000)
+                    fprintf(stderr, "skelsched map: --top must be 1 .. 100000\n");
+                return 2;
+            }
+            a->top = (int)u;
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--budget", &bad))) {
+            if (cli_double("map", "--budget", v, &a->budget) < 0 || !(a->budget > 0)) {
+                fprintf(stderr, "skelsched map: --budget must be a positive number of seconds\n");
+                return 2;
+            }
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--style", &bad))) {
+            if (strcmp(v, "stream") == 0)
+                a->style = SKEL_STYLE_STREAM;
+            else if (strcmp(v, "producer") == 0)
+                a->style = SKEL_STYLE_PRODUCER;
+            else {
+                fprintf(stderr, "skelsched map: --style must be producer or stream, not '%s'\n", v);
+                return 2;
+            }
+        } else if (bad) {
+            return 2;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            a->json = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "skelsched map: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        } else if (a->skel) {
+            fprintf(stderr, "skelsched map: one skeleton description only\n");
+            return 2;
+        } else {
+            a->skel = argv[i];
+        }
+    }
+    if (!a->skel || !a->platform) {
+        fprintf(stderr, "skelsched map: %s\n", a->skel ? "--platform FILE is required"
+                                                       : "expected a skeleton description");
+        usage(stderr);
+        return 2;
+    }
+    return -1;
+}
+
+/* Read the candidates file: one placement per line, node names separated
+ * by commas; blank lines and '#' comments are skipped. */
+static int read_candidates(const char *path, const skel_platform *p, int ntasks, int **out,
+                           int *count, diag *err)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!f)
+        return diag_set(err, "%s: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    int *cand = NULL, n = 0, ncap = 0, lineno = 0, rc = 0;
+    ssize_t len;
+    while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if ((size_t)len != strlen(line)) {
+            rc = diag_at(err, path, lineno, 1, "NUL byte in the candidates file");
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s)
+            continue;
+        if (n == ncap) {
+            int nc = ncap ? 2 * ncap : 16;
+            int *g = nc <= 1000000 ? realloc(cand, (size_t)nc * (size_t)ntasks * sizeof *g) : NULL;
+            if (!g) {
+                rc = diag_at(err, path, lineno, 1, nc > 1000000 ? "more than 1000000 candidates"
+                                                                 : "out of memory");
+                break;
+            }
+            cand = g;
+            ncap = nc;
+        }
+        int *pl = cand + (size_t)n * (size_t)ntasks;
+        for (int t = 0; rc == 0; t++) {
+            while (*s == ' ' || *s == '\t')
+                s++;
+            char *name = s;
+            while (*s && *s != ',' && !isspace((unsigned char)*s))
+                s++;
+            char *end = s;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            int col = (int)(name - line) + 1;
+            if (end == name) {
+                rc = diag_at(err, path, lineno, col, "expected a node name");
+                break;
+            }
+            if (t >= ntasks) {
+                rc = diag_at(err, path, lineno, col, "more nodes than the %d tasks", ntasks);
+                break;
+            }
+            char c = *end;
+            *end = '\0';
+            int node = skel_platform_find(p, name);
+            if (node < 0) {
+                rc = diag_at(err, path, lineno, col, "no node '%s' in %s", name, p->file);
+                break;
+            }
+            *end = c;
+            pl[t] = node;
+            if (*s == ',') {
+                s++;
+                continue;
+            }
+            if (*s && *s != '\n' && *s != '\r') {
+                rc = diag_at(err, path, lineno, (int)(s - line) + 1, "expected ',' or the end of the line");
+                break;
+            }
+            if (t + 1 != ntasks)
+                rc = diag_at(err, path, lineno, (int)(s - line) + 1,
+                             "%d nodes for the %d tasks t0..t%d", t + 1, ntasks, ntasks - 1);
+            break;
+        }
+        n++;
+    }
+    if (rc == 0 && ferror(f))
+        rc = diag_set(err, "%s: read error", path);
+    if (rc == 0 && n == 0)
+        rc = diag_set(err, "%s: no candidate placements", path);
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    if (rc) {
+        free(cand);
+        return -1;
+    }
+    *out = cand;
+    *count = n;
+    return 0;
+}
+
+typedef struct bar {
+    int shown;
+} bar;
+
+static void progress(void *ctx, double done, double seconds)
+{
+    bar *b = ctx;
+    if (seconds < 1.0)
+        return;
+    int width = 40, fill = (int)(done * width + 0.5);
+    fill = fill < 0 ? 0 : fill > width ? width : fill;
+    fprintf(stderr, "\r[%.*s%*s] %5.1f%% %6.1f s", fill, "########################################",
+            width - fill, "", 100 * done, seconds);
+    b->shown = 1;
+}
+
+static void json_placement(FILE *f, const skel_search_result *r, const skel_platform *p,
+                           const skel_search_entry *e, int full)
+{
+    fputs("{\"placement\": [", f);
+    for (int i = 0; i < r->ntasks; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, p->nodes[e->placement[i]].name);
+    }
+    fputs("], \"throughput\": ", f);
+    json_number(f, e->throughput);
+    if (full) {
+        fprintf(f, ", \"rank\": %d, \"bottleneck\": \"t%d\", \"utilisation\": {", e->rank,
+                e->bottleneck);
+        int first = 1;
+        for (int j = 0; j < r->nnodes; j++) {
+            int used = 0;
+            for (int i = 0; i < r->ntasks && !used; i++)
+                used = e->placement[i] == j;
+            if (!used)
+                continue;        /* idle nodes: 0, left out to keep it short */
+            fputs(first ? "" : ", ", f);
+            json_string(f, p->nodes[j].name);
+            fputs(": ", f);
+            json_number(f, e->node_util[j]);
+            first = 0;
+        }
+        fputs("}, \"task_utilisation\": [", f);
+        for (int i = 0; i < r->ntasks; i++) {
+            fputs(i ? ", " : "", f);
+            json_number(f, e->task_util[i]);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
+
+static void print_json(const skel_search_result *r, const skel_platform *p)
+{
+    FILE *f = stdout;
+    fputs("{\"best\": ", f);
+    json_placement(f, r, p, &r->ranked[0], 1);
+    fputs(", \"ranked\": [", f);
+    for (int i = 0; i < r->nranked; i++) {
+        fputs(i ? ", " : "", f);
+        json_placement(f, r, p, &r->ranked[i], 1);
+    }
+    fprintf(f, "], \"ties\": %d, \"optimal\": %s, \"bound\": ", r->ties, r->optimal ? "true" : "false");
+    json_number(f, r->bound);
+    fputs(", \"gap\": ", f);
+    json_number(f, r->gap);
+    /* counts of placements are doubles: n^t overflows any integer */
+    fprintf(f, ", \"evaluated\": %llu, \"pruned\": ", r->evaluated);
+    json_number(f, r->pruned);
+    fputs(", \"symmetric\": ", f);
+    json_number(f, r->symmetric);
+    fputs(", \"placements\": ", f);
+    json_number(f, r->total);
+    fprintf(f, ", \"states\": %lu, \"transitions\": %llu, \"seconds\": %.6f}\n", r->states,
+            r->transitions, r->seconds);
+}
+
+static void print_table(const map_args *a, const skel_search_result *r, const skel_platform *p)
+{
+    printf("skeleton     %s (%d tasks, %lu states, %llu transitions)\n", a->skel, r->ntasks,
+           r->states, r->transitions);
+    printf("platform     %s (%d nodes)\n", a->platform, r->nnodes);
+    printf("placements   %.0f%s: %llu solved, %.0f cut by bounds, %.0f symmetric, in %.3f s\n",
+           r->total, a->candidates ? " candidates" : "", r->evaluated, r->pruned, r->symmetric,
+           r->seconds);
+    if (r->optimal)
+        printf("optimal      yes%s\n", r->ties > 1 ? " (tied)" : "");
+    else
+        printf("optimal      not proven: the budget ran out; unexplored placements are at most "
+               "%.6g (gap %.3g%%)\n", r->bound, 100 * r->gap);
+    printf("\n%-5s %-14s %-10s %s\n", "rank", "throughput", "bottleneck", "placement (t0 t1 ...)");
+    for (int i = 0; i < r->nranked; i++) {
+        const skel_search_entry *e = &r->ranked[i];
+        char bn[16];
+        snprintf(bn, sizeof bn, "t%d", e->bottleneck);
+        printf("%-5d %-14.10g %-10s", e->rank, e->throughput, bn);
+        for (int t = 0; t < r->ntasks; t++)
+            printf(" %s", p->nodes[e->placement[t]].name);
+        putchar('\n');
+    }
+    const skel_search_entry *b = &r->ranked[0];
+    printf("\nutilisation of the best placement's nodes:\n");
+    for (int j = 0; j < r->nnodes; j++) {
+        int used = 0;
+        for (int t = 0; t < r->ntasks && !used; t++)
+            used = b->placement[t] == j;
+        if (used)
+            printf("  %-20s %.6f\n", p->nodes[j].name, b->node_util[j]);
+    }
+}
+
+int cmd_map(int argc, char **argv)
+{
+    map_args a = { 0 };
+    a.style = SKEL_STYLE_PRODUCER;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) {
+        free(a.pins);
+        return rc;
+    }
+    diag err;
+    diag_clear(&err);
+    rc = 1;
+    cli_input in = { 0 };
+    cli_input_opts io = { a.platform, NULL, a.style, 1 };
+    const skel_platform *plat = NULL;
+    int *pins = NULL, *cand = NULL, ncand = 0;
+    skel_search_result *res = NULL;
+    bar b = { 0 };
+
+    /* a skeleton description, or a BPEL process imported as one */
+    if (cli_input_load(a.skel, &io, &in, &err) < 0)
+        goto out;
+    plat = in.platform;
+    int n = skel_tree_ntasks(in.tree);
+    if (!(pins = malloc((size_t)n * sizeof *pins))) {
+        diag_set(&err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        pins[i] = -1;
+    if (a.pins && skel_place_parse(a.pins, n, plat, pins, &err) < 0) {
+        /* the parser speaks of --place; here the option is --pin */
+        if (strncmp(err.msg, "--place:", 8) == 0) {
+            char msg[DIAG_MAX];
+            snprintf(msg, sizeof msg, "--pin:%s", err.msg + 8);
+            memcpy(err.msg, msg, sizeof msg);
+        }
+        goto out;
+    }
+    if (a.candidates && read_candidates(a.candidates, plat, n, &cand, &ncand, &err) < 0)
+        goto out;
+    skel_search_opts so = { 0 };
+    so.pins = pins;
+    so.candidates = cand;
+    so.ncandidates = ncand;
+    so.top = a.top;
+    so.budget = a.budget;
+    if (!a.json && isatty(STDERR_FILENO)) {
+        so.progress = progress;
+        so.progress_ctx = &b;
+    }
+    res = skel_search(in.skel, in.dag, plat, &so, &err);
+    if (b.shown)
+        fprintf(stderr, "\r%*s\r", 60, "");
+    if (!res)
+        goto out;
+    if (a.json)
+        print_json(res, plat);
+    else
+        print_table(&a, res, plat);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        diag_set(&err, "error writing to standard output");
+        goto out;
+    }
+    rc = 0;
+out:
+    if (rc)
+        fprintf(stderr, "skelsched map: %s\n", err.set ? err.msg : "failed");
+    skel_search_result_free(res);
+    free(cand);
+    free(pins);
+    cli_input_free(&in);
+    free(a.pins);
+    return rc;
+}

@@ -1,0 +1,143 @@
+/* cli_input: load a PEPA model or a placed skeleton. See input.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "input.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpel/bpel.h"
+#include "pepa/parse.h"
+
+/* The first word of the file, comments and blanks skipped, and whether a
+ * '(' follows it. */
+int cli_is_skeleton(const char *path, diag *err)
+{
+    static const char *words[] = { "pipe", "deal", "farm", "task", "xdeal", "xfarm", "par", "choice", "loop" };
+    if (strcmp(path, "-") == 0)
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return diag_set(err, "%s: %s", path, strerror(errno));
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = buf;
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (p[0] == '/' && p[1] == '/') {
+            p = strchr(p, '\n');
+            if (!p)
+                return 0;
+        } else if (p[0] == '/' && p[1] == '*') {
+            p = strstr(p + 2, "*/");
+            if (!p)
+                return 0;
+            p += 2;
+        } else if (p[0] == '#' && !isalpha((unsigned char)p[1])) {
+            p = strchr(p, '\n');
+            if (!p)
+                return 0;
+        } else {
+            break;
+        }
+    }
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t len = strlen(words[i]);
+        if (strncmp(p, words[i], len) == 0) {
+            const char *q = p + len;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (*q == '(')
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int cli_style_parse(const char *s, skel_style *style)
+{
+    if (strcmp(s, "stream") == 0)
+        *style = SKEL_STYLE_STREAM;
+    else if (strcmp(s, "producer") == 0)
+        *style = SKEL_STYLE_PRODUCER;
+    else
+        return -1;
+    return 0;
+}
+
+/* Build the model of in->tree (already loaded) placed on the platform. */
+static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
+{
+    int n = skel_tree_ntasks(in->tree);
+    if (!(in->dag = skel_dag_build(in->tree, o->style, err)) || !(in->skel = skel_model_new(in->tree, in->dag, err)))
+        return -1;
+    in->platform = o->platform ? skel_platform_parse_file(o->platform, NULL, NULL, err)
+                               : skel_platform_default(n, err);
+    if (!in->platform)
+        return -1;
+    if (in->platform->nnodes == 0)
+        return diag_set(err, "%s: no nodes (add NodeName= lines)", in->platform->file);
+    if (!(in->node_of_task = malloc((size_t)(n ? n : 1) * sizeof *in->node_of_task)))
+        return diag_set(err, "out of memory");
+    skel_place_default(n, in->platform, in->node_of_task);
+    if (o->place && skel_place_parse(o->place, n, in->platform, in->node_of_task, err) < 0)
+        return -1;
+    if (skel_model_place(in->skel, in->platform, in->node_of_task, err) < 0)
+        return -1;
+    in->model = in->skel->pepa;
+    return 0;
+}
+
+static int load_skeleton(const char *path, const cli_input_opts *o, cli_input *in, diag *err)
+{
+    if (!(in->tree = skel_parse_file(path, err)))
+        return -1;
+    return place_tree(o, in, err);
+}
+
+/* A BPEL process becomes a skeleton (bpel/), then goes the same way. */
+static int load_bpel(const char *path, const cli_input_opts *o, cli_input *in, diag *err)
+{
+    char *warning = NULL;
+    if (!(in->tree = bpel_load_skeleton(path, NULL, &warning, err)))
+        return -1;
+    if (warning)
+        fprintf(stderr, "%s: warning: %s\n", path, warning);
+    free(warning);
+    return place_tree(o, in, err);
+}
+
+int cli_input_load(const char *path, const cli_input_opts *o, cli_input *in, diag *err)
+{
+    memset(in, 0, sizeof *in);
+    if (bpel_is_bpel_path(path))
+        return load_bpel(path, o, in, err);
+    int sk = o->skeleton ? 1 : cli_is_skeleton(path, err);
+    if (sk < 0)
+        return -1;
+    if (sk)
+        return load_skeleton(path, o, in, err);
+    if (o->platform || o->place)
+        return diag_set(err, "%s: --platform and --place apply to skeleton descriptions, not to PEPA models",
+                        path);
+    if (!(in->own = pepa_parse_file(path, err)))
+        return -1;
+    in->model = in->own;
+    return 0;
+}
+
+void cli_input_free(cli_input *in)
+{
+    free(in->node_of_task);
+    skel_platform_free(in->platform);
+    skel_model_free(in->skel);
+    skel_dag_free(in->dag);
+    skel_tree_free(in->tree);
+    pepa_model_free(in->own);
+    memset(in, 0, sizeof *in);
+}

@@ -1,0 +1,47 @@
+/* cli_input: what the analysis commands read - a PEPA model, or a skeleton
+ * description placed on a platform - loaded into one PEPA model.
+ *
+ * A file is a skeleton when its first word is a skeleton construct
+ * (pipe, deal, farm, task, xdeal, xfarm ...) followed by '('; otherwise it
+ * is read as PEPA. Ownership: the cli_input owns everything it loaded;
+ * cli_input_free releases it. */
+#ifndef SKELSCHED_CLI_INPUT_H
+#define SKELSCHED_CLI_INPUT_H
+
+#include "base/diag.h"
+#include "pepa/ast.h"
+#include "skeleton/skeleton.h"
+
+typedef struct cli_input_opts {
+    const char *platform;    /* platform file for a skeleton, or NULL */
+    const char *place;       /* "t0=p1,t1=p2" for a skeleton, or NULL */
+    skel_style style;
+    int skeleton;            /* read the file as a skeleton whatever it looks like */
+} cli_input_opts;
+
+typedef struct cli_input {
+    pepa_model *model;       /* the model to analyse (owned here or by skel) */
+    pepa_model *own;         /* set when the file was PEPA */
+    skel_tree *tree;         /* the rest: set when the file was a skeleton */
+    skel_dag *dag;
+    skel_model *skel;
+    skel_platform *platform;
+    int *node_of_task;
+} cli_input;
+
+/* Is the file at path a skeleton description? -1 when it cannot be read
+ * (message in err). */
+int cli_is_skeleton(const char *path, diag *err);
+
+/* Load path. PEPA files reject --platform/--place (usage errors are the
+ * caller's: it checks cli_is_skeleton first). Returns 0, or -1 with a
+ * message naming the file and position. */
+int cli_input_load(const char *path, const cli_input_opts *o, cli_input *in, diag *err);
+
+/* Free everything in. */
+void cli_input_free(cli_input *in);
+
+/* Parse "--style" values. Returns 0 or -1. */
+int cli_style_parse(const char *s, skel_style *style);
+
+#endif

@@ -1,0 +1,35 @@
+/* cli_model: an input (cli/input.h) compiled for the transient and fluid
+ * commands, and the helpers they share (defined in cli/cmd_transient.c). */
+#ifndef SKELSCHED_CLI_MODEL_H
+#define SKELSCHED_CLI_MODEL_H
+
+#include <stdio.h>
+
+#include "cli/input.h"
+#include "pepa/system.h"
+#include "transient/transient.h"
+
+typedef struct cli_model {
+    cli_input in;                /* what was loaded (owned) */
+    pepa_model *m;               /* in.model */
+    int last_action;             /* skeleton: comp_<last task>; else -1 */
+    pepa_system *s;              /* compiled and checked (owned) */
+} cli_model;
+
+/* Load path (PEPA, skeleton or BPEL), check and compile it. Returns 0, or
+ * -1 with a message; free with cli_model_free either way. */
+int cli_model_load(const char *path, const cli_input_opts *o, cli_model *cm, diag *err);
+void cli_model_free(cli_model *cm);
+
+/* Parse "t1,t2,..." into a malloc'd array of n times; -1 with a message
+ * on stderr. */
+int cli_parse_times(const char *cmd, const char *s, double **out, int *n);
+
+/* Plot a time series with gnuplot into file (.svg or .png). */
+int cli_plot_series(const tr_series *ser, const pepa_system *s, const char *file, const char *title,
+                    const char *ylabel, diag *err);
+
+/* Print a time series as a table, CSV or JSON. */
+void cli_print_series(const tr_series *ser, const pepa_system *s, int csv, int json, FILE *f);
+
+#endif

@@ -1,0 +1,92 @@
+#!/bin/sh
+# skelsched map: the placement search, end to end.
+. "$SRCDIR/tests/cli/lib.sh"
+E="$SRCDIR/examples"
+SK="$E/skeletons/seed000-pipeline.skel"
+PL="$E/platforms/seed000.conf"
+
+expect_exit 0 "map help" -- map --help
+expect_out "map help" "--candidates FILE"
+expect_exit 0 "help lists map" -- --help
+expect_out "help lists map" "^  map "
+
+# seed 000, first row of the table: (p1,p2,p3) gives 5.63467
+expect_exit 0 "table" -- map "$SK" --platform "$PL" --style stream --pin t0=p1
+expect_out "table best" "^1 +5\.634666[0-9]* +t[0-9] +p1 p2 p3$"
+expect_out "table optimal" "^optimal +yes"
+
+# JSON: the shape of the issue, and it parses
+expect_exit 0 "json" -- map "$SK" --platform "$PL" --style stream --pin t0=p1 --json --top 3
+expect_out "json best" '^\{"best": \{"placement": \["p1", "p2", "p3"\], "throughput": 5\.634666'
+expect_out "json ranked" '"ranked": \[\{"placement": \["p1", "p2", "p3"\], "throughput": '
+expect_out "json fields" '"optimal": true, .*"evaluated": [0-9]+, "pruned": [0-9]+, .*"states": 27, .*"seconds": [0-9.]+\}$'
+if command -v python3 >/dev/null 2>&1; then
+    if python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(["best", "ranked", "optimal", "evaluated", "pruned", "states", "seconds"]) <= set(d)
+assert d["best"]["placement"][0] == "p1" and len(d["ranked"]) <= 3
+assert all(r["placement"][0] == "p1" for r in d["ranked"])
+t = [r["throughput"] for r in d["ranked"]]
+assert t == sorted(t, reverse=True)
+PY
+    then ok; else fail "json content"; fi
+fi
+
+# pins are honoured: t1 and t2 on p3
+expect_exit 0 "pins" -- map "$SK" --platform "$PL" --style stream --pin t0=p1 --pin t1=p3,t2=p3 --json
+expect_out "pins" '"best": \{"placement": \["p1", "p3", "p3"\]'
+expect_out "pins count" '"placements": 1,'
+
+# the paper's 8 candidates
+printf '# seed 000, section 4.2\np1,p1,p1\np1,p1,p2\np1,p2,p2\np1,p2,p1\np1,p1,p3\np1,p3,p3\n p1 , p3 , p1 \np1,p2,p3\n' > "$TMP/cand.txt"
+expect_exit 0 "candidates" -- map "$SK" --platform "$PL" --style stream --candidates "$TMP/cand.txt" --json
+expect_out "candidates best" '"best": \{"placement": \["p1", "p2", "p3"\], "throughput": 5\.634666'
+expect_out "candidates count" '"placements": 8,'
+
+# ties are reported as ties (p1,p1,p2 and p1,p2,p2 give the same throughput)
+expect_exit 0 "ties" -- map "$SK" --platform "$PL" --style stream --pin t0=p1 --pin t2=p2
+expect_out "ties" "^2 +3\.2054904[0-9]* .*p1 p2 p2$"
+expect_out "ties share a rank" "^2 +3\.2054904[0-9]* .*p1 p1 p2$"
+
+# a budget: still a valid answer (this one is too small to matter)
+expect_exit 0 "budget" -- map "$SK" --platform "$PL" --style stream --budget 30 --json
+expect_out "budget" '"optimal": true'
+
+# bad input: exit 1 with file:line:col
+printf 'p1,p2\n' > "$TMP/short.txt"
+expect_exit 1 "short candidate" -- map "$SK" --platform "$PL" --candidates "$TMP/short.txt"
+expect_err "short candidate" "short.txt:1:6: 2 nodes for the 3 tasks"
+printf '# x\np1, p2 ,p9\n' > "$TMP/nonode.txt"
+expect_exit 1 "unknown node" -- map "$SK" --platform "$PL" --candidates "$TMP/nonode.txt"
+expect_err "unknown node" "nonode.txt:2:9: no node 'p9'"
+printf 'p2,p2,p2\n' > "$TMP/against.txt"
+expect_exit 1 "candidate against a pin" -- map "$SK" --platform "$PL" --pin t0=p1 --candidates "$TMP/against.txt"
+expect_err "candidate against a pin" "pinned to p1"
+expect_exit 1 "missing candidates" -- map "$SK" --platform "$PL" --candidates "$TMP/none.txt"
+expect_err "missing candidates" "none.txt: No such file"
+expect_exit 1 "pin unknown task" -- map "$SK" --platform "$PL" --pin t5=p1
+expect_err "pin unknown task" "--pin: no task t5"
+expect_exit 1 "pin unknown node" -- map "$SK" --platform "$PL" --pin t0=zz
+expect_err "pin unknown node" "no node zz"
+printf 'pipe(2);\n\ttask("a", 1.0)\n' > "$TMP/bad.skel"
+expect_exit 1 "bad skeleton" -- map "$TMP/bad.skel" --platform "$PL"
+expect_err "bad skeleton" "bad.skel:[0-9]+:[0-9]+: "
+printf 'NodeName=a Speed=-1\n' > "$TMP/bad.conf"
+expect_exit 1 "bad platform" -- map "$SK" --platform "$TMP/bad.conf"
+expect_err "bad platform" "bad.conf:1:[0-9]+: "
+
+# usage: exit 2
+expect_exit 2 "no platform" -- map "$SK"
+expect_exit 2 "no skeleton" -- map --platform "$PL"
+expect_exit 2 "bad top" -- map "$SK" --platform "$PL" --top 0
+expect_exit 2 "bad budget" -- map "$SK" --platform "$PL" --budget -1
+expect_exit 2 "bad style" -- map "$SK" --platform "$PL" --style sideways
+expect_exit 2 "unknown option" -- map "$SK" --platform "$PL" --frobnicate
+expect_exit 2 "two skeletons" -- map "$SK" "$SK" --platform "$PL"
+
+# never a progress bar when stderr is not a terminal
+expect_exit 0 "no bar" -- map "$SK" --platform "$PL"
+if [ -s "$TMP/err" ]; then fail "no bar: stderr not empty"; else ok; fi
+
+finish

@@ -1,0 +1,346 @@
+/* test_search: the placement search (skel_search).
+ *  - seed 000's table (§4.2): over the paper's 8 candidates with t0 pinned
+ *    to processor 1, the best is the paper's mapping (or tied with it) and
+ *    its throughput to 5 significant digits; all placements with the same
+ *    pin give the same best value;
+ *  - on small random platforms, branch and bound with symmetry finds the
+ *    best of brute force (every placement solved, nothing cut), and bounds
+ *    never lose one of the K best;
+ *  - a budget returns a valid best-so-far with optimal = 0 and a bound. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skeleton/skeleton.h"
+
+typedef struct row {
+    double l12, l23, l13, t1, t2, t3;
+    int map[3];
+    double thr;
+} row;
+
+/* Seed 000, §4.2, "Set of results" 1-3. */
+static const row rows[] = {
+    { 0.0001, 0.0001, 0.0001, 0.1, 0.1, 0.1, { 1, 2, 3 }, 5.63467 },
+    { 0.0001, 0.0001, 0.0001, 0.2, 0.2, 0.2, { 1, 2, 3 }, 2.81892 },
+    { 0.0001, 0.0001, 0.0001, 0.1, 0.1, 1, { 1, 2, 1 }, 3.36671 },
+    { 0.1, 0.1, 0.1, 0.1, 0.1, 1, { 1, 2, 2 }, 2.59914 },
+    { 1, 1, 1, 0.1, 0.1, 1, { 1, 1, 1 }, 1.87963 },
+    { 0.1, 1, 1, 0.1, 0.1, 0.1, { 1, 2, 2 }, 2.59914 },
+    { 0.1, 1, 1, 1, 1, 0.01, { 1, 3, 3 }, 0.49988 },
+};
+
+static const int paper_candidates[8][3] = {
+    { 1, 1, 1 }, { 1, 1, 2 }, { 1, 2, 2 }, { 1, 2, 1 },
+    { 1, 1, 3 }, { 1, 3, 3 }, { 1, 3, 1 }, { 1, 2, 3 },
+};
+
+typedef struct built {
+    skel_tree *tree;
+    skel_dag *dag;
+    skel_model *model;
+    skel_platform *plat;
+} built;
+
+static void build(built *b, const char *skel, skel_style style, const char *plat)
+{
+    diag err;
+    diag_clear(&err);
+    b->tree = skel_parse_string(skel, strlen(skel), "test.skel", &err);
+    ck_assert_msg(b->tree, "%s", err.msg);
+    b->dag = skel_dag_build(b->tree, style, &err);
+    ck_assert_msg(b->dag, "%s", err.msg);
+    b->model = skel_model_new(b->tree, b->dag, &err);
+    ck_assert_msg(b->model, "%s", err.msg);
+    b->plat = skel_platform_parse_string(plat, strlen(plat), "test.conf", NULL, NULL, &err);
+    ck_assert_msg(b->plat, "%s", err.msg);
+}
+
+static void unbuild(built *b)
+{
+    skel_platform_free(b->plat);
+    skel_model_free(b->model);
+    skel_dag_free(b->dag);
+    skel_tree_free(b->tree);
+}
+
+static skel_search_result *run(built *b, const skel_search_opts *o)
+{
+    diag err;
+    diag_clear(&err);
+    skel_search_result *r = skel_search(b->model, b->dag, b->plat, o, &err);
+    ck_assert_msg(r, "%s", err.msg);
+    ck_assert_int_ge(r->nranked, 1);
+    return r;
+}
+
+static int same5(double a, double b)
+{
+    char x[32], y[32];
+    snprintf(x, sizeof x, "%.4e", a);
+    snprintf(y, sizeof y, "%.4e", b);
+    return strcmp(x, y) == 0;
+}
+
+static int close_rel(double a, double b, double tol)
+{
+    return fabs(a - b) <= tol * fmax(fabs(a), fabs(b));
+}
+
+static const char pipe3[] =
+    "pipe(3);\n\ttask(\"s\", 1.0);\n\ttask(\"s\", 1.0);\n\ttask(\"s\", 1.0);\n";
+
+static void seed_platform(char *text, size_t n, const row *r)
+{
+    snprintf(text, n,
+             "LocalLatency=0.0001\nInput=local\nOutput=local\n"
+             "NodeName=p1 Speed=%.17g\nNodeName=p2 Speed=%.17g\nNodeName=p3 Speed=%.17g\n"
+             "Link=p1,p2 Latency=%.17g\nLink=p2,p3 Latency=%.17g\nLink=p1,p3 Latency=%.17g\n",
+             1 / r->t1, 1 / r->t2, 1 / r->t3, r->l12, r->l23, r->l13);
+}
+
+START_TEST(test_seed_table)
+{
+    const row *r = &rows[_i];
+    char text[1024];
+    seed_platform(text, sizeof text, r);
+    built b;
+    build(&b, pipe3, SKEL_STYLE_STREAM, text);
+    int pins[3] = { 0, -1, -1 }, cand[8 * 3], paper[3];
+    for (int c = 0; c < 8; c++)
+        for (int t = 0; t < 3; t++)
+            cand[c * 3 + t] = paper_candidates[c][t] - 1;
+    for (int t = 0; t < 3; t++)
+        paper[t] = r->map[t] - 1;
+    skel_search_opts o = { 0 };
+    o.pins = pins;
+    o.candidates = cand;
+    o.ncandidates = 8;
+    o.top = 8;
+    skel_search_result *res = run(&b, &o);
+    double best = res->ranked[0].throughput;
+    ck_assert_msg(same5(best, r->thr), "row %d: best %.8g, paper %.6g", _i, best, r->thr);
+    ck_assert(res->optimal);
+    ck_assert_int_eq(res->ranked[0].placement[0], 0);
+    /* The paper's mapping is the best, or tied with it. */
+    skel_search_opts one = { 0 };
+    one.candidates = paper;
+    one.ncandidates = 1;
+    skel_search_result *pr = run(&b, &one);
+    ck_assert_msg(close_rel(pr->ranked[0].throughput, best, 1e-9), "row %d: paper %.12g best %.12g",
+                  _i, pr->ranked[0].throughput, best);
+    /* All 9 placements with t0 on p1: the same best value. */
+    skel_search_opts all = { 0 };
+    all.pins = pins;
+    skel_search_result *ar = run(&b, &all);
+    ck_assert(ar->optimal);
+    ck_assert_msg(close_rel(ar->ranked[0].throughput, best, 1e-9), "row %d: all %.12g cand %.12g",
+                  _i, ar->ranked[0].throughput, best);
+    ck_assert(ar->evaluated + ar->pruned + ar->symmetric == ar->total);
+    ck_assert(ar->total == 9);
+    skel_search_result_free(ar);
+    skel_search_result_free(pr);
+    skel_search_result_free(res);
+    unbuild(&b);
+}
+END_TEST
+
+/* A deterministic generator (no global state). */
+static double uniform(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+/* A random platform of n nodes; speeds and latencies from small sets so
+ * that some nodes are interchangeable. */
+static void random_platform(char *text, size_t cap, int n, uint64_t *seed)
+{
+    static const double speeds[] = { 1, 2, 5 };
+    static const double lats[] = { 0.01, 0.1, 0.5 };
+    size_t len = (size_t)snprintf(text, cap, "LocalLatency=0.001\nInput=local\nOutput=local\n");
+    for (int j = 0; j < n; j++)
+        len += (size_t)snprintf(text + len, cap - len, "NodeName=n%d Speed=%g\n", j,
+                                speeds[(int)(uniform(seed) * 3)]);
+    double base = lats[(int)(uniform(seed) * 3)];
+    for (int a = 0; a < n; a++)
+        for (int c = a + 1; c < n; c++)
+            len += (size_t)snprintf(text + len, cap - len, "Link=n%d,n%d Latency=%g\n", a, c,
+                                    uniform(seed) < 0.5 ? base : lats[(int)(uniform(seed) * 3)]);
+}
+
+static const char *const skels[] = {
+    "pipe(3);\n\ttask(\"a\", 1.0);\n\ttask(\"b\", 3.0);\n\ttask(\"c\", 2.0);\n",
+    "pipe(4);\n\ttask(\"a\", 2.0);\n\ttask(\"b\", 1.0);\n\ttask(\"c\", 4.0);\n\ttask(\"d\", 1.5);\n",
+    "pipe(3);\n\ttask(\"a\", 2.0);\n\tfarm(2, \"w\", 1.0);\n\ttask(\"c\", 3.0);\n",
+    "pipe(3);\n\ttask(\"a\", 2.0);\n\tdeal(2, \"w\", 1.0);\n\ttask(\"c\", 3.0);\n",
+    /* a farm then a deal (stages found by flow conservation), 6 tasks */
+    "pipe(4);\n\ttask(\"a\", 1.0);\n\tfarm(2, \"w\", 3.0);\n\tdeal(2, \"d\", 2.0);\n"
+    "\ttask(\"z\", 1.0);\n",
+    /* 5 stages: windows of 4 tasks and their prefixes of 3 */
+    "pipe(5);\n\ttask(\"a\", 2.0);\n\ttask(\"b\", 1.0);\n\ttask(\"c\", 4.0);\n"
+    "\ttask(\"d\", 1.5);\n\ttask(\"e\", 3.0);\n",
+};
+
+START_TEST(test_brute_force)
+{
+    uint64_t seed = 12345 + (uint64_t)_i * 7919;
+    const char *skel = _i < 16 ? skels[_i % 4] : skels[_i < 18 ? 4 : 5];
+    skel_style style = (_i / 4) % 2 ? SKEL_STYLE_PRODUCER : SKEL_STYLE_STREAM;
+    int nodes = _i < 16 ? 3 + _i % 2 : _i < 18 ? 3 : 4;
+    char text[8192];
+    random_platform(text, sizeof text, nodes, &seed);
+    built b;
+    build(&b, skel, style, text);
+    skel_search_opts brute = { 0 };
+    brute.no_prune = brute.no_symmetry = 1;
+    brute.top = 100000;
+    skel_search_result *bf = run(&b, &brute);
+    ck_assert(bf->evaluated == bf->total);
+    ck_assert_int_eq(bf->nranked, (int)bf->total);
+    double best = bf->ranked[0].throughput;
+    for (int variant = 0; variant < 3; variant++) {
+        skel_search_opts o = { 0 };
+        o.no_prune = variant == 1;
+        o.no_symmetry = variant == 2;
+        o.top = 3;
+        skel_search_result *r = run(&b, &o);
+        ck_assert_msg(close_rel(r->ranked[0].throughput, best, 1e-9),
+                      "case %d variant %d: %.12g vs brute force %.12g", _i, variant,
+                      r->ranked[0].throughput, best);
+        ck_assert(r->optimal);
+        ck_assert(r->evaluated + r->pruned + r->symmetric == r->total);
+        ck_assert(r->total == bf->total);
+        if (variant == 2) {
+            /* No symmetry: the K best values are brute force's K best. */
+            for (int k = 0; k < r->nranked; k++)
+                ck_assert_msg(close_rel(r->ranked[k].throughput, bf->ranked[k].throughput, 1e-9),
+                              "case %d: rank %d %.12g vs %.12g", _i, k,
+                              r->ranked[k].throughput, bf->ranked[k].throughput);
+        }
+        skel_search_result_free(r);
+    }
+    skel_search_result_free(bf);
+    unbuild(&b);
+}
+END_TEST
+
+static const char pipe8[] =
+    "pipe(8);\n\ttask(\"a\", 2.0);\n\ttask(\"b\", 1.0);\n\ttask(\"c\", 3.0);\n\ttask(\"d\", 1.5);\n"
+    "\ttask(\"e\", 2.5);\n\ttask(\"f\", 1.0);\n\ttask(\"g\", 2.0);\n\ttask(\"h\", 4.0);\n";
+
+START_TEST(test_budget)
+{
+    uint64_t seed = 99;
+    char text[16384];
+    random_platform(text, sizeof text, 8, &seed);
+    built b;
+    build(&b, pipe8, SKEL_STYLE_STREAM, text);
+    int pins[8] = { 2, -1, -1, -1, -1, -1, -1, -1 };
+    skel_search_opts o = { 0 };
+    o.pins = pins;
+    o.budget = 0.5;
+    o.no_symmetry = 1;
+    o.no_prune = 1;           /* millions of solves: the budget must stop it */
+    skel_search_result *r = run(&b, &o);
+    ck_assert(!r->optimal);
+    ck_assert(r->gap >= 0);
+    ck_assert(r->bound > 0);
+    ck_assert(r->evaluated >= 1);
+    ck_assert(r->evaluated + r->pruned + r->symmetric < r->total);
+    const skel_search_entry *e = &r->ranked[0];
+    ck_assert_int_eq(e->placement[0], 2);
+    ck_assert(e->throughput > 0 && isfinite(e->throughput));
+    for (int t = 0; t < 8; t++)
+        ck_assert(e->placement[t] >= 0 && e->placement[t] < 8);
+    for (int k = 1; k < r->nranked; k++)
+        ck_assert(r->ranked[k].throughput <= r->ranked[k - 1].throughput);
+    skel_search_result_free(r);
+    unbuild(&b);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    char text[1024];
+    seed_platform(text, sizeof text, &rows[0]);
+    built b;
+    build(&b, pipe3, SKEL_STYLE_STREAM, text);
+    int pins[3] = { 0, -1, -1 }, cand[3] = { 1, 1, 1 };
+    skel_search_opts o = { 0 };
+    o.pins = pins;
+    o.candidates = cand;
+    o.ncandidates = 1;
+    diag err;
+    diag_clear(&err);
+    ck_assert_ptr_null(skel_search(b.model, b.dag, b.plat, &o, &err));
+    ck_assert_msg(strstr(err.msg, "pinned to p1"), "%s", err.msg);
+    unbuild(&b);
+    /* No link between two nodes and no DefaultLatency: those placements
+     * are infeasible, the others still ranked. */
+    const char *gap = "LocalLatency=0.001\nInput=local\nOutput=local\n"
+                      "NodeName=a Speed=1\nNodeName=b Speed=2\nNodeName=c Speed=2\n"
+                      "Link=a,b Latency=0.1\n";
+    build(&b, pipe3, SKEL_STYLE_STREAM, gap);
+    skel_search_result *r = run(&b, NULL);
+    for (int k = 0; k < r->nranked; k++)
+        for (int t = 0; t + 1 < 3; t++) {
+            int x = r->ranked[k].placement[t], y = r->ranked[k].placement[t + 1];
+            ck_assert(!((x == 0 && y == 2) || (x == 2 && y == 0) || (x == 1 && y == 2) ||
+                        (x == 2 && y == 1)));
+        }
+    skel_search_result_free(r);
+    unbuild(&b);
+}
+END_TEST
+
+/* Interchangeable nodes: same speed and links; the Input node never is. */
+START_TEST(test_classes)
+{
+    const char *t = "LocalLatency=0.001\nDefaultLatency=0.1\nInput=a\nOutput=local\n"
+                    "NodeName=a Speed=1\nNodeName=b Speed=1\nNodeName=c Speed=1\n"
+                    "NodeName=d Speed=2\nNodeName=e Speed=1\nLink=c,d Latency=0.5\n";
+    diag err;
+    diag_clear(&err);
+    skel_platform *p = skel_platform_parse_string(t, strlen(t), "t.conf", NULL, NULL, &err);
+    ck_assert_msg(p, "%s", err.msg);
+    int cls[5];
+    ck_assert_int_eq(skel_search_classes(p, NULL, cls, &err), 0);
+    ck_assert_int_eq(cls[0], 0);   /* Input */
+    ck_assert_int_eq(cls[1], 1);
+    ck_assert_int_eq(cls[2], 2);   /* its link to d differs */
+    ck_assert_int_eq(cls[3], 3);
+    ck_assert_int_eq(cls[4], 1);
+    unsigned char keep[5] = { 0, 0, 0, 0, 1 };
+    ck_assert_int_eq(skel_search_classes(p, keep, cls, &err), 0);
+    ck_assert_int_eq(cls[4], 4);
+    skel_platform_free(p);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("search");
+    TCase *tc = tcase_create("search");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_seed_table, 0, (int)(sizeof rows / sizeof rows[0]));
+    tcase_add_loop_test(tc, test_brute_force, 0, 20);
+    tcase_add_test(tc, test_budget);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_classes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,244 @@
+/* The forward equations of a CTMC integrated with CVODE's BDF method.
+ *
+ * y' = Q^T y: row j of the stored matrix lists the transitions into j, so
+ * the right-hand side is one pass over the CSR arrays, and the Jacobian is
+ * the same matrix with -out[j] on the diagonal. It is constant, so the
+ * Jacobian function just copies it; the diagonal is always stored (even
+ * when 0) so that CVODE's I - gamma J keeps one pattern and KLU's symbolic
+ * analysis is reused. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include "internal.h"
+
+typedef struct cv_data {
+    const pepa_ctmc *q;
+    tr_ilu *ilu;           /* SPGMR's preconditioner */
+} cv_data;
+
+const char *tr_cv_flag(int flag)
+{
+    switch (flag) {
+    case CV_TOO_MUCH_WORK: return "too many steps; raise the step limit or loosen the tolerances";
+    case CV_TOO_MUCH_ACC: return "accuracy requested is too high";
+    case CV_ERR_FAILURE: return "repeated error test failures";
+    case CV_CONV_FAILURE: return "repeated Newton convergence failures";
+    case CV_LSETUP_FAIL: return "linear solver setup failed";
+    case CV_LSOLVE_FAIL: return "linear solve failed";
+    case CV_RHSFUNC_FAIL: return "right-hand side failed";
+    case CV_MEM_FAIL: return "out of memory";
+    case CV_ILL_INPUT: return "illegal input";
+    default: return "CVODE error";
+    }
+}
+
+static int rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
+{
+    (void)t;
+    const pepa_ctmc *q = ((cv_data *)ud)->q;
+    const double *x = N_VGetArrayPointer(y);
+    double *d = N_VGetArrayPointer(ydot);
+    for (uint32_t j = 0; j < q->n; j++) {
+        double s = -q->out[j] * x[j];
+        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
+            s += q->val[k] * x[q->col[k]];
+        d[j] = s;
+    }
+    return 0;
+}
+
+static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector t1, N_Vector t2,
+               N_Vector t3)
+{
+    (void)t, (void)y, (void)fy, (void)t1, (void)t2, (void)t3;
+    const pepa_ctmc *q = ((cv_data *)ud)->q;
+    if ((uint64_t)SM_NNZ_S(J) < q->nnz + q->n)
+        return -1;
+    sunindextype *p = SM_INDEXPTRS_S(J), *ix = SM_INDEXVALS_S(J);
+    double *v = SM_DATA_S(J);
+    sunindextype e = 0;
+    for (uint32_t j = 0; j < q->n; j++) {
+        p[j] = e;
+        int diag_done = 0;
+        for (uint64_t k = q->rowp[j]; k <= q->rowp[j + 1]; k++) {
+            /* merge the diagonal into the sorted row */
+            if (!diag_done && (k == q->rowp[j + 1] || q->col[k] > j)) {
+                ix[e] = j;
+                v[e++] = -q->out[j];
+                diag_done = 1;
+            }
+            if (k < q->rowp[j + 1]) {
+                ix[e] = q->col[k];
+                v[e++] = q->val[k];
+            }
+        }
+    }
+    p[q->n] = e;
+    return 0;
+}
+
+static int jtimes(N_Vector v, N_Vector Jv, realtype t, N_Vector y, N_Vector fy, void *ud, N_Vector tmp)
+{
+    (void)y, (void)fy, (void)tmp;
+    return rhs(t, v, Jv, ud);
+}
+
+static int psetup(realtype t, N_Vector y, N_Vector fy, booleantype jok, booleantype *jcur,
+                  realtype gamma, void *ud)
+{
+    (void)t, (void)y, (void)fy, (void)jok;
+    cv_data *d = ud;
+    *jcur = SUNTRUE;
+    /* a zero pivot is recoverable: CVODE retries with a smaller step */
+    return tr_ilu_factor(d->ilu, d->q, gamma) < 0 ? 1 : 0;
+}
+
+static int psolve(realtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z, realtype gamma,
+                  realtype delta, int lr, void *ud)
+{
+    (void)t, (void)y, (void)fy, (void)gamma, (void)delta, (void)lr;
+    cv_data *d = ud;
+    tr_ilu_solve(d->ilu, N_VGetArrayPointer(r), N_VGetArrayPointer(z));
+    return 0;
+}
+
+#define CHECK(call, what)                                                              \
+    do {                                                                               \
+        int flag_ = (call);                                                            \
+        if (flag_ < 0) {                                                               \
+            diag_set(err, "CVODE: %s failed (%s, flag %d)", what, tr_cv_flag(flag_), flag_); \
+            goto done;                                                                 \
+        }                                                                              \
+    } while (0)
+
+static int cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
+                       const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
+{
+    SUNContext sctx = NULL;
+    N_Vector y = NULL;
+    SUNMatrix A = NULL;
+    SUNLinearSolver LS = NULL;
+    void *mem = NULL;
+    double *buf = NULL;
+    cv_data data = { q, NULL };
+    int rc = -1;
+    long n = (long)q->n;
+
+    if (SUNContext_Create(NULL, &sctx) != 0 || !sctx) {
+        diag_set(err, "CVODE: cannot create a SUNDIALS context");
+        goto done;
+    }
+    if (!(y = N_VNew_Serial(n, sctx)) || !(buf = malloc((size_t)n * sizeof *buf))) {
+        diag_set(err, "out of memory for %ld states", n);
+        goto done;
+    }
+    double *yy = N_VGetArrayPointer(y);
+    if (pi0)
+        memcpy(yy, pi0, (size_t)n * sizeof *yy);
+    else {
+        memset(yy, 0, (size_t)n * sizeof *yy);
+        yy[0] = 1;
+    }
+    if (!(mem = CVodeCreate(CV_BDF, sctx))) {
+        diag_set(err, "CVODE: CVodeCreate failed");
+        goto done;
+    }
+    CHECK(CVodeInit(mem, rhs, 0.0, y), "CVodeInit");
+    CHECK(CVodeSStolerances(mem, o->rtol, o->atol), "CVodeSStolerances");
+    CHECK(CVodeSetUserData(mem, &data), "CVodeSetUserData");
+    CHECK(CVodeSetMaxNumSteps(mem, o->max_steps), "CVodeSetMaxNumSteps");
+    tr_linsol ls = o->linsol;
+    if (ls == TR_LS_AUTO)
+        /* bench_transient: sparse LU fills in badly on large chains
+         * (production.pepa: ~1 s per factorisation), GMRES does not */
+        ls = q->n <= TR_KLU_MAX_STATES ? TR_LS_KLU : TR_LS_GMRES;
+    if (ls == TR_LS_KLU) {
+        A = SUNSparseMatrix(n, n, (sunindextype)(q->nnz + q->n), CSR_MAT, sctx);
+        LS = tr_klu_new(sctx);
+        if (!A || !LS) {
+            diag_set(err, "out of memory for the Jacobian of %ld states", n);
+            goto done;
+        }
+        CHECK(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver");
+        CHECK(CVodeSetJacFn(mem, jac), "CVodeSetJacFn");
+    } else {
+        if (!(LS = SUNLinSol_SPGMR(y, SUN_PREC_LEFT, 30, sctx)) || !(data.ilu = tr_ilu_new(q))) {
+            diag_set(err, "out of memory for SPGMR");
+            goto done;
+        }
+        CHECK(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver");
+        CHECK(CVodeSetJacTimes(mem, NULL, jtimes), "CVodeSetJacTimes");
+        CHECK(CVodeSetPreconditioner(mem, psetup, psolve), "CVodeSetPreconditioner");
+        /* An inexact Newton solve leaks probability mass (1^T M x = 1^T x
+         * only for the exact x); a tighter linear tolerance keeps the drift
+         * well below 1e-9. */
+        CHECK(CVodeSetEpsLin(mem, 1e-3), "CVodeSetEpsLin");
+    }
+
+    double tcur = 0;
+    for (int k = 0; k < ntimes; k++) {
+        if (times[k] > tcur) {
+            CHECK(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode");
+        }
+        int r = tr_emit(N_VGetArrayPointer(y), n, 1, buf, res, out, ctx, k, times[k], err);
+        if (r < 0)
+            goto done;
+        if (r > 0)
+            break;
+    }
+    long v = 0;
+    CHECK(CVodeGetNumSteps(mem, &v), "CVodeGetNumSteps");
+    res->steps = v;
+    CHECK(CVodeGetNumRhsEvals(mem, &v), "CVodeGetNumRhsEvals");
+    res->rhs_evals = v;
+    CHECK(CVodeGetNumLinSolvSetups(mem, &v), "CVodeGetNumLinSolvSetups");
+    res->lin_setups = v;
+    rc = 0;
+done:
+    free(buf);
+    CVodeFree(&mem);
+    tr_ilu_free(data.ilu);
+    if (LS)
+        SUNLinSolFree(LS);
+    if (A)
+        SUNMatDestroy(A);
+    if (y)
+        N_VDestroy(y);
+    if (sctx)
+        SUNContext_Free(&sctx);
+    return rc;
+}
+
+int tr_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
+             const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
+{
+    tr_opts def;
+    if (!o) {
+        tr_opts_init(&def);
+        o = &def;
+    }
+    memset(res, 0, sizeof *res);
+    if (q->n == 0)
+        return diag_set(err, "the chain has no states");
+    if (tr_check_times(times, ntimes, err) < 0)
+        return -1;
+    if (pi0) {
+        double s = 0;
+        for (uint32_t i = 0; i < q->n; i++) {
+            if (!(pi0[i] >= 0))
+                return diag_set(err, "initial distribution: entry %u is negative or NaN", i);
+            s += pi0[i];
+        }
+        if (fabs(s - 1) > 1e-9)
+            return diag_set(err, "initial distribution sums to %.12g, not 1", s);
+    }
+    if (o->method == TR_UNIFORM)
+        return tr_uniform_solve(q, pi0, times, ntimes, o, out, ctx, res, err);
+    return cvode_solve(q, pi0, times, ntimes, o, out, ctx, res, err);
+}

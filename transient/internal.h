@@ -1,0 +1,38 @@
+/* Shared between the files of transient/, not part of the public API. */
+#ifndef SKELSCHED_TRANSIENT_INTERNAL_H
+#define SKELSCHED_TRANSIENT_INTERNAL_H
+
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_linearsolver.h>
+
+#include "transient.h"
+
+/* Copy y (n values) into buf, record the mass error, clip negative entries
+ * to 0 (counted in res, with a warning) and renormalise when `prob`, then
+ * call out. Returns out's value, or -1. */
+int tr_emit(const double *y, long n, int prob, double *buf, tr_result *res, tr_output_fn out,
+            void *ctx, int k, double t, diag *err);
+
+/* A direct SUNLinearSolver for sparse CSR matrices with a fixed pattern:
+ * KLU (SuiteSparse) analyses the pattern once and refactors at each setup.
+ * NULL on failure (memory). */
+SUNLinearSolver tr_klu_new(SUNContext sctx);
+
+/* tr_solve by uniformisation (uniform.c). */
+int tr_uniform_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
+                     const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err);
+
+/* Name a CVODE return flag for a message. */
+const char *tr_cv_flag(int flag);
+
+/* ILU(0) of I - gamma Q^T (ilu.c), SPGMR's preconditioner. */
+typedef struct tr_ilu tr_ilu;
+tr_ilu *tr_ilu_new(const pepa_ctmc *q);
+void tr_ilu_free(tr_ilu *f);
+int tr_ilu_factor(tr_ilu *f, const pepa_ctmc *q, double gamma);   /* -1: zero pivot */
+void tr_ilu_solve(const tr_ilu *f, const double *r, double *z);
+
+/* Check that times are finite, >= 0 and non-decreasing. */
+int tr_check_times(const double *times, int ntimes, diag *err);
+
+#endif
