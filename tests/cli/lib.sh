@@ -5,7 +5,7 @@
 : "${SHARED_DIR:=$SRCDIR/../shared}"
 # Under valgrind (VALGRIND=1) every run must be free of memory errors and leaks.
 if [ "${VALGRIND:-0}" = 1 ]; then
-    RUN="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $SKELSCHED"
+    RUN="$(command -v valgrind) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $SKELSCHED"
 else
     RUN="$SKELSCHED"
 fi
