@@ -1,11 +1,11 @@
 # bench/: reproducible benchmarks; `make bench` prints one table each.
 noinst_PROGRAMS += bench/bench_pepa
 bench_bench_pepa_SOURCES = bench/bench_pepa.c
-bench_bench_pepa_LDADD = pepa/libpepa.la
+bench_bench_pepa_LDADD = pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_solve
 bench_bench_solve_SOURCES = bench/bench_solve.c
-bench_bench_solve_LDADD = pepa/libpepa.la
+bench_bench_solve_LDADD = pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_map
 bench_bench_map_SOURCES = bench/bench_map.c
@@ -16,8 +16,9 @@ bench_bench_transient_SOURCES = bench/bench_transient.c
 bench_bench_transient_LDADD = transient/libtransient.la pepa/libpepa.la base/libbase.la $(SUNDIALS_LIBS)
 
 .PHONY: bench
-bench: bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_transient
+bench: bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_transient tests/slurm/bench_decision
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_pepa
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_solve all
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_map
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_transient
+	@$(abs_top_builddir)/tests/slurm/bench_decision

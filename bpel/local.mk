@@ -8,7 +8,7 @@ bpel_libbpel_la_SOURCES = \
 	bpel/map.c \
 	bpel/reduce.c
 bpel_libbpel_la_CFLAGS = $(AM_CFLAGS) $(XML_CFLAGS)
-bpel_libbpel_la_LIBADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS)
+bpel_libbpel_la_LIBADD = $(XML_LIBS)
 # The unit and CLI tests read the example; the fuzz target is built by hand
 # (see its header).
 EXTRA_DIST += docs/bpel.md examples/bpel/order.bpel tests/fuzz/fuzz_bpel.c

@@ -17,4 +17,4 @@ pepa_libpepa_la_SOURCES = \
 	pepa/solve_direct.c \
 	pepa/solve_gs.c \
 	pepa/solve_gmres.c
-pepa_libpepa_la_LIBADD = base/libbase.la $(UMFPACK_LIBS) -lpthread -lm
+pepa_libpepa_la_LIBADD = $(UMFPACK_LIBS) -lpthread -lm

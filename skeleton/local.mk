@@ -12,4 +12,4 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/platform.c \
 	skeleton/place.c \
 	skeleton/search.c
-skeleton_libskeleton_la_LIBADD = pepa/libpepa.la base/libbase.la
+skeleton_libskeleton_la_LIBADD = -lm

@@ -7,15 +7,15 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
 tests_unit_test_pepa_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_test_pepa_LDADD = pepa/libpepa.la $(CHECK_LIBS)
+tests_unit_test_pepa_LDADD = pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_solve_SOURCES = tests/unit/test_solve.c
 tests_unit_test_solve_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_test_solve_LDADD = pepa/libpepa.la $(CHECK_LIBS)
+tests_unit_test_solve_LDADD = pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_skel_SOURCES = tests/unit/test_skel.c
 tests_unit_test_skel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_skel_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
@@ -25,6 +25,9 @@ tests_unit_test_skel_seed000_LDADD = skeleton/libskeleton.la pepa/libpepa.la bas
 tests_unit_test_search_SOURCES = tests/unit/test_search.c
 tests_unit_test_search_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_search_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_slurm_SOURCES = tests/unit/test_slurm.c
+tests_unit_test_slurm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_slurm_LDADD = slurm/libskelslurm.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_bpel_SOURCES = tests/unit/test_bpel.c tests/unit/testutil.h
 tests_unit_test_bpel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_bpel_LDADD = bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
@@ -36,3 +39,10 @@ endif
 CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
+
+# A real slurmctld and four slurmd on 127.0.0.1 with the plugin; skips (77)
+# unless root with Slurm's daemons installed.
+EXTRA_DIST += tests/slurm/e2e.sh
+if HAVE_SLURM
+TESTS += tests/slurm/e2e.sh
+endif

@@ -11,4 +11,4 @@ transient_libtransient_la_SOURCES = \
 	transient/series.c \
 	transient/makespan.c \
 	transient/fluid.c
-transient_libtransient_la_LIBADD = pepa/libpepa.la base/libbase.la $(SUNDIALS_LIBS) -lklu -lm
+transient_libtransient_la_LIBADD = $(SUNDIALS_LIBS) -lklu -lm

@@ -1,0 +1,25 @@
+# plugin/: job_submit_skeleton.so, loaded by slurmctld (JobSubmitPlugins=skeleton).
+# A libtool module linking the convenience libraries in, so the .so needs
+# nothing of ours at run time; Slurm's symbols resolve inside slurmctld.
+# The convenience libraries nest (skeleton holds pepa holds base, each also
+# adding base), so a whole-archive link sees identical objects twice:
+# --allow-multiple-definition keeps the first copy of each.
+if HAVE_SLURM
+slurm_plugin_LTLIBRARIES = plugin/job_submit_skeleton.la
+plugin_job_submit_skeleton_la_SOURCES = plugin/job_submit_skeleton.c
+plugin_job_submit_skeleton_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS)
+plugin_job_submit_skeleton_la_LDFLAGS = -module -avoid-version -shared \
+	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
+plugin_job_submit_skeleton_la_LIBADD = slurm/libskelslurm.la skeleton/libskeleton.la pepa/libpepa.la \
+	base/libbase.la
+endif
+
+# spank_skeleton.so: `sbatch --skeleton=FILE` (plugstack.conf). Header
+# only from slurm/: no library code is needed on the submitting side.
+if HAVE_SLURM
+slurm_plugin_LTLIBRARIES += plugin/spank_skeleton.la
+plugin_spank_skeleton_la_SOURCES = plugin/spank_skeleton.c
+plugin_spank_skeleton_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS)
+plugin_spank_skeleton_la_LDFLAGS = -module -avoid-version -shared \
+	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|spank_plugin_version|slurm_spank_init|slurm_spank_init_post_opt)$$'
+endif

@@ -1,0 +1,668 @@
+/* slurm/skelslurm.c: #SKEL directives, skeleton.conf, candidate nodes and
+ * the placement decision for the job_submit plugin (see skelslurm.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "skelslurm.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../base/clock.h"
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* A whole-string number: no trailing text, finite. */
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* ---- skeleton.conf ------------------------------------------------------- */
+
+static int conf_key(void *ctx, const skel_conf_item *it, diag *err)
+{
+    slurmsk_conf *c = ctx;
+    double v;
+    if (strcasecmp(it->key, "Budget") == 0) {
+        if (parse_number(it->value, &v) < 0 || !(v > 0) || v > 60000)
+            return diag_at(err, it->file, it->line, it->col,
+                           "Budget= must be a number of milliseconds in (0, 60000], not '%s'",
+                           it->value);
+        c->budget = v / 1000.0;
+    } else if (strcasecmp(it->key, "MaxStates") == 0) {
+        if (parse_number(it->value, &v) < 0 || v < 1 || v > 1e8 || v != floor(v))
+            return diag_at(err, it->file, it->line, it->col,
+                           "MaxStates= must be an integer in 1 .. 100000000, not '%s'", it->value);
+        c->max_states = (unsigned long)v;
+    } else if (strcasecmp(it->key, "MaxTasks") == 0) {
+        if (parse_number(it->value, &v) < 0 || v < 1 || v > SLURMSK_MAX_TASKS_LIMIT || v != floor(v))
+            return diag_at(err, it->file, it->line, it->col,
+                           "MaxTasks= must be an integer in 1 .. %d, not '%s'",
+                           SLURMSK_MAX_TASKS_LIMIT, it->value);
+        c->max_tasks = (int)v;
+    } else if (strcasecmp(it->key, "UnknownNodes") == 0) {
+        if (strcasecmp(it->value, "ignore") == 0)
+            c->unknown_reject = 0;
+        else if (strcasecmp(it->value, "reject") == 0)
+            c->unknown_reject = 1;
+        else
+            return diag_at(err, it->file, it->line, it->col,
+                           "UnknownNodes= must be ignore or reject, not '%s'", it->value);
+    } else if (strcasecmp(it->key, "BadInput") == 0) {
+        if (strcasecmp(it->value, "reject") == 0)
+            c->bad_accept = 0;
+        else if (strcasecmp(it->value, "accept") == 0)
+            c->bad_accept = 1;
+        else
+            return diag_at(err, it->file, it->line, it->col,
+                           "BadInput= must be reject or accept, not '%s'", it->value);
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+slurmsk_conf *slurmsk_conf_parse(const char *text, size_t len, const char *file, diag *err)
+{
+    if (len > SLURMSK_MAX_CONF) {
+        diag_set(err, "%s: larger than %zu bytes", file ? file : "skeleton.conf", SLURMSK_MAX_CONF);
+        return NULL;
+    }
+    slurmsk_conf *c = calloc(1, sizeof *c);
+    if (!c) {
+        diag_set(err, "out of memory");
+        return NULL;
+    }
+    c->budget = 0.050;
+    c->max_states = 100000;
+    c->max_tasks = 32;
+    c->plat = skel_platform_parse_string(text, len, file, conf_key, c, err);
+    if (!c->plat) {
+        free(c);
+        return NULL;
+    }
+    if (c->plat->nnodes == 0) {
+        diag_set(err, "%s: no nodes (add NodeName= lines with their Speed=)", c->plat->file);
+        slurmsk_conf_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+slurmsk_conf *slurmsk_conf_load(const char *path, diag *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        diag_set(err, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    /* One byte more than the limit tells "too large" from "exactly full". */
+    char *buf = malloc(SLURMSK_MAX_CONF + 1);
+    if (!buf) {
+        fclose(f);
+        diag_set(err, "out of memory");
+        return NULL;
+    }
+    size_t n = fread(buf, 1, SLURMSK_MAX_CONF + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    slurmsk_conf *c = NULL;
+    if (bad)
+        diag_set(err, "%s: read error", path);
+    else
+        c = slurmsk_conf_parse(buf, n, path, err);
+    free(buf);
+    return c;
+}
+
+void slurmsk_conf_free(slurmsk_conf *c)
+{
+    if (!c)
+        return;
+    skel_platform_free(c->plat);
+    free(c);
+}
+
+/* ---- #SKEL directives ----------------------------------------------------- */
+
+void slurmsk_job_clear(slurmsk_job *job)
+{
+    skel_tree_free(job->tree);
+    free(job->pins);
+    free(job->file);
+    memset(job, 0, sizeof *job);
+}
+
+/* "--name VALUE" / "--name=VALUE": the value (trimmed, in place), or NULL
+ * when the option is not this one. */
+static char *opt_value(char *body, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(body, name, n) != 0)
+        return NULL;
+    char *v = body + n;
+    if (*v == '=')
+        v++;
+    else if (*v == ' ' || *v == '\t')
+        while (*v == ' ' || *v == '\t')
+            v++;
+    else if (*v != '\0')
+        return NULL;
+    return v;
+}
+
+static int add_pins(slurmsk_job *job, const char *v, int line)
+{
+    size_t old = job->pins ? strlen(job->pins) : 0, len = strlen(v);
+    char *p = realloc(job->pins, old + len + 2);
+    if (!p)
+        return -1;
+    if (old)
+        p[old++] = ',';
+    memcpy(p + old, v, len + 1);
+    job->pins = p;
+    if (!job->pin_line)
+        job->pin_line = line;
+    return 0;
+}
+
+/* One option line (body starts with "--", trailing blanks removed). */
+static int directive_option(slurmsk_job *job, char *body, const char *file, int line, diag *err)
+{
+    char *v;
+    if ((v = opt_value(body, "--pin"))) {
+        if (!*v)
+            return diag_at(err, file, line, 0, "#SKEL --pin needs tN=NODE[,tM=NODE...]");
+        if (add_pins(job, v, line) < 0)
+            return diag_set(err, "out of memory");
+    } else if ((v = opt_value(body, "--items"))) {
+        double d;
+        if (parse_number(v, &d) < 0 || !(d >= 1) || d > SLURMSK_MAX_ITEMS || d != floor(d))
+            return diag_at(err, file, line, 0,
+                           "#SKEL --items must be a whole number of items in 1 .. 1e15, not '%s'", v);
+        job->items = d;
+    } else if ((v = opt_value(body, "--style"))) {
+        if (strcmp(v, "stream") == 0)
+            job->style = SKEL_STYLE_STREAM;
+        else if (strcmp(v, "producer") == 0)
+            job->style = SKEL_STYLE_PRODUCER;
+        else
+            return diag_at(err, file, line, 0, "#SKEL --style must be stream or producer, not '%s'", v);
+    } else {
+        size_t n = strcspn(body, " \t=");
+        return diag_at(err, file, line, 0,
+                       "unknown #SKEL option '%.*s' (known: --pin, --items, --style)",
+                       (int)(n > 64 ? 64 : n), body);
+    }
+    return 0;
+}
+
+int slurmsk_directives_parse(const char *script, size_t len, const char *file, int max_tasks,
+                             slurmsk_job *job, diag *err)
+{
+    return slurmsk_job_parse(script, len, file, NULL, 0, max_tasks, job, err);
+}
+
+int slurmsk_job_parse(const char *script, size_t len, const char *file, const char *extra,
+                      size_t extra_len, int max_tasks, slurmsk_job *job, diag *err)
+{
+    memset(job, 0, sizeof *job);
+    job->style = SKEL_STYLE_PRODUCER;
+    if (!file)
+        file = "batch script";
+    if (extra && extra_len > SLURMSK_MAX_SKELETON)
+        return diag_set(err, "--skeleton: the file is larger than %zu bytes", SLURMSK_MAX_SKELETON);
+    if ((!script || len == 0) && !extra)
+        return 0;
+    if (!script)
+        len = 0;
+    if (len > SLURMSK_MAX_SCRIPT)
+        return diag_set(err, "%s: larger than %zu bytes", file, SLURMSK_MAX_SCRIPT);
+    if (!(job->file = dup_n(file, strlen(file))))
+        return diag_set(err, "out of memory");
+
+    /* The skeleton text keeps the script's line and column numbers: lines
+     * that are not skeleton directives become empty and "#SKEL" becomes
+     * blanks, so the parser's "line:col" points into the script. */
+    char *skel = NULL, *linebuf = NULL;
+    size_t slen = 0;
+    int rc = 0, first_skel = 0;
+    size_t pos = 0;
+    for (int line = 1; pos < len && rc == 0; line++) {
+        if (line > SLURMSK_MAX_LINES)
+            break;                 /* directives come first; the rest is the script */
+        const char *s = script + pos;
+        const char *nl = memchr(s, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - s) : len - pos;
+        pos += n + (nl ? 1 : 0);
+        if (n >= 5 && memcmp(s, "#SKEL", 5) == 0 && (n == 5 || s[5] == ' ' || s[5] == '\t' || s[5] == '\r')) {
+            if (n > SLURMSK_MAX_DIRECTIVE) {
+                rc = diag_at(err, file, line, 0, "#SKEL line longer than %d characters",
+                             SLURMSK_MAX_DIRECTIVE);
+                break;
+            }
+            if (memchr(s, '\0', n)) {
+                rc = diag_at(err, file, line, 0, "NUL byte in a #SKEL line");
+                break;
+            }
+            job->present = 1;
+            free(linebuf);
+            if (!(linebuf = dup_n(s, n))) {
+                rc = diag_set(err, "out of memory");
+                break;
+            }
+            char *body = linebuf + 5, *end = linebuf + n;
+            while (*body == ' ' || *body == '\t')
+                body++;
+            while (end > body && isspace((unsigned char)end[-1]))
+                *--end = '\0';
+            if (body[0] == '-' && body[1] == '-') {
+                rc = directive_option(job, body, file, line, err);
+                continue;
+            }
+            if (!skel) {
+                /* every line contributes at most itself plus a newline */
+                if (!(skel = malloc(len + (size_t)SLURMSK_MAX_LINES + 2))) {
+                    rc = diag_set(err, "out of memory");
+                    break;
+                }
+                /* the lines before this one, as empty lines */
+                for (int k = 1; k < line; k++)
+                    skel[slen++] = '\n';
+                first_skel = line;
+            }
+            memcpy(skel + slen, "     ", 5);
+            memcpy(skel + slen + 5, s + 5, n - 5);
+            slen += n;
+            skel[slen++] = '\n';
+            continue;
+        }
+        if (skel)
+            skel[slen++] = '\n';
+        /* Like #SBATCH: blank lines and comments (and the #! line) may come
+         * between directives; the first command ends them. */
+        size_t k = 0;
+        while (k < n && isspace((unsigned char)s[k]))
+            k++;
+        if (k < n && s[k] != '#')
+            break;
+    }
+    free(linebuf);
+    if (rc == 0 && extra) {
+        /* the skeleton came with sbatch --skeleton=FILE (SPANK) */
+        if (skel) {
+            rc = diag_at(err, file, first_skel, 0,
+                         "a skeleton in #SKEL lines and another from --skeleton: give one");
+        } else {
+            job->present = 1;
+            if (!(job->tree = skel_parse_string(extra, extra_len, "--skeleton", err)))
+                rc = -1;
+            else if (skel_tree_ntasks(job->tree) > max_tasks)
+                rc = diag_set(err, "--skeleton: the skeleton has %d tasks; this site allows at most %d "
+                                   "(MaxTasks=)", skel_tree_ntasks(job->tree), max_tasks);
+        }
+    }
+    if (rc == 0 && job->present && !skel && !job->tree)
+        rc = diag_at(err, file, job->pin_line ? job->pin_line : 1, 0,
+                     "#SKEL options but no skeleton (add lines such as '#SKEL pipe(3);')");
+    if (rc == 0 && skel) {
+        job->tree = skel_parse_string(skel, slen, file, err);
+        if (!job->tree)
+            rc = -1;
+        else if (skel_tree_ntasks(job->tree) > max_tasks)
+            rc = diag_at(err, file, first_skel, 0,
+                         "the skeleton has %d tasks; this site allows at most %d (MaxTasks=)",
+                         skel_tree_ntasks(job->tree), max_tasks);
+    }
+    free(skel);
+    if (rc) {
+        slurmsk_job_clear(job);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- candidate nodes ------------------------------------------------------ */
+
+/* Mark (value) the platform nodes named in a hostlist. unknown: set to the
+ * first name missing from the platform (owned by the caller), if asked. */
+static int mark(const skel_platform *p, const char *list, const char *what, unsigned char *flags,
+                unsigned char value, char **unknown, diag *err)
+{
+    char **names = NULL;
+    int n = 0;
+    diag local;
+    diag_clear(&local);
+    if (skel_hostlist_expand(list, &names, &n, SKEL_MAX_NODES, &local) < 0)
+        return diag_set(err, "%s: %s", what, local.msg);
+    for (int i = 0; i < n; i++) {
+        int j = skel_platform_find(p, names[i]);
+        if (j >= 0)
+            flags[j] = value;
+        else if (unknown && !*unknown)
+            *unknown = dup_n(names[i], strlen(names[i]));
+    }
+    skel_hostlist_free(names, n);
+    return 0;
+}
+
+int slurmsk_candidates(const skel_platform *p, const char *avail, const char *exclude,
+                       const char *required, int unknown_reject, unsigned char *allowed,
+                       diag *err)
+{
+    int nn = p->nnodes;
+    unsigned char *req = NULL;
+    memset(allowed, avail ? 0 : 1, (size_t)nn);
+    /* An empty list (no node up yet, e.g. right after slurmctld starts)
+     * leaves nothing allowed: the message below says so. */
+    if (avail && *avail && mark(p, avail, "available nodes", allowed, 1, NULL, err) < 0)
+        return -1;
+    if (exclude && *exclude && mark(p, exclude, "excluded nodes (-x)", allowed, 0, NULL, err) < 0)
+        return -1;
+    if (required && *required) {
+        char *unknown = NULL;
+        if (!(req = calloc((size_t)nn, 1)))
+            return diag_set(err, "out of memory");
+        if (mark(p, required, "requested nodes (-w)", req, 1, &unknown, err) < 0) {
+            free(req);
+            free(unknown);
+            return -1;
+        }
+        if (unknown && unknown_reject) {
+            diag_set(err, "node %s of the -w list is not described in %s", unknown, p->file);
+            free(req);
+            free(unknown);
+            return -1;
+        }
+        free(unknown);
+        for (int j = 0; j < nn; j++)
+            allowed[j] &= req[j];
+        free(req);
+    }
+    int count = 0;
+    for (int j = 0; j < nn; j++)
+        count += allowed[j] != 0;
+    if (count == 0)
+        return diag_set(err, "no node is available for the skeleton (available, not excluded, "
+                             "within -w and described in %s)", p->file);
+    return count;
+}
+
+/* ---- the decision ----------------------------------------------------------- */
+
+void slurmsk_plan_clear(slurmsk_plan *plan)
+{
+    free(plan->node_of_task);
+    free(plan->req_nodes);
+    for (int i = 0; i < plan->nenv; i++)
+        free(plan->env[i]);
+    free(plan->env);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* Append to a growing string; -1 on memory. */
+static int cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(*s ? *s + *len : NULL, *s ? *cap - *len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return -1;
+        if (*s && *len + (size_t)n < *cap) {
+            *len += (size_t)n;
+            return 0;
+        }
+        size_t nc = (*cap ? *cap : 64);
+        while (nc <= *len + (size_t)n)
+            nc *= 2;
+        char *g = realloc(*s, nc);
+        if (!g)
+            return -1;
+        *s = g;
+        *cap = nc;
+    }
+}
+
+static int add_env(slurmsk_plan *plan, const char *key, const char *value)
+{
+    size_t n = strlen(key) + strlen(value) + 2;
+    char *kv = malloc(n);
+    char **g = realloc(plan->env, (size_t)(plan->nenv + 1) * sizeof *g);
+    if (!kv || !g) {
+        free(kv);
+        if (g)
+            plan->env = g;
+        return -1;
+    }
+    plan->env = g;
+    snprintf(kv, n, "%s=%s", key, value);
+    plan->env[plan->nenv++] = kv;
+    return 0;
+}
+
+static int build_plan(slurmsk_plan *plan, const skel_platform *p)
+{
+    int n = plan->ntasks;
+    char *s = NULL;
+    size_t len = 0, cap = 0;
+    int first = 1;
+    for (int j = 0; j < p->nnodes; j++) {
+        int used = 0;
+        for (int i = 0; i < n && !used; i++)
+            used = plan->node_of_task[i] == j;
+        if (!used)
+            continue;
+        if (cat(&s, &len, &cap, "%s%s", first ? "" : ",", p->nodes[j].name) < 0)
+            goto oom;
+        first = 0;
+        plan->nnodes++;
+    }
+    plan->req_nodes = s;
+    s = NULL;
+    len = cap = 0;
+    for (int i = 0; i < n; i++)
+        if (cat(&s, &len, &cap, "%st%d=%s", i ? " " : "", i, p->nodes[plan->node_of_task[i]].name) < 0)
+            goto oom;
+    if (add_env(plan, "SKEL_PLAN", s) < 0)
+        goto oom;
+    free(s);
+    s = NULL;
+    for (int i = 0; i < n; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "SKEL_NODES_T%d", i);
+        if (add_env(plan, key, p->nodes[plan->node_of_task[i]].name) < 0)
+            goto oom;
+    }
+    char num[64];
+    snprintf(num, sizeof num, "%.6g", plan->throughput);
+    if (add_env(plan, "SKEL_THROUGHPUT", num) < 0)
+        goto oom;
+    snprintf(num, sizeof num, "%d", n);
+    if (add_env(plan, "SKEL_NTASKS", num) < 0 || add_env(plan, "SKEL_NODES", plan->req_nodes) < 0)
+        goto oom;
+    return 0;
+oom:
+    free(s);
+    return -1;
+}
+
+int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned char *allowed,
+                  slurmsk_plan *plan, diag *err)
+{
+    memset(plan, 0, sizeof *plan);
+    if (!job->tree)
+        return diag_set(err, "no skeleton");
+    double t0 = clock_now();
+    skel_platform *p = conf->plat;
+    int n = skel_tree_ntasks(job->tree), nn = p->nnodes, rc = -1;
+    const char *file = job->file ? job->file : "batch script";
+    skel_dag *dag = NULL;
+    skel_model *model = NULL;
+    skel_search_result *res = NULL;
+    int *pins = malloc((size_t)n * sizeof *pins);
+    double *speeds = malloc((size_t)nn * sizeof *speeds);
+    if (!pins || !speeds) {
+        diag_set(err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        pins[i] = -1;
+    if (job->pins) {
+        diag local;
+        diag_clear(&local);
+        if (skel_place_parse(job->pins, n, p, pins, &local) < 0) {
+            const char *m = strncmp(local.msg, "--place: ", 9) == 0 ? local.msg + 9 : local.msg;
+            diag_at(err, file, job->pin_line, 0, "#SKEL --pin: %s", m);
+            goto out;
+        }
+        for (int i = 0; i < n; i++)
+            if (pins[i] >= 0 && !allowed[pins[i]]) {
+                diag_at(err, file, job->pin_line, 0,
+                        "#SKEL --pin t%d=%s: that node is not available to this job", i,
+                        p->nodes[pins[i]].name);
+                goto out;
+            }
+    }
+    if (!(dag = skel_dag_build(job->tree, job->style, err)) || !(model = skel_model_new(job->tree, dag, err)))
+        goto out;
+
+    /* Nodes the job may not use stay in the platform (their links and the
+     * Input/Output roles still matter) but become a million times slower
+     * than the slowest node: the search's sound bounds cut them at once,
+     * and the result is checked below anyway. */
+    double slow = INFINITY;
+    for (int j = 0; j < nn; j++) {
+        speeds[j] = p->nodes[j].speed;
+        if (speeds[j] < slow)
+            slow = speeds[j];
+    }
+    for (int j = 0; j < nn; j++)
+        if (!allowed[j])
+            p->nodes[j].speed = slow * 1e-6;
+    skel_search_opts so = { 0 };
+    so.pins = pins;
+    so.top = 1;
+    so.budget = conf->budget;
+    so.max_states = conf->max_states;
+    so.threads = 1;                /* inside slurmctld: no threads of our own */
+    res = skel_search(model, dag, p, &so, err);
+    for (int j = 0; j < nn; j++)
+        p->nodes[j].speed = speeds[j];
+    if (!res)
+        goto out;
+    if (res->nranked < 1) {
+        diag_set(err, "no placement found within the time budget (Budget=%g ms)", conf->budget * 1000);
+        goto out;
+    }
+    const skel_search_entry *best = &res->ranked[0];
+    for (int i = 0; i < n; i++)
+        if (!allowed[best->placement[i]]) {
+            diag_set(err, "no placement on the available nodes was found within the time budget "
+                          "(Budget=%g ms)", conf->budget * 1000);
+            goto out;
+        }
+    plan->ntasks = n;
+    if (!(plan->node_of_task = malloc((size_t)n * sizeof *plan->node_of_task))) {
+        diag_set(err, "out of memory");
+        goto out;
+    }
+    memcpy(plan->node_of_task, best->placement, (size_t)n * sizeof *plan->node_of_task);
+    plan->throughput = best->throughput;
+    plan->optimal = res->optimal;
+    plan->states = res->states;
+    if (build_plan(plan, p) < 0) {
+        diag_set(err, "out of memory");
+        goto out;
+    }
+    plan->seconds = clock_now() - t0;
+    rc = 0;
+out:
+    if (rc)
+        slurmsk_plan_clear(plan);
+    skel_search_result_free(res);
+    skel_model_free(model);
+    skel_dag_free(dag);
+    free(pins);
+    free(speeds);
+    return rc;
+}
+
+int slurmsk_time_check(double items, double throughput, long limit_minutes, char *buf, size_t size)
+{
+    if (!(items > 0) || limit_minutes <= 0 || !(throughput > 0))
+        return 0;
+    double need = items / throughput, limit = 60.0 * (double)limit_minutes;
+    if (need <= limit)
+        return 0;
+    snprintf(buf, size,
+             "skeleton: warning: %.0f items at the predicted %.4g items/s take about %.0f s, "
+             "beyond the job's time limit of %ld min",
+             items, throughput, need, limit_minutes);
+    return 1;
+}
+
+int slurmsk_env_find(char *const *env, unsigned n, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
+    for (unsigned i = 0; i < n; i++)
+        if (env[i] && strncmp(env[i], kv, klen) == 0 && env[i][klen] == '=')
+            return (int)i;
+    return -1;
+}
+
+const char *slurmsk_spank_value(char *const *env, unsigned n)
+{
+    /* Slurm stores spank_job_control_setenv variables with a SPANK_ prefix;
+     * accept the bare name too. */
+    static const char *const names[] = { "SPANK_" SLURMSK_SPANK_VAR "=", SLURMSK_SPANK_VAR "=" };
+    for (unsigned i = 0; env && i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            size_t l = strlen(names[k]);
+            if (env[i] && strncmp(env[i], names[k], l) == 0)
+                return env[i] + l;
+        }
+    return NULL;
+}
+
+void slurmsk_plan_describe(const slurmsk_plan *plan, const skel_platform *p, char *buf, size_t size)
+{
+    size_t used = 0;
+    int w = snprintf(buf, size, "tasks=%d nodes=%s plan=", plan->ntasks,
+                     plan->req_nodes ? plan->req_nodes : "");
+    used = w > 0 ? (size_t)w : 0;
+    for (int i = 0; i < plan->ntasks && used < size; i++) {
+        w = snprintf(buf + used, size - used, "%st%d=%s", i ? "," : "", i,
+                     p->nodes[plan->node_of_task[i]].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (used < size)
+        snprintf(buf + used, size - used, " throughput=%.6g decision=%.1fms states=%lu%s",
+                 plan->throughput, plan->seconds * 1000, plan->states,
+                 plan->optimal ? "" : " (budget reached: best found so far)");
+}

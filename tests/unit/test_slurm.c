@@ -1,0 +1,407 @@
+/* test_slurm: the plugin's library without Slurm (slurm/skelslurm.h):
+ * #SKEL directives and their errors (naming the script line), skeleton.conf
+ * keys, candidate nodes, the placement and the environment it becomes,
+ * the time-limit warning, and absurd sizes. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm/skelslurm.h"
+
+static const char *CONF =
+    "# four nodes of different speeds\n"
+    "Budget=200\n"
+    "MaxStates=50000\n"
+    "LocalLatency=0.0001\n"
+    "DefaultLatency=0.001\n"
+    "NodeName=n1 Speed=1\n"
+    "NodeName=n2 Speed=4\n"
+    "NodeName=n3 Speed=2\n"
+    "NodeName=n4 Speed=8\n";
+
+static const char *SCRIPT =
+    "#!/bin/sh\n"
+    "#SBATCH -J pipe\n"
+    "#SKEL pipe(3);\n"
+    "#SKEL   task(\"read\", 4.0);\n"
+    "# an ordinary comment\n"
+    "#SKEL   task(\"work\", 1.0);\n"
+    "#SKEL   task(\"write\", 2.0);\n"
+    "#SKEL --items 1000\n"
+    "echo $SKEL_PLAN\n"
+    "#SKEL --pin t0=n1\n";   /* after the first command: ignored, like #SBATCH */
+
+static slurmsk_conf *conf_of(const char *text)
+{
+    diag err;
+    diag_clear(&err);
+    slurmsk_conf *c = slurmsk_conf_parse(text, strlen(text), "skeleton.conf", &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    return c;
+}
+
+/* Parse a script that must fail; the message is returned in err. */
+static void parse_fails(const char *script, diag *err)
+{
+    slurmsk_job job;
+    diag_clear(err);
+    ck_assert_int_eq(slurmsk_directives_parse(script, strlen(script), "batch script", 32, &job, err), -1);
+    ck_assert(err->set);
+    ck_assert(job.tree == NULL && job.pins == NULL);
+}
+
+START_TEST(directives_basic)
+{
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(SCRIPT, strlen(SCRIPT), NULL, 32, &job, &err), 0);
+    ck_assert(job.present);
+    ck_assert_ptr_nonnull(job.tree);
+    ck_assert_int_eq(skel_tree_ntasks(job.tree), 3);
+    ck_assert(job.items == 1000);
+    ck_assert_ptr_null(job.pins);      /* the --pin after "echo" is not a directive */
+    ck_assert_int_eq(job.style, SKEL_STYLE_PRODUCER);
+    slurmsk_job_clear(&job);
+
+    const char *none = "#!/bin/sh\n#SBATCH -N1\nhostname\n";
+    ck_assert_int_eq(slurmsk_directives_parse(none, strlen(none), NULL, 32, &job, &err), 0);
+    ck_assert(!job.present && job.tree == NULL);
+    slurmsk_job_clear(&job);
+    ck_assert_int_eq(slurmsk_directives_parse(NULL, 0, NULL, 32, &job, &err), 0);
+    ck_assert(!job.present);
+    slurmsk_job_clear(&job);
+    /* #SKELETON is not a directive */
+    const char *word = "#!/bin/sh\n#SKELETON pipe(3);\nhostname\n";
+    ck_assert_int_eq(slurmsk_directives_parse(word, strlen(word), NULL, 32, &job, &err), 0);
+    ck_assert(!job.present);
+    slurmsk_job_clear(&job);
+}
+END_TEST
+
+START_TEST(directives_options)
+{
+    const char *s = "#!/bin/bash\n"
+                    "#SKEL farm(3, \"w\", 1.0);\n"
+                    "#SKEL --pin t0=n1\n"
+                    "#SKEL --pin=t2=n4, t1=n2\n"
+                    "#SKEL --style stream\n";
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(s, strlen(s), NULL, 32, &job, &err), 0);
+    ck_assert_str_eq(job.pins, "t0=n1,t2=n4, t1=n2");
+    ck_assert_int_eq(job.pin_line, 3);
+    ck_assert_int_eq(job.style, SKEL_STYLE_STREAM);
+    ck_assert_int_eq(skel_tree_ntasks(job.tree), 3);
+    slurmsk_job_clear(&job);
+}
+END_TEST
+
+START_TEST(directives_errors)
+{
+    diag err;
+    /* a syntax error: the script's line and column */
+    parse_fails("#!/bin/sh\n#SKEL pipe(2);\n#SKEL task(\"a\", 1.0);\n#SKEL task(\"b\" 1.0);\n", &err);
+    ck_assert_msg(strncmp(err.msg, "batch script:4:", 15) == 0, "%s", err.msg);
+    /* a missing component: names the pipe's line */
+    parse_fails("#!/bin/sh\n\n#SKEL pipe(3);\n#SKEL task(\"a\", 1.0);\n", &err);
+    ck_assert_msg(strstr(err.msg, "batch script:3:") != NULL, "%s", err.msg);
+    parse_fails("#!/bin/sh\n#SKEL task(\"a\", 1.0);\n#SKEL --frobnicate 3\n", &err);
+    ck_assert_msg(strstr(err.msg, "batch script:3:") && strstr(err.msg, "--frobnicate"), "%s", err.msg);
+    parse_fails("#SKEL task(\"a\", 1.0);\n#SKEL --items -5\n", &err);
+    ck_assert_msg(strstr(err.msg, "batch script:2:") && strstr(err.msg, "--items"), "%s", err.msg);
+    parse_fails("#SKEL task(\"a\", 1.0);\n#SKEL --items 1e300\n", &err);
+    ck_assert_msg(strstr(err.msg, ":2:") != NULL, "%s", err.msg);
+    parse_fails("#SKEL task(\"a\", 1.0);\n#SKEL --style fast\n", &err);
+    ck_assert_msg(strstr(err.msg, ":2:") != NULL, "%s", err.msg);
+    parse_fails("#!/bin/sh\n#SKEL --pin t0=n1\n", &err);
+    ck_assert_msg(strstr(err.msg, "no skeleton") && strstr(err.msg, ":2:"), "%s", err.msg);
+    /* absurd sizes: more tasks than MaxTasks, a huge deal, a huge line */
+    parse_fails("#SKEL deal(100, \"w\", 1.0);\n", &err);
+    ck_assert_msg(strstr(err.msg, "MaxTasks") != NULL, "%s", err.msg);
+    parse_fails("#SKEL deal(1000000000, \"w\", 1.0);\n", &err);
+    size_t n = 10000;
+    char *big = malloc(n + 16);
+    memcpy(big, "#SKEL ", 6);
+    memset(big + 6, ' ', n);
+    memcpy(big + 6 + n, "x\n", 3);
+    parse_fails(big, &err);
+    ck_assert_msg(strstr(err.msg, "longer than") != NULL, "%s", err.msg);
+    free(big);
+}
+END_TEST
+
+START_TEST(directives_size_bounds)
+{
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    /* larger than Slurm's script limit: refused without reading it */
+    static const char dummy[1] = { '#' };
+    ck_assert_int_eq(slurmsk_directives_parse(dummy, SLURMSK_MAX_SCRIPT + 1, NULL, 32, &job, &err), -1);
+    ck_assert_msg(strstr(err.msg, "larger than") != NULL, "%s", err.msg);
+    /* many comment lines before the directives: only the first
+     * SLURMSK_MAX_LINES are looked at */
+    size_t lines = SLURMSK_MAX_LINES + 10;
+    char *s = malloc(lines * 2 + 64);
+    size_t len = 0;
+    for (size_t i = 0; i < lines; i++) {
+        s[len++] = '#';
+        s[len++] = '\n';
+    }
+    len += (size_t)sprintf(s + len, "#SKEL task(\"a\", 1.0);\n");
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(s, len, NULL, 32, &job, &err), 0);
+    ck_assert(!job.present);
+    slurmsk_job_clear(&job);
+    free(s);
+}
+END_TEST
+
+START_TEST(conf_keys)
+{
+    slurmsk_conf *c = conf_of(CONF);
+    ck_assert(c->budget > 0.199 && c->budget < 0.201);
+    ck_assert_uint_eq(c->max_states, 50000);
+    ck_assert_int_eq(c->max_tasks, 32);
+    ck_assert_int_eq(c->unknown_reject, 0);
+    ck_assert_int_eq(c->bad_accept, 0);
+    ck_assert_int_eq(c->plat->nnodes, 4);
+    slurmsk_conf_free(c);
+
+    c = conf_of("NodeName=a Speed=1\nUnknownNodes=reject\nBadInput=accept\nMaxTasks=4\n");
+    ck_assert(c->budget > 0.049 && c->budget < 0.051);   /* default 50 ms */
+    ck_assert_int_eq(c->unknown_reject, 1);
+    ck_assert_int_eq(c->bad_accept, 1);
+    ck_assert_int_eq(c->max_tasks, 4);
+    slurmsk_conf_free(c);
+
+    const char *bad[] = { "NodeName=a Speed=1\nBudget=0\n", "NodeName=a Speed=1\nBudget=abc\n",
+                          "NodeName=a Speed=1\nMaxStates=1.5\n", "NodeName=a Speed=1\nBadInput=maybe\n",
+                          "NodeName=a Speed=1\nUnknownNodes=x\n", "NodeName=a Speed=1\nFoo=1\n",
+                          "Budget=10\n", "NodeName=a Speed=1\nMaxTasks=100000\n" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        diag err;
+        diag_clear(&err);
+        ck_assert_ptr_null(slurmsk_conf_parse(bad[i], strlen(bad[i]), "skeleton.conf", &err));
+        ck_assert_msg(strncmp(err.msg, "skeleton.conf:", 14) == 0, "%s", err.msg);
+    }
+    diag err;
+    diag_clear(&err);
+    ck_assert_ptr_null(slurmsk_conf_load("/nonexistent/skeleton.conf", &err));
+    ck_assert(err.set);
+}
+END_TEST
+
+START_TEST(candidates)
+{
+    slurmsk_conf *c = conf_of(CONF);
+    unsigned char a[4];
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, NULL, NULL, NULL, 0, a, &err), 4);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-3],gpu7", NULL, NULL, 0, a, &err), 3);
+    ck_assert(a[0] && a[1] && a[2] && !a[3]);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n2", NULL, 0, a, &err), 3);
+    ck_assert(!a[1]);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n2", "n[2-3],other", 0, a, &err), 1);
+    ck_assert(a[2] && !a[0] && !a[1] && !a[3]);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, "n1,other", 1, a, &err), -1);
+    ck_assert_msg(strstr(err.msg, "other") != NULL, "%s", err.msg);
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "", NULL, NULL, 0, a, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no node") != NULL, "%s", err.msg);
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "x[1-9]", NULL, NULL, 0, a, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no node") != NULL, "%s", err.msg);
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-99999999]", NULL, NULL, 0, a, &err), -1);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+static int env_has(const slurmsk_plan *p, const char *kv)
+{
+    for (int i = 0; i < p->nenv; i++)
+        if (strcmp(p->env[i], kv) == 0)
+            return 1;
+    return 0;
+}
+
+START_TEST(place_pipeline)
+{
+    slurmsk_conf *c = conf_of(CONF);
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(SCRIPT, strlen(SCRIPT), NULL, 32, &job, &err), 0);
+    unsigned char a[4] = { 1, 1, 1, 1 };
+    slurmsk_plan plan;
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(plan.ntasks, 3);
+    ck_assert(plan.throughput > 0);
+    /* the slowest stage (work, rate 1) gets the fastest node n4 */
+    ck_assert_int_eq(plan.node_of_task[1], 3);
+    ck_assert(env_has(&plan, "SKEL_NODES_T1=n4"));
+    ck_assert(env_has(&plan, "SKEL_NTASKS=3"));
+    char want[64];
+    snprintf(want, sizeof want, "SKEL_NODES=%s", plan.req_nodes);
+    ck_assert(env_has(&plan, want));
+    int found = 0;
+    for (int i = 0; i < plan.nenv; i++)
+        found += strncmp(plan.env[i], "SKEL_PLAN=t0=", 13) == 0 || strncmp(plan.env[i], "SKEL_THROUGHPUT=", 16) == 0;
+    ck_assert_int_eq(found, 2);
+    /* speeds were restored */
+    ck_assert(c->plat->nodes[0].speed == 1 && c->plat->nodes[3].speed == 8);
+    char line[512];
+    slurmsk_plan_describe(&plan, c->plat, line, sizeof line);
+    ck_assert_msg(strstr(line, "tasks=3") && strstr(line, "t1=n4"), "%s", line);
+    slurmsk_plan_clear(&plan);
+
+    /* without n4 the work stage goes elsewhere, never to n4 */
+    a[3] = 0;
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_ne(plan.node_of_task[i], 3);
+    ck_assert(c->plat->nodes[3].speed == 8);
+    slurmsk_plan_clear(&plan);
+    slurmsk_job_clear(&job);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+START_TEST(place_pins)
+{
+    slurmsk_conf *c = conf_of(CONF);
+    const char *s = "#!/bin/sh\n#SKEL pipe(2);\n#SKEL task(\"a\", 1.0);\n#SKEL task(\"b\", 1.0);\n"
+                    "#SKEL --pin t0=n1,t1=n3\n";
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(s, strlen(s), NULL, 32, &job, &err), 0);
+    unsigned char a[4] = { 1, 1, 1, 1 };
+    slurmsk_plan plan;
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(plan.req_nodes, "n1,n3");
+    ck_assert_int_eq(plan.nnodes, 2);
+    ck_assert(env_has(&plan, "SKEL_PLAN=t0=n1 t1=n3"));
+    slurmsk_plan_clear(&plan);
+    /* a pin to a node the job may not use */
+    a[2] = 0;
+    ck_assert_int_eq(slurmsk_place(c, &job, a, &plan, &err), -1);
+    ck_assert_msg(strstr(err.msg, "batch script:5:") && strstr(err.msg, "n3"), "%s", err.msg);
+    slurmsk_job_clear(&job);
+
+    /* a pin to an unknown node names the line */
+    const char *u = "#SKEL task(\"a\", 1.0);\n\n#SKEL --pin t0=nosuch\n";
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(u, strlen(u), NULL, 32, &job, &err), 0);
+    a[2] = 1;
+    ck_assert_int_eq(slurmsk_place(c, &job, a, &plan, &err), -1);
+    ck_assert_msg(strstr(err.msg, "batch script:3:") && strstr(err.msg, "nosuch"), "%s", err.msg);
+    slurmsk_job_clear(&job);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+START_TEST(place_bounded)
+{
+    /* a chain larger than MaxStates is refused with a message */
+    slurmsk_conf *c = conf_of("MaxStates=10\nNodeName=n[1-4] Speed=1\nLocalLatency=0.01\nDefaultLatency=0.01\n");
+    const char *s = "#SKEL pipe(4);\n#SKEL task(\"a\", 1.0);\n#SKEL farm(3, \"b\", 1.0);\n"
+                    "#SKEL task(\"c\", 1.0);\n#SKEL task(\"d\", 1.0);\n";
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(s, strlen(s), NULL, 32, &job, &err), 0);
+    unsigned char a[4] = { 1, 1, 1, 1 };
+    slurmsk_plan plan;
+    ck_assert_int_eq(slurmsk_place(c, &job, a, &plan, &err), -1);
+    ck_assert(err.set);
+    slurmsk_job_clear(&job);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+START_TEST(spank_skeleton)
+{
+    const char *skel = "pipe(2);\n  task(\"a\", 1.0);\n  task(\"b\", 2.0);\n";
+    const char *script = "#!/bin/sh\n#SKEL --pin t0=n1\nhostname\n";
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_msg(slurmsk_job_parse(script, strlen(script), NULL, skel, strlen(skel), 32, &job, &err) == 0,
+                  "%s", err.msg);
+    ck_assert(job.present && job.tree && job.pins);
+    ck_assert_int_eq(skel_tree_ntasks(job.tree), 2);
+    slurmsk_job_clear(&job);
+    /* no script at all (srun) */
+    ck_assert_int_eq(slurmsk_job_parse(NULL, 0, NULL, skel, strlen(skel), 32, &job, &err), 0);
+    ck_assert(job.present && job.tree);
+    slurmsk_job_clear(&job);
+    /* both: an error */
+    const char *both = "#SKEL task(\"a\", 1.0);\n";
+    ck_assert_int_eq(slurmsk_job_parse(both, strlen(both), NULL, skel, strlen(skel), 32, &job, &err), -1);
+    ck_assert_msg(strstr(err.msg, "--skeleton") != NULL, "%s", err.msg);
+    /* errors in the file name it */
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_job_parse(NULL, 0, NULL, "pipe(2);", 8, 32, &job, &err), -1);
+    ck_assert_msg(strncmp(err.msg, "--skeleton:1:", 13) == 0, "%s", err.msg);
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_job_parse(NULL, 0, NULL, skel, SLURMSK_MAX_SKELETON + 1, 32, &job, &err), -1);
+
+    char *env[] = { "A=1", "SPANK_SKEL_SKELETON=pipe(1);", "B=2" };
+    ck_assert_str_eq(slurmsk_spank_value(env, 3), "pipe(1);");
+    ck_assert_ptr_null(slurmsk_spank_value(env, 1));
+    ck_assert_ptr_null(slurmsk_spank_value(NULL, 0));
+}
+END_TEST
+
+START_TEST(time_and_env)
+{
+    char buf[256];
+    ck_assert_int_eq(slurmsk_time_check(1000, 1.0, 60, buf, sizeof buf), 0);
+    ck_assert_int_eq(slurmsk_time_check(100000, 1.0, 60, buf, sizeof buf), 1);
+    ck_assert_msg(strstr(buf, "60 min") != NULL, "%s", buf);
+    ck_assert_int_eq(slurmsk_time_check(0, 1.0, 1, buf, sizeof buf), 0);
+    ck_assert_int_eq(slurmsk_time_check(1e9, 1.0, 0, buf, sizeof buf), 0);
+
+    char *env[] = { "PATH=/bin", "SKEL_PLAN=old", "SKEL_PLANX=1" };
+    ck_assert_int_eq(slurmsk_env_find(env, 3, "SKEL_PLAN=t0=n1"), 1);
+    ck_assert_int_eq(slurmsk_env_find(env, 3, "SKEL_PLANX=2"), 2);
+    ck_assert_int_eq(slurmsk_env_find(env, 3, "SKEL=1"), -1);
+    ck_assert_int_eq(slurmsk_env_find(NULL, 0, "A=1"), -1);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("slurm");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, directives_basic);
+    tcase_add_test(tc, directives_options);
+    tcase_add_test(tc, directives_errors);
+    tcase_add_test(tc, directives_size_bounds);
+    tcase_add_test(tc, conf_keys);
+    tcase_add_test(tc, candidates);
+    tcase_add_test(tc, place_pipeline);
+    tcase_add_test(tc, place_pins);
+    tcase_add_test(tc, place_bounded);
+    tcase_add_test(tc, time_and_env);
+    tcase_add_test(tc, spank_skeleton);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
