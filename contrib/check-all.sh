@@ -17,7 +17,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 summary() {
     # Check's lines ("100%: Checks: 12, Failures: 0, Errors: 0") and the CLI
     # tests' ("12 passed, 0 failed") from the logs of one build
-    for log in "$1"/tests/unit/*.log "$1"/tests/cli/*.log; do
+    for log in "$1"/tests/unit/*.log "$1"/tests/cli/*.log "$1"/tests/slurm/*.log; do
         [ -f "$log" ] || continue
         grep -hE '^[0-9]+%: Checks: |^[0-9]+ passed, [0-9]+ failed' "$log" | sed "s|^|$(basename "$log" .log): |"
     done
