@@ -17,27 +17,7 @@
 
 #include "skeleton/skeleton.h"
 
-typedef struct row {
-    double l12, l23, l13, t1, t2, t3;
-    int map[3];
-    double thr;
-} row;
-
-/* Seed 000, §4.2, "Set of results" 1-3. */
-static const row rows[] = {
-    { 0.0001, 0.0001, 0.0001, 0.1, 0.1, 0.1, { 1, 2, 3 }, 5.63467 },
-    { 0.0001, 0.0001, 0.0001, 0.2, 0.2, 0.2, { 1, 2, 3 }, 2.81892 },
-    { 0.0001, 0.0001, 0.0001, 0.1, 0.1, 1, { 1, 2, 1 }, 3.36671 },
-    { 0.1, 0.1, 0.1, 0.1, 0.1, 1, { 1, 2, 2 }, 2.59914 },
-    { 1, 1, 1, 0.1, 0.1, 1, { 1, 1, 1 }, 1.87963 },
-    { 0.1, 1, 1, 0.1, 0.1, 0.1, { 1, 2, 2 }, 2.59914 },
-    { 0.1, 1, 1, 1, 1, 0.01, { 1, 3, 3 }, 0.49988 },
-};
-
-static const int paper_candidates[8][3] = {
-    { 1, 1, 1 }, { 1, 1, 2 }, { 1, 2, 2 }, { 1, 2, 1 },
-    { 1, 1, 3 }, { 1, 3, 3 }, { 1, 3, 1 }, { 1, 2, 3 },
-};
+#include "seed000.h"
 
 typedef struct built {
     skel_tree *tree;
@@ -91,29 +71,18 @@ static int close_rel(double a, double b, double tol)
     return fabs(a - b) <= tol * fmax(fabs(a), fabs(b));
 }
 
-static const char pipe3[] =
-    "pipe(3);\n\ttask(\"s\", 1.0);\n\ttask(\"s\", 1.0);\n\ttask(\"s\", 1.0);\n";
-
-static void seed_platform(char *text, size_t n, const row *r)
-{
-    snprintf(text, n,
-             "LocalLatency=0.0001\nInput=local\nOutput=local\n"
-             "NodeName=p1 Speed=%.17g\nNodeName=p2 Speed=%.17g\nNodeName=p3 Speed=%.17g\n"
-             "Link=p1,p2 Latency=%.17g\nLink=p2,p3 Latency=%.17g\nLink=p1,p3 Latency=%.17g\n",
-             1 / r->t1, 1 / r->t2, 1 / r->t3, r->l12, r->l23, r->l13);
-}
 
 START_TEST(test_seed_table)
 {
     const row *r = &rows[_i];
     char text[1024];
-    seed_platform(text, sizeof text, r);
+    seed000_platform(text, sizeof text, r);
     built b;
-    build(&b, pipe3, SKEL_STYLE_STREAM, text);
+    build(&b, pipeline, SKEL_STYLE_STREAM, text);
     int pins[3] = { 0, -1, -1 }, cand[8 * 3], paper[3];
     for (int c = 0; c < 8; c++)
         for (int t = 0; t < 3; t++)
-            cand[c * 3 + t] = paper_candidates[c][t] - 1;
+            cand[c * 3 + t] = candidates[c][t] - 1;
     for (int t = 0; t < 3; t++)
         paper[t] = r->map[t] - 1;
     skel_search_opts o = { 0 };
@@ -267,9 +236,9 @@ END_TEST
 START_TEST(test_errors)
 {
     char text[1024];
-    seed_platform(text, sizeof text, &rows[0]);
+    seed000_platform(text, sizeof text, &rows[0]);
     built b;
-    build(&b, pipe3, SKEL_STYLE_STREAM, text);
+    build(&b, pipeline, SKEL_STYLE_STREAM, text);
     int pins[3] = { 0, -1, -1 }, cand[3] = { 1, 1, 1 };
     skel_search_opts o = { 0 };
     o.pins = pins;
@@ -285,7 +254,7 @@ START_TEST(test_errors)
     const char *gap = "LocalLatency=0.001\nInput=local\nOutput=local\n"
                       "NodeName=a Speed=1\nNodeName=b Speed=2\nNodeName=c Speed=2\n"
                       "Link=a,b Latency=0.1\n";
-    build(&b, pipe3, SKEL_STYLE_STREAM, gap);
+    build(&b, pipeline, SKEL_STYLE_STREAM, gap);
     skel_search_result *r = run(&b, NULL);
     for (int k = 0; k < r->nranked; k++)
         for (int t = 0; t + 1 < 3; t++) {

@@ -15,34 +15,7 @@
 #include "pepa/space.h"
 #include "pepa/system.h"
 
-typedef struct row {
-    double l12, l23, l13, t1, t2, t3;
-    int map[3];
-    double thr;
-} row;
-
-/* Seed 000, §4.2, "Set of results" 1-3. */
-static const row rows[] = {
-    { 0.0001, 0.0001, 0.0001, 0.1, 0.1, 0.1, { 1, 2, 3 }, 5.63467 },
-    { 0.0001, 0.0001, 0.0001, 0.2, 0.2, 0.2, { 1, 2, 3 }, 2.81892 },
-    { 0.0001, 0.0001, 0.0001, 0.1, 0.1, 1, { 1, 2, 1 }, 3.36671 },
-    { 0.1, 0.1, 0.1, 0.1, 0.1, 1, { 1, 2, 2 }, 2.59914 },
-    { 1, 1, 1, 0.1, 0.1, 1, { 1, 1, 1 }, 1.87963 },
-    { 0.1, 1, 1, 0.1, 0.1, 0.1, { 1, 2, 2 }, 2.59914 },
-    { 0.1, 1, 1, 1, 1, 0.01, { 1, 3, 3 }, 0.49988 },
-};
-
-/* The candidate mappings of §4.2 (the first stage always on processor 1). */
-static const int candidates[8][3] = {
-    { 1, 1, 1 }, { 1, 1, 2 }, { 1, 2, 2 }, { 1, 2, 1 },
-    { 1, 1, 3 }, { 1, 3, 3 }, { 1, 3, 1 }, { 1, 2, 3 },
-};
-
-static const char pipeline[] =
-    "pipe(3);\n"
-    "\ttask(\"stage\", 1.0);\n"
-    "\ttask(\"stage\", 1.0);\n"
-    "\ttask(\"stage\", 1.0);\n";
+#include "seed000.h"
 
 typedef struct fixture {
     skel_tree *tree;
@@ -91,12 +64,7 @@ static void teardown(fixture *f)
 static skel_platform *platform_of(const row *r)
 {
     char text[1024];
-    snprintf(text, sizeof text,
-             "# seed 000, section 4.2\n"
-             "LocalLatency=0.0001\nInput=local\nOutput=local\n"
-             "NodeName=p1 Speed=%.17g\nNodeName=p2 Speed=%.17g\nNodeName=p3 Speed=%.17g\n"
-             "Link=p1,p2 Latency=%.17g\nLink=p2,p3 Latency=%.17g\nLink=p1,p3 Latency=%.17g\n",
-             1 / r->t1, 1 / r->t2, 1 / r->t3, r->l12, r->l23, r->l13);
+    seed000_platform(text, sizeof text, r);
     diag err;
     diag_clear(&err);
     skel_platform *p = skel_platform_parse_string(text, strlen(text), "seed000.conf", NULL,
