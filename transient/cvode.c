@@ -108,14 +108,7 @@ static int psolve(realtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z, r
     return 0;
 }
 
-#define CHECK(call, what)                                                              \
-    do {                                                                               \
-        int flag_ = (call);                                                            \
-        if (flag_ < 0) {                                                               \
-            diag_set(err, "CVODE: %s failed (%s, flag %d)", what, tr_cv_flag(flag_), flag_); \
-            goto done;                                                                 \
-        }                                                                              \
-    } while (0)
+#define CHECK(call, what) TR_CV_CHECK(call, what, "")
 
 static int cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
                        const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)

@@ -293,14 +293,7 @@ static int fl_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
     return 0;
 }
 
-#define CHECK(call, what)                                                              \
-    do {                                                                               \
-        int flag_ = (call);                                                            \
-        if (flag_ < 0) {                                                               \
-            diag_set(err, "CVODE (fluid): %s failed (%s, flag %d)", what, tr_cv_flag(flag_), flag_); \
-            goto done;                                                                 \
-        }                                                                              \
-    } while (0)
+#define CHECK(call, what) TR_CV_CHECK(call, what, " (fluid)")
 
 /* Integrate from (t0, x0) through the times (all >= t0). */
 static int fl_integrate(tr_fluid *f, const double *x0, double t0, const double *times, int ntimes,

@@ -25,6 +25,18 @@ int tr_uniform_solve(const pepa_ctmc *q, const double *pi0, const double *times,
 /* Name a CVODE return flag for a message. */
 const char *tr_cv_flag(int flag);
 
+/* Check a SUNDIALS call: on a negative flag, store "CVODE<who>: <what>
+ * failed (NAME, flag N)" in the caller's `err` and jump to its `done`
+ * label, where everything is freed in reverse order. */
+#define TR_CV_CHECK(call, what, who)                                                       \
+    do {                                                                                   \
+        int flag_ = (call);                                                                \
+        if (flag_ < 0) {                                                                   \
+            diag_set(err, "CVODE%s: %s failed (%s, flag %d)", who, what, tr_cv_flag(flag_), flag_); \
+            goto done;                                                                     \
+        }                                                                                  \
+    } while (0)
+
 /* ILU(0) of I - gamma Q^T (ilu.c), SPGMR's preconditioner. */
 typedef struct tr_ilu tr_ilu;
 tr_ilu *tr_ilu_new(const pepa_ctmc *q);
