@@ -10,6 +10,7 @@
 
 #include "bpel/bpel.h"
 #include "pepa/parse.h"
+#include "slurm/skelslurm.h"
 
 /* The first word of the file, comments and blanks skipped, and whether a
  * '(' follows it. */
@@ -76,7 +77,11 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
     int n = skel_tree_ntasks(in->tree);
     if (!(in->dag = skel_dag_build(in->tree, o->style, err)) || !(in->skel = skel_model_new(in->tree, in->dag, err)))
         return -1;
-    in->platform = o->platform ? skel_platform_parse_file(o->platform, NULL, NULL, err)
+    /* the Slurm plugin's keys are accepted (and checked), so that an
+     * administrator can preview its decision on skeleton.conf itself */
+    slurmsk_conf keys;
+    slurmsk_conf_defaults(&keys);
+    in->platform = o->platform ? skel_platform_parse_file(o->platform, slurmsk_conf_key, &keys, err)
                                : skel_platform_default(n, err);
     if (!in->platform)
         return -1;

@@ -11,5 +11,5 @@ skelsched_SOURCES = \
 	cli/cmd_bpel.c \
 	cli/cmd_transient.c \
 	cli/cmd_fluid.c
-skelsched_LDADD = transient/libtransient.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(SUNDIALS_LIBS)
+skelsched_LDADD = transient/libtransient.la slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(SUNDIALS_LIBS)
 dist_man_MANS += docs/skelsched.1

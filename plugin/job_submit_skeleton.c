@@ -30,6 +30,9 @@
  * then a candidate) instead of failing to start. */
 extern void *avail_node_bitmap __attribute__((weak));
 extern char *bitmap2node_name(void *bitmap) __attribute__((weak));
+extern void *default_part_loc __attribute__((weak));
+extern void *find_part_record(char *name) __attribute__((weak));
+extern char **get_job_env(void *job_ptr, uint32_t *env_size) __attribute__((weak));
 extern slurm_conf_t slurm_conf;
 extern void *slurm_xcalloc(size_t count, size_t size, bool clear, bool try_, const char *file,
                            int line, const char *func);
@@ -39,6 +42,7 @@ extern char *slurm_xstrdup(const char *str);
 extern void slurm_xfree(void **item);
 extern void slurm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern void slurm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern void bpel_init(void);
 
 /* The entry points slurmctld looks up by name. */
 int init(void);
@@ -61,6 +65,83 @@ static int conf_tried;
 static char conf_why[PATH_MAX + DIAG_MAX];     /* why there is no usable conf */
 
 #define SK_FREE(p) slurm_xfree((void **)&(p))
+
+/* ---- the job's partition ------------------------------------------------
+ * part_record_t is private to slurmctld, and no exported function gives a
+ * partition's nodes in a public type. Its node bitmap is read at the
+ * offset measured on Debian's 22.05 build (objdump of build_part_bitmap:
+ * node_bitmap at byte 0xd0), for 22.05 only: the plugin is built for one
+ * exact Slurm release anyway (plugin_version). Before use, the record's
+ * magic cookie and the bitmap's own header (magic, and as many bits as
+ * avail_node_bitmap) are checked; when anything does not match, or on
+ * another release, candidates are not restricted to the partition (logged
+ * once) and Slurm still refuses a plan outside it. */
+#define SK_PART_MAGIC 0xaefe8495u
+#define SK_BITSTR_MAGIC 0x42434445
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) && SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
+#define SK_PART_BITMAP_OFFSET 0xd0
+#endif
+#define SK_MAX_PARTS 8             /* partitions of one -p list tried */
+
+static int part_warned;            /* under conf_lock */
+
+static void part_unsupported(const char *why)
+{
+    if (!part_warned)
+        slurm_error("job_submit/skeleton: %s: candidates are not restricted to the job's partition", why);
+    part_warned = 1;
+}
+
+/* The hostlist of a partition record's nodes (Slurm's allocator), or NULL
+ * when it cannot be read safely (no restriction then). */
+static char *part_nodes(void *rec)
+{
+#ifdef SK_PART_BITMAP_OFFSET
+    if (!bitmap2node_name || !&avail_node_bitmap || !avail_node_bitmap) {
+        part_unsupported("slurmctld exports no bitmap2node_name/avail_node_bitmap");
+        return NULL;
+    }
+    if (*(const uint32_t *)rec != SK_PART_MAGIC) {
+        part_unsupported("unexpected partition record (magic cookie)");
+        return NULL;
+    }
+    const int64_t *bits = *(int64_t *const *)((const char *)rec + SK_PART_BITMAP_OFFSET);
+    const int64_t *avail = avail_node_bitmap;
+    if (!bits || bits[0] != SK_BITSTR_MAGIC || bits[1] != avail[1]) {
+        part_unsupported("unexpected partition node bitmap");
+        return NULL;
+    }
+    return bitmap2node_name((void *)bits);
+#else
+    (void)rec;
+    part_unsupported("built for a Slurm release other than 22.05");
+    return NULL;
+#endif
+}
+
+/* The partitions a job may run in: its -p list (at most SK_MAX_PARTS), or
+ * the default partition. Returns the number of records found; unknown
+ * names are skipped (Slurm rejects them itself). */
+static int job_parts(const char *list, void **recs)
+{
+    int n = 0;
+    if (!list || !*list) {
+        if (&default_part_loc && default_part_loc)
+            recs[n++] = default_part_loc;
+        return n;
+    }
+    char *buf;
+    if (!find_part_record || !(buf = strdup(list)))
+        return 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t && n < SK_MAX_PARTS; t = strtok_r(NULL, ",", &save)) {
+        void *r = find_part_record(t);
+        if (r)
+            recs[n++] = r;
+    }
+    free(buf);
+    return n;
+}
 
 /* skeleton.conf lives beside slurm.conf. */
 static void find_conf_path(void)
@@ -115,6 +196,7 @@ static void reload_locked(void)
 
 int init(void)
 {
+    bpel_init();                   /* libxml2's one-time setup, before any thread parses */
     pthread_mutex_lock(&conf_lock);
     find_conf_path();
     reload_locked();
@@ -142,28 +224,76 @@ static void set_msg(char **err_msg, const char *msg)
     *err_msg = slurm_xstrdup(msg);
 }
 
-/* Add or replace the plan's variables in the job's environment. */
-static void apply_env(job_desc_msg_t *jd, const slurmsk_plan *plan)
+/* Slurm's allocator for slurmsk_env_apply: Slurm frees the environment. */
+static void *sk_grow(void *ptr, size_t count, size_t size)
 {
-    uint32_t n = jd->environment ? jd->env_size : 0, add = 0;
-    for (int i = 0; i < plan->nenv; i++)
-        if (slurmsk_env_find(jd->environment, n, plan->env[i]) < 0)
-            add++;
-    /* Slurm frees the environment as a NULL-terminated array
-     * (env_array_free), whatever env_size says: keep one NULL after it. */
-    if (add)
-        slurm_xrecalloc((void **)&jd->environment, n + add + 1, sizeof(char *), true, false,
-                        __FILE__, __LINE__, __func__);
-    for (int i = 0; i < plan->nenv; i++) {
-        int k = slurmsk_env_find(jd->environment, n, plan->env[i]);
-        if (k >= 0) {
-            SK_FREE(jd->environment[k]);
-            jd->environment[k] = slurm_xstrdup(plan->env[i]);
+    slurm_xrecalloc(&ptr, count, size, true, false, __FILE__, __LINE__, __func__);
+    return ptr;
+}
+
+static char *sk_dup(const char *s)
+{
+    return slurm_xstrdup(s);
+}
+
+static void sk_release(void *ptr)
+{
+    slurm_xfree(&ptr);
+}
+
+static const slurmsk_alloc slurm_alloc = { sk_grow, sk_dup, sk_release };
+
+/* Called with conf_lock held: the best plan over the job's partitions,
+ * each searched with an equal share of Budget=. Returns 0 with plan
+ * filled, 1 when the job's -p list names no partition slurmctld knows (the
+ * job is left to Slurm, which rejects it with its own message), or -1 with
+ * the first partition's reason in err. */
+static int place_job(job_desc_msg_t *jd, const slurmsk_job *job, slurmsk_plan *plan, diag *err)
+{
+    void *recs[SK_MAX_PARTS];
+    int nparts = job_parts(jd->partition, recs);
+    if (nparts == 0 && jd->partition && *jd->partition)
+        return 1;
+    unsigned char *allowed = calloc((size_t)conf->plat->nnodes, 1);
+    if (!allowed)
+        return diag_set(err, "out of memory");
+    char *avail = &avail_node_bitmap && bitmap2node_name && avail_node_bitmap
+                      ? bitmap2node_name(avail_node_bitmap)
+                      : NULL;
+    int rounds = nparts ? nparts : 1, found = 0;
+    double budget = conf->budget;
+    conf->budget = budget / rounds;
+    for (int i = 0; i < rounds; i++) {
+        /* no partition known (no default partition): not restricted */
+        char *pn = nparts ? part_nodes(recs[i]) : NULL;
+        slurmsk_plan p;
+        diag e;
+        diag_clear(&e);
+        int ok = slurmsk_candidates(conf->plat, avail, pn, jd->exc_nodes, jd->req_nodes,
+                                    conf->unknown_reject, allowed, &e) > 0 &&
+                 slurmsk_place(conf, job, allowed, &p, &e) == 0;
+        if (pn)
+            SK_FREE(pn);
+        if (!ok) {
+            if (!err->set)
+                *err = e;
+        } else if (!found || p.throughput > plan->throughput) {
+            if (found)
+                slurmsk_plan_clear(plan);
+            *plan = p;
+            found = 1;
         } else {
-            jd->environment[n++] = slurm_xstrdup(plan->env[i]);
+            slurmsk_plan_clear(&p);
         }
     }
-    jd->env_size = n;
+    conf->budget = budget;
+    if (avail)
+        SK_FREE(avail);
+    free(allowed);
+    if (!found)
+        return -1;
+    diag_clear(err);
+    return 0;
 }
 
 int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
@@ -181,9 +311,7 @@ int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     slurmsk_job job;
     slurmsk_plan plan;
     memset(&plan, 0, sizeof plan);
-    int rc = SLURM_SUCCESS, ok;
-    unsigned char *allowed;
-    char *avail;
+    int rc = SLURM_SUCCESS, placed;
 
     pthread_mutex_lock(&conf_lock);
     reload_locked();
@@ -197,22 +325,14 @@ int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
         diag_set(&err, "the site's skeleton.conf is not usable (%s)", conf_why);
         goto bad;
     }
-    allowed = calloc((size_t)conf->plat->nnodes, 1);
-    if (!allowed) {
-        diag_set(&err, "out of memory");
+    placed = place_job(jd, &job, &plan, &err);
+    if (placed < 0)
         goto bad;
+    if (placed > 0) {
+        slurm_info("job_submit/skeleton: uid=%u job=%s: no known partition in '%s'; left to Slurm",
+                   submit_uid, jd->name ? jd->name : "(none)", jd->partition);
+        goto out;
     }
-    avail = &avail_node_bitmap && bitmap2node_name && avail_node_bitmap
-                ? bitmap2node_name(avail_node_bitmap)
-                : NULL;
-    ok = slurmsk_candidates(conf->plat, avail, jd->exc_nodes, jd->req_nodes, conf->unknown_reject,
-                            allowed, &err) > 0 &&
-         slurmsk_place(conf, &job, allowed, &plan, &err) == 0;
-    if (avail)
-        SK_FREE(avail);
-    free(allowed);
-    if (!ok)
-        goto bad;
 
     if (jd->req_nodes)
         SK_FREE(jd->req_nodes);
@@ -221,9 +341,15 @@ int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
      * would make the job invalid. */
     jd->min_nodes = (uint32_t)plan.nnodes;
     jd->max_nodes = (uint32_t)plan.nnodes;
-    apply_env(jd, &plan);
-    if (jd->time_limit != NO_VAL && jd->time_limit != INFINITE &&
-        slurmsk_time_check(job.items, plan.throughput, (long)jd->time_limit, msg, sizeof msg))
+    slurmsk_env_apply(&jd->environment, &jd->env_size, plan.env, plan.nenv, &slurm_alloc);
+    /* warnings: sbatch prints them and the job is accepted */
+    msg[0] = '\0';
+    if (jd->time_limit != NO_VAL && jd->time_limit != INFINITE)
+        slurmsk_time_check(job.items, plan.throughput, (long)jd->time_limit, msg, sizeof msg);
+    if (job.warning)
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%sskeleton: warning: BPEL: %s",
+                 msg[0] ? "\n" : "", job.warning);
+    if (msg[0])
         set_msg(err_msg, msg);
     slurmsk_plan_describe(&plan, conf->plat, msg, sizeof msg);
     slurm_info("job_submit/skeleton: uid=%u job=%s %s", submit_uid, jd->name ? jd->name : "(none)",
@@ -245,13 +371,72 @@ out:
     return rc;
 }
 
-/* 22.05 requires the symbol. A modified job keeps its placement: a new
- * script cannot be given to a submitted job, and re-placing a pending job
- * behind the user's back would be a surprise. */
+/* The value of KEY= in an environment array of n entries, or NULL. */
+static const char *env_value(char *const *env, uint32_t n, const char *key)
+{
+    size_t l = strlen(key);
+    for (uint32_t i = 0; env && i < n; i++)
+        if (env[i] && strncmp(env[i], key, l) == 0 && env[i][l] == '=')
+            return env[i] + l + 1;
+    return NULL;
+}
+
+/* An update of a job placed by this plugin must keep it on its plan: the
+ * plan lives in the job's environment (SKEL_*), which an update cannot
+ * change, and the skeleton (script or SPANK variable) cannot change
+ * either; so the job is not re-placed, and an update that would move it
+ * off its nodes (ReqNodeList, ExcNodeList, Partition, NumNodes) is refused
+ * with the reason in slurmctld's log. Other updates, and every update of
+ * other jobs, pass. The plan is read with slurmctld's get_job_env (the
+ * job's saved environment) only when the update touches nodes. */
 int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
 {
-    (void)jd;
-    (void)job_ptr;
-    (void)submit_uid;
-    return SLURM_SUCCESS;
+    if (!jd || !job_ptr || !get_job_env)
+        return SLURM_SUCCESS;
+    int nodes_min = jd->min_nodes != NO_VAL && jd->min_nodes != 0,
+        nodes_max = jd->max_nodes != NO_VAL && jd->max_nodes != 0;
+    if (!jd->req_nodes && !jd->exc_nodes && !jd->partition && !nodes_min && !nodes_max)
+        return SLURM_SUCCESS;
+    uint32_t n = 0;
+    char **env = get_job_env(job_ptr, &n);
+    const char *plan = env_value(env, n, "SKEL_NODES");
+    int rc = SLURM_SUCCESS;
+    if (plan && env_value(env, n, "SKEL_PLAN")) {
+        diag err;
+        diag_clear(&err);
+        char *pn = NULL;
+        int fits = 1;
+        if (jd->partition && *jd->partition) {
+            /* the plan must lie within one of the new partitions */
+            void *recs[SK_MAX_PARTS];
+            pthread_mutex_lock(&conf_lock);     /* part_warned */
+            int np = job_parts(jd->partition, recs);
+            fits = np == 0;                     /* unknown: Slurm refuses it */
+            for (int i = 0; i < np && !fits; i++) {
+                pn = part_nodes(recs[i]);
+                fits = !pn || slurmsk_modify_check(plan, NULL, NULL, pn, 0, 0, &err) == 0;
+                if (pn)
+                    SK_FREE(pn);
+            }
+            pthread_mutex_unlock(&conf_lock);
+        }
+        if (fits && slurmsk_modify_check(plan, jd->req_nodes, jd->exc_nodes, NULL,
+                                         nodes_min ? jd->min_nodes : 0, nodes_max ? jd->max_nodes : 0,
+                                         &err) < 0)
+            fits = 0;
+        if (!fits) {
+            slurm_info("job_submit/skeleton: uid=%u job=%s: update refused: %s; the job keeps its "
+                       "placement (SKEL_PLAN=%s); cancel and resubmit it to place it again",
+                       submit_uid, jd->job_id_str ? jd->job_id_str : "?", err.msg,
+                       env_value(env, n, "SKEL_PLAN"));
+            rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        }
+    }
+    /* get_job_env's array: Slurm's allocator, n strings (freed by count,
+     * whether or not a NULL follows them) */
+    for (uint32_t i = 0; env && i < n; i++)
+        SK_FREE(env[i]);
+    if (env)
+        SK_FREE(env);
+    return rc;
 }

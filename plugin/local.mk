@@ -10,8 +10,8 @@ plugin_job_submit_skeleton_la_SOURCES = plugin/job_submit_skeleton.c
 plugin_job_submit_skeleton_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS)
 plugin_job_submit_skeleton_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
-plugin_job_submit_skeleton_la_LIBADD = slurm/libskelslurm.la skeleton/libskeleton.la pepa/libpepa.la \
-	base/libbase.la
+plugin_job_submit_skeleton_la_LIBADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la \
+	base/libbase.la $(XML_LIBS)
 endif
 
 # spank_skeleton.so: `sbatch --skeleton=FILE` (plugstack.conf). Header

@@ -9,4 +9,5 @@ EXTRA_DIST += docs/admin.md docs/user.md examples/jobs/pipeline.sh examples/jobs
 # run it from `make bench` with: $(abs_top_builddir)/tests/slurm/bench_decision
 noinst_PROGRAMS += tests/slurm/bench_decision
 tests_slurm_bench_decision_SOURCES = tests/slurm/bench_decision.c
-tests_slurm_bench_decision_LDADD = slurm/libskelslurm.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
+tests_slurm_bench_decision_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la \
+	base/libbase.la $(XML_LIBS)

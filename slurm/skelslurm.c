@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "../base/clock.h"
+#include "../bpel/bpel.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -40,7 +41,7 @@ static int parse_number(const char *s, double *out)
 
 /* ---- skeleton.conf ------------------------------------------------------- */
 
-static int conf_key(void *ctx, const skel_conf_item *it, diag *err)
+int slurmsk_conf_key(void *ctx, const skel_conf_item *it, diag *err)
 {
     slurmsk_conf *c = ctx;
     double v;
@@ -83,6 +84,14 @@ static int conf_key(void *ctx, const skel_conf_item *it, diag *err)
     return 0;
 }
 
+void slurmsk_conf_defaults(slurmsk_conf *c)
+{
+    memset(c, 0, sizeof *c);
+    c->budget = 0.050;
+    c->max_states = 100000;
+    c->max_tasks = 32;
+}
+
 slurmsk_conf *slurmsk_conf_parse(const char *text, size_t len, const char *file, diag *err)
 {
     if (len > SLURMSK_MAX_CONF) {
@@ -94,10 +103,8 @@ slurmsk_conf *slurmsk_conf_parse(const char *text, size_t len, const char *file,
         diag_set(err, "out of memory");
         return NULL;
     }
-    c->budget = 0.050;
-    c->max_states = 100000;
-    c->max_tasks = 32;
-    c->plat = skel_platform_parse_string(text, len, file, conf_key, c, err);
+    slurmsk_conf_defaults(c);
+    c->plat = skel_platform_parse_string(text, len, file, slurmsk_conf_key, c, err);
     if (!c->plat) {
         free(c);
         return NULL;
@@ -149,6 +156,7 @@ void slurmsk_conf_free(slurmsk_conf *c)
 void slurmsk_job_clear(slurmsk_job *job)
 {
     skel_tree_free(job->tree);
+    free(job->warning);
     free(job->pins);
     free(job->file);
     memset(job, 0, sizeof *job);
@@ -222,6 +230,45 @@ int slurmsk_directives_parse(const char *script, size_t len, const char *file, i
                              slurmsk_job *job, diag *err)
 {
     return slurmsk_job_parse(script, len, file, NULL, 0, max_tasks, job, err);
+}
+
+/* The skeleton of a job from its text: BPEL when the text starts with '<'
+ * (white space and a UTF-8 byte order mark skipped), else the skeleton
+ * language. BPEL is parsed from its first character (an XML declaration
+ * must come first), so line_shift lines before it are added back to the
+ * line of a message: errors name the script's line. */
+static skel_tree *parse_tree(slurmsk_job *job, const char *text, size_t len, const char *file,
+                             int line_shift, diag *err)
+{
+    size_t k = 0;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        k = 3;
+    while (k < len && isspace((unsigned char)text[k]))
+        k++;
+    if (k == len || text[k] != '<')
+        return skel_parse_string(text, len, file, err);
+    job->bpel = 1;
+    bpel_import imp;
+    diag local;
+    diag_clear(&local);
+    if (bpel_import_memory(text + k, len - k, file, NULL, &imp, &local) < 0) {
+        /* "file:LINE:..." -> the script's line */
+        size_t fl = strlen(file);
+        char *end;
+        long line;
+        if (line_shift > 0 && strncmp(local.msg, file, fl) == 0 && local.msg[fl] == ':' &&
+            (line = strtol(local.msg + fl + 1, &end, 10)) > 0 && *end == ':')
+            diag_set(err, "%s:%ld%s", file, line + line_shift, end);
+        else
+            diag_set(err, "%s", local.msg);
+        return NULL;
+    }
+    skel_tree *t = imp.tree;
+    job->warning = imp.warning;
+    imp.tree = NULL;
+    imp.warning = NULL;
+    bpel_import_clear(&imp);
+    return t;
 }
 
 int slurmsk_job_parse(const char *script, size_t len, const char *file, const char *extra,
@@ -316,7 +363,7 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
                          "a skeleton in #SKEL lines and another from --skeleton: give one");
         } else {
             job->present = 1;
-            if (!(job->tree = skel_parse_string(extra, extra_len, "--skeleton", err)))
+            if (!(job->tree = parse_tree(job, extra, extra_len, "--skeleton", 0, err)))
                 rc = -1;
             else if (skel_tree_ntasks(job->tree) > max_tasks)
                 rc = diag_set(err, "--skeleton: the skeleton has %d tasks; this site allows at most %d "
@@ -327,7 +374,7 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
         rc = diag_at(err, file, job->pin_line ? job->pin_line : 1, 0,
                      "#SKEL options but no skeleton (add lines such as '#SKEL pipe(3);')");
     if (rc == 0 && skel) {
-        job->tree = skel_parse_string(skel, slen, file, err);
+        job->tree = parse_tree(job, skel, slen, file, first_skel - 1, err);
         if (!job->tree)
             rc = -1;
         else if (skel_tree_ntasks(job->tree) > max_tasks)
@@ -367,7 +414,8 @@ static int mark(const skel_platform *p, const char *list, const char *what, unsi
     return 0;
 }
 
-int slurmsk_candidates(const skel_platform *p, const char *avail, const char *exclude,
+int slurmsk_candidates(const skel_platform *p, const char *avail, const char *partition,
+                       const char *exclude,
                        const char *required, int unknown_reject, unsigned char *allowed,
                        diag *err)
 {
@@ -378,6 +426,19 @@ int slurmsk_candidates(const skel_platform *p, const char *avail, const char *ex
      * leaves nothing allowed: the message below says so. */
     if (avail && *avail && mark(p, avail, "available nodes", allowed, 1, NULL, err) < 0)
         return -1;
+    if (partition) {
+        /* allowed &= in the partition */
+        unsigned char *in = calloc((size_t)nn, 1);
+        if (!in)
+            return diag_set(err, "out of memory");
+        if (*partition && mark(p, partition, "the partition's nodes", in, 1, NULL, err) < 0) {
+            free(in);
+            return -1;
+        }
+        for (int j = 0; j < nn; j++)
+            allowed[j] &= in[j];
+        free(in);
+    }
     if (exclude && *exclude && mark(p, exclude, "excluded nodes (-x)", allowed, 0, NULL, err) < 0)
         return -1;
     if (required && *required) {
@@ -404,8 +465,8 @@ int slurmsk_candidates(const skel_platform *p, const char *avail, const char *ex
     for (int j = 0; j < nn; j++)
         count += allowed[j] != 0;
     if (count == 0)
-        return diag_set(err, "no node is available for the skeleton (available, not excluded, "
-                             "within -w and described in %s)", p->file);
+        return diag_set(err, "no node is available for the skeleton (available, in the job's "
+                             "partition, not excluded, within -w and described in %s)", p->file);
     return count;
 }
 
@@ -665,4 +726,125 @@ void slurmsk_plan_describe(const slurmsk_plan *plan, const skel_platform *p, cha
         snprintf(buf + used, size - used, " throughput=%.6g decision=%.1fms states=%lu%s",
                  plan->throughput, plan->seconds * 1000, plan->states,
                  plan->optimal ? "" : " (budget reached: best found so far)");
+}
+
+int slurmsk_env_apply(char ***env, uint32_t *size, char *const *vars, int n, const slurmsk_alloc *a)
+{
+    uint32_t have = *env ? *size : 0, add = 0;
+    for (int i = 0; i < n; i++)
+        if (slurmsk_env_find(*env, have, vars[i]) < 0)
+            add++;
+    /* room for the additions and the NULL after them, always: an array
+     * that came without its NULL gets one */
+    char **g = a->grow(*env, (size_t)have + add + 1, sizeof *g);
+    if (!g)
+        return -1;         /* unchanged */
+    *env = g;
+    g[have] = NULL;
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(vars[i], '=');
+        size_t klen = eq ? (size_t)(eq - vars[i]) : strlen(vars[i]);
+        int found = 0;
+        for (uint32_t k = 0; k < have; k++)
+            if (g[k] && strncmp(g[k], vars[i], klen) == 0 && g[k][klen] == '=') {
+                char *d = a->dup(vars[i]);
+                if (!d) {
+                    rc = -1;
+                    continue;
+                }
+                a->release(g[k]);
+                g[k] = d;
+                found = 1;
+            }
+        if (found)
+            continue;
+        char *d = a->dup(vars[i]);
+        if (!d) {
+            rc = -1;
+            continue;
+        }
+        g[have++] = d;
+        g[have] = NULL;
+    }
+    *size = have;
+    return rc;
+}
+
+/* The names of a hostlist, sorted, for set comparisons; -1 with a message. */
+static int names_of(const char *list, const char *what, char ***names, int *n, diag *err)
+{
+    diag local;
+    diag_clear(&local);
+    if (skel_hostlist_expand(list, names, n, SKEL_MAX_NODES, &local) < 0)
+        return diag_set(err, "%s: %s", what, local.msg);
+    return 0;
+}
+
+static int has_name(char **names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+int slurmsk_modify_check(const char *plan_nodes, const char *req, const char *exc,
+                         const char *part_nodes, unsigned long nodes_min, unsigned long nodes_max,
+                         diag *err)
+{
+    char **plan = NULL, **other = NULL;
+    int np = 0, no = 0, rc = -1;
+    if (names_of(plan_nodes, "SKEL_NODES", &plan, &np, err) < 0)
+        return -1;
+    if (req && !*req) {
+        diag_set(err, "clearing ReqNodeList would let the job run off its plan (%s)", plan_nodes);
+        goto out;
+    }
+    if (req) {
+        if (names_of(req, "ReqNodeList", &other, &no, err) < 0)
+            goto out;
+        int same = no == np;
+        for (int i = 0; same && i < np; i++)
+            same = has_name(other, no, plan[i]);
+        if (!same) {
+            diag_set(err, "ReqNodeList=%s differs from the job's plan (%s)", req, plan_nodes);
+            goto out;
+        }
+        skel_hostlist_free(other, no);
+        other = NULL;
+    }
+    if (exc && *exc) {
+        if (names_of(exc, "ExcNodeList", &other, &no, err) < 0)
+            goto out;
+        for (int i = 0; i < np; i++)
+            if (has_name(other, no, plan[i])) {
+                diag_set(err, "ExcNodeList=%s excludes %s, a node of the job's plan (%s)", exc,
+                         plan[i], plan_nodes);
+                goto out;
+            }
+        skel_hostlist_free(other, no);
+        other = NULL;
+    }
+    if (part_nodes) {
+        if (*part_nodes && names_of(part_nodes, "the partition's nodes", &other, &no, err) < 0)
+            goto out;
+        for (int i = 0; i < np; i++)
+            if (!has_name(other, no, plan[i])) {
+                diag_set(err, "the new partition does not contain %s, a node of the job's plan (%s)",
+                         plan[i], plan_nodes);
+                goto out;
+            }
+        skel_hostlist_free(other, no);
+        other = NULL;
+    }
+    if ((nodes_min && nodes_min != (unsigned long)np) || (nodes_max && nodes_max != (unsigned long)np)) {
+        diag_set(err, "NumNodes other than %d does not fit the job's plan (%s)", np, plan_nodes);
+        goto out;
+    }
+    rc = 0;
+out:
+    skel_hostlist_free(plan, np);
+    skel_hostlist_free(other, no);
+    return rc;
 }

@@ -14,6 +14,7 @@
 #define SKELSCHED_SKELSLURM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../base/diag.h"
 #include "../skeleton/skeleton.h"
@@ -36,6 +37,14 @@ typedef struct slurmsk_conf {
     int bad_accept;             /* BadInput=accept: pass bad jobs through unchanged, with a warning */
 } slurmsk_conf;
 
+/* The plugin's own keys (Budget=, MaxStates=, MaxTasks=, UnknownNodes=,
+ * BadInput=) as a skel_conf_fn for skel_platform_parse_*: ctx is a
+ * slurmsk_conf whose fields it sets (start from slurmsk_conf_defaults).
+ * For every reader of skeleton.conf, so that the keys live in one table
+ * (skelsched map --platform skeleton.conf uses it too). */
+int slurmsk_conf_key(void *ctx, const skel_conf_item *item, diag *err);
+void slurmsk_conf_defaults(slurmsk_conf *c);   /* the defaults, plat NULL */
+
 /* Parse skeleton.conf text (len bytes). Returns a conf owned by the caller,
  * or NULL with "file:line:col: message". A conf with no nodes is an error. */
 slurmsk_conf *slurmsk_conf_parse(const char *text, size_t len, const char *file, diag *err);
@@ -55,6 +64,8 @@ typedef struct slurmsk_job {
     int pin_line;               /* script line of the first --pin */
     double items;               /* --items N, 0 if not given */
     skel_style style;           /* --style (default producer) */
+    int bpel;                   /* the skeleton came as BPEL */
+    char *warning;              /* BPEL defaults used, or NULL (owned) */
 } slurmsk_job;
 
 /* Read the #SKEL lines of a batch script (len bytes; NULL/0 means no
@@ -70,7 +81,10 @@ void slurmsk_job_clear(slurmsk_job *job);
 /* As slurmsk_directives_parse, with the skeleton given apart (extra,
  * extra_len; NULL: none): the content of `sbatch --skeleton=FILE`, read by
  * the SPANK plugin on the submitting side. #SKEL options still apply; #SKEL
- * skeleton lines as well are an error. */
+ * skeleton lines as well are an error. A skeleton (either way) whose text
+ * starts with '<' is BPEL (bpel_import_memory, no parameters file): the
+ * text travels inline, nothing is opened. job->warning then lists the
+ * defaults the import used. */
 #define SLURMSK_MAX_SKELETON ((size_t)64 << 10)
 #define SLURMSK_SPANK_VAR "SKEL_SKELETON"   /* the SPANK job control variable */
 int slurmsk_job_parse(const char *script, size_t len, const char *file, const char *extra,
@@ -79,11 +93,13 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
 /* ---- candidate nodes -------------------------------------------------- */
 
 /* allowed[j] (one per platform node) = node j is in avail (NULL: every
- * platform node), not in exclude (NULL: none), and within required (NULL or
- * "": no -w list). Nodes of avail missing from the platform are ignored;
+ * platform node), in partition (the hostlist of the job's partition; NULL:
+ * no restriction), not in exclude (NULL: none), and within required (NULL
+ * or "": no -w list). Nodes of avail missing from the platform are ignored;
  * with unknown_reject a required node missing from the platform is an
  * error. Returns the number of allowed nodes (>= 1), or -1 with a message. */
-int slurmsk_candidates(const skel_platform *p, const char *avail, const char *exclude,
+int slurmsk_candidates(const skel_platform *p, const char *avail, const char *partition,
+                       const char *exclude,
                        const char *required, int unknown_reject, unsigned char *allowed,
                        diag *err);
 
@@ -121,6 +137,36 @@ int slurmsk_time_check(double items, double throughput, long limit_minutes, char
  * kv, or -1: so that the plugin replaces a variable instead of adding a
  * second one. */
 int slurmsk_env_find(char *const *env, unsigned n, const char *kv);
+
+/* Memory for slurmsk_env_apply: the plugin passes Slurm's allocator (an
+ * environment Slurm frees must come from it), tests pass malloc's. grow
+ * returns ptr resized to count elements of size bytes, the new ones zeroed
+ * (NULL: out of memory, ptr unchanged); dup copies a string (NULL: out of
+ * memory). */
+typedef struct slurmsk_alloc {
+    void *(*grow)(void *ptr, size_t count, size_t size);
+    char *(*dup)(const char *s);
+    void (*release)(void *ptr);
+} slurmsk_alloc;
+
+/* Put the n "KEY=VALUE" strings of vars into the environment *env of *size
+ * entries: a variable already there is replaced (every copy of it), the
+ * others appended. Afterwards *env has *size entries followed by a NULL
+ * (Slurm frees it as a NULL-terminated array whatever env_size says).
+ * *env may be NULL (then *size is taken as 0). Returns 0, or -1 when out of
+ * memory (then *env and *size still describe a valid, NULL-terminated
+ * array, with some of the variables possibly set). */
+int slurmsk_env_apply(char ***env, uint32_t *size, char *const *vars, int n, const slurmsk_alloc *a);
+
+/* job_modify: whether an update of a pending job keeps it on the nodes it
+ * was placed on. plan_nodes: the job's SKEL_NODES ("n1,n3"). The update's
+ * new values, NULL or 0 when it does not change them: req (ReqNodeList; ""
+ * clears it), exc (ExcNodeList), part_nodes (hostlist of the new
+ * partition), nodes_min/nodes_max (NumNodes). Returns 0 when the plan still
+ * holds, -1 with a message naming the conflict. */
+int slurmsk_modify_check(const char *plan_nodes, const char *req, const char *exc,
+                         const char *part_nodes, unsigned long nodes_min, unsigned long nodes_max,
+                         diag *err);
 
 /* The skeleton text sent by the SPANK plugin, in a job's spank_job_env
  * (n entries), or NULL. */

@@ -7,9 +7,9 @@
  * configured and built build directory:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I$SRC -I. -include config.h \
- *     $SRC/tests/fuzz/fuzz_slurm.c $SRC/slurm/skelslurm.c \
+ *     $SRC/tests/fuzz/fuzz_slurm.c $SRC/slurm/skelslurm.c bpel/.libs/libbpel.a \
  *     skeleton/.libs/libskeleton.a pepa/.libs/libpepa.a base/.libs/libbase.a \
- *     -lumfpack -lm -lpthread -o fuzz_slurm        (drop -lumfpack if not configured)
+ *     -lxml2 -lumfpack -lm -lpthread -o fuzz_slurm        (drop -lumfpack if not configured)
  *   ./fuzz_slurm -max_len=8192 -rss_limit_mb=512 $SRC/examples/jobs */
 #include <stddef.h>
 #include <stdint.h>
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (slurmsk_directives_parse(text, size, NULL, c->max_tasks, &job, &err) == 0 && job.tree) {
         unsigned char allowed[4];
         slurmsk_plan plan;
-        if (slurmsk_candidates(c->plat, "n[1-4]", "n2", NULL, 0, allowed, &err) > 0 &&
+        if (slurmsk_candidates(c->plat, "n[1-4]", NULL, "n2", NULL, 0, allowed, &err) > 0 &&
             slurmsk_place(c, &job, allowed, &plan, &err) == 0)
             slurmsk_plan_clear(&plan);
     }

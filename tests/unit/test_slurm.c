@@ -202,24 +202,279 @@ START_TEST(candidates)
     unsigned char a[4];
     diag err;
     diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, NULL, NULL, NULL, 0, a, &err), 4);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-3],gpu7", NULL, NULL, 0, a, &err), 3);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, NULL, NULL, NULL, NULL, 0, a, &err), 4);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-3],gpu7", NULL, NULL, NULL, 0, a, &err), 3);
     ck_assert(a[0] && a[1] && a[2] && !a[3]);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n2", NULL, 0, a, &err), 3);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, "n2", NULL, 0, a, &err), 3);
     ck_assert(!a[1]);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n2", "n[2-3],other", 0, a, &err), 1);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, "n2", "n[2-3],other", 0, a, &err), 1);
     ck_assert(a[2] && !a[0] && !a[1] && !a[3]);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, "n1,other", 1, a, &err), -1);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, NULL, "n1,other", 1, a, &err), -1);
     ck_assert_msg(strstr(err.msg, "other") != NULL, "%s", err.msg);
     diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "", NULL, NULL, 0, a, &err), -1);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "", NULL, NULL, NULL, 0, a, &err), -1);
     ck_assert_msg(strstr(err.msg, "no node") != NULL, "%s", err.msg);
     diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "x[1-9]", NULL, NULL, 0, a, &err), -1);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "x[1-9]", NULL, NULL, NULL, 0, a, &err), -1);
     ck_assert_msg(strstr(err.msg, "no node") != NULL, "%s", err.msg);
     diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-99999999]", NULL, NULL, 0, a, &err), -1);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-99999999]", NULL, NULL, NULL, 0, a, &err), -1);
     slurmsk_conf_free(c);
+}
+END_TEST
+
+/* The job's partition restricts the candidates like the available nodes:
+ * intersected with them, -x and -w. */
+START_TEST(candidates_partition)
+{
+    slurmsk_conf *c = conf_of(CONF);
+    unsigned char a[4];
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n[1-2]", NULL, NULL, 0, a, &err), 2);
+    ck_assert(a[0] && a[1] && !a[2] && !a[3]);
+    /* partition nodes not in skeleton.conf are ignored; not available ones too */
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[2-4]", "n[1-3],gpu1", NULL, NULL, 0, a, &err), 2);
+    ck_assert(!a[0] && a[1] && a[2] && !a[3]);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, NULL, "n[3-4]", "n3", "n[1-4]", 0, a, &err), 1);
+    ck_assert(a[3] && !a[0] && !a[1] && !a[2]);
+    /* -w outside the partition: nothing left, and the message says why */
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n[3-4]", NULL, "n1", 0, a, &err), -1);
+    ck_assert_msg(strstr(err.msg, "partition") != NULL, "%s", err.msg);
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "", NULL, NULL, 0, a, &err), -1);
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n[", NULL, NULL, 0, a, &err), -1);
+    ck_assert_msg(strstr(err.msg, "partition") != NULL, "%s", err.msg);
+
+    /* placement within the partition: the work stage cannot get n4 */
+    const char *s = "#SKEL pipe(3);\n#SKEL task(\"a\", 4.0);\n#SKEL task(\"b\", 1.0);\n#SKEL task(\"c\", 2.0);\n";
+    slurmsk_job job;
+    ck_assert_int_eq(slurmsk_directives_parse(s, strlen(s), NULL, 32, &job, &err), 0);
+    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n[1-3]", NULL, NULL, 0, a, &err), 3);
+    slurmsk_plan plan;
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < plan.ntasks; i++)
+        ck_assert_int_ne(plan.node_of_task[i], 3);
+    ck_assert_int_eq(plan.node_of_task[1], 1);     /* n2, the fastest of the partition */
+    slurmsk_plan_clear(&plan);
+    slurmsk_job_clear(&job);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+/* job_modify: which updates keep a placed job on its plan. */
+START_TEST(modify_check)
+{
+    diag err;
+    diag_clear(&err);
+    const char *plan = "n2,n3,n4";
+    ck_assert_int_eq(slurmsk_modify_check(plan, NULL, NULL, NULL, 0, 0, &err), 0);
+    ck_assert_int_eq(slurmsk_modify_check(plan, "n[2-4]", NULL, NULL, 0, 0, &err), 0);
+    ck_assert_int_eq(slurmsk_modify_check(plan, "n4,n2,n3", "n1", "n[1-4]", 3, 3, &err), 0);
+    ck_assert_int_eq(slurmsk_modify_check(plan, NULL, "", NULL, 0, 0, &err), 0);
+    const struct {
+        const char *req, *exc, *part;
+        unsigned long min, max;
+        const char *want;
+    } bad[] = {
+        { "n[1-2]", NULL, NULL, 0, 0, "ReqNodeList" },
+        { "n[1-4]", NULL, NULL, 0, 0, "ReqNodeList" },
+        { "", NULL, NULL, 0, 0, "clearing" },
+        { NULL, "n3", NULL, 0, 0, "excludes n3" },
+        { NULL, NULL, "n[1-3]", 0, 0, "n4" },
+        { NULL, NULL, "", 0, 0, "partition" },
+        { NULL, NULL, NULL, 1, 0, "NumNodes" },
+        { NULL, NULL, NULL, 0, 5, "NumNodes" },
+        { "n[", NULL, NULL, 0, 0, "ReqNodeList" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        diag_clear(&err);
+        ck_assert_int_eq(slurmsk_modify_check(plan, bad[i].req, bad[i].exc, bad[i].part, bad[i].min,
+                                              bad[i].max, &err), -1);
+        ck_assert_msg(strstr(err.msg, bad[i].want) != NULL, "%zu: %s", i, err.msg);
+    }
+}
+END_TEST
+
+/* Counting allocator, so that the test sees every block freed. */
+static int live;
+static void *t_grow(void *ptr, size_t count, size_t size)
+{
+    size_t old = ptr ? ((size_t *)ptr)[-1] : 0;
+    size_t *b = realloc(ptr ? (size_t *)ptr - 1 : NULL, sizeof(size_t) + count * size);
+    if (!b)
+        return NULL;
+    if (!ptr)
+        live++;
+    if (count * size > old)
+        memset((char *)(b + 1) + old, 0, count * size - old);
+    b[0] = count * size;
+    return b + 1;
+}
+static char *t_dup(const char *s)
+{
+    live++;
+    return strdup(s);
+}
+static void t_release(void *p)
+{
+    if (p)
+        live--;
+    free(p);
+}
+static void t_free_env(char **env, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        t_release(env[i]);
+    if (env) {
+        live--;
+        free((size_t *)env - 1);
+    }
+}
+static char **t_env(const char *const *vars, uint32_t n, int terminated)
+{
+    char **e = t_grow(NULL, n + (terminated ? 1 : 0), sizeof *e);
+    for (uint32_t i = 0; i < n; i++)
+        e[i] = t_dup(vars[i]);
+    return e;
+}
+
+/* The job's environment stays NULL-terminated with env_size entries,
+ * variables replaced rather than repeated, however it came. */
+START_TEST(env_apply)
+{
+    const slurmsk_alloc al = { t_grow, t_dup, t_release };
+    char *vars[] = { "SKEL_PLAN=t0=n1 t1=n2", "SKEL_NODES=n1,n2", "SKEL_NTASKS=2" };
+    live = 0;
+    /* none yet */
+    char **env = NULL;
+    uint32_t n = 0;
+    ck_assert_int_eq(slurmsk_env_apply(&env, &n, vars, 3, &al), 0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_ptr_null(env[3]);
+    ck_assert_str_eq(env[1], "SKEL_NODES=n1,n2");
+    t_free_env(env, n);
+    /* a user environment with a stale SKEL_PLAN (twice) and no NULL after it */
+    const char *user[] = { "PATH=/bin", "SKEL_PLAN=stale", "HOME=/root", "SKEL_PLAN=stale2" };
+    env = t_env(user, 4, 0);
+    n = 4;
+    ck_assert_int_eq(slurmsk_env_apply(&env, &n, vars, 3, &al), 0);
+    ck_assert_uint_eq(n, 6);
+    ck_assert_ptr_null(env[6]);
+    int plans = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        ck_assert_ptr_nonnull(env[i]);
+        plans += strncmp(env[i], "SKEL_PLAN=", 10) == 0;
+        ck_assert(strstr(env[i], "stale") == NULL);
+    }
+    ck_assert_int_eq(plans, 2);   /* both copies now hold the new plan */
+    ck_assert_str_eq(env[0], "PATH=/bin");
+    ck_assert_str_eq(env[4], "SKEL_NODES=n1,n2");
+    ck_assert_str_eq(env[5], "SKEL_NTASKS=2");
+    /* applied again: nothing added */
+    ck_assert_int_eq(slurmsk_env_apply(&env, &n, vars, 3, &al), 0);
+    ck_assert_uint_eq(n, 6);
+    ck_assert_ptr_null(env[6]);
+    t_free_env(env, n);
+    /* a NULL array with a stale size: taken as empty */
+    env = NULL;
+    n = 7;
+    ck_assert_int_eq(slurmsk_env_apply(&env, &n, vars, 1, &al), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_ptr_null(env[1]);
+    t_free_env(env, n);
+    ck_assert_int_eq(live, 0);
+}
+END_TEST
+
+/* BPEL travels inline (sbatch --skeleton=FILE.bpel, or #SKEL lines):
+ * detected by content, imported from memory. */
+START_TEST(bpel_inline)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/examples/bpel/order.bpel", getenv("SRCDIR") ? getenv("SRCDIR") : ".");
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    static char text[65536];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_msg(slurmsk_job_parse("#SKEL --items 10\n", 17, NULL, text, len, 32, &job, &err) == 0,
+                  "%s", err.msg);
+    ck_assert(job.present && job.bpel && job.tree);
+    ck_assert(job.items == 10);
+    int ntasks = skel_tree_ntasks(job.tree);
+    ck_assert_int_ge(ntasks, 1);
+    slurmsk_conf *c = conf_of(CONF);
+    unsigned char a[4] = { 1, 1, 1, 1 };
+    slurmsk_plan plan;
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(plan.ntasks, ntasks);
+    slurmsk_plan_clear(&plan);
+    slurmsk_job_clear(&job);
+
+    /* the same process in #SKEL lines: same tree size */
+    size_t cap = len * 2 + 4096, sl = 0;
+    char *script = malloc(cap);
+    sl += (size_t)sprintf(script, "#!/bin/sh\n#SBATCH -J b\n");
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        sl += (size_t)sprintf(script + sl, "#SKEL %.*s\n", (int)l, p);
+        p += l + (nl ? 1 : 0);
+    }
+    sl += (size_t)sprintf(script + sl, "hostname\n");
+    ck_assert_msg(slurmsk_directives_parse(script, sl, NULL, 32, &job, &err) == 0, "%s", err.msg);
+    ck_assert(job.bpel);
+    ck_assert_int_eq(skel_tree_ntasks(job.tree), ntasks);
+    slurmsk_job_clear(&job);
+
+    /* broken XML in #SKEL lines: the message names the script's line */
+    const char *bad = "#!/bin/sh\n#SBATCH -J b\n#SKEL <?xml version=\"1.0\"?>\n#SKEL <process>\n"
+                      "#SKEL   <sequence>\n#SKEL </process>\nhostname\n";
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(bad, strlen(bad), NULL, 32, &job, &err), -1);
+    ck_assert_msg(strncmp(err.msg, "batch script:6:", 15) == 0, "%s", err.msg);
+    /* and in a --skeleton file: its own line */
+    const char *badf = "<?xml version=\"1.0\"?>\n<process>\n  <sequence>\n</process>\n";
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_job_parse(NULL, 0, NULL, badf, strlen(badf), 32, &job, &err), -1);
+    ck_assert_msg(strncmp(err.msg, "--skeleton:4:", 13) == 0, "%s", err.msg);
+    /* a DOCTYPE (entities) is refused: the controller expands nothing */
+    const char *dt = "<?xml version=\"1.0\"?>\n<!DOCTYPE p [<!ENTITY x \"y\">]>\n<process/>\n";
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_job_parse(NULL, 0, NULL, dt, strlen(dt), 32, &job, &err), -1);
+    ck_assert_msg(strstr(err.msg, "DOCTYPE") != NULL, "%s", err.msg);
+    free(script);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+/* skeleton.conf's own keys as a callback for any platform reader (what
+ * skelsched map --platform uses): accepted, checked, and unknown keys
+ * still refused. */
+START_TEST(conf_key_callback)
+{
+    slurmsk_conf k;
+    slurmsk_conf_defaults(&k);
+    diag err;
+    diag_clear(&err);
+    skel_platform *p = skel_platform_parse_string(CONF, strlen(CONF), "skeleton.conf", slurmsk_conf_key, &k, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(p->nnodes, 4);
+    ck_assert(k.budget > 0.199 && k.budget < 0.201);
+    skel_platform_free(p);
+    const char *bad = "NodeName=a Speed=1\nBudget=-1\n";
+    ck_assert_ptr_null(skel_platform_parse_string(bad, strlen(bad), "skeleton.conf", slurmsk_conf_key, &k, &err));
+    ck_assert_msg(strstr(err.msg, "skeleton.conf:2:") && strstr(err.msg, "Budget"), "%s", err.msg);
+    const char *unk = "NodeName=a Speed=1\nBudgte=5\n";
+    diag_clear(&err);
+    ck_assert_ptr_null(skel_platform_parse_string(unk, strlen(unk), "skeleton.conf", slurmsk_conf_key, &k, &err));
+    ck_assert_msg(strstr(err.msg, "Budgte") != NULL, "%s", err.msg);
 }
 END_TEST
 
@@ -388,6 +643,11 @@ static Suite *suite(void)
     tcase_add_test(tc, directives_size_bounds);
     tcase_add_test(tc, conf_keys);
     tcase_add_test(tc, candidates);
+    tcase_add_test(tc, candidates_partition);
+    tcase_add_test(tc, modify_check);
+    tcase_add_test(tc, env_apply);
+    tcase_add_test(tc, bpel_inline);
+    tcase_add_test(tc, conf_key_callback);
     tcase_add_test(tc, place_pipeline);
     tcase_add_test(tc, place_pins);
     tcase_add_test(tc, place_bounded);
