@@ -76,6 +76,19 @@ printf 'NodeName=a Speed=-1\n' > "$TMP/bad.conf"
 expect_exit 1 "bad platform" -- map "$SK" --platform "$TMP/bad.conf"
 expect_err "bad platform" "bad.conf:1:[0-9]+: "
 
+# skeleton.conf as the platform: the Slurm plugin's own keys are accepted
+# (and checked); the placement is the one of the bare platform (table above)
+{ echo "Budget=50"; echo "MaxStates=100000"; echo "MaxTasks=32"; echo "UnknownNodes=reject"
+  echo "BadInput=accept"; cat "$PL"; } >"$TMP/skeleton.conf"
+expect_exit 0 "skeleton.conf keys" -- map "$SK" --platform "$TMP/skeleton.conf" --style stream --pin t0=p1
+expect_out "skeleton.conf keys" "^1 +5\.634666[0-9]* +t[0-9] +p1 p2 p3$"
+{ echo "Budget=0"; cat "$PL"; } >"$TMP/badkey.conf"
+expect_exit 1 "skeleton.conf bad key" -- map "$SK" --platform "$TMP/badkey.conf"
+expect_err "skeleton.conf bad key" "badkey.conf:1:[0-9]+: Budget= must be"
+{ echo "Budgte=5"; cat "$PL"; } >"$TMP/typo.conf"
+expect_exit 1 "skeleton.conf unknown key" -- map "$SK" --platform "$TMP/typo.conf"
+expect_err "skeleton.conf unknown key" "typo.conf:1:[0-9]+: .*Budgte"
+
 # usage: exit 2
 expect_exit 2 "no platform" -- map "$SK"
 expect_exit 2 "no skeleton" -- map --platform "$PL"
