@@ -80,6 +80,7 @@ static char conf_why[PATH_MAX + DIAG_MAX];     /* why there is no usable conf */
 #define SK_BITSTR_MAGIC 0x42434445
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) && SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
 #define SK_PART_BITMAP_OFFSET 0xd0
+#define SK_SLURM_2205 1            /* get_job_env's ownership, below, as measured */
 #endif
 #define SK_MAX_PARTS 8             /* partitions of one -p list tried */
 
@@ -391,6 +392,13 @@ static const char *env_value(char *const *env, uint32_t n, const char *key)
  * job's saved environment) only when the update touches nodes. */
 int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
 {
+#ifndef SK_SLURM_2205
+    /* get_job_env's ownership convention is known for 22.05 only */
+    (void)jd;
+    (void)job_ptr;
+    (void)submit_uid;
+    return SLURM_SUCCESS;
+#else
     if (!jd || !job_ptr || !get_job_env)
         return SLURM_SUCCESS;
     int nodes_min = jd->min_nodes != NO_VAL && jd->min_nodes != 0,
@@ -432,11 +440,14 @@ int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
             rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
         }
     }
-    /* get_job_env's array: Slurm's allocator, n strings (freed by count,
-     * whether or not a NULL follows them) */
-    for (uint32_t i = 0; env && i < n; i++)
-        SK_FREE(env[i]);
-    if (env)
+    /* get_job_env's array (22.05, measured): the strings lie in one block
+     * that starts at env[0], the array is another; both from Slurm's
+     * allocator */
+    if (env) {
+        if (n)
+            SK_FREE(env[0]);
         SK_FREE(env);
+    }
     return rc;
+#endif
 }

@@ -110,6 +110,7 @@ PlugStackConfig=$T/plugstack.conf
 MinJobAge=600
 NodeName=n[1-5] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=[$((BASE + 1))-$((BASE + 5))] CPUs=2 RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+PartitionName=slow Nodes=n[1-3] MaxTime=INFINITE State=UP
 EOF
 # the platform, for skelsched map; skeleton.conf = the platform + plugin keys
 cat >"$T/platform.conf" <<'EOF'
@@ -412,6 +413,107 @@ printf '#!/bin/sh\n#SBATCH -J burst\ntrue\n' >"$T/plainlat.sh"
 LP=$(lat "$T/plainlat.sh" 20) LS=$(lat "$T/good.sh" 20)
 echo "# sbatch latency: plain ${LP} ms, #SKEL ${LS} ms (mean of 20, held jobs)"
 scancel -n burst >/dev/null 2>&1
+
+# ---- the job's partition: candidates are its nodes only -----------------------
+# "slow" holds n1-n3: the plan must avoid n4 and equal skelsched map's on
+# the platform without n4.
+grep -v '^NodeName=n4 ' "$T/platform.conf" >"$T/platform-slow.conf"
+"$SKELSCHED" map "$T/pipe.skel" --platform "$T/platform-slow.conf" --json >"$T/map-slow.json" 2>"$T/map.err" ||
+    fail "skelsched map (slow): $(cat "$T/map.err")"
+EXPECT_SLOW=$(sed -n 's/^{"best": {"placement": \[\([^]]*\)\].*/\1/p' "$T/map-slow.json" | tr -d '" ' |
+    awk -F, '{for (i = 1; i <= NF; i++) printf "%st%d=%s", (i > 1 ? " " : ""), i - 1, $i}')
+ID=$(submit "$T/pipe.sh" -p slow)
+if [ -n "$ID" ]; then
+    check_run "$ID" "-p slow"
+    P=$(sed -n 's/^plan=//p' "$T/out/$ID.out")
+    [ "$P" = "$EXPECT_SLOW" ] && pass "-p slow: placed within the partition as map places it ($P)" ||
+        fail "-p slow: plan '$P', map without n4 '$EXPECT_SLOW'"
+else
+    fail "-p slow: sbatch failed: $(cat "$T/sbatch.err")"
+fi
+ID=$(submit "$T/pipe.sh" -p slow -w n4)
+if [ -z "$ID" ] && grep -q "partition" "$T/sbatch.err"; then
+    pass "-p slow -w n4: refused: $(tr '\n' ' ' <"$T/sbatch.err")"
+else
+    fail "-p slow -w n4: job '$ID', sbatch said '$(cat "$T/sbatch.err")'"
+fi
+grep -q "not restricted to the job's partition" "$T/log/slurmctld.log" &&
+    fail "the plugin could not read the partition: $(grep "not restricted" "$T/log/slurmctld.log" | head -1)" ||
+    pass "partition nodes read from slurmctld"
+
+# ---- scontrol update of a pending placed job: kept on its plan -----------------
+ID=$(submit "$T/pipe.sh" -H)
+if [ -n "$ID" ]; then
+    PLANNED=$(job_field "$ID" ReqNodeList)
+    ONE=$(scontrol show hostnames "$PLANNED" | head -1)
+    upd() {    # upd WHAT EXPECT(ok|refused) ARGS...
+        what=$1 want=$2; shift 2
+        if scontrol update JobId="$ID" "$@" >"$T/upd.out" 2>&1; then got=ok; else got=refused; fi
+        [ "$got" = "$want" ] && pass "update $what: $got $(tr '\n' ' ' <"$T/upd.out")" ||
+            fail "update $what: $got, expected $want: $(cat "$T/upd.out")"
+    }
+    upd "TimeLimit" ok TimeLimit=4
+    upd "ExcNodeList=n5 (off the plan)" ok ExcNodeList=n5
+    upd "ExcNodeList=$ONE (on the plan)" refused ExcNodeList="$ONE"
+    upd "ReqNodeList=n1" refused ReqNodeList=n1
+    upd "Partition=slow (without n4)" refused Partition=slow
+    upd "NumNodes=1" refused NumNodes=1
+    grep -q "job_submit/skeleton: uid=0 job=$ID: update refused: ExcNodeList=$ONE excludes" "$T/log/slurmctld.log" &&
+        pass "refused update logged with its reason" || fail "refused update not logged"
+    [ "$(job_field "$ID" ReqNodeList)" = "$PLANNED" ] && pass "plan unchanged after the updates ($PLANNED)" ||
+        fail "ReqNodeList now $(job_field "$ID" ReqNodeList), was $PLANNED"
+    scontrol release "$ID" >/dev/null 2>&1
+    check_run "$ID" "updated then released"
+else
+    fail "held pipeline: sbatch failed: $(cat "$T/sbatch.err")"
+fi
+ID=$(submit "$T/plain.sh" -H)
+if [ -n "$ID" ] && scontrol update JobId="$ID" ExcNodeList=n1 NumNodes=1 >"$T/upd.out" 2>&1; then
+    pass "update of a job without #SKEL: untouched"
+else
+    fail "update of a job without #SKEL: '$ID' $(cat "$T/upd.out")"
+fi
+[ -n "$ID" ] && scancel "$ID" >/dev/null 2>&1
+
+# ---- the environment: a stale SKEL_PLAN from the user is replaced, once -------
+sed 's/^echo "plan=\$SKEL_PLAN"$/echo "plan=$SKEL_PLAN"; echo "planvars=$(env | grep -c "^SKEL_PLAN=")"/' "$T/pipe.sh" >"$T/envtest.sh"
+ID=$(export SKEL_PLAN=stale SKEL_NODES_T0=nowhere; submit "$T/envtest.sh")
+if [ -n "$ID" ]; then
+    check_run "$ID" "stale SKEL_* in the user's environment"
+    [ "$(sed -n 's/^planvars=//p' "$T/out/$ID.out")" = 1 ] && [ "$(sed -n 's/^plan=//p' "$T/out/$ID.out")" = "$EXPECT" ] &&
+        pass "environment: one SKEL_PLAN, the plugin's" || fail "environment: $(cat "$T/out/$ID.out")"
+else
+    fail "env test: sbatch failed: $(cat "$T/sbatch.err")"
+fi
+
+# ---- BPEL through sbatch --skeleton=FILE.bpel (inline, parsed from memory) -----
+BP="${SRCDIR:-$(dirname "$0")/../..}/examples/bpel/order.bpel"
+if [ -f "$SPANKSO" ] && [ -f "$BP" ]; then
+    ID=$(submit "$T/spank.sh" --skeleton="$BP")
+    if [ -n "$ID" ]; then
+        check_run "$ID" "--skeleton order.bpel"
+        N=$(sed -n 's/^plan=//p' "$T/out/$ID.out" | wc -w)
+        [ "$N" = 9 ] && pass "--skeleton order.bpel: 9 tasks placed" || fail "--skeleton order.bpel: $N tasks"
+    else
+        fail "--skeleton order.bpel: sbatch failed: $(cat "$T/sbatch.err")"
+    fi
+    printf '<?xml version="1.0"?>\n<process>\n  <sequence>\n</process>\n' >"$T/bad.bpel"
+    if ID=$(submit "$T/spank.sh" --skeleton="$T/bad.bpel"); then
+        fail "--skeleton bad.bpel: accepted (job $ID)"
+    else
+        grep -q -- "--skeleton:4:" "$T/sbatch.err" && pass "--skeleton bad.bpel: $(tr '\n' ' ' <"$T/sbatch.err")" ||
+            fail "--skeleton bad.bpel: sbatch said '$(cat "$T/sbatch.err")'"
+    fi
+fi
+
+# ---- skelsched map reads skeleton.conf itself (the plugin's keys included) ------
+grep -v '^NodeName=n5 ' "$T/skeleton.conf.good" >"$T/skeleton4.conf"
+"$SKELSCHED" map "$T/pipe.skel" --platform "$T/skeleton4.conf" --json >"$T/map4.json" 2>"$T/map.err" &&
+    [ "$(sed -n 's/^{"best": {"placement": \[\([^]]*\)\].*/\1/p' "$T/map4.json" | tr -d '" ' |
+        awk -F, '{for (i = 1; i <= NF; i++) printf "%st%d=%s", (i > 1 ? " " : ""), i - 1, $i}')" = "$EXPECT" ] &&
+    pass "skelsched map --platform skeleton.conf previews the plugin's plan" ||
+    fail "skelsched map --platform skeleton.conf: $(cat "$T/map.err" "$T/map4.json")"
+scontrol ping >/dev/null 2>&1 && pass "controller up at the end" || fail "controller down at the end"
 
 echo "$PASSES passed, $FAILS failed"
 [ "$FAILS" = 0 ]
