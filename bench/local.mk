@@ -22,3 +22,5 @@ bench: bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_transient 
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_map
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_transient
 	@$(abs_top_builddir)/tests/slurm/bench_decision
+	@SKELSCHED=$(abs_top_builddir)/skelsched $(abs_top_srcdir)/tests/slurm/bench_submit.sh; \
+	 rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]     # 77: no Slurm here (needs root and the daemons)

@@ -110,7 +110,6 @@ PlugStackConfig=$T/plugstack.conf
 MinJobAge=600
 NodeName=n[1-5] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=[$((BASE + 1))-$((BASE + 5))] CPUs=2 RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-PartitionName=slow Nodes=n[1-3] MaxTime=INFINITE State=UP
 EOF
 # the platform, for skelsched map; skeleton.conf = the platform + plugin keys
 cat >"$T/platform.conf" <<'EOF'
@@ -126,6 +125,8 @@ EOF
 { echo "Budget=2000"; echo "MaxStates=200000"; echo "MaxTasks=16"; cat "$T/platform.conf"
   echo "NodeName=n5 Speed=16"; } >"$T/skeleton.conf"
 cp "$T/skeleton.conf" "$T/skeleton.conf.good"
+# a second partition holding a subset of the nodes (-p slow checks below)
+echo "PartitionName=slow Nodes=n[1-3] MaxTime=INFINITE State=UP" >>"$T/slurm.conf"
 
 SLURM_CONF=$T/slurm.conf
 export SLURM_CONF
