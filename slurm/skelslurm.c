@@ -326,6 +326,8 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
                 *--end = '\0';
             if (body[0] == '-' && body[1] == '-') {
                 rc = directive_option(job, body, file, line, err);
+                if (skel)
+                    skel[slen++] = '\n';     /* keeps the skeleton's lines the script's */
                 continue;
             }
             if (!skel) {

@@ -106,6 +106,9 @@ START_TEST(directives_errors)
     /* a syntax error: the script's line and column */
     parse_fails("#!/bin/sh\n#SKEL pipe(2);\n#SKEL task(\"a\", 1.0);\n#SKEL task(\"b\" 1.0);\n", &err);
     ck_assert_msg(strncmp(err.msg, "batch script:4:", 15) == 0, "%s", err.msg);
+    /* an option line among the skeleton lines keeps the numbering */
+    parse_fails("#!/bin/sh\n#SKEL pipe(2);\n#SKEL --items 5\n#SKEL task(\"a\", 1.0);\n#SKEL task(\"b\" 1.0);\n", &err);
+    ck_assert_msg(strncmp(err.msg, "batch script:5:", 15) == 0, "%s", err.msg);
     /* a missing component: names the pipe's line */
     parse_fails("#!/bin/sh\n\n#SKEL pipe(3);\n#SKEL task(\"a\", 1.0);\n", &err);
     ck_assert_msg(strstr(err.msg, "batch script:3:") != NULL, "%s", err.msg);
