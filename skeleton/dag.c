@@ -42,6 +42,7 @@
 
 /* A loop over several stages, patched in once every flow is known. */
 typedef struct pending {
+    const skel_node *node;
     int lo, hi;
     double again;              /* probability of another iteration */
     skel_flow entry, exit_;    /* the body's entry and exit (copies) */
@@ -468,12 +469,12 @@ static const char *word(const skel_node *n)
     return n->kind == SKEL_PAR ? "par" : n->kind == SKEL_CHOICE ? "choice" : "loop";
 }
 
-/* A body without moves inside: a task, or a deal or farm of such. */
+/* A body without moves inside: a task, or a deal, farm or loop of such. */
 static int one_stage(const skel_node *n)
 {
     if (n->kind == SKEL_TASK)
         return 1;
-    if (n->kind != SKEL_DEAL && n->kind != SKEL_FARM)
+    if (n->kind != SKEL_DEAL && n->kind != SKEL_FARM && n->kind != SKEL_LOOP)
         return 0;
     for (int c = 0; c < n->nchildren; c++)
         if (!one_stage(n->children[c]))
@@ -570,9 +571,15 @@ static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow
         for (int i = body->lo; i < body->hi; i++)
             b->leave[i] *= 1 - again;
     } else {
+        /* The gate counts one move per item: no fork into the body, no
+         * join out of it or right before it (close_loops). */
         if (out[0].alt)
             return refuse(b, node, "the body of this %s ends in a par: put the task that "
                           "joins its branches last in the body", word(node));
+        for (int j = 0; in[0].alt && j < flow_len(&in[0]); j++)
+            if (in[0].grp[j] > 0)
+                return refuse(b, node, "the body of this %s starts with a par: put the task "
+                              "that forks the item first in the body", word(node));
         if (node->cap >= body->hi - body->lo)
             return diag_at(b->err, skel_tree_file(b->tree), node->line, node->col,
                            "cap=%d: a loop over %d tasks holds at most %d items at once "
@@ -592,6 +599,7 @@ static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow
         }
         pending *l = &b->loops[b->nloops];
         memset(l, 0, sizeof *l);
+        l->node = node;
         l->lo = body->lo;
         l->hi = body->hi;
         l->again = again;
@@ -732,6 +740,12 @@ static int close_loops(builder *b)
                 seen = seen || back.v[i].task == y;
             if (seen)
                 continue;
+            const skel_flow *sy = &d->src[y];
+            for (int i = 0; sy->grp && i < flow_len(sy) && rc == 0; i++)
+                if (sy->grp[i] > 0)
+                    rc = refuse(b, l->node, "a %s over several stages cannot follow a par "
+                                "directly: put the task that joins its branches before it",
+                                word(l->node));
             form other = { 0 };   /* an entry that is also an exit computes again */
             for (int i = 0; i < from.n && rc == 0; i++)
                 if (from.v[i].task != y)

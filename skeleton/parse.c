@@ -420,9 +420,12 @@ static int loop_args(parser *ps, skel_node *l)
     if (next(ps) < 0)
         return -1;
     token key = ps->tok;
-    if (key.kind != T_IDENT || !is_word(&key, "cap"))
+    if (key.kind != T_IDENT)
         return fail(ps, key.line, key.col, "expected cap= after the mean of a loop, found %s",
                     describe(&key));
+    if (!is_word(&key, "cap"))
+        return fail(ps, key.line, key.col, "unknown option '%.*s' of a loop (known: cap)",
+                    (int)(key.len > 64 ? 64 : key.len), key.start);
     if (next(ps) < 0 || expect(ps, T_EQ, "'='") < 0)
         return -1;
     token v = ps->tok;
