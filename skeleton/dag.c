@@ -18,17 +18,43 @@
  * farm is involved, senders keep the entry flow of Y and receivers accept
  * from any task of exit(X): a farm imposes no order, so nothing can be
  * waited for that never comes. Algorithm 1 as printed merges lists by
- * union only, which deadlocks a deal of deals of unequal widths. */
+ * union only, which deadlocks a deal of deals of unequal widths.
+ *
+ * par, choice and loop (docs/skeleton-language.md) make one-step flows with
+ * alternatives and groups (skeleton.h):
+ *   par       entry: the product of the branches' entries (a sender forks
+ *             the item to every branch); exit: one group per branch (the
+ *             receiver joins them)
+ *   choice    entry: the branches' alternatives, weighted by their
+ *             probabilities; exit: any branch's exit
+ *   loop      over one stage of tasks (a task, a deal or farm of tasks):
+ *             each task computes the item again with probability 1 - 1/mean;
+ *             over several stages: the body's last tasks send the item back
+ *             to its first ones with that probability, through a gate that
+ *             admits cap items (skel_gate)
+ * Round-robin order is not kept across these boundaries: a deal right at
+ * the entry or exit of a branch is reached on demand, like a farm. */
 #include "skeleton.h"
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A loop over several stages, patched in once every flow is known. */
+typedef struct pending {
+    const skel_node *node;
+    int lo, hi;
+    double again;              /* probability of another iteration */
+    skel_flow entry, exit_;    /* the body's entry and exit (copies) */
+} pending;
+
 typedef struct builder {
     const skel_tree *tree;
     skel_dag *dag;
     char *src_set, *dst_set;   /* per task: flow assigned already */
+    double *leave;             /* per task: 1 - P(compute the item again) */
+    pending *loops;
+    int nloops, cap_loops;
     diag *err;
 } builder;
 
@@ -36,6 +62,9 @@ static void flow_free(skel_flow *f)
 {
     free(f->start);
     free(f->tasks);
+    free(f->alt);
+    free(f->grp);
+    free(f->weight);
     memset(f, 0, sizeof *f);
 }
 
@@ -67,15 +96,28 @@ static int flow_copy(skel_flow *to, const skel_flow *from, diag *err)
 {
     if (flow_alloc(to, from->nsteps, flow_len(from), err) < 0)
         return -1;
+    size_t n = (size_t)flow_len(from);
     memcpy(to->start, from->start, (size_t)(from->nsteps + 1) * sizeof *to->start);
-    memcpy(to->tasks, from->tasks, (size_t)flow_len(from) * sizeof *to->tasks);
+    memcpy(to->tasks, from->tasks, n * sizeof *to->tasks);
     to->pattern = from->pattern;
+    if (!from->alt)
+        return 0;
+    to->alt = malloc((n ? n : 1) * sizeof *to->alt);
+    to->grp = malloc((n ? n : 1) * sizeof *to->grp);
+    to->weight = malloc((n ? n : 1) * sizeof *to->weight);
+    if (!to->alt || !to->grp || !to->weight) {
+        flow_free(to);
+        return diag_set(err, "out of memory");
+    }
+    memcpy(to->alt, from->alt, n * sizeof *to->alt);
+    memcpy(to->grp, from->grp, n * sizeof *to->grp);
+    memcpy(to->weight, from->weight, n * sizeof *to->weight);
     return 0;
 }
 
 static int ordered(const skel_flow *f)
 {
-    return flow_len(f) == f->nsteps;
+    return !f->alt && flow_len(f) == f->nsteps;
 }
 
 /* One step holding every distinct task of the flows (first use order). */
@@ -128,6 +170,191 @@ static int flow_interleave(builder *b, const skel_node *node, skel_flow *out,
             out->start[++s] = m;
         }
     return 0;
+}
+
+/* ---- one-step forms with alternatives and groups (par, choice, loop) ---- */
+
+typedef struct member {
+    int task, alt, grp;
+    double w;
+} member;
+
+typedef struct form {
+    member *v;
+    int n, cap;
+    int nalt;
+} form;
+
+static void form_free(form *f)
+{
+    free(f->v);
+    memset(f, 0, sizeof *f);
+}
+
+static int form_push(form *f, int task, int alt, int grp, double w, diag *err)
+{
+    if (f->n == f->cap) {
+        int nc = f->cap ? 2 * f->cap : 16;
+        member *v = realloc(f->v, (size_t)nc * sizeof *v);
+        if (!v)
+            return diag_set(err, "out of memory");
+        f->v = v;
+        f->cap = nc;
+    }
+    f->v[f->n++] = (member){ task, alt, grp, w };
+    if (alt >= f->nalt)
+        f->nalt = alt + 1;
+    return 0;
+}
+
+/* Step k of a flow as a form (a plain step: one alternative, one group). */
+static int form_of_step(form *out, const skel_flow *f, int k, diag *err)
+{
+    for (int j = f->start[k]; j < f->start[k + 1]; j++)
+        if (form_push(out, f->tasks[j], f->alt ? f->alt[j] : 0, f->grp ? f->grp[j] : 0,
+                      f->weight ? f->weight[j] : 1.0, err) < 0)
+            return -1;
+    return 0;
+}
+
+/* A flow seen in one step: extended flows have one; a plain cycle becomes
+ * the union of its members (its order is not kept). */
+static int form_of(form *out, const skel_flow *f, diag *err)
+{
+    if (f->alt)
+        return form_of_step(out, f, 0, err);
+    skel_flow u = { 0 };
+    if (flow_union(&u, f, 1, err) < 0)
+        return -1;
+    int rc = form_of_step(out, &u, 0, err);
+    flow_free(&u);
+    return rc;
+}
+
+static int groups_of(const form *f, int alt)
+{
+    int g = 0;
+    for (int j = 0; j < f->n; j++)
+        if (f->v[j].alt == alt && f->v[j].grp >= g)
+            g = f->v[j].grp + 1;
+    return g;
+}
+
+static double alt_weight(const form *f, int alt)
+{
+    for (int j = 0; j < f->n; j++)
+        if (f->v[j].alt == alt)
+            return f->v[j].w;
+    return 0;
+}
+
+/* Every alternative of a with every alternative of b: both happen. */
+static int form_product(form *out, const form *a, const form *b, const skel_node *at,
+                        builder *bd)
+{
+    if ((long)a->nalt * b->nalt > SKEL_MAX_ALTS)
+        return diag_at(bd->err, skel_tree_file(bd->tree), at->line, at->col,
+                       "this par combines more than %d alternatives of its branches' choices",
+                       SKEL_MAX_ALTS);
+    for (int x = 0; x < a->nalt; x++)
+        for (int y = 0; y < b->nalt; y++) {
+            int alt = x * b->nalt + y, ga = groups_of(a, x);
+            double w = alt_weight(a, x) * alt_weight(b, y);
+            if (ga + groups_of(b, y) > SKEL_MAX_GROUPS)
+                return diag_at(bd->err, skel_tree_file(bd->tree), at->line, at->col,
+                               "an item would fork to or join more than %d branches here",
+                               SKEL_MAX_GROUPS);
+            for (int j = 0; j < a->n; j++)
+                if (a->v[j].alt == x && form_push(out, a->v[j].task, alt, a->v[j].grp, w,
+                                                  bd->err) < 0)
+                    return -1;
+            for (int j = 0; j < b->n; j++)
+                if (b->v[j].alt == y && form_push(out, b->v[j].task, alt, ga + b->v[j].grp, w,
+                                                  bd->err) < 0)
+                    return -1;
+        }
+    return 0;
+}
+
+/* The alternatives of f, weighted by scale, after those of out. */
+static int form_append(form *out, const form *f, double scale, diag *err)
+{
+    int base = out->nalt;
+    for (int j = 0; j < f->n; j++)
+        if (form_push(out, f->v[j].task, base + f->v[j].alt, f->v[j].grp, f->v[j].w * scale,
+                      err) < 0)
+            return -1;
+    return 0;
+}
+
+/* A one-step flow from a form; plain when it has one alternative of one
+ * group, so that par/choice/loop of one branch change nothing. */
+static int flow_of_form(skel_flow *out, const form *f, diag *err)
+{
+    if (flow_alloc(out, 1, f->n, err) < 0)
+        return -1;
+    int plain = 1;
+    for (int j = 0; j < f->n; j++) {
+        out->tasks[j] = f->v[j].task;
+        plain = plain && f->v[j].alt == 0 && f->v[j].grp == 0;
+    }
+    out->start[1] = f->n;
+    if (plain)
+        return 0;
+    size_t n = (size_t)(f->n ? f->n : 1);
+    out->alt = malloc(n * sizeof *out->alt);
+    out->grp = malloc(n * sizeof *out->grp);
+    out->weight = malloc(n * sizeof *out->weight);
+    if (!out->alt || !out->grp || !out->weight) {
+        flow_free(out);
+        return diag_set(err, "out of memory");
+    }
+    for (int j = 0; j < f->n; j++) {
+        out->alt[j] = f->v[j].alt;
+        out->grp[j] = f->v[j].grp;
+        out->weight[j] = f->v[j].w;
+    }
+    return 0;
+}
+
+/* Rebuild every step of f as: its alternatives weighted by keep, then
+ * those of extra weighted by scale (a loop's feedback, or the task itself
+ * for "compute again"). */
+static int flow_extend(skel_flow *f, double keep, const form *extra, double scale, diag *err)
+{
+    form all = { 0 };
+    int *start = malloc((size_t)(f->nsteps + 1) * sizeof *start);
+    int rc = start ? 0 : diag_set(err, "out of memory");
+    if (rc == 0)
+        start[0] = 0;
+    for (int k = 0; k < f->nsteps && rc == 0; k++) {
+        form step = { 0 };
+        rc = form_of_step(&step, f, k, err);
+        for (int j = 0; j < step.n; j++)
+            step.v[j].w *= keep;
+        if (rc == 0)
+            rc = form_append(&step, extra, scale, err);
+        for (int j = 0; j < step.n && rc == 0; j++)
+            rc = form_push(&all, step.v[j].task, step.v[j].alt, step.v[j].grp, step.v[j].w, err);
+        start[k + 1] = all.n;
+        form_free(&step);
+    }
+    skel_flow g = { 0 };
+    if (rc == 0)
+        rc = flow_of_form(&g, &all, err);
+    if (rc == 0) {
+        free(g.start);
+        g.start = start;
+        g.nsteps = f->nsteps;
+        start = NULL;
+        flow_free(f);
+        *f = g;
+    } else {
+        flow_free(&g);
+    }
+    free(start);
+    form_free(&all);
+    return rc;
 }
 
 /* Shortest period p (dividing n) of the sequence v. */
@@ -223,7 +450,7 @@ static int connect(builder *b, const skel_node *at, const skel_flow *E, const sk
     }
     for (int j = 0; rc == 0 && j < flow_len(&receivers); j++) {
         skel_flow f = { 0 };
-        rc = flow_copy(&f, &senders, b->err);
+        rc = flow_copy(&f, E->alt ? E : &senders, b->err);
         if (rc == 0)
             rc = assign(b, receivers.tasks[j], 1, &f);
     }
@@ -232,8 +459,176 @@ static int connect(builder *b, const skel_node *at, const skel_flow *E, const sk
     return rc;
 }
 
-/* Entry and exit flows of the subtree at node; connects pipes inside. */
-static int walk(builder *b, const skel_node *node, skel_flow *entry, skel_flow *exit_)
+static int refuse(builder *b, const skel_node *n, const char *fmt, const char *what)
+{
+    return diag_at(b->err, skel_tree_file(b->tree), n->line, n->col, fmt, what);
+}
+
+static const char *word(const skel_node *n)
+{
+    return n->kind == SKEL_PAR ? "par" : n->kind == SKEL_CHOICE ? "choice" : "loop";
+}
+
+/* A body without moves inside: a task, or a deal, farm or loop of such. */
+static int one_stage(const skel_node *n)
+{
+    if (n->kind == SKEL_TASK)
+        return 1;
+    if (n->kind != SKEL_DEAL && n->kind != SKEL_FARM && n->kind != SKEL_LOOP)
+        return 0;
+    for (int c = 0; c < n->nchildren; c++)
+        if (!one_stage(n->children[c]))
+            return 0;
+    return 1;
+}
+
+/* par: fork to the product of the entries, join one group per branch. */
+static int walk_par(builder *b, const skel_node *node, const skel_flow *in,
+                    const skel_flow *out, skel_flow *entry, skel_flow *exit_)
+{
+    form fe = { 0 }, fx = { 0 };
+    int rc = form_push(&fe, SKEL_NONE, 0, 0, 1.0, b->err);   /* the unit of the product */
+    if (rc == 0)
+        rc = form_push(&fx, SKEL_NONE, 0, 0, 1.0, b->err);
+    for (int c = 0; c < node->nchildren && rc == 0; c++) {
+        form ce = { 0 }, cx = { 0 }, pe = { 0 }, px = { 0 };
+        rc = form_of(&ce, &in[c], b->err);
+        if (rc == 0)
+            rc = form_of(&cx, &out[c], b->err);
+        /* A branch that is a choice of joins is joined as any one item. */
+        for (int j = 0; rc == 0 && cx.nalt > 1 && j < cx.n; j++)
+            cx.v[j].alt = cx.v[j].grp = 0;
+        if (rc == 0)
+            cx.nalt = 1;
+        if (rc == 0)
+            rc = form_product(&pe, &fe, &ce, node, b);
+        if (rc == 0)
+            rc = form_product(&px, &fx, &cx, node, b);
+        form_free(&fe);
+        form_free(&fx);
+        fe = pe;
+        fx = px;
+        form_free(&cx);
+        form_free(&ce);
+    }
+    /* drop the unit (group 0 of every alternative), renumber the groups */
+    for (form *f = &fe; rc == 0 && f; f = f == &fe ? &fx : NULL) {
+        int m = 0;
+        for (int j = 0; j < f->n; j++)
+            if (f->v[j].task != SKEL_NONE) {
+                f->v[m] = f->v[j];
+                f->v[m++].grp--;
+            }
+        f->n = m;
+    }
+    if (rc == 0)
+        rc = flow_of_form(entry, &fe, b->err);
+    if (rc == 0 && (rc = flow_of_form(exit_, &fx, b->err)) < 0)
+        flow_free(entry);
+    form_free(&fx);
+    form_free(&fe);
+    return rc;
+}
+
+/* choice: the branches' entries weighted by their probabilities; any exit. */
+static int walk_choice(builder *b, const skel_node *node, const skel_flow *in,
+                       const skel_flow *out, skel_flow *entry, skel_flow *exit_)
+{
+    form fe = { 0 }, fx = { 0 };
+    int rc = 0;
+    for (int c = 0; c < node->nchildren && rc == 0; c++) {
+        form ce = { 0 }, cx = { 0 };
+        rc = form_of(&ce, &in[c], b->err);
+        if (rc == 0)
+            rc = form_of(&cx, &out[c], b->err);
+        if (rc == 0)
+            rc = form_append(&fe, &ce, node->children[c]->prob, b->err);
+        if (rc == 0)
+            rc = form_append(&fx, &cx, 1.0, b->err);
+        form_free(&cx);
+        form_free(&ce);
+    }
+    if (rc == 0 && fe.nalt > SKEL_MAX_ALTS)
+        rc = diag_at(b->err, skel_tree_file(b->tree), node->line, node->col,
+                     "this choice has more than %d alternatives", SKEL_MAX_ALTS);
+    if (rc == 0)
+        rc = flow_of_form(entry, &fe, b->err);
+    if (rc == 0 && (rc = flow_of_form(exit_, &fx, b->err)) < 0)
+        flow_free(entry);
+    form_free(&fx);
+    form_free(&fe);
+    return rc;
+}
+
+/* loop: the body's own entry and exit; the feedback is added by
+ * close_loops once every flow is known. */
+static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow *out,
+                     int has_succ, skel_flow *entry, skel_flow *exit_)
+{
+    const skel_node *body = node->children[0];
+    double again = 1 - 1 / node->mean;
+    if (one_stage(body)) {
+        for (int i = body->lo; i < body->hi; i++)
+            b->leave[i] *= 1 - again;
+    } else {
+        /* The gate counts one move per item: no fork into the body, no
+         * join out of it or right before it (close_loops). */
+        if (out[0].alt)
+            return refuse(b, node, "the body of this %s ends in a par: put the task that "
+                          "joins its branches last in the body", word(node));
+        for (int j = 0; in[0].alt && j < flow_len(&in[0]); j++)
+            if (in[0].grp[j] > 0)
+                return refuse(b, node, "the body of this %s starts with a par: put the task "
+                              "that forks the item first in the body", word(node));
+        if (node->cap >= body->hi - body->lo)
+            return diag_at(b->err, skel_tree_file(b->tree), node->line, node->col,
+                           "cap=%d: a loop over %d tasks holds at most %d items at once "
+                           "(with as many items as tasks the feedback deadlocks)",
+                           node->cap, body->hi - body->lo, body->hi - body->lo - 1);
+        if (!has_succ && b->dag->style == SKEL_STYLE_PRODUCER)
+            return refuse(b, node, "a %s over several stages cannot end the skeleton in the "
+                          "producer style: put the task that consumes the items after it",
+                          word(node));
+        if (b->nloops == b->cap_loops) {
+            int nc = b->cap_loops ? 2 * b->cap_loops : 4;
+            pending *l = realloc(b->loops, (size_t)nc * sizeof *l);
+            if (!l)
+                return diag_set(b->err, "out of memory");
+            b->loops = l;
+            b->cap_loops = nc;
+        }
+        pending *l = &b->loops[b->nloops];
+        memset(l, 0, sizeof *l);
+        l->node = node;
+        l->lo = body->lo;
+        l->hi = body->hi;
+        l->again = again;
+        if (flow_copy(&l->entry, &in[0], b->err) < 0)
+            return -1;
+        if (flow_copy(&l->exit_, &out[0], b->err) < 0) {
+            flow_free(&l->entry);
+            return -1;
+        }
+        b->nloops++;
+        skel_dag *d = b->dag;
+        skel_gate *g = realloc(d->gates, (size_t)(d->ngates + 1) * sizeof *g);
+        if (!g)
+            return diag_set(b->err, "out of memory");
+        d->gates = g;
+        g[d->ngates++] = (skel_gate){ body->lo, body->hi, node->cap > 0 ? node->cap : 1,
+                                      node->line, node->col };
+    }
+    *entry = in[0];
+    *exit_ = out[0];
+    memset(&in[0], 0, sizeof in[0]);
+    memset(&out[0], 0, sizeof out[0]);
+    return 0;
+}
+
+/* Entry and exit flows of the subtree at node; connects pipes inside.
+ * has_pred / has_succ: some stage sends items into it / receives from it. */
+static int walk(builder *b, const skel_node *node, int has_pred, int has_succ,
+                skel_flow *entry, skel_flow *exit_)
 {
     if (node->kind == SKEL_TASK) {
         if (flow_single(entry, node->index, b->err) < 0)
@@ -244,6 +639,10 @@ static int walk(builder *b, const skel_node *node, skel_flow *entry, skel_flow *
         }
         return 0;
     }
+    if ((node->kind == SKEL_PAR || node->kind == SKEL_CHOICE || node->kind == SKEL_LOOP) &&
+        !has_pred)
+        return refuse(b, node, "a %s cannot start the skeleton: put the task that receives "
+                      "or produces the items before it", word(node));
     int n = node->nchildren, rc = -1;
     skel_flow *in = calloc((size_t)n, sizeof *in);
     skel_flow *out = calloc((size_t)n, sizeof *out);
@@ -253,9 +652,22 @@ static int walk(builder *b, const skel_node *node, skel_flow *entry, skel_flow *
         return diag_set(b->err, "out of memory");
     }
     int done = 0;
-    for (; done < n; done++)
-        if (walk(b, node->children[done], &in[done], &out[done]) < 0)
+    for (; done < n; done++) {
+        int pred = has_pred, succ = has_succ;
+        if (node->kind == SKEL_PIPE) {
+            pred = pred || done > 0;
+            succ = succ || done < n - 1;
+        }
+        if (walk(b, node->children[done], pred, succ, &in[done], &out[done]) < 0)
             goto out;
+    }
+    if (node->kind == SKEL_DEAL || node->kind == SKEL_FARM)
+        for (int c = 0; c < n; c++)
+            if (in[c].alt || out[c].alt) {
+                refuse(b, node->children[c], "a %s cannot be a member of a deal or farm "
+                       "directly: put it inside a pipe between tasks", word(node->children[c]));
+                goto out;
+            }
     switch (node->kind) {
     case SKEL_PIPE:
         for (int k = 1; k < n; k++)
@@ -285,6 +697,15 @@ static int walk(builder *b, const skel_node *node, skel_flow *entry, skel_flow *
         }
         rc = 0;
         break;
+    case SKEL_PAR:
+        rc = walk_par(b, node, in, out, entry, exit_);
+        break;
+    case SKEL_CHOICE:
+        rc = walk_choice(b, node, in, out, entry, exit_);
+        break;
+    case SKEL_LOOP:
+        rc = walk_loop(b, node, in, out, has_succ, entry, exit_);
+        break;
     case SKEL_TASK:
         break;
     }
@@ -298,6 +719,69 @@ out:
     return rc;
 }
 
+/* The feedback of loops over several stages (inner loops first): the
+ * body's last tasks send the item back to its first ones with probability
+ * again, and those receive it from either side. Then the loops over one
+ * stage: a task computes the item again with probability 1 - leave. */
+static int close_loops(builder *b)
+{
+    skel_dag *d = b->dag;
+    for (int k = 0; k < b->nloops; k++) {
+        pending *l = &b->loops[k];
+        form back = { 0 }, from = { 0 };
+        int rc = form_of(&back, &l->entry, b->err);
+        if (rc == 0)
+            rc = form_of(&from, &l->exit_, b->err);
+        for (int j = 0; j < from.n && rc == 0; j++)
+            rc = flow_extend(&d->dst[from.v[j].task], 1 - l->again, &back, l->again, b->err);
+        for (int j = 0; j < back.n && rc == 0; j++) {
+            int y = back.v[j].task, seen = 0;
+            for (int i = 0; i < j; i++)
+                seen = seen || back.v[i].task == y;
+            if (seen)
+                continue;
+            const skel_flow *sy = &d->src[y];
+            for (int i = 0; sy->grp && i < flow_len(sy) && rc == 0; i++)
+                if (sy->grp[i] > 0)
+                    rc = refuse(b, l->node, "a %s over several stages cannot follow a par "
+                                "directly: put the task that joins its branches before it",
+                                word(l->node));
+            form other = { 0 };   /* an entry that is also an exit computes again */
+            for (int i = 0; i < from.n && rc == 0; i++)
+                if (from.v[i].task != y)
+                    rc = form_push(&other, from.v[i].task, from.v[i].alt, from.v[i].grp, 1.0,
+                                   b->err);
+            if (rc == 0 && other.n > 0)
+                rc = flow_extend(&d->src[y], 1.0, &other, 1.0, b->err);
+            form_free(&other);
+        }
+        form_free(&from);
+        form_free(&back);
+        if (rc < 0)
+            return -1;
+    }
+    for (int i = 0; i < d->ntasks; i++) {
+        if (b->leave[i] >= 1)
+            continue;
+        form self = { 0 };
+        int rc = form_push(&self, i, 0, 0, 1.0, b->err);
+        if (rc == 0 && d->dst[i].nsteps == 0) {
+            form none = { 0 };
+            rc = form_push(&none, SKEL_NONE, 0, 0, 1.0, b->err);
+            flow_free(&d->dst[i]);
+            if (rc == 0)
+                rc = flow_of_form(&d->dst[i], &none, b->err);
+            form_free(&none);
+        }
+        if (rc == 0)
+            rc = flow_extend(&d->dst[i], b->leave[i], &self, 1 - b->leave[i], b->err);
+        form_free(&self);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static skel_pattern classify(const skel_flow *f)
 {
     if (!f->start || f->nsteps == 0)
@@ -305,6 +789,18 @@ static skel_pattern classify(const skel_flow *f)
     if (f->nsteps == 1)
         return flow_len(f) == 1 ? SKEL_PAT_PIPE : SKEL_PAT_FARM;
     return SKEL_PAT_DEAL;
+}
+
+static void builder_free(builder *b)
+{
+    for (int k = 0; k < b->nloops; k++) {
+        flow_free(&b->loops[k].exit_);
+        flow_free(&b->loops[k].entry);
+    }
+    free(b->loops);
+    free(b->leave);
+    free(b->dst_set);
+    free(b->src_set);
 }
 
 static int add_edge(skel_dag *d, int *cap, int from, int to, diag *err)
@@ -331,11 +827,16 @@ static int make_edges(skel_dag *d, diag *err)
         return diag_set(err, "out of memory");
     for (int i = 0; i < d->ntasks; i++) {
         const skel_flow *s = &d->src[i], *t = &d->dst[i];
-        if (s->nsteps && s->tasks[0] == SKEL_IN && add_edge(d, &cap, SKEL_IN, i, err) < 0)
+        int in = 0;
+        for (int k = 0; s->nsteps && k < flow_len(s); k++)
+            in = in || s->tasks[k] == SKEL_IN;
+        if (in && add_edge(d, &cap, SKEL_IN, i, err) < 0)
             goto fail;
         d->out_lo[i] = d->nedges;
         for (int k = 0; t->nsteps && k < flow_len(t); k++) {
             int y = t->tasks[k];
+            if (y == SKEL_NONE || y == i)
+                continue;          /* no partner: consumed, or computed again */
             int slot = y == SKEL_OUT ? d->ntasks : y;
             if (seen[slot] == i + 1)
                 continue;
@@ -361,14 +862,17 @@ skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err)
         !(d->dst = calloc((size_t)n, sizeof *d->dst)) ||
         !(d->out_lo = calloc((size_t)n, sizeof *d->out_lo)) ||
         !(d->out_hi = calloc((size_t)n, sizeof *d->out_hi)) ||
-        !(b.src_set = calloc((size_t)n, 1)) || !(b.dst_set = calloc((size_t)n, 1))) {
+        !(b.src_set = calloc((size_t)n, 1)) || !(b.dst_set = calloc((size_t)n, 1)) ||
+        !(b.leave = malloc((size_t)(n ? n : 1) * sizeof *b.leave))) {
         diag_set(err, "out of memory");
         goto fail;
     }
+    for (int i = 0; i < n; i++)
+        b.leave[i] = 1;
     d->style = style;
     d->ntasks = n;
     skel_flow entry = { 0 }, exit_ = { 0 };
-    if (walk(&b, skel_tree_root(t), &entry, &exit_) < 0)
+    if (walk(&b, skel_tree_root(t), 0, 0, &entry, &exit_) < 0)
         goto fail;
     int rc = 0;
     if (style == SKEL_STYLE_STREAM) {
@@ -388,20 +892,19 @@ skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err)
     }
     flow_free(&exit_);
     flow_free(&entry);
-    if (rc < 0)
+    if (rc < 0 || close_loops(&b) < 0)
         goto fail;
     for (int i = 0; i < n; i++) {
         d->src[i].pattern = classify(&d->src[i]);
         d->dst[i].pattern = classify(&d->dst[i]);
+        d->extended = d->extended || d->src[i].alt || d->dst[i].alt;
     }
     if (make_edges(d, err) < 0)
         goto fail;
-    free(b.dst_set);
-    free(b.src_set);
+    builder_free(&b);
     return d;
 fail:
-    free(b.dst_set);
-    free(b.src_set);
+    builder_free(&b);
     skel_dag_free(d);
     return NULL;
 }
@@ -410,6 +913,7 @@ void skel_dag_free(skel_dag *d)
 {
     if (!d)
         return;
+    free(d->gates);
     free(d->out_hi);
     free(d->out_lo);
     free(d->edges);

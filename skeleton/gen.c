@@ -18,6 +18,7 @@
  * Network through named rate definitions, so that a new placement changes
  * only the values of those definitions (skel_model_set_rates). */
 #include "skeleton.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ typedef struct gen {
     int *comp;        /* per task: action id of comp_<i> */
     int *move;        /* per edge: action id of its move */
     int *in_edge;     /* per task: edge index of its input move, or -1 */
+    int gate_acts;    /* actions of the last gate made */
     diag *err;
 } gen;
 
@@ -68,135 +70,240 @@ static void state_name(char *buf, size_t n, int task, int k)
         snprintf(buf, n, "Task%d_%d", task, k);
 }
 
-/* A balanced choice over n prefixes (a[k], infty).cont, so that wide farms
- * do not make deep terms. */
-static pepa_proc *choice_of(gen *g, const int *acts, int lo, int hi, int cont)
+/* ---- the local states of one task ------------------------------------- */
+
+/* Transitions of a task's local states, built round by round; a target
+ * may be a placeholder until the state it names exists. */
+#define TO_NEXT (-1)      /* the start of the next round */
+#define TO_JOINED (-2)    /* the state after a receive with alternatives */
+
+typedef struct ltr {
+    int from, act, to;
+    double w;             /* weight of a passive rate: w * infty */
+} ltr;
+
+typedef struct lgraph {
+    int nstates;
+    ltr *tr;
+    int ntr, cap;
+} lgraph;
+
+static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
 {
-    if (hi - lo == 1) {
-        pepa_expr *r = pepa_infty(g->pm);
-        pepa_proc *c = pepa_const(g->pm, cont);
-        return r && c ? pepa_prefix(g->pm, acts[lo], r, c) : NULL;
+    if (lg->ntr == lg->cap) {
+        int nc = lg->cap ? 2 * lg->cap : 64;
+        ltr *t = realloc(lg->tr, (size_t)nc * sizeof *t);
+        if (!t)
+            return oom(g);
+        lg->tr = t;
+        lg->cap = nc;
     }
-    int mid = lo + (hi - lo) / 2;
-    pepa_proc *a = choice_of(g, acts, lo, mid, cont);
-    pepa_proc *b = a ? choice_of(g, acts, mid, hi, cont) : NULL;
-    return b ? pepa_choice(g->pm, a, b) : NULL;
+    lg->tr[lg->ntr++] = (ltr){ from, act, to, w };
+    if (++g->m->nprefixes > SKEL_MAX_PREFIXES)
+        return diag_set(g->err, "the model would have more than %d activities",
+                        SKEL_MAX_PREFIXES);
+    return 0;
 }
 
-/* Action ids of one step of a flow, seen from task i. */
-static int step_actions(gen *g, int i, const skel_flow *f, int step, int receive, int *acts)
+/* Placeholders are made within one round: only transitions from `since` on
+ * can hold them. */
+static void lg_patch(lgraph *lg, int since, int placeholder, int state)
 {
-    int n = 0;
-    for (int j = f->start[step]; j < f->start[step + 1]; j++) {
-        int x = f->tasks[j];
-        int e = receive ? (x == SKEL_IN ? g->in_edge[i] : skel_dag_edge(g->dag, x, i))
-                        : skel_dag_edge(g->dag, i, x);
-        if (e < 0)
-            return diag_set(g->err, "internal error: no edge for a move of task t%d", i);
-        acts[n++] = g->move[e];
-    }
+    for (int k = since; k < lg->ntr; k++)
+        if (lg->tr[k].to == placeholder)
+            lg->tr[k].to = state;
+}
+
+/* The move action of task i with partner x (receive: x sends to i). */
+static int move_action(gen *g, int i, int x, int receive)
+{
+    int e = receive ? (x == SKEL_IN ? g->in_edge[i] : skel_dag_edge(g->dag, x, i))
+                    : skel_dag_edge(g->dag, i, x);
+    if (e < 0)
+        return diag_set(g->err, "internal error: no edge for a move of task t%d", i);
+    return g->move[e];
+}
+
+/* Alternative alt of step k: one item with one member of each of its
+ * groups, in any order (a lattice of the groups done so far), from state
+ * `from` to `to`. */
+static int exchange(gen *g, lgraph *lg, int i, const skel_flow *f, int k, int alt, int from,
+                    int to, int receive)
+{
+    int lo = f->start[k], hi = f->start[k + 1], ngroups = 0;
+    for (int j = lo; j < hi; j++)
+        if ((f->alt ? f->alt[j] : 0) == alt && (f->grp ? f->grp[j] : 0) >= ngroups)
+            ngroups = (f->grp ? f->grp[j] : 0) + 1;
+    int full = (1 << ngroups) - 1;          /* ngroups <= SKEL_MAX_GROUPS */
+    int *state = malloc((size_t)(full + 1) * sizeof *state);
+    if (!state)
+        return oom(g);
+    state[0] = from;
+    state[full] = to;
+    for (int mask = 1; mask < full; mask++)
+        state[mask] = lg->nstates++;
+    int rc = 0;
+    for (int mask = 0; mask < full && rc == 0; mask++)
+        for (int j = lo; j < hi && rc == 0; j++) {
+            int grp = f->grp ? f->grp[j] : 0;
+            if ((f->alt ? f->alt[j] : 0) != alt || (mask >> grp & 1))
+                continue;
+            int act = move_action(g, i, f->tasks[j], receive);
+            rc = act < 0 ? -1 : lg_add(g, lg, state[mask], act, 1.0, state[mask | 1 << grp]);
+        }
+    free(state);
+    return rc;
+}
+
+static int nalts(const skel_flow *f, int k)
+{
+    int n = 1;
+    for (int j = f->start[k]; f->alt && j < f->start[k + 1]; j++)
+        if (f->alt[j] >= n)
+            n = f->alt[j] + 1;
     return n;
 }
 
-/* The process definitions of task i (Algorithm 2, generalised). */
-static int gen_task(gen *g, int i)
+/* The only member of alternative alt of step k, or -4 when it has more. */
+static int sole(const skel_flow *f, int k, int alt)
+{
+    int x = -4, n = 0;
+    for (int j = f->start[k]; j < f->start[k + 1]; j++)
+        if ((f->alt ? f->alt[j] : 0) == alt) {
+            x = f->tasks[j];
+            n++;
+        }
+    return n == 1 ? x : -4;
+}
+
+static double alt_weight(const skel_flow *f, int k, int alt)
+{
+    for (int j = f->start[k]; f->weight && j < f->start[k + 1]; j++)
+        if (f->alt[j] == alt)
+            return f->weight[j];
+    return 1.0;
+}
+
+/* One round: receive (step ks of S), compute, send (step kd of D). */
+static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
 {
     const skel_flow *S = &g->dag->src[i], *D = &g->dag->dst[i];
-    long ls = S->nsteps ? S->nsteps : 1, ld = D->nsteps ? D->nsteps : 1;
-    long x = ls, y = ld;                      /* l = lcm(ls, ld), bounded */
-    while (y) {
-        long r = x % y;
-        x = y;
-        y = r;
+    if (S->nsteps) {
+        int since = lg->ntr;
+        for (int a = 0; a < nalts(S, ks); a++)
+            if (exchange(g, lg, i, S, ks, a, cur, TO_JOINED, 1) < 0)
+                return -1;
+        cur = lg->nstates++;
+        lg_patch(lg, since, TO_JOINED, cur);
     }
-    long l = ls / x * ld;
-    if (l > SKEL_MAX_PERIOD)
-        return diag_set(g->err, "task t%d: its receive/send cycle is longer than %d rounds",
-                        i, SKEL_MAX_PERIOD);
-    int per = 1 + (S->nsteps > 0) + (D->nsteps > 0);
-    int m = (int)l * per;
-    int maxw = 1;
-    if (S->nsteps)
-        for (int k = 0; k < S->nsteps; k++)
-            if (S->start[k + 1] - S->start[k] > maxw)
-                maxw = S->start[k + 1] - S->start[k];
-    if (D->nsteps)
-        for (int k = 0; k < D->nsteps; k++)
-            if (D->start[k + 1] - D->start[k] > maxw)
-                maxw = D->start[k + 1] - D->start[k];
+    int na = D->nsteps ? nalts(D, kd) : 1;
+    for (int a = 0; a < na; a++) {
+        int x = D->nsteps ? sole(D, kd, a) : SKEL_NONE;
+        double w = na > 1 ? alt_weight(D, kd, a) : 1.0;
+        if (x == i || x == SKEL_NONE) {   /* compute again / consume */
+            if (lg_add(g, lg, cur, g->comp[i], w, x == i ? cur : TO_NEXT) < 0)
+                return -1;
+            continue;
+        }
+        int y = lg->nstates++;
+        if (lg_add(g, lg, cur, g->comp[i], w, y) < 0 ||
+            exchange(g, lg, i, D, kd, a, y, TO_NEXT, 0) < 0)
+            return -1;
+    }
+    return 0;
+}
 
-    /* Elements: the actions offered at each position of the cycle. */
-    int *start = malloc((size_t)(m + 1) * sizeof *start);
-    int *acts = malloc((size_t)m * (size_t)maxw * sizeof *acts);
-    int *named = malloc((size_t)m * sizeof *named);
-    int *pid = malloc((size_t)m * sizeof *pid);
-    int rc = -1;
-    if (!start || !acts || !named || !pid) {
+/* A passive rate of weight w. */
+static pepa_expr *passive(gen *g, double w)
+{
+    pepa_expr *t = pepa_infty(g->pm);
+    if (!t || w == 1.0)
+        return t;
+    pepa_expr *n = pepa_num(g->pm, w);
+    return n ? pepa_binop(g->pm, PEPA_E_MUL, n, t) : NULL;
+}
+
+/* A balanced choice over transitions tr[lo, hi) of one state, so that wide
+ * farms do not make deep terms. */
+static pepa_proc *choice_of(gen *g, const ltr *tr, int lo, int hi, const int *pid)
+{
+    if (hi - lo == 1) {
+        pepa_expr *r = passive(g, tr[lo].w);
+        pepa_proc *c = pepa_const(g->pm, pid[tr[lo].to]);
+        return r && c ? pepa_prefix(g->pm, tr[lo].act, r, c) : NULL;
+    }
+    int mid = lo + (hi - lo) / 2;
+    pepa_proc *a = choice_of(g, tr, lo, mid, pid);
+    pepa_proc *b = a ? choice_of(g, tr, mid, hi, pid) : NULL;
+    return b ? pepa_choice(g->pm, a, b) : NULL;
+}
+
+/* Definitions of the graph: a state is named when it starts the cycle,
+ * offers a choice, follows one, or is reached from several places; the
+ * others are inlined as prefixes. */
+static int define_states(gen *g, lgraph *lg, int i)
+{
+    int n = lg->nstates, rc = -1;
+    int *first = malloc((size_t)(n + 1) * sizeof *first);
+    int *indeg = calloc((size_t)n, sizeof *indeg);
+    int *named = calloc((size_t)n, sizeof *named);
+    int *pid = malloc((size_t)n * sizeof *pid);
+    ltr *by = malloc((size_t)(lg->ntr ? lg->ntr : 1) * sizeof *by);
+    if (!first || !indeg || !named || !pid || !by) {
         oom(g);
         goto out;
     }
-    start[0] = 0;
-    int p = 0;
-    for (long k = 0; k < l; k++) {
-        if (S->nsteps) {
-            int n = step_actions(g, i, S, (int)(k % S->nsteps), 1, acts + start[p]);
-            if (n < 0)
-                goto out;
-            start[p + 1] = start[p] + n;
-            p++;
-        }
-        acts[start[p]] = g->comp[i];
-        start[p + 1] = start[p] + 1;
-        p++;
-        if (D->nsteps) {
-            int n = step_actions(g, i, D, (int)(k % D->nsteps), 0, acts + start[p]);
-            if (n < 0)
-                goto out;
-            start[p + 1] = start[p] + n;
-            p++;
-        }
-    }
-    g->m->nprefixes += start[m];
-    if (g->m->nprefixes > SKEL_MAX_PREFIXES) {
-        diag_set(g->err, "the model would have more than %d activities", SKEL_MAX_PREFIXES);
-        goto out;
-    }
-
-    /* Local states that need a name: the first, and those around choices. */
-    memset(named, 0, (size_t)m * sizeof *named);
+    /* transitions grouped by source state, in the order they were made */
+    memset(first, 0, (size_t)(n + 1) * sizeof *first);
+    for (int k = 0; k < lg->ntr; k++)
+        first[lg->tr[k].from + 1]++;
+    for (int s = 0; s < n; s++)
+        first[s + 1] += first[s];
+    for (int k = 0; k < lg->ntr; k++)
+        by[first[lg->tr[k].from]++] = lg->tr[k];
+    for (int s = n; s > 0; s--)
+        first[s] = first[s - 1];
+    first[0] = 0;
+    for (int k = 0; k < lg->ntr; k++)
+        indeg[lg->tr[k].to]++;
     named[0] = 1;
-    for (int q = 0; q < m; q++)
-        if (start[q + 1] - start[q] > 1) {
-            named[q] = 1;
-            named[(q + 1) % m] = 1;
+    for (int s = 0; s < n; s++) {
+        if (indeg[s] > 1)
+            named[s] = 1;
+        if (first[s + 1] - first[s] > 1) {
+            named[s] = 1;
+            for (int k = first[s]; k < first[s + 1]; k++)
+                named[by[k].to] = 1;
         }
-    int nth = 0;
+    }
     char name[64];
-    for (int q = 0; q < m; q++) {
-        if (!named[q])
+    for (int s = 0, nth = 0; s < n; s++) {
+        if (!named[s])
             continue;
         state_name(name, sizeof name, i, nth++);
-        pid[q] = pepa_model_proc_id(g->pm, name);
-        if (pid[q] < 0) {
+        if ((pid[s] = pepa_model_proc_id(g->pm, name)) < 0) {
             oom(g);
             goto out;
         }
     }
-    nth = 0;
-    for (int q = 0; q < m; q++) {
-        if (!named[q])
+    for (int s = 0, nth = 0; s < n; s++) {
+        if (!named[s])
             continue;
         pepa_proc *body;
-        if (start[q + 1] - start[q] > 1) {
-            body = choice_of(g, acts, start[q], start[q + 1], pid[(q + 1) % m]);
+        if (first[s + 1] - first[s] > 1) {
+            body = choice_of(g, by, first[s], first[s + 1], pid);
         } else {
-            int r = q + 1;
-            while (r < m && !named[r])
-                r++;
-            body = pepa_const(g->pm, pid[r % m]);
-            for (int j = r - 1; j >= q && body; j--) {
-                pepa_expr *e = pepa_infty(g->pm);
-                body = e ? pepa_prefix(g->pm, acts[start[j]], e, body) : NULL;
+            /* the chain of single transitions up to the next named state,
+             * built from its end; chain[] reuses indeg, no longer needed */
+            int len = 0, r = s;
+            do {
+                indeg[len++] = first[r];
+                r = by[first[r]].to;
+            } while (!named[r] && len < n);
+            body = pepa_const(g->pm, pid[r]);
+            for (int j = len - 1; j >= 0 && body; j--) {
+                pepa_expr *e = passive(g, by[indeg[j]].w);
+                body = e ? pepa_prefix(g->pm, by[indeg[j]].act, e, body) : NULL;
             }
         }
         if (!body) {
@@ -209,10 +316,41 @@ static int gen_task(gen *g, int i)
     }
     rc = 0;
 out:
+    free(by);
     free(pid);
     free(named);
-    free(acts);
-    free(start);
+    free(indeg);
+    free(first);
+    return rc;
+}
+
+/* The process definitions of task i (Algorithm 2, generalised): l =
+ * lcm(|S|, |D|) rounds, round k receiving by step k of its source cycle and
+ * sending by step k of its destination cycle. */
+static int gen_task(gen *g, int i)
+{
+    const skel_flow *S = &g->dag->src[i], *D = &g->dag->dst[i];
+    long ls = S->nsteps ? S->nsteps : 1, ld = D->nsteps ? D->nsteps : 1;
+    long l = skel_lcm(ls, ld, SKEL_MAX_PERIOD);
+    if (l < 0)
+        return diag_set(g->err, "task t%d: its receive/send cycle is longer than %d rounds",
+                        i, SKEL_MAX_PERIOD);
+    lgraph lg = { .nstates = 1 };
+    int rc = 0, since = 0;
+    for (long k = 0; k < l && rc == 0; k++) {
+        int cur = 0;
+        if (k > 0) {
+            cur = lg.nstates++;
+            lg_patch(&lg, since, TO_NEXT, cur);
+        }
+        since = lg.ntr;
+        rc = round_of(g, &lg, i, cur, (int)(k % ls), (int)(k % ld));
+    }
+    if (rc == 0) {
+        lg_patch(&lg, since, TO_NEXT, 0);
+        rc = define_states(g, &lg, i);
+    }
+    free(lg.tr);
     return rc;
 }
 
@@ -362,6 +500,80 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
     return *net ? 0 : oom(g);
 }
 
+/* The gate of loop k (skel_gate): Loop<k>_<c> holds c items; an item enters
+ * by a move into the body from outside and leaves by a move out of it. */
+static pepa_proc *gate(gen *g, int k, int *acts)
+{
+    const skel_gate *gt = &g->dag->gates[k];
+    int nin = 0, nout = 0, ne = g->dag->nedges;
+    int *enter = acts, *leave = acts + ne;
+    for (int e = 0; e < ne; e++) {
+        int f = g->dag->edges[e].from, t = g->dag->edges[e].to;
+        int fin = f >= gt->lo && f < gt->hi, tin = t >= gt->lo && t < gt->hi;
+        if (tin && !fin)
+            enter[nin++] = g->move[e];
+        else if (fin && !tin)
+            leave[nout++] = g->move[e];
+    }
+    char name[64];
+    int *pid = malloc((size_t)(gt->cap + 1) * sizeof *pid);
+    if (!pid) {
+        oom(g);
+        return NULL;
+    }
+    for (int c = 0; c <= gt->cap; c++) {
+        snprintf(name, sizeof name, c ? "Loop%d_%d" : "Loop%d", k, c);
+        if ((pid[c] = pepa_model_proc_id(g->pm, name)) < 0) {
+            free(pid);
+            oom(g);
+            return NULL;
+        }
+    }
+    pepa_proc *res = NULL;
+    for (int c = 0; c <= gt->cap; c++) {
+        pepa_proc *body = NULL;
+        for (int j = 0; c < gt->cap && j < nin; j++) {
+            pepa_expr *r = pepa_infty(g->pm);
+            pepa_proc *to = pepa_const(g->pm, pid[c + 1]);
+            pepa_proc *p = r && to ? pepa_prefix(g->pm, enter[j], r, to) : NULL;
+            body = !p ? NULL : body ? pepa_choice(g->pm, body, p) : p;
+            if (!body)
+                goto nomem;
+        }
+        for (int j = 0; c > 0 && j < nout; j++) {
+            pepa_expr *r = pepa_infty(g->pm);
+            pepa_proc *to = pepa_const(g->pm, pid[c - 1]);
+            pepa_proc *p = r && to ? pepa_prefix(g->pm, leave[j], r, to) : NULL;
+            body = !p ? NULL : body ? pepa_choice(g->pm, body, p) : p;
+            if (!body)
+                goto nomem;
+        }
+        snprintf(name, sizeof name, c ? "Loop%d_%d" : "Loop%d", k, c);
+        if (!body) {
+            diag_at(g->err, skel_tree_file(g->tree), gt->line, gt->col,
+                    "this loop has no move into or out of its body");
+            free(pid);
+            return NULL;
+        }
+        if (pepa_model_define_proc(g->pm, name, body, nopos, g->err) < 0) {
+            free(pid);
+            return NULL;
+        }
+    }
+    res = pepa_const(g->pm, pid[0]);
+    /* its cooperation set: the enter and leave moves, contiguous */
+    memmove(acts + nin, leave, (size_t)nout * sizeof *acts);
+    g->gate_acts = nin + nout;
+    free(pid);
+    if (!res)
+        oom(g);
+    return res;
+nomem:
+    free(pid);
+    oom(g);
+    return NULL;
+}
+
 static int build(gen *g)
 {
     skel_model *m = g->m;
@@ -372,10 +584,18 @@ static int build(gen *g)
         if (gen_task(g, i) < 0)
             return -1;
     int nacts = m->nedges > m->ntasks ? m->nedges : m->ntasks;
-    int *acts = malloc((size_t)(nacts ? nacts : 1) * sizeof *acts);
+    int *acts = malloc((size_t)(2 * nacts + 1) * sizeof *acts);
     if (!acts)
         return oom(g);
     pepa_proc *sys = compose(g, skel_tree_root(g->tree), acts);
+    for (int k = 0; k < g->dag->ngates && sys; k++) {
+        pepa_proc *gt = gate(g, k, acts);
+        if (!gt) {
+            free(acts);
+            return -1;
+        }
+        sys = pepa_coop(g->pm, sys, gt, acts, g->gate_acts);
+    }
     if (sys && net)
         sys = pepa_coop(g->pm, net, sys, g->move, m->nedges);
     if (sys)

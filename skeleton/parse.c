@@ -5,6 +5,9 @@
  *   task("name", rate [, data=bytes]);
  *   deal(n, "name", rate [, data=bytes]); n copies of one task, round robin
  *   farm(n, "name", rate [, data=bytes]); n copies of one task, on demand
+ *   par(n);                               n branches, every item visits all
+ *   choice(w1, ..., wn);                  n branches, an item takes one (weights)
+ *   loop(mean [, cap=c]);                 one component, repeated (mean >= 1)
  *
  * A rate is an arithmetic expression (+ - * / parentheses, unary minus).
  * Comments: // and # to the end of the line, slash-star blocks.
@@ -39,6 +42,8 @@ typedef struct token {
 
 typedef struct parser {
     const char *file;
+    double *weights;            /* of the choice statement just read (malloc'd) */
+    int nweights;
     const char *p, *end;
     int line, col;
     token tok;
@@ -369,23 +374,105 @@ static int options(parser *ps, double *data)
     return 0;
 }
 
+#define KNOWN "pipe, task, deal, farm, xdeal, xfarm, par, choice or loop"
+
+/* choice(w1, ..., wn): the weights are kept in ps->weights until the
+ * branches are read. */
+static int choice_weights(parser *ps, skel_node *c)
+{
+    int cap = 0;
+    for (;;) {
+        if (ps->nweights >= SKEL_MAX_CHILDREN)
+            return fail(ps, ps->tok.line, ps->tok.col, "choice: more than %d branches",
+                        SKEL_MAX_CHILDREN);
+        if (ps->nweights == cap) {
+            cap = cap ? 2 * cap : 8;
+            double *w = realloc(ps->weights, (size_t)cap * sizeof *w);
+            if (!w)
+                return fail(ps, c->line, c->col, "out of memory");
+            ps->weights = w;
+        }
+        if (rate_expr(ps, "the weight of a branch", &ps->weights[ps->nweights]) < 0)
+            return -1;
+        ps->nweights++;
+        if (ps->tok.kind != T_COMMA)
+            break;
+        if (next(ps) < 0)
+            return -1;
+    }
+    c->declared = ps->nweights;
+    return 0;
+}
+
+/* loop(mean [, cap=c]) */
+static int loop_args(parser *ps, skel_node *l)
+{
+    int line = ps->tok.line, col = ps->tok.col;
+    if (expr(ps, 0, &l->mean) < 0)
+        return -1;
+    if (!(l->mean >= 1) || !isfinite(l->mean))
+        return fail(ps, line, col,
+                    "the mean number of iterations must be at least 1 and finite (got %g)",
+                    l->mean);
+    l->declared = 1;
+    if (ps->tok.kind != T_COMMA)
+        return 0;
+    if (next(ps) < 0)
+        return -1;
+    token key = ps->tok;
+    if (key.kind != T_IDENT)
+        return fail(ps, key.line, key.col, "expected cap= after the mean of a loop, found %s",
+                    describe(&key));
+    if (!is_word(&key, "cap"))
+        return fail(ps, key.line, key.col, "unknown option '%.*s' of a loop (known: cap)",
+                    (int)(key.len > 64 ? 64 : key.len), key.start);
+    if (next(ps) < 0 || expect(ps, T_EQ, "'='") < 0)
+        return -1;
+    token v = ps->tok;
+    if (v.kind != T_NUMBER || !v.integer || v.num < 1 || v.num > SKEL_MAX_LOOP_CAP)
+        return fail(ps, v.line, v.col, "cap= must be a whole number from 1 to %d",
+                    SKEL_MAX_LOOP_CAP);
+    l->cap = (int)v.num;
+    return next(ps);
+}
+
+/* choice(...) or loop(...): a skeleton whose components follow. */
+static int control(parser *ps, skel_node **node, int *open)
+{
+    token w = ps->tok;
+    int is_choice = is_word(&w, "choice");
+    skel_node *s = skel_node_new(ps->tree, is_choice ? SKEL_CHOICE : SKEL_LOOP, w.line, w.col,
+                                 ps->err);
+    if (!s || next(ps) < 0 || expect(ps, T_LPAREN, "'('") < 0)
+        return -1;
+    ps->nweights = 0;
+    if ((is_choice ? choice_weights(ps, s) : loop_args(ps, s)) < 0)
+        return -1;
+    if (expect(ps, T_RPAREN, "')'") < 0)
+        return -1;
+    *node = s;
+    *open = 1;
+    return expect(ps, T_SEMI, "';' after the statement");
+}
+
 /* One statement; *node is the new node, *open is set when components
- * follow (pipe, xdeal, xfarm). */
+ * follow (pipe, xdeal, xfarm, par, choice, loop). */
 static int statement(parser *ps, skel_node **node, int *open)
 {
     token w = ps->tok;
     diag *err = ps->err;
     *open = 0;
     if (w.kind != T_IDENT)
-        return fail(ps, w.line, w.col, "expected pipe, task, deal, farm, xdeal or xfarm, found %s",
-                    describe(&w));
+        return fail(ps, w.line, w.col, "expected %s, found %s", KNOWN, describe(&w));
     int is_pipe = is_word(&w, "pipe"), is_task = is_word(&w, "task");
     int is_deal = is_word(&w, "deal"), is_farm = is_word(&w, "farm");
     int is_xdeal = is_word(&w, "xdeal"), is_xfarm = is_word(&w, "xfarm");
-    if (!(is_pipe || is_task || is_deal || is_farm || is_xdeal || is_xfarm))
-        return fail(ps, w.line, w.col,
-                    "unknown skeleton '%.*s' (expected pipe, task, deal, farm, xdeal or xfarm)",
-                    (int)(w.len > 64 ? 64 : w.len), w.start);
+    int is_par = is_word(&w, "par");
+    if (is_word(&w, "choice") || is_word(&w, "loop"))
+        return control(ps, node, open);
+    if (!(is_pipe || is_task || is_deal || is_farm || is_xdeal || is_xfarm || is_par))
+        return fail(ps, w.line, w.col, "unknown skeleton '%.*s' (expected %s)",
+                    (int)(w.len > 64 ? 64 : w.len), w.start, KNOWN);
     char word[8];
     memcpy(word, w.start, w.len);
     word[w.len] = '\0';
@@ -395,8 +482,8 @@ static int statement(parser *ps, skel_node **node, int *open)
     int n = 1;
     if (!is_task && count(ps, word, &n) < 0)
         return -1;
-    if (is_pipe || is_xdeal || is_xfarm) {
-        skel_kind k = is_pipe ? SKEL_PIPE : is_xdeal ? SKEL_DEAL : SKEL_FARM;
+    if (is_pipe || is_xdeal || is_xfarm || is_par) {
+        skel_kind k = is_pipe ? SKEL_PIPE : is_xdeal ? SKEL_DEAL : is_par ? SKEL_PAR : SKEL_FARM;
         skel_node *s = skel_node_new(ps->tree, k, w.line, w.col, err);
         if (!s)
             return -1;
@@ -448,21 +535,28 @@ static const char *kind_name(const skel_node *n)
     case SKEL_PIPE: return "pipe";
     case SKEL_DEAL: return "xdeal";
     case SKEL_FARM: return "xfarm";
+    case SKEL_PAR: return "par";
+    case SKEL_CHOICE: return "choice";
+    case SKEL_LOOP: return "loop";
     default: return "task";
     }
 }
 
-static int parse(parser *ps)
+/* The weights of an open choice, kept until its branches are read. */
+typedef struct frame {
+    skel_node *node;
+    double *weights;            /* CHOICE: malloc'd, declared entries */
+} frame;
+
+static int parse_tree(parser *ps, frame *stack, int *depth)
 {
-    skel_node *stack[SKEL_MAX_DEPTH];
-    int depth = 0;
     skel_node *root = NULL;
     if (next(ps) < 0)
         return -1;
     if (ps->tok.kind == T_EOF)
         return fail(ps, ps->tok.line, ps->tok.col, "empty skeleton description");
     while (ps->tok.kind != T_EOF) {
-        if (root && depth == 0)
+        if (root && *depth == 0)
             return fail(ps, ps->tok.line, ps->tok.col,
                         "text after the end of the skeleton (the %s at %d:%d is complete)",
                         kind_name(root), root->line, root->col);
@@ -471,26 +565,51 @@ static int parse(parser *ps)
         int open = 0;
         if (statement(ps, &n, &open) < 0)
             return -1;
-        if (!root)
+        if (!root) {
             root = n;
-        else if (skel_node_add(ps->tree, stack[depth - 1], n, ps->err) < 0)
-            return -1;
+        } else {
+            frame *top = &stack[*depth - 1];
+            if (top->weights)
+                n->prob = top->weights[top->node->nchildren];
+            if (skel_node_add(ps->tree, top->node, n, ps->err) < 0)
+                return -1;
+        }
         if (open) {
-            if (depth >= SKEL_MAX_DEPTH)
+            if (*depth >= SKEL_MAX_DEPTH)
                 return fail(ps, line, col, "skeletons nested deeper than %d levels",
                             SKEL_MAX_DEPTH);
-            stack[depth++] = n;
+            frame *f = &stack[(*depth)++];
+            f->node = n;
+            f->weights = NULL;
+            if (n->kind == SKEL_CHOICE) {
+                f->weights = ps->weights;   /* the frame owns them now */
+                ps->weights = NULL;
+            }
         }
         /* Close every skeleton that now has all its components. */
-        while (depth > 0 && stack[depth - 1]->nchildren == stack[depth - 1]->declared)
-            depth--;
+        while (*depth > 0 && stack[*depth - 1].node->nchildren == stack[*depth - 1].node->declared) {
+            (*depth)--;
+            free(stack[*depth].weights);
+        }
     }
-    if (depth > 0) {
-        skel_node *s = stack[depth - 1];
+    if (*depth > 0) {
+        skel_node *s = stack[*depth - 1].node;
         return fail(ps, s->line, s->col, "%s(%d) has only %d of its %d components",
                     kind_name(s), s->declared, s->nchildren, s->declared);
     }
     return skel_tree_finish(ps->tree, root, ps->err);
+}
+
+static int parse(parser *ps)
+{
+    frame stack[SKEL_MAX_DEPTH];
+    int depth = 0;
+    int rc = parse_tree(ps, stack, &depth);
+    while (depth > 0)
+        free(stack[--depth].weights);
+    free(ps->weights);
+    ps->weights = NULL;
+    return rc;
 }
 
 skel_tree *skel_parse_string(const char *text, size_t len, const char *file, diag *err)

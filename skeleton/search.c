@@ -215,6 +215,14 @@ static double bound(search *s)
     }
     for (int e = 0; e < s->ne; e++)
         s->blam[e] = edge_ub(s, e);
+    if (s->d->extended) {
+        /* par/choice/loop: the flows' cycle bounds do not apply; t0 cannot
+         * compute faster than its rate (sound, if weak). */
+        for (int e = 0; e < s->ne; e++)
+            if (!(s->blam[e] > 0))
+                return 0;
+        return s->bmu[0];
+    }
     double best = INFINITY;
     for (int i = 0; i < s->nt; i++) {
         double cycle = 1.0 / s->bmu[i] + steps_time(s, s->flows[i].src, s->flows[i].nsrc) +
@@ -287,6 +295,8 @@ static int setup_windows(search *s)
         return diag_set(s->err, "out of memory");
     for (int k = 0; k < WIN_CACHE; k++)
         s->cache[k].win = -1;
+    if (s->d->extended)
+        return 0;             /* no windows: bound() has its own rule */
     for (int j = 0; j < s->nt; j++) {
         if (!(s->visit[j] > 0))
             continue;
@@ -732,8 +742,9 @@ static int setup(search *s)
             !(e->node_util = malloc(nn * sizeof *e->node_util)))
             return diag_set(s->err, "out of memory");
     }
-    for (int i = 0; i < s->nt; i++) {
+    for (int i = 0; i < s->nt; i++)
         s->place[i] = -1;
+    for (int i = 0; i < s->nt && !s->d->extended; i++) {
         if (build_flow(s, &s->d->src[i], i, 1, &s->flows[i].src, &s->flows[i].nsrc) < 0 ||
             build_flow(s, &s->d->dst[i], i, 0, &s->flows[i].dst, &s->flows[i].ndst) < 0)
             return -1;
@@ -744,7 +755,7 @@ static int setup(search *s)
         !(s->stage_n = calloc(nt + 1, sizeof *s->stage_n)) ||
         !(s->stage_v = calloc(nt + 1, sizeof *s->stage_v)))
         return diag_set(s->err, "out of memory");
-    if (stage_groups(s, &s->nstages) < 0)
+    if (!s->d->extended && stage_groups(s, &s->nstages) < 0)
         return -1;
     visit_ratios(s);           /* again, from the one-task stages */
     if (setup_windows(s) < 0)

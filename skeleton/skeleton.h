@@ -1,4 +1,5 @@
-/* skeleton: algorithmic skeletons (seed 002's pipe/deal/farm/task language),
+/* skeleton: algorithmic skeletons (seed 002's pipe/deal/farm/task language,
+ * with par/choice/loop for orchestrations: docs/skeleton-language.md),
  * the task graph derived from them, PEPA model generation, the platform
  * description (node speeds and network latencies, also read by the Slurm
  * plugin as skeleton.conf) and the placement of tasks on nodes.
@@ -34,10 +35,18 @@
 #define SKEL_MAX_FILE ((size_t)16 << 20)  /* bytes of a description */
 #define SKEL_MAX_NAME 256          /* task and node names */
 #define SKEL_MAX_NODES 65536       /* nodes of a platform / hostlist size */
+#define SKEL_MAX_GROUPS 12         /* branches one item forks to or joins from */
+#define SKEL_MAX_ALTS 4096         /* alternatives of one step (choices multiply) */
+#define SKEL_MAX_LOOP_CAP 64       /* items inside one loop over several stages */
 
 /* ---- the skeleton hierarchy tree ------------------------------------- */
 
-typedef enum skel_kind { SKEL_TASK, SKEL_PIPE, SKEL_DEAL, SKEL_FARM } skel_kind;
+/* PAR: every item visits every branch (fork, then join). CHOICE: each item
+ * takes one branch, branch c with probability prob of that child. LOOP: the
+ * one component runs a geometric number of times (>= 1) with mean `mean`. */
+typedef enum skel_kind {
+    SKEL_TASK, SKEL_PIPE, SKEL_DEAL, SKEL_FARM, SKEL_PAR, SKEL_CHOICE, SKEL_LOOP
+} skel_kind;
 
 typedef struct skel_node {
     skel_kind kind;
@@ -49,6 +58,11 @@ typedef struct skel_node {
     int lo, hi;                  /* tasks of this subtree: [lo, hi) */
     int declared;                /* count written in the description (0 if built) */
     int sugar;                   /* written as deal(n,..)/farm(n,..), not xdeal/xfarm */
+    double prob;                 /* child of a CHOICE: its weight, normalised to a
+                                    probability by skel_tree_finish */
+    double mean;                 /* LOOP: mean number of iterations, >= 1 */
+    int cap;                     /* LOOP over several stages: items inside at
+                                    once (0: 1) */
     int nchildren;
     struct skel_node **children;
     struct skel_node *parent;
@@ -105,16 +119,38 @@ typedef enum skel_pattern {
     SKEL_PAT_FARM = 3    /* any one partner (demand-driven choice) */
 } skel_pattern;
 
+/* Member of a step that is no partner: the item is consumed or dropped
+ * (SKEL_NONE); a task's own index in its destination means "compute the
+ * item again" (a loop over that task alone). */
+#define SKEL_NONE (-3)
+
 /* A flow is a cycle of steps; at step k the task exchanges one item with
  * one member of set k (a singleton for a pipe or a deal; several members,
  * a choice, for a farm). A deal over farms has several steps of several
- * members. */
+ * members.
+ * Steps made by par/choice/loop are richer (alt != NULL): the members of a
+ * step are split into alternatives and each alternative into groups. A
+ * sender picks one alternative with the probability weight (when it
+ * computes), then exchanges one item with one member of every group of it,
+ * in any order (a fork); a receiver takes the alternative of the first
+ * item it receives, then one item from every other group of it (a join).
+ * Members are sorted by (alt, grp). */
 typedef struct skel_flow {
     skel_pattern pattern;
     int nsteps;
     int *start;          /* nsteps + 1 offsets into tasks */
     int *tasks;          /* step k: tasks[start[k] .. start[k+1]) */
+    int *alt, *grp;      /* per member; NULL: one alternative, one group */
+    double *weight;      /* per member: its alternative's probability */
 } skel_flow;
+
+/* A loop over several stages: at most cap items are inside its body (the
+ * tasks [lo, hi)) at once, which keeps the feedback from deadlocking. */
+typedef struct skel_gate {
+    int lo, hi;
+    int cap;
+    int line, col;       /* the loop statement */
+} skel_gate;
 
 typedef struct skel_edge {
     int from, to;        /* task indices, or SKEL_IN / SKEL_OUT */
@@ -129,10 +165,14 @@ typedef struct skel_dag {
     skel_edge *edges;    /* ordered by receiving task for input moves, then by
                             sender and first use */
     int *out_lo, *out_hi; /* per task: its outgoing edges are [out_lo, out_hi) */
+    int extended;        /* some flow has par/choice/loop steps */
+    int ngates;
+    skel_gate *gates;
 } skel_dag;
 
 /* Derive the flows and edges of a finished tree. Returns a dag owned by
- * the caller, or NULL with a message (a round-robin period too long). */
+ * the caller, or NULL with a message (a round-robin period too long, a
+ * par/choice/loop where it has no meaning, such as first in the skeleton). */
 skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err);
 void skel_dag_free(skel_dag *d);
 
@@ -147,7 +187,7 @@ int skel_dag_edge(const skel_dag *d, int from, int to);
 
 /* Names used in the generated model (i, j task indices):
  *   processes  Task<i>, Task<i>_<k> (its later local states), Processor<i>,
- *              Network
+ *              Network, Loop<g>, Loop<g>_<c> (the gate of loop g: c items in)
  *   actions    comp_<i>, move_<i>_<j>, move_in_<i>, move_<i>_out
  *   rates      mu_<i> (compute), lambda_<i>_<j>, lambda_in_<i>,
  *              lambda_<i>_out (moves)

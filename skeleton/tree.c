@@ -115,8 +115,46 @@ static const char *kind_word(const skel_node *n)
     case SKEL_PIPE: return "pipe";
     case SKEL_DEAL: return n->sugar ? "deal" : "xdeal";
     case SKEL_FARM: return n->sugar ? "farm" : "xfarm";
+    case SKEL_PAR: return "par";
+    case SKEL_CHOICE: return "choice";
+    case SKEL_LOOP: return "loop";
     }
     return "?";
+}
+
+static int check_loop(skel_tree *t, skel_node *n, diag *err)
+{
+    if (n->nchildren != 1)
+        return diag_at(err, t->file, n->line, n->col,
+                       "a loop has exactly one component (its body), not %d", n->nchildren);
+    if (!(n->mean >= 1) || !isfinite(n->mean))
+        return diag_at(err, t->file, n->line, n->col,
+                       "the mean number of iterations of a loop must be at least 1 and finite "
+                       "(got %g)", n->mean);
+    if (n->cap < 0 || n->cap > SKEL_MAX_LOOP_CAP)
+        return diag_at(err, t->file, n->line, n->col,
+                       "cap= of a loop must be between 1 and %d (got %d)", SKEL_MAX_LOOP_CAP,
+                       n->cap);
+    return 0;
+}
+
+/* Branch weights: positive and finite, scaled to sum to 1. */
+static int check_choice(skel_tree *t, skel_node *n, diag *err)
+{
+    double sum = 0;
+    for (int i = 0; i < n->nchildren; i++) {
+        const skel_node *c = n->children[i];
+        if (!(c->prob > 0) || !isfinite(c->prob))
+            return diag_at(err, t->file, n->line, n->col,
+                           "the weight of branch %d of this choice must be positive and "
+                           "finite (got %g)", i + 1, c->prob);
+        sum += c->prob;
+    }
+    if (!isfinite(sum))
+        return diag_at(err, t->file, n->line, n->col, "the weights of this choice overflow");
+    for (int i = 0; i < n->nchildren; i++)
+        n->children[i]->prob /= sum;
+    return 0;
 }
 
 /* First pass: check and count, bounded by depth so that a hand-built tree
@@ -145,6 +183,10 @@ static int check(skel_tree *t, skel_node *n, int depth, diag *err)
     if (n->declared && n->declared != n->nchildren)
         return diag_at(err, t->file, n->line, n->col, "%s(%d) has %d components",
                        kind_word(n), n->declared, n->nchildren);
+    if (n->kind == SKEL_LOOP && check_loop(t, n, err) < 0)
+        return -1;
+    if (n->kind == SKEL_CHOICE && check_choice(t, n, err) < 0)
+        return -1;
     n->lo = t->ntasks;
     for (int i = 0; i < n->nchildren; i++)
         if (check(t, n->children[i], depth + 1, err) < 0)
@@ -241,6 +283,21 @@ static void print_node(const skel_node *n, int depth, FILE *f)
         fprintf(f, "x%s(%d);\n", w, n->nchildren);
         break;
     }
+    case SKEL_PAR:
+        fprintf(f, "par(%d);\n", n->nchildren);
+        break;
+    case SKEL_CHOICE:
+        fputs("choice(", f);
+        for (int i = 0; i < n->nchildren; i++)
+            fprintf(f, "%s%.17g", i ? ", " : "", n->children[i]->prob);
+        fputs(");\n", f);
+        break;
+    case SKEL_LOOP:
+        fprintf(f, "loop(%.17g", n->mean);
+        if (n->cap > 1)
+            fprintf(f, ", cap=%d", n->cap);
+        fputs(");\n", f);
+        break;
     }
     for (int i = 0; i < n->nchildren; i++)
         print_node(n->children[i], depth + 1, f);

@@ -7,7 +7,7 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
@@ -19,6 +19,9 @@ tests_unit_test_solve_LDADD = pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_skel_SOURCES = tests/unit/test_skel.c
 tests_unit_test_skel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_skel_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_skel_control_SOURCES = tests/unit/test_skel_control.c tests/unit/testutil.h
+tests_unit_test_skel_control_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_skel_control_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_skel_seed000_SOURCES = tests/unit/test_skel_seed000.c tests/unit/seed000.h
 tests_unit_test_skel_seed000_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_skel_seed000_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)

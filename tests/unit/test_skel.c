@@ -193,7 +193,7 @@ START_TEST(test_parse_errors)
                 "t.skel:1:6: expected the number of components of deal, found a non-integer");
     parse_fails("task(\"a\" 1);", "t.skel:1:10: expected ',', found a number");
     parse_fails("task(\"a\", 1)", "t.skel:1:13: expected ';' after the statement, found end of input");
-    parse_fails("foo(1);", "t.skel:1:1: unknown skeleton 'foo' (expected pipe, task, deal, farm, xdeal or xfarm)");
+    parse_fails("foo(1);", "t.skel:1:1: unknown skeleton 'foo' (expected pipe, task, deal, farm, xdeal, xfarm, par, choice or loop)");
     parse_fails("pipe(1);\n\ttask(\"a, 1);", "t.skel:2:7: unterminated string");
     parse_fails("/* open", "t.skel:1:1: unterminated comment");
     parse_fails("task(\"a\", 1, foo=1);", "t.skel:1:14: unknown option 'foo' (known: data)");
