@@ -271,13 +271,18 @@ if [ -f "$SPANKSO" ]; then
     else
         fail "--skeleton: sbatch failed: $(cat "$T/sbatch.err")"
     fi
+    # skeleton_refused FILE WANT: sbatch --skeleton=FILE fails with WANT
+    skeleton_refused() {
+        if ID=$(submit "$T/spank.sh" --skeleton="$1"); then
+            fail "--skeleton $(basename "$1"): accepted (job $ID)"
+        elif grep -q -- "$2" "$T/sbatch.err"; then
+            pass "--skeleton $(basename "$1"): $(tr '\n' ' ' <"$T/sbatch.err")"
+        else
+            fail "--skeleton $(basename "$1"): sbatch said '$(cat "$T/sbatch.err")', expected '$2'"
+        fi
+    }
     printf 'pipe(2);\ntask("a", 1.0);\n' >"$T/bad.skel"
-    if ID=$(submit "$T/spank.sh" --skeleton="$T/bad.skel"); then
-        fail "--skeleton with a bad file: accepted (job $ID)"
-    else
-        grep -q -- "--skeleton:1:" "$T/sbatch.err" && pass "--skeleton bad file: $(tr '\n' ' ' <"$T/sbatch.err")" ||
-            fail "--skeleton bad file: sbatch said '$(cat "$T/sbatch.err")'"
-    fi
+    skeleton_refused "$T/bad.skel" "--skeleton:1:"
 fi
 
 # ---- a user's -N1 does not conflict with a 3-node plan ------------------------
@@ -415,14 +420,19 @@ LP=$(lat "$T/plainlat.sh" 20) LS=$(lat "$T/good.sh" 20)
 echo "# sbatch latency: plain ${LP} ms, #SKEL ${LS} ms (mean of 20, held jobs)"
 scancel -n burst >/dev/null 2>&1
 
+# map_plan JSON: skelsched map's best placement as a SKEL_PLAN ("t0=n3 t1=n4 ...")
+map_plan() {
+    sed -n 's/^{"best": {"placement": \[\([^]]*\)\].*/\1/p' "$1" | tr -d '" ' |
+        awk -F, '{for (i = 1; i <= NF; i++) printf "%st%d=%s", (i > 1 ? " " : ""), i - 1, $i}'
+}
+
 # ---- the job's partition: candidates are its nodes only -----------------------
 # "slow" holds n1-n3: the plan must avoid n4 and equal skelsched map's on
 # the platform without n4.
 grep -v '^NodeName=n4 ' "$T/platform.conf" >"$T/platform-slow.conf"
 "$SKELSCHED" map "$T/pipe.skel" --platform "$T/platform-slow.conf" --json >"$T/map-slow.json" 2>"$T/map.err" ||
     fail "skelsched map (slow): $(cat "$T/map.err")"
-EXPECT_SLOW=$(sed -n 's/^{"best": {"placement": \[\([^]]*\)\].*/\1/p' "$T/map-slow.json" | tr -d '" ' |
-    awk -F, '{for (i = 1; i <= NF; i++) printf "%st%d=%s", (i > 1 ? " " : ""), i - 1, $i}')
+EXPECT_SLOW=$(map_plan "$T/map-slow.json")
 ID=$(submit "$T/pipe.sh" -p slow)
 if [ -n "$ID" ]; then
     check_run "$ID" "-p slow"
@@ -499,19 +509,13 @@ if [ -f "$SPANKSO" ] && [ -f "$BP" ]; then
         fail "--skeleton order.bpel: sbatch failed: $(cat "$T/sbatch.err")"
     fi
     printf '<?xml version="1.0"?>\n<process>\n  <sequence>\n</process>\n' >"$T/bad.bpel"
-    if ID=$(submit "$T/spank.sh" --skeleton="$T/bad.bpel"); then
-        fail "--skeleton bad.bpel: accepted (job $ID)"
-    else
-        grep -q -- "--skeleton:4:" "$T/sbatch.err" && pass "--skeleton bad.bpel: $(tr '\n' ' ' <"$T/sbatch.err")" ||
-            fail "--skeleton bad.bpel: sbatch said '$(cat "$T/sbatch.err")'"
-    fi
+    skeleton_refused "$T/bad.bpel" "--skeleton:4:"
 fi
 
 # ---- skelsched map reads skeleton.conf itself (the plugin's keys included) ------
 grep -v '^NodeName=n5 ' "$T/skeleton.conf.good" >"$T/skeleton4.conf"
 "$SKELSCHED" map "$T/pipe.skel" --platform "$T/skeleton4.conf" --json >"$T/map4.json" 2>"$T/map.err" &&
-    [ "$(sed -n 's/^{"best": {"placement": \[\([^]]*\)\].*/\1/p' "$T/map4.json" | tr -d '" ' |
-        awk -F, '{for (i = 1; i <= NF; i++) printf "%st%d=%s", (i > 1 ? " " : ""), i - 1, $i}')" = "$EXPECT" ] &&
+    [ "$(map_plan "$T/map4.json")" = "$EXPECT" ] &&
     pass "skelsched map --platform skeleton.conf previews the plugin's plan" ||
     fail "skelsched map --platform skeleton.conf: $(cat "$T/map.err" "$T/map4.json")"
 scontrol ping >/dev/null 2>&1 && pass "controller up at the end" || fail "controller down at the end"
