@@ -5,8 +5,9 @@
  *
  * Controller safety: slurmctld calls job_submit holding its config, job,
  * node and partition locks. Everything below is bounded by slurm/ (sizes,
- * MaxStates=, Budget=), opens only skeleton.conf, never makes an RPC, and
- * gives Slurm only memory from Slurm's own allocator. */
+ * MaxStates=, Budget=), opens only skeleton.conf (job_modify has slurmctld
+ * read a job's saved environment), never makes an RPC, and gives Slurm only
+ * memory from Slurm's own allocator. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -342,6 +343,8 @@ int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
      * would make the job invalid. */
     jd->min_nodes = (uint32_t)plan.nnodes;
     jd->max_nodes = (uint32_t)plan.nnodes;
+    /* cannot fail here: Slurm's allocator stops slurmctld rather than
+     * return NULL, as everywhere in Slurm */
     slurmsk_env_apply(&jd->environment, &jd->env_size, plan.env, plan.nenv, &slurm_alloc);
     /* warnings: sbatch prints them and the job is accepted */
     msg[0] = '\0';
@@ -372,14 +375,11 @@ out:
     return rc;
 }
 
-/* The value of KEY= in an environment array of n entries, or NULL. */
+/* The value of KEY ("KEY=") in an environment array of n entries, or NULL. */
 static const char *env_value(char *const *env, uint32_t n, const char *key)
 {
-    size_t l = strlen(key);
-    for (uint32_t i = 0; env && i < n; i++)
-        if (env[i] && strncmp(env[i], key, l) == 0 && env[i][l] == '=')
-            return env[i] + l + 1;
-    return NULL;
+    int k = slurmsk_env_find(env, n, key);
+    return k < 0 ? NULL : strchr(env[k], '=') + 1;
 }
 
 /* An update of a job placed by this plugin must keep it on its plan: the
@@ -407,9 +407,9 @@ int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
         return SLURM_SUCCESS;
     uint32_t n = 0;
     char **env = get_job_env(job_ptr, &n);
-    const char *plan = env_value(env, n, "SKEL_NODES");
+    const char *plan = env_value(env, n, "SKEL_NODES=");
     int rc = SLURM_SUCCESS;
-    if (plan && env_value(env, n, "SKEL_PLAN")) {
+    if (plan && env_value(env, n, "SKEL_PLAN=")) {
         diag err;
         diag_clear(&err);
         char *pn = NULL;
@@ -436,7 +436,7 @@ int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
             slurm_info("job_submit/skeleton: uid=%u job=%s: update refused: %s; the job keeps its "
                        "placement (SKEL_PLAN=%s); cancel and resubmit it to place it again",
                        submit_uid, jd->job_id_str ? jd->job_id_str : "?", err.msg,
-                       env_value(env, n, "SKEL_PLAN"));
+                       env_value(env, n, "SKEL_PLAN="));
             rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
         }
     }

@@ -469,6 +469,8 @@ if [ -n "$ID" ]; then
     upd "ReqNodeList=n1" refused ReqNodeList=n1
     upd "Partition=slow (without n4)" refused Partition=slow
     upd "NumNodes=1" refused NumNodes=1
+    upd "Partition=debug (holds the plan)" ok Partition=debug
+    upd "ReqNodeList=$PLANNED (the plan's nodes)" ok ReqNodeList="$PLANNED"
     grep -q "job_submit/skeleton: uid=0 job=$ID: update refused: ExcNodeList=$ONE excludes" "$T/log/slurmctld.log" &&
         pass "refused update logged with its reason" || fail "refused update not logged"
     [ "$(job_field "$ID" ReqNodeList)" = "$PLANNED" ] && pass "plan unchanged after the updates ($PLANNED)" ||
