@@ -448,6 +448,24 @@ if [ -z "$ID" ] && grep -q "partition" "$T/sbatch.err"; then
 else
     fail "-p slow -w n4: job '$ID', sbatch said '$(cat "$T/sbatch.err")'"
 fi
+# several partitions: the best plan over them (debug has n4: the plan of -p debug)
+ID=$(submit "$T/pipe.sh" -p slow,debug)
+if [ -n "$ID" ]; then
+    check_run "$ID" "-p slow,debug"
+    P=$(sed -n 's/^plan=//p' "$T/out/$ID.out")
+    [ "$P" = "$EXPECT" ] && pass "-p slow,debug: the better partition's plan ($P)" ||
+        fail "-p slow,debug: plan '$P', expected '$EXPECT'"
+else
+    fail "-p slow,debug: sbatch failed: $(cat "$T/sbatch.err")"
+fi
+# an unknown partition is left to Slurm and its own message
+if ID=$(submit "$T/pipe.sh" -p nosuch); then
+    fail "-p nosuch: accepted (job $ID)"
+elif grep -q "Invalid partition" "$T/sbatch.err" && grep -q "no known partition in 'nosuch'; left to Slurm" "$T/log/slurmctld.log"; then
+    pass "-p nosuch: left to Slurm: $(tr '\n' ' ' <"$T/sbatch.err")"
+else
+    fail "-p nosuch: sbatch said '$(cat "$T/sbatch.err")'"
+fi
 grep -q "not restricted to the job's partition" "$T/log/slurmctld.log" &&
     fail "the plugin could not read the partition: $(grep "not restricted" "$T/log/slurmctld.log" | head -1)" ||
     pass "partition nodes read from slurmctld"
@@ -509,6 +527,15 @@ if [ -f "$SPANKSO" ] && [ -f "$BP" ]; then
         [ "$N" = 9 ] && pass "--skeleton order.bpel: 9 tasks placed" || fail "--skeleton order.bpel: $N tasks"
     else
         fail "--skeleton order.bpel: sbatch failed: $(cat "$T/sbatch.err")"
+    fi
+    # parameters missing: accepted, sbatch shows the defaults used
+    printf '<process name="p" xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable">\n<sequence><receive name="r" createInstance="yes"/><invoke name="a"/></sequence>\n</process>\n' >"$T/bare.bpel"
+    ID=$(submit "$T/spank.sh" --skeleton="$T/bare.bpel")
+    if [ -n "$ID" ] && grep -q "skeleton: warning: BPEL: .*default" "$T/sbatch.err"; then
+        check_run "$ID" "--skeleton bare.bpel (defaults)"
+        pass "--skeleton bare.bpel: $(tr '\n' ' ' <"$T/sbatch.err")"
+    else
+        fail "--skeleton bare.bpel: job '$ID', sbatch said '$(cat "$T/sbatch.err")'"
     fi
     printf '<?xml version="1.0"?>\n<process>\n  <sequence>\n</process>\n' >"$T/bad.bpel"
     skeleton_refused "$T/bad.bpel" "--skeleton:4:"

@@ -447,6 +447,15 @@ START_TEST(bpel_inline)
     diag_clear(&err);
     ck_assert_int_eq(slurmsk_job_parse(NULL, 0, NULL, badf, strlen(badf), 32, &job, &err), -1);
     ck_assert_msg(strncmp(err.msg, "--skeleton:4:", 13) == 0, "%s", err.msg);
+    /* parameters missing: defaults, listed in the job's warning */
+    const char *bare = "<process name=\"p\" xmlns=\"http://docs.oasis-open.org/wsbpel/2.0/process/executable\">\n"
+                       "  <sequence><receive name=\"r\" createInstance=\"yes\"/>\n"
+                       "  <invoke name=\"a\"/><invoke name=\"b\"/></sequence>\n</process>\n";
+    diag_clear(&err);
+    ck_assert_msg(slurmsk_job_parse(NULL, 0, NULL, bare, strlen(bare), 32, &job, &err) == 0, "%s", err.msg);
+    ck_assert(job.bpel && job.tree);
+    ck_assert_msg(job.warning && strstr(job.warning, "default"), "%s", job.warning ? job.warning : "(none)");
+    slurmsk_job_clear(&job);
     /* a DOCTYPE (entities) is refused: the controller expands nothing */
     const char *dt = "<?xml version=\"1.0\"?>\n<!DOCTYPE p [<!ENTITY x \"y\">]>\n<process/>\n";
     diag_clear(&err);
