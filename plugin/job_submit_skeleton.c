@@ -382,6 +382,29 @@ static const char *env_value(char *const *env, uint32_t n, const char *key)
     return k < 0 ? NULL : strchr(env[k], '=') + 1;
 }
 
+#ifdef SK_SLURM_2205
+/* Whether the job of an update has a saved environment: only batch jobs
+ * do, and get_job_env logs an error for any other (salloc, srun). 22.05
+ * keeps it in StateSaveLocation/hash.<id % 10>/job.<id>/environment
+ * (measured: the format string in get_job_env), id being the array's for
+ * an array task: the number that starts the update's job id string. */
+static int saved_env_exists(const job_desc_msg_t *jd)
+{
+    unsigned long id = 0;
+    if (jd->job_id_str && *jd->job_id_str)
+        id = strtoul(jd->job_id_str, NULL, 10);
+    else if (jd->job_id != NO_VAL)
+        id = jd->job_id;
+    if (!id || id > UINT32_MAX || !slurm_conf.state_save_location)
+        return 0;
+    char path[PATH_MAX];
+    struct stat st;
+    int n = snprintf(path, sizeof path, "%s/hash.%lu/job.%lu/environment", slurm_conf.state_save_location,
+                     id % 10, id);
+    return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+#endif
+
 /* An update of a job placed by this plugin must keep it on its plan: the
  * plan lives in the job's environment (SKEL_*), which an update cannot
  * change, and the skeleton (script or SPANK variable) cannot change
@@ -404,6 +427,8 @@ int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
     int nodes_min = jd->min_nodes != NO_VAL && jd->min_nodes != 0,
         nodes_max = jd->max_nodes != NO_VAL && jd->max_nodes != 0;
     if (!jd->req_nodes && !jd->exc_nodes && !jd->partition && !nodes_min && !nodes_max)
+        return SLURM_SUCCESS;
+    if (!saved_env_exists(jd))
         return SLURM_SUCCESS;
     uint32_t n = 0;
     char **env = get_job_env(job_ptr, &n);

@@ -505,6 +505,23 @@ else
     fail "update of a job without #SKEL: '$ID' $(cat "$T/upd.out")"
 fi
 [ -n "$ID" ] && scancel "$ID" >/dev/null 2>&1
+# a job without a batch script (salloc) has no saved environment: its
+# update passes, and the plugin does not make slurmctld look for one
+if command -v salloc >/dev/null 2>&1; then
+    timeout 60 salloc -H -N1 -J skelalloc --no-shell >/dev/null 2>&1 &
+    SALLOC=$!
+    alloc_id() { timeout 20 squeue -h -n skelalloc -o %i | head -1; }
+    wait_for 20 sh -c "timeout 20 squeue -h -n skelalloc -o %i | grep -q ."
+    AID=$(alloc_id)
+    if [ -n "$AID" ] && scontrol update JobId="$AID" ExcNodeList=n1 >"$T/upd.out" 2>&1 &&
+        ! grep -q "Could not open environment file for JobId=$AID" "$T/log/slurmctld.log"; then
+        pass "update of an salloc job: passes, no environment looked up"
+    else
+        fail "update of an salloc job '$AID': $(cat "$T/upd.out"; grep "JobId=$AID" "$T/log/slurmctld.log" | tail -3)"
+    fi
+    [ -n "$AID" ] && scancel "$AID" >/dev/null 2>&1
+    wait "$SALLOC" 2>/dev/null
+fi
 
 # ---- the environment: a stale SKEL_PLAN from the user is replaced, once -------
 sed 's/^echo "plan=\$SKEL_PLAN"$/echo "plan=$SKEL_PLAN"; echo "planvars=$(env | grep -c "^SKEL_PLAN=")"/' "$T/pipe.sh" >"$T/envtest.sh"
