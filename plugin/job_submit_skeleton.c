@@ -122,19 +122,25 @@ static char *part_nodes(void *rec)
 }
 
 /* The partitions a job may run in: its -p list (at most SK_MAX_PARTS), or
- * the default partition. Returns the number of records found; unknown
- * names are skipped (Slurm rejects them itself). */
+ * the default partition. Returns the number of records found (unknown
+ * names are skipped: Slurm rejects them itself), or -1 when partitions
+ * cannot be looked up at all (no restriction then). */
 static int job_parts(const char *list, void **recs)
 {
     int n = 0;
     if (!list || !*list) {
-        if (&default_part_loc && default_part_loc)
-            recs[n++] = default_part_loc;
+        if (!&default_part_loc || !default_part_loc)
+            return -1;
+        recs[n++] = default_part_loc;
         return n;
     }
     char *buf;
-    if (!find_part_record || !(buf = strdup(list)))
-        return 0;
+    if (!find_part_record) {
+        part_unsupported("slurmctld exports no find_part_record");
+        return -1;
+    }
+    if (!(buf = strdup(list)))
+        return -1;
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t && n < SK_MAX_PARTS; t = strtok_r(NULL, ",", &save)) {
         void *r = find_part_record(t);
@@ -254,8 +260,10 @@ static int place_job(job_desc_msg_t *jd, const slurmsk_job *job, slurmsk_plan *p
 {
     void *recs[SK_MAX_PARTS];
     int nparts = job_parts(jd->partition, recs);
-    if (nparts == 0 && jd->partition && *jd->partition)
+    if (nparts == 0)
         return 1;
+    if (nparts < 0)
+        nparts = 0;
     unsigned char *allowed = calloc((size_t)conf->plat->nnodes, 1);
     if (!allowed)
         return diag_set(err, "out of memory");
@@ -266,7 +274,7 @@ static int place_job(job_desc_msg_t *jd, const slurmsk_job *job, slurmsk_plan *p
     double budget = conf->budget;
     conf->budget = budget / rounds;
     for (int i = 0; i < rounds; i++) {
-        /* no partition known (no default partition): not restricted */
+        /* partitions not readable: not restricted */
         char *pn = nparts ? part_nodes(recs[i]) : NULL;
         slurmsk_plan p;
         diag e;
@@ -444,7 +452,7 @@ int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
             void *recs[SK_MAX_PARTS];
             pthread_mutex_lock(&conf_lock);     /* part_warned */
             int np = job_parts(jd->partition, recs);
-            fits = np == 0;                     /* unknown: Slurm refuses it */
+            fits = np <= 0;                     /* unknown: Slurm refuses it */
             for (int i = 0; i < np && !fits; i++) {
                 pn = part_nodes(recs[i]);
                 fits = !pn || slurmsk_modify_check(plan, NULL, NULL, pn, 0, 0, &err) == 0;
