@@ -235,16 +235,17 @@ int slurmsk_directives_parse(const char *script, size_t len, const char *file, i
 /* The skeleton of a job from its text: BPEL when the text starts with '<'
  * (white space and a UTF-8 byte order mark skipped), else the skeleton
  * language. BPEL is parsed from its first character (an XML declaration
- * must come first), so line_shift lines before it are added back to the
- * line of a message: errors name the script's line. */
+ * must come first), so the lines skipped before it are added back to the
+ * line of a message: errors name the script's (or the file's) line. */
 static skel_tree *parse_tree(slurmsk_job *job, const char *text, size_t len, const char *file,
-                             int line_shift, diag *err)
+                             diag *err)
 {
     size_t k = 0;
+    long line_shift = 0;
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         k = 3;
-    while (k < len && isspace((unsigned char)text[k]))
-        k++;
+    for (; k < len && isspace((unsigned char)text[k]); k++)
+        line_shift += text[k] == '\n';
     if (k == len || text[k] != '<')
         return skel_parse_string(text, len, file, err);
     job->bpel = 1;
@@ -365,7 +366,7 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
                          "a skeleton in #SKEL lines and another from --skeleton: give one");
         } else {
             job->present = 1;
-            if (!(job->tree = parse_tree(job, extra, extra_len, "--skeleton", 0, err)))
+            if (!(job->tree = parse_tree(job, extra, extra_len, "--skeleton", err)))
                 rc = -1;
             else if (skel_tree_ntasks(job->tree) > max_tasks)
                 rc = diag_set(err, "--skeleton: the skeleton has %d tasks; this site allows at most %d "
@@ -376,7 +377,7 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
         rc = diag_at(err, file, job->pin_line ? job->pin_line : 1, 0,
                      "#SKEL options but no skeleton (add lines such as '#SKEL pipe(3);')");
     if (rc == 0 && skel) {
-        job->tree = parse_tree(job, skel, slen, file, first_skel - 1, err);
+        job->tree = parse_tree(job, skel, slen, file, err);
         if (!job->tree)
             rc = -1;
         else if (skel_tree_ntasks(job->tree) > max_tasks)

@@ -442,6 +442,15 @@ START_TEST(bpel_inline)
     diag_clear(&err);
     ck_assert_int_eq(slurmsk_directives_parse(bad, strlen(bad), NULL, 32, &job, &err), -1);
     ck_assert_msg(strncmp(err.msg, "batch script:6:", 15) == 0, "%s", err.msg);
+    /* an empty #SKEL line first, and a file starting with blank lines */
+    const char *bad2 = "#!/bin/sh\n#SKEL\n#SKEL <process>\n#SKEL </proces>\nhostname\n";
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(bad2, strlen(bad2), NULL, 32, &job, &err), -1);
+    ck_assert_msg(strncmp(err.msg, "batch script:4:", 15) == 0, "%s", err.msg);
+    const char *bad3 = "\n\n<process>\n</proces>\n";
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_job_parse(NULL, 0, NULL, bad3, strlen(bad3), 32, &job, &err), -1);
+    ck_assert_msg(strncmp(err.msg, "--skeleton:4:", 13) == 0, "%s", err.msg);
     /* and in a --skeleton file: its own line */
     const char *badf = "<?xml version=\"1.0\"?>\n<process>\n  <sequence>\n</process>\n";
     diag_clear(&err);
