@@ -774,7 +774,8 @@ int slurmsk_env_apply(char ***env, uint32_t *size, char *const *vars, int n, con
     return rc;
 }
 
-/* The names of a hostlist, sorted, for set comparisons; -1 with a message. */
+/* The names of a hostlist (expanded, in order), for set comparisons; -1 with
+ * a message. */
 static int names_of(const char *list, const char *what, char ***names, int *n, diag *err)
 {
     diag local;
