@@ -525,6 +525,7 @@ static int flow_links(walker *w, const xmlNode *flow, bpel_act *a)
         rc = 0;
         goto out;
     }
+    a->linked = 1;
     /* Each target's source, by link name; links leaving the flow's direct
      * children are ignored. */
     int *from = malloc((size_t)(nt ? nt : 1) * sizeof *from);
@@ -874,7 +875,7 @@ int bpel_import_memory(const char *buf, size_t len, const char *file, const bpel
     for (size_t i = 0; i < sizeof bpel_namespaces / sizeof bpel_namespaces[0]; i++)
         if (strcmp((const char *)root->ns->href, bpel_namespaces[i]) == 0)
             out->ns = bpel_namespaces[i];
-    out->tree = bpel_reduce(top, file, err);
+    out->tree = bpel_translate(top, file, err);
     if (!out->tree)
         goto fail;
     if (w.nmissing) {

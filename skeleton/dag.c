@@ -432,10 +432,26 @@ static int connect_ordered(builder *b, const skel_node *at, const skel_flow *E,
     return 0;
 }
 
+static int joins(const skel_flow *f)
+{
+    for (int j = 0; f->grp && j < flow_len(f); j++)
+        if (f->grp[j] > 0)
+            return 1;
+    return 0;
+}
+
 static int connect(builder *b, const skel_node *at, const skel_flow *E, const skel_flow *N)
 {
     if (ordered(E) && ordered(N))
         return connect_ordered(b, at, E, N);
+    /* Every branch's last task would decide on its own copy of the item. */
+    int decides = 0;
+    for (int j = 0; N->alt && j < flow_len(N); j++)
+        decides = decides || N->alt[j] > 0;
+    if (joins(E) && decides)
+        return diag_at(b->err, skel_tree_file(b->tree), at->line, at->col,
+                       "a choice cannot follow a par directly: put the task that joins its "
+                       "branches before it");
     skel_flow senders = { 0 }, receivers = { 0 };
     int rc = flow_union(&senders, E, 1, b->err);
     if (rc == 0)
