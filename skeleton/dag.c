@@ -807,6 +807,29 @@ static skel_pattern classify(const skel_flow *f)
     return SKEL_PAT_DEAL;
 }
 
+/* Computations per item of every task below node, m per item at node. */
+static void visits(const skel_node *node, double m, double *v)
+{
+    switch (node->kind) {
+    case SKEL_TASK:
+        v[node->index] = m;
+        return;
+    case SKEL_FARM:
+        m = 0;   /* who gets an item depends on the rates */
+        break;
+    case SKEL_DEAL:
+        m /= node->nchildren;
+        break;
+    case SKEL_LOOP:
+        m *= node->mean;
+        break;
+    default:
+        break;
+    }
+    for (int c = 0; c < node->nchildren; c++)
+        visits(node->children[c], node->kind == SKEL_CHOICE ? m * node->children[c]->prob : m, v);
+}
+
 static void builder_free(builder *b)
 {
     for (int k = 0; k < b->nloops; k++) {
@@ -917,6 +940,11 @@ skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err)
     }
     if (make_edges(d, err) < 0)
         goto fail;
+    if (!(d->visits = calloc((size_t)(n ? n : 1), sizeof *d->visits))) {
+        diag_set(err, "out of memory");
+        goto fail;
+    }
+    visits(skel_tree_root(t), 1.0, d->visits);
     builder_free(&b);
     return d;
 fail:
@@ -929,6 +957,7 @@ void skel_dag_free(skel_dag *d)
 {
     if (!d)
         return;
+    free(d->visits);
     free(d->gates);
     free(d->out_hi);
     free(d->out_lo);

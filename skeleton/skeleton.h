@@ -166,6 +166,9 @@ typedef struct skel_dag {
                             sender and first use */
     int *out_lo, *out_hi; /* per task: its outgoing edges are [out_lo, out_hi) */
     int extended;        /* some flow has par/choice/loop steps */
+    double *visits;      /* per task: computations per item entering the
+                            skeleton (choice probabilities, loop means, 1/n
+                            in a deal), 0 when not fixed (a farm's workers) */
     int ngates;
     skel_gate *gates;
 } skel_dag;
