@@ -34,6 +34,9 @@ struct bpel_act {
     double prob;            /* as a CHOICE branch: its probability */
     double count;           /* LOOP: expected iterations; DEAL: workers */
     int linked;             /* PAR: a flow with links, children in their order */
+    int conditional;        /* PAR: some link holds with probability < 1 */
+    unsigned char *reach;   /* PAR with links: reach[i * nchildren + j] = 1 when
+                               child j waits, through links, for child i */
     int nchildren;
     bpel_act **children;
 };

@@ -2,6 +2,8 @@
  * construct (docs/bpel.md, ../shared/notes/bpel-mapping.md):
  *   sequence                      pipe of its activities
  *   flow without links            par of its branches (fork, join)
+ *   flow with unconditional links nested pipe/par when the links form a
+ *                                 series-parallel order (sp_flow)
  *   if / switch / pick            choice, weighted by the branch probabilities
  *   while / repeatUntil / forEach parallel="no"
  *                                 loop with the expected count as its mean
@@ -9,7 +11,8 @@
  *   invoke / receive / reply ...  task; assign, empty ... nothing
  * Where the skeleton language cannot say it, the activity falls back to the
  * serial reduction by visit ratios (reduce.c), which keeps every task's load
- * per item: a flow with links (its links order it), a par/choice/loop that
+ * per item: a flow with conditional links or links that are not
+ * series-parallel (its activities then run in link order), a par/choice/loop that
  * would start the process, a choice right after a flow (no task joins the
  * flow's branches to decide), an empty branch of a choice (the other branches'
  * work is scaled by the probability that one of them runs), a loop with
@@ -259,6 +262,132 @@ static int loop(tr *x, const bpel_act *a, double visits, place at, int depth, sk
     return 0;
 }
 
+/* ---- flows with links: series-parallel decomposition ------------------- */
+
+/* pipe(v[0], v[1]), either may be NULL; the stages of a pipe inside become
+ * the pipe's own. */
+static int series_of(tr *x, int line, skel_node *v[2], skel_node **out)
+{
+    if (!v[0] || !v[1]) {
+        *out = v[0] ? v[0] : v[1];
+        return 0;
+    }
+    skel_node *p = skel_node_new(x->t, SKEL_PIPE, line, 0, x->err);
+    if (!p)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        int k = v[i]->kind == SKEL_PIPE ? v[i]->nchildren : 1;
+        for (int j = 0; j < k; j++) {
+            skel_node *c = v[i]->kind == SKEL_PIPE ? v[i]->children[j] : v[i];
+            c->parent = NULL;
+            if (skel_node_add(x->t, p, c, x->err) < 0)
+                return -1;
+        }
+    }
+    *out = p;
+    return 0;
+}
+
+/* Children set[0..n) of flow a (indices in link order), as nested pipe and
+ * par: split off the first k (in link order) when each of them is waited
+ * for by each of the rest (series), else split the weakly connected
+ * components (parallel). Returns 1 when the order is not series-parallel
+ * (or a par would start the process), 0 with *out set, -1 on error. */
+static int sp_flow(tr *x, const bpel_act *a, const int *set, int n, double visits, place at,
+                   int depth, skel_node **out)
+{
+    int nc = a->nchildren, rc = 0;
+    const unsigned char *r = a->reach;
+    *out = NULL;
+    if (depth > BPEL_MAX_DEPTH + 8)
+        return diag_at(x->err, skel_tree_file(x->t), a->line, 0, "links nested too deeply");
+    if (n == 1)
+        return translate(x, a->children[set[0]], visits, at, depth + 1, out);
+    for (int k = 1; k < n; k++) {
+        int series = 1;
+        for (int i = 0; i < k && series; i++)
+            for (int j = k; j < n && series; j++)
+                series = r[set[i] * nc + set[j]];
+        if (!series)
+            continue;
+        skel_node *v[2] = { NULL, NULL };
+        place head = { at.first, 0, at.after_join };
+        rc = sp_flow(x, a, set, k, visits, head, depth + 1, &v[0]);
+        if (rc != 0)
+            return rc;
+        place tail = { at.first && !v[0], at.last, v[0] ? forks(v[0], 1) : at.after_join };
+        rc = sp_flow(x, a, set + k, n - k, visits, tail, depth + 1, &v[1]);
+        if (rc != 0)
+            return rc;
+        return series_of(x, a->line, v, out);
+    }
+    /* parallel: label each child with its component */
+    int *comp = malloc((size_t)n * sizeof *comp), *sub = malloc((size_t)n * sizeof *sub);
+    skel_node **v = malloc((size_t)n * sizeof *v);
+    if (!comp || !sub || !v) {
+        free(v);
+        free(sub);
+        free(comp);
+        return diag_set(x->err, "out of memory");
+    }
+    for (int i = 0; i < n; i++)
+        comp[i] = i;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if ((r[set[i] * nc + set[j]] || r[set[j] * nc + set[i]]) && comp[j] > comp[i]) {
+                    comp[j] = comp[i];
+                    changed = 1;
+                }
+    }
+    int nv = 0;
+    rc = 1;   /* one component and no series split: not series-parallel */
+    for (int c = 0; c < n; c++) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (comp[i] == c)
+                sub[m++] = set[i];
+        if (m == n || m == 0)
+            continue;
+        place branch = { 0, at.last, 0 };
+        skel_node *b = NULL;
+        rc = sp_flow(x, a, sub, m, visits, branch, depth + 1, &b);
+        if (rc != 0)
+            break;
+        if (b)
+            v[nv++] = b;
+    }
+    if (rc == 0 && nv > 1 && at.first)
+        rc = 1;   /* nothing would fork it */
+    if (rc == 0 && nv > 0)
+        rc = combine(x, SKEL_PAR, a->line, v, nv, out);
+    free(v);
+    free(sub);
+    free(comp);
+    return rc;
+}
+
+static int linked_flow(tr *x, const bpel_act *a, double visits, place at, int depth,
+                       skel_node **out)
+{
+    if (a->conditional || !a->reach)
+        return serial(x, a, visits, depth, out);
+    int *set = malloc((size_t)a->nchildren * sizeof *set);
+    if (!set)
+        return diag_set(x->err, "out of memory");
+    for (int i = 0; i < a->nchildren; i++)
+        set[i] = i;
+    int budget = x->b.tasks;
+    int rc = sp_flow(x, a, set, a->nchildren, visits, at, depth, out);
+    free(set);
+    if (rc == 1) {   /* the nodes made so far are not used */
+        x->b.tasks = budget;
+        return serial(x, a, visits, depth, out);
+    }
+    return rc;
+}
+
 static int translate(tr *x, const bpel_act *a, double visits, place at, int depth,
                      skel_node **out)
 {
@@ -271,7 +400,9 @@ static int translate(tr *x, const bpel_act *a, double visits, place at, int dept
     case BPEL_SEQ:
         return seq(x, a, visits, at, depth, out);
     case BPEL_PAR:
-        if (a->linked || at.first)
+        if (a->linked)
+            return linked_flow(x, a, visits, at, depth, out);
+        if (at.first)
             return serial(x, a, visits, depth, out);
         return par(x, a, visits, at, depth, out);
     case BPEL_DEAL:

@@ -231,6 +231,42 @@ START_TEST(test_flow_links)
 }
 END_TEST
 
+/* Links without conditions order a flow's activities: a series-parallel
+ * order becomes nested pipe and par exactly; another order (the "N") is
+ * reduced to link order. */
+#define L(n) "<link name='" n "'/>"
+#define SRC(n) "<source linkName='" n "'/>"
+#define TGT(n) "<target linkName='" n "'/>"
+START_TEST(test_flow_links_series_parallel)
+{
+    /* the diamond in -> (b | c) -> d, written in a scrambled order */
+    expect_skel(HEAD20 "<flow><links>" L("ib") L("ic") L("bd") L("cd") "</links>"
+                "<invoke name='d' perf:rate='4'><targets>" TGT("bd") TGT("cd") "</targets></invoke>"
+                "<invoke name='c' perf:rate='3'><targets>" TGT("ic") "</targets>"
+                "<sources>" SRC("cd") "</sources></invoke>"
+                "<receive name='in' createInstance='yes' perf:arrival='1'>"
+                "<sources>" SRC("ib") SRC("ic") "</sources></receive>"
+                "<invoke name='b' perf:rate='2'><targets>" TGT("ib") "</targets>"
+                "<sources>" SRC("bd") "</sources></invoke>"
+                "</flow></process>",
+                "pipe(3);\n\ttask(\"in\", 1);\n\tpar(2);\n\t\ttask(\"c\", 3);\n"
+                "\t\ttask(\"b\", 2);\n\ttask(\"d\", 4);\n");
+    /* the N: a -> c, b -> c, b -> d is not series-parallel */
+    expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                "<flow><links>" L("ac") L("bc") L("bd") "</links>"
+                "<invoke name='a' perf:rate='1'><sources>" SRC("ac") "</sources></invoke>"
+                "<invoke name='b' perf:rate='2'><sources>" SRC("bc") SRC("bd") "</sources></invoke>"
+                "<invoke name='c' perf:rate='3'><targets>" TGT("ac") TGT("bc") "</targets></invoke>"
+                "<invoke name='d' perf:rate='4'><targets>" TGT("bd") "</targets></invoke>"
+                "</flow></sequence></process>",
+                "pipe(5);\n\ttask(\"in\", 1);\n\ttask(\"a\", 1);\n\ttask(\"b\", 2);\n"
+                "\ttask(\"c\", 3);\n\ttask(\"d\", 4);\n");
+}
+END_TEST
+#undef L
+#undef SRC
+#undef TGT
+
 START_TEST(test_while_repeat)
 {
     /* loops with the expected counts as their means */
@@ -735,6 +771,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_sequence);
     tcase_add_test(tc, test_flow);
     tcase_add_test(tc, test_flow_links);
+    tcase_add_test(tc, test_flow_links_series_parallel);
     tcase_add_test(tc, test_while_repeat);
     tcase_add_test(tc, test_if);
     tcase_add_test(tc, test_switch_11);
