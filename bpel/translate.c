@@ -50,18 +50,6 @@ static int has_work(const bpel_act *a)
 
 /* ---- shapes of translated nodes, as skeleton/dag.c sees them ----------- */
 
-static int one_stage(const skel_node *n)
-{
-    if (n->kind == SKEL_TASK)
-        return 1;
-    if (n->kind != SKEL_DEAL && n->kind != SKEL_FARM && n->kind != SKEL_LOOP)
-        return 0;
-    for (int c = 0; c < n->nchildren; c++)
-        if (!one_stage(n->children[c]))
-            return 0;
-    return 1;
-}
-
 /* Does the item fork on entry (end = 0) or join on exit (end = 1)? */
 static int forks(const skel_node *n, int end)
 {
@@ -252,7 +240,7 @@ static int loop(tr *x, const bpel_act *a, double visits, place at, int depth, sk
         return -1;
     if (!body)
         return 0;
-    if (!one_stage(body) && (at.last || at.after_join || forks(body, 0) || forks(body, 1)))
+    if (!skel_node_one_stage(body) && (at.last || at.after_join || forks(body, 0) || forks(body, 1)))
         return serial(x, a, visits, depth, out);   /* the body made above is not used */
     skel_node *l = skel_node_new(x->t, SKEL_LOOP, a->line, 0, x->err);
     if (!l || skel_node_add(x->t, l, body, x->err) < 0)

@@ -485,17 +485,18 @@ static const char *word(const skel_node *n)
     return n->kind == SKEL_PAR ? "par" : n->kind == SKEL_CHOICE ? "choice" : "loop";
 }
 
-/* A body without moves inside: a task, or a deal, farm or loop of such. */
-static int one_stage(const skel_node *n)
+/* The entry and exit flows of a par or choice from their forms (when rc
+ * is 0); frees the forms either way. */
+static int finish_forms(builder *b, int rc, form *fe, form *fx, skel_flow *entry,
+                        skel_flow *exit_)
 {
-    if (n->kind == SKEL_TASK)
-        return 1;
-    if (n->kind != SKEL_DEAL && n->kind != SKEL_FARM && n->kind != SKEL_LOOP)
-        return 0;
-    for (int c = 0; c < n->nchildren; c++)
-        if (!one_stage(n->children[c]))
-            return 0;
-    return 1;
+    if (rc == 0)
+        rc = flow_of_form(entry, fe, b->err);
+    if (rc == 0 && (rc = flow_of_form(exit_, fx, b->err)) < 0)
+        flow_free(entry);
+    form_free(fx);
+    form_free(fe);
+    return rc;
 }
 
 /* par: fork to the product of the entries, join one group per branch. */
@@ -537,13 +538,7 @@ static int walk_par(builder *b, const skel_node *node, const skel_flow *in,
             }
         f->n = m;
     }
-    if (rc == 0)
-        rc = flow_of_form(entry, &fe, b->err);
-    if (rc == 0 && (rc = flow_of_form(exit_, &fx, b->err)) < 0)
-        flow_free(entry);
-    form_free(&fx);
-    form_free(&fe);
-    return rc;
+    return finish_forms(b, rc, &fe, &fx, entry, exit_);
 }
 
 /* choice: the branches' entries weighted by their probabilities; any exit. */
@@ -567,13 +562,7 @@ static int walk_choice(builder *b, const skel_node *node, const skel_flow *in,
     if (rc == 0 && fe.nalt > SKEL_MAX_ALTS)
         rc = diag_at(b->err, skel_tree_file(b->tree), node->line, node->col,
                      "this choice has more than %d alternatives", SKEL_MAX_ALTS);
-    if (rc == 0)
-        rc = flow_of_form(entry, &fe, b->err);
-    if (rc == 0 && (rc = flow_of_form(exit_, &fx, b->err)) < 0)
-        flow_free(entry);
-    form_free(&fx);
-    form_free(&fe);
-    return rc;
+    return finish_forms(b, rc, &fe, &fx, entry, exit_);
 }
 
 /* loop: the body's own entry and exit; the feedback is added by
@@ -583,7 +572,7 @@ static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow
 {
     const skel_node *body = node->children[0];
     double again = 1 - 1 / node->mean;
-    if (one_stage(body)) {
+    if (skel_node_one_stage(body)) {
         for (int i = body->lo; i < body->hi; i++)
             b->leave[i] *= 1 - again;
     } else {
