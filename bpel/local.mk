@@ -6,7 +6,8 @@ bpel_libbpel_la_SOURCES = \
 	bpel/xml.c \
 	bpel/params.c \
 	bpel/map.c \
-	bpel/reduce.c
+	bpel/reduce.c \
+	bpel/translate.c
 bpel_libbpel_la_CFLAGS = $(AM_CFLAGS) $(XML_CFLAGS)
 bpel_libbpel_la_LIBADD = $(XML_LIBS)
 # The unit and CLI tests read the example; the fuzz target is built by hand

@@ -525,6 +525,7 @@ static int flow_links(walker *w, const xmlNode *flow, bpel_act *a)
         rc = 0;
         goto out;
     }
+    a->linked = 1;
     /* Each target's source, by link name; links leaving the flow's direct
      * children are ignored. */
     int *from = malloc((size_t)(nt ? nt : 1) * sizeof *from);
@@ -571,6 +572,29 @@ static int flow_links(walker *w, const xmlNode *flow, bpel_act *a)
             }
         a->children[j]->prob = !incoming ? 1.0 : sum < 1 ? sum : 1.0;
     }
+    /* Who waits for whom (transitive), in the sorted order, for the
+     * series-parallel decomposition (translate.c). */
+    int *rank = malloc((size_t)n * sizeof *rank);
+    a->reach = arena_alloc(w->mem, (size_t)n * (size_t)n);
+    if (!rank || !a->reach) {
+        free(rank);
+        free(from);
+        diag_set(w->err, "out of memory");
+        goto out;
+    }
+    for (int step = 0; step < n; step++)
+        rank[order[step]] = step;
+    for (int t = 0; t < nt; t++)
+        if (from[t] >= 0 && src[from[t]].act != tgt[t].act) {
+            a->reach[rank[src[from[t]].act] * n + rank[tgt[t].act]] = 1;
+            a->conditional |= src[from[t]].prob < 1;
+        }
+    for (int k = 0; k < n; k++)   /* links go forward in this order */
+        for (int i = 0; i < k; i++)
+            if (a->reach[i * n + k])
+                for (int j = k + 1; j < n; j++)
+                    a->reach[i * n + j] |= a->reach[k * n + j];
+    free(rank);
     free(from);
     for (int step = 0; step < n; step++)
         sorted[step] = a->children[order[step]];
@@ -874,7 +898,7 @@ int bpel_import_memory(const char *buf, size_t len, const char *file, const bpel
     for (size_t i = 0; i < sizeof bpel_namespaces / sizeof bpel_namespaces[0]; i++)
         if (strcmp((const char *)root->ns->href, bpel_namespaces[i]) == 0)
             out->ns = bpel_namespaces[i];
-    out->tree = bpel_reduce(top, file, err);
+    out->tree = bpel_translate(top, file, err);
     if (!out->tree)
         goto fail;
     if (w.nmissing) {

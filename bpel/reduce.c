@@ -1,4 +1,5 @@
-/* From the activity tree to a skeleton tree, by visit ratios (docs/bpel.md):
+/* The serial reduction of an activity, by visit ratios (docs/bpel.md), used
+ * by translate.c where the structural mapping does not apply:
  * every task becomes a pipeline stage whose work is multiplied by the
  * expected number of times one process instance visits it (loop counts
  * multiply, choice probabilities multiply, parallel branches are all
@@ -37,7 +38,7 @@ static int push(stages *s, skel_node *n, diag *err)
 }
 
 /* A task label the skeleton language can print and read back. */
-static void label(const bpel_act *a, char *out, size_t size)
+void bpel_label(const bpel_act *a, char *out, size_t size)
 {
     const char *src = a->name && *a->name ? a->name : a->path;
     size_t k = 0;
@@ -48,27 +49,20 @@ static void label(const bpel_act *a, char *out, size_t size)
     out[k] = '\0';
 }
 
-/* Tasks made so far: nested parallel forEach copy their bodies N times
- * each, so the tree could grow as N^depth; we stop at SKEL_MAX_TASKS
- * before allocating more. */
-typedef struct budget {
-    int tasks;
-} budget;
-
 static int reduce(skel_tree *t, const bpel_act *a, double visits, int depth, stages *out,
-                  budget *b, diag *err);
+                  bpel_budget *b, diag *err);
 
 /* The state space of a pipeline grows about threefold per stage, so long
  * pipelines are shortened: the adjacent pair of tasks with the least total
  * work becomes one task doing both (service times add). Per-item work is
  * kept; the pair no longer overlaps, so throughput is a lower bound. */
-static int merge_stages(skel_tree *t, stages *s, diag *err)
+int bpel_merge_stages(skel_tree *t, skel_node **v, int *n, diag *err)
 {
-    while (s->n > BPEL_MAX_STAGES) {
+    while (*n > BPEL_MAX_STAGES) {
         int best = -1;
         double best_w = 0;
-        for (int i = 0; i + 1 < s->n; i++) {
-            const skel_node *a = s->v[i], *b = s->v[i + 1];
+        for (int i = 0; i + 1 < *n; i++) {
+            const skel_node *a = v[i], *b = v[i + 1];
             if (a->kind != SKEL_TASK || b->kind != SKEL_TASK)
                 continue;
             double w = 1 / a->rate + 1 / b->rate;
@@ -80,25 +74,23 @@ static int merge_stages(skel_tree *t, stages *s, diag *err)
         if (best < 0)
             return 0;   /* no two tasks side by side: leave it */
         char name[SKEL_MAX_NAME + 1];
-        snprintf(name, sizeof name, "%.120s+%.120s", s->v[best]->name, s->v[best + 1]->name);
-        skel_node *m = skel_task_new(t, name, 1 / best_w, s->v[best]->line, 0, err);
+        snprintf(name, sizeof name, "%.120s+%.120s", v[best]->name, v[best + 1]->name);
+        skel_node *m = skel_task_new(t, name, 1 / best_w, v[best]->line, 0, err);
         if (!m)
             return -1;
-        s->v[best] = m;
-        memmove(&s->v[best + 1], &s->v[best + 2], (size_t)(s->n - best - 2) * sizeof *s->v);
-        s->n--;
+        v[best] = m;
+        memmove(&v[best + 1], &v[best + 2], (size_t)(*n - best - 2) * sizeof *v);
+        (*n)--;
     }
     return 0;
 }
 
-/* The stages of a as a single skeleton node (a pipe when several), or
- * *node = NULL when a has no work. */
-static int reduce_one(skel_tree *t, const bpel_act *a, double visits, int depth,
-                      skel_node **node, budget *b, diag *err)
+int bpel_serial(skel_tree *t, const bpel_act *a, double visits, int depth,
+                      skel_node **node, bpel_budget *b, diag *err)
 {
     stages s = { 0 };
     *node = NULL;
-    if (reduce(t, a, visits, depth, &s, b, err) < 0 || merge_stages(t, &s, err) < 0)
+    if (reduce(t, a, visits, depth, &s, b, err) < 0 || bpel_merge_stages(t, s.v, &s.n, err) < 0)
         goto fail;
     if (s.n == 1) {
         *node = s.v[0];
@@ -119,7 +111,7 @@ fail:
 }
 
 static int reduce(skel_tree *t, const bpel_act *a, double visits, int depth, stages *out,
-                  budget *b, diag *err)
+                  bpel_budget *b, diag *err)
 {
     if (depth > BPEL_MAX_DEPTH + 8)
         return diag_at(err, skel_tree_file(t), a->line, 0, "activities nested too deeply");
@@ -130,7 +122,7 @@ static int reduce(skel_tree *t, const bpel_act *a, double visits, int depth, sta
         return 0;
     case BPEL_TASK: {
         char name[256];
-        label(a, name, sizeof name);
+        bpel_label(a, name, sizeof name);
         double rate = a->rate / visits;
         if (!(rate > 0) || !isfinite(rate))
             return diag_at(err, skel_tree_file(t), a->line, 0,
@@ -172,7 +164,7 @@ static int reduce(skel_tree *t, const bpel_act *a, double visits, int depth, sta
             skel_node *body = NULL;
             if (a->nchildren != 1)
                 return diag_at(err, skel_tree_file(t), a->line, 0, "<forEach> has no body");
-            if (reduce_one(t, a->children[0], visits * n, depth + 1, &body, b, err) < 0)
+            if (bpel_serial(t, a->children[0], visits * n, depth + 1, &body, b, err) < 0)
                 return -1;
             if (!body)
                 return 0;   /* a body without work: nothing to deal */
@@ -184,29 +176,4 @@ static int reduce(skel_tree *t, const bpel_act *a, double visits, int depth, sta
     }
     }
     return 0;
-}
-
-skel_tree *bpel_reduce(const bpel_act *root, const char *file, diag *err)
-{
-    skel_tree *t = skel_tree_new(file);
-    if (!t) {
-        diag_set(err, "out of memory");
-        return NULL;
-    }
-    skel_node *top = NULL;
-    budget b = { 0 };
-    if (reduce_one(t, root, 1.0, 0, &top, &b, err) < 0)
-        goto fail;
-    if (!top) {
-        /* Only zero-cost activities: one source task keeps the model
-         * meaningful (instances arrive and leave). */
-        if (!(top = skel_task_new(t, "process", BPEL_DEFAULT_ARRIVAL, root->line, 0, err)))
-            goto fail;
-    }
-    if (skel_tree_finish(t, top, err) < 0)
-        goto fail;
-    return t;
-fail:
-    skel_tree_free(t);
-    return NULL;
 }

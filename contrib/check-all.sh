@@ -40,7 +40,7 @@ echo "== build with warnings as errors, make check"
 run_suite "$top/_build" --enable-werror
 
 echo "== sanitizers (ASan + UBSan), make check"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+CK_TIMEOUT_MULTIPLIER=4 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 SKELSCHED_QUICK=1 run_suite "$top/_build-san" --enable-werror --enable-sanitize
 
 echo "== valgrind on the CLI tests"

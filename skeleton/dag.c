@@ -432,10 +432,26 @@ static int connect_ordered(builder *b, const skel_node *at, const skel_flow *E,
     return 0;
 }
 
+static int joins(const skel_flow *f)
+{
+    for (int j = 0; f->grp && j < flow_len(f); j++)
+        if (f->grp[j] > 0)
+            return 1;
+    return 0;
+}
+
 static int connect(builder *b, const skel_node *at, const skel_flow *E, const skel_flow *N)
 {
     if (ordered(E) && ordered(N))
         return connect_ordered(b, at, E, N);
+    /* Every branch's last task would decide on its own copy of the item. */
+    int decides = 0;
+    for (int j = 0; N->alt && j < flow_len(N); j++)
+        decides = decides || N->alt[j] > 0;
+    if (joins(E) && decides)
+        return diag_at(b->err, skel_tree_file(b->tree), at->line, at->col,
+                       "a choice cannot follow a par directly: put the task that joins its "
+                       "branches before it");
     skel_flow senders = { 0 }, receivers = { 0 };
     int rc = flow_union(&senders, E, 1, b->err);
     if (rc == 0)
@@ -469,17 +485,18 @@ static const char *word(const skel_node *n)
     return n->kind == SKEL_PAR ? "par" : n->kind == SKEL_CHOICE ? "choice" : "loop";
 }
 
-/* A body without moves inside: a task, or a deal, farm or loop of such. */
-static int one_stage(const skel_node *n)
+/* The entry and exit flows of a par or choice from their forms (when rc
+ * is 0); frees the forms either way. */
+static int finish_forms(builder *b, int rc, form *fe, form *fx, skel_flow *entry,
+                        skel_flow *exit_)
 {
-    if (n->kind == SKEL_TASK)
-        return 1;
-    if (n->kind != SKEL_DEAL && n->kind != SKEL_FARM && n->kind != SKEL_LOOP)
-        return 0;
-    for (int c = 0; c < n->nchildren; c++)
-        if (!one_stage(n->children[c]))
-            return 0;
-    return 1;
+    if (rc == 0)
+        rc = flow_of_form(entry, fe, b->err);
+    if (rc == 0 && (rc = flow_of_form(exit_, fx, b->err)) < 0)
+        flow_free(entry);
+    form_free(fx);
+    form_free(fe);
+    return rc;
 }
 
 /* par: fork to the product of the entries, join one group per branch. */
@@ -521,13 +538,7 @@ static int walk_par(builder *b, const skel_node *node, const skel_flow *in,
             }
         f->n = m;
     }
-    if (rc == 0)
-        rc = flow_of_form(entry, &fe, b->err);
-    if (rc == 0 && (rc = flow_of_form(exit_, &fx, b->err)) < 0)
-        flow_free(entry);
-    form_free(&fx);
-    form_free(&fe);
-    return rc;
+    return finish_forms(b, rc, &fe, &fx, entry, exit_);
 }
 
 /* choice: the branches' entries weighted by their probabilities; any exit. */
@@ -551,13 +562,7 @@ static int walk_choice(builder *b, const skel_node *node, const skel_flow *in,
     if (rc == 0 && fe.nalt > SKEL_MAX_ALTS)
         rc = diag_at(b->err, skel_tree_file(b->tree), node->line, node->col,
                      "this choice has more than %d alternatives", SKEL_MAX_ALTS);
-    if (rc == 0)
-        rc = flow_of_form(entry, &fe, b->err);
-    if (rc == 0 && (rc = flow_of_form(exit_, &fx, b->err)) < 0)
-        flow_free(entry);
-    form_free(&fx);
-    form_free(&fe);
-    return rc;
+    return finish_forms(b, rc, &fe, &fx, entry, exit_);
 }
 
 /* loop: the body's own entry and exit; the feedback is added by
@@ -567,7 +572,7 @@ static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow
 {
     const skel_node *body = node->children[0];
     double again = 1 - 1 / node->mean;
-    if (one_stage(body)) {
+    if (skel_node_one_stage(body)) {
         for (int i = body->lo; i < body->hi; i++)
             b->leave[i] *= 1 - again;
     } else {
@@ -791,6 +796,29 @@ static skel_pattern classify(const skel_flow *f)
     return SKEL_PAT_DEAL;
 }
 
+/* Computations per item of every task below node, m per item at node. */
+static void visits(const skel_node *node, double m, double *v)
+{
+    switch (node->kind) {
+    case SKEL_TASK:
+        v[node->index] = m;
+        return;
+    case SKEL_FARM:
+        m = 0;   /* who gets an item depends on the rates */
+        break;
+    case SKEL_DEAL:
+        m /= node->nchildren;
+        break;
+    case SKEL_LOOP:
+        m *= node->mean;
+        break;
+    default:
+        break;
+    }
+    for (int c = 0; c < node->nchildren; c++)
+        visits(node->children[c], node->kind == SKEL_CHOICE ? m * node->children[c]->prob : m, v);
+}
+
 static void builder_free(builder *b)
 {
     for (int k = 0; k < b->nloops; k++) {
@@ -901,6 +929,11 @@ skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err)
     }
     if (make_edges(d, err) < 0)
         goto fail;
+    if (!(d->visits = calloc((size_t)(n ? n : 1), sizeof *d->visits))) {
+        diag_set(err, "out of memory");
+        goto fail;
+    }
+    visits(skel_tree_root(t), 1.0, d->visits);
     builder_free(&b);
     return d;
 fail:
@@ -913,6 +946,7 @@ void skel_dag_free(skel_dag *d)
 {
     if (!d)
         return;
+    free(d->visits);
     free(d->gates);
     free(d->out_hi);
     free(d->out_lo);

@@ -216,12 +216,20 @@ static double bound(search *s)
     for (int e = 0; e < s->ne; e++)
         s->blam[e] = edge_ub(s, e);
     if (s->d->extended) {
-        /* par/choice/loop: the flows' cycle bounds do not apply; t0 cannot
-         * compute faster than its rate (sound, if weak). */
+        /* par/choice/loop: the flows' cycle bounds do not apply. A task
+         * computing v_i times per item is busy at most all the time, so
+         * items pass at most bmu_i / v_i per second; t0 computes v_0 times
+         * per item, and never faster than bmu_0. */
         for (int e = 0; e < s->ne; e++)
             if (!(s->blam[e] > 0))
                 return 0;
-        return s->bmu[0];
+        const double *v = s->d->visits;
+        double items = INFINITY;
+        for (int i = 0; i < s->nt; i++)
+            if (v[i] > 0 && s->bmu[i] / v[i] < items)
+                items = s->bmu[i] / v[i];
+        double x0 = v[0] > 0 ? items * v[0] : INFINITY;
+        return x0 < s->bmu[0] ? x0 : s->bmu[0];
     }
     double best = INFINITY;
     for (int i = 0; i < s->nt; i++) {

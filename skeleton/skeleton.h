@@ -96,6 +96,10 @@ skel_node *skel_tree_root(const skel_tree *t);
 int skel_tree_ntasks(const skel_tree *t);
 skel_node *skel_tree_task(const skel_tree *t, int index);   /* NULL if out of range */
 
+/* Non-zero when no item moves inside the subtree at n: a task, or a deal,
+ * farm or loop of such (a loop over it repeats the computation in place). */
+int skel_node_one_stage(const skel_node *n);
+
 /* Print the tree back in the description language (canonical layout:
  * one statement per line, indented by depth). */
 void skel_tree_print(const skel_tree *t, FILE *f);
@@ -166,6 +170,9 @@ typedef struct skel_dag {
                             sender and first use */
     int *out_lo, *out_hi; /* per task: its outgoing edges are [out_lo, out_hi) */
     int extended;        /* some flow has par/choice/loop steps */
+    double *visits;      /* per task: computations per item entering the
+                            skeleton (choice probabilities, loop means, 1/n
+                            in a deal), 0 when not fixed (a farm's workers) */
     int ngates;
     skel_gate *gates;
 } skel_dag;

@@ -222,6 +222,18 @@ int skel_tree_finish(skel_tree *t, skel_node *root, diag *err)
     return 0;
 }
 
+int skel_node_one_stage(const skel_node *n)
+{
+    if (n->kind == SKEL_TASK)
+        return 1;
+    if (n->kind != SKEL_DEAL && n->kind != SKEL_FARM && n->kind != SKEL_LOOP)
+        return 0;
+    for (int c = 0; c < n->nchildren; c++)
+        if (!skel_node_one_stage(n->children[c]))
+            return 0;
+    return 1;
+}
+
 /* ---- printing --------------------------------------------------------- */
 
 static void print_string(const char *s, FILE *f)

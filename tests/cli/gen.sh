@@ -21,6 +21,19 @@ has "fig4 system" "Network <move_0_1, move_1_2, move_2_3, move_3_4> (Task0 <move
 has "fig4 rate" "mu_1 = 3.0;"
 has "fig4 network" "lambda_3_4 = 1.0;"
 
+# par, choice and loop (docs/skeleton-language.md): the fork, the join, the
+# weighted decision and the repeated computation, as written by hand there
+expect_exit 0 "orchestration" -- gen "$S/orchestration.skel"
+has "fork" "Task0_1 = (move_0_1, infty).Task0_2 + (move_0_2, infty).Task0_3;"
+has "join" "Task3 = (move_1_3, infty).Task3_1 + (move_2_3, infty).Task3_2;"
+has "decision" "Task3_3 = (comp_3, 0.9 * infty).Task3_4 + (comp_3, 0.1 * infty).Task3_5;"
+has "repeat" "(comp_6, 0.33333333333333337 * infty).Task6_1"
+expect_exit 0 "orchestration map" -- map "$S/orchestration.skel" --platform "$P/cluster.conf" --budget 2
+has "orchestration ranks" "rank  throughput"
+printf 'pipe(2); task("a", 1); loop(2, cap=3); pipe(2); task("b", 1); task("c", 1);\n' >"$TMP/cap.skel"
+expect_exit 1 "loop cap" -- gen "$TMP/cap.skel"
+err_has "loop cap message" "cap.skel:1:24: cap=3: a loop over 2 tasks holds at most 1 items at once"
+
 # seed 000 on its platform, stream style, two stages sharing p1
 expect_exit 0 "seed000" -- gen "$S/seed000-pipeline.skel" --style stream \
     --platform "$P/seed000.conf" --place t0=p1,t1=p1,t2=p2

@@ -186,11 +186,18 @@ END_TEST
 
 START_TEST(test_flow)
 {
-    /* Every branch is visited once per instance. */
+    /* A flow without links: parallel branches (every instance forks to a
+     * and b, then joins). */
     expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
                 "<flow><invoke name='a' perf:rate='3'/><invoke name='b' perf:rate='5'/></flow>"
                 "</sequence></process>",
-                "pipe(3);\n\ttask(\"in\", 1);\n\ttask(\"a\", 3);\n\ttask(\"b\", 5);\n");
+                "pipe(2);\n\ttask(\"in\", 1);\n\tpar(2);\n\t\ttask(\"a\", 3);\n"
+                "\t\ttask(\"b\", 5);\n");
+    /* A flow that would start the process cannot fork: nothing sends to
+     * it. It is reduced by visit ratios (its branches one after the other). */
+    expect_skel(HEAD20 "<flow><invoke name='a' perf:rate='3'/><invoke name='b' perf:rate='5'/>"
+                "</flow></process>",
+                "pipe(2);\n\ttask(\"a\", 3);\n\ttask(\"b\", 5);\n");
 }
 END_TEST
 
@@ -224,36 +231,95 @@ START_TEST(test_flow_links)
 }
 END_TEST
 
+/* Links without conditions order a flow's activities: a series-parallel
+ * order becomes nested pipe and par exactly; another order (the "N") is
+ * reduced to link order. */
+#define L(n) "<link name='" n "'/>"
+#define SRC(n) "<source linkName='" n "'/>"
+#define TGT(n) "<target linkName='" n "'/>"
+START_TEST(test_flow_links_series_parallel)
+{
+    /* the diamond in -> (b | c) -> d, written in a scrambled order */
+    expect_skel(HEAD20 "<flow><links>" L("ib") L("ic") L("bd") L("cd") "</links>"
+                "<invoke name='d' perf:rate='4'><targets>" TGT("bd") TGT("cd") "</targets></invoke>"
+                "<invoke name='c' perf:rate='3'><targets>" TGT("ic") "</targets>"
+                "<sources>" SRC("cd") "</sources></invoke>"
+                "<receive name='in' createInstance='yes' perf:arrival='1'>"
+                "<sources>" SRC("ib") SRC("ic") "</sources></receive>"
+                "<invoke name='b' perf:rate='2'><targets>" TGT("ib") "</targets>"
+                "<sources>" SRC("bd") "</sources></invoke>"
+                "</flow></process>",
+                "pipe(3);\n\ttask(\"in\", 1);\n\tpar(2);\n\t\ttask(\"c\", 3);\n"
+                "\t\ttask(\"b\", 2);\n\ttask(\"d\", 4);\n");
+    /* the N: a -> c, b -> c, b -> d is not series-parallel */
+    expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                "<flow><links>" L("ac") L("bc") L("bd") "</links>"
+                "<invoke name='a' perf:rate='1'><sources>" SRC("ac") "</sources></invoke>"
+                "<invoke name='b' perf:rate='2'><sources>" SRC("bc") SRC("bd") "</sources></invoke>"
+                "<invoke name='c' perf:rate='3'><targets>" TGT("ac") TGT("bc") "</targets></invoke>"
+                "<invoke name='d' perf:rate='4'><targets>" TGT("bd") "</targets></invoke>"
+                "</flow></sequence></process>",
+                "pipe(5);\n\ttask(\"in\", 1);\n\ttask(\"a\", 1);\n\ttask(\"b\", 2);\n"
+                "\ttask(\"c\", 3);\n\ttask(\"d\", 4);\n");
+}
+END_TEST
+#undef L
+#undef SRC
+#undef TGT
+
 START_TEST(test_while_repeat)
 {
-    /* 4 expected iterations: four times the work per instance. */
+    /* loops with the expected counts as their means */
     expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
                 "<while perf:iterations='4'><condition>true()</condition>"
                 "<invoke name='w' perf:rate='8'/></while>"
                 "<repeatUntil perf:iterations='2'><invoke name='r' perf:rate='3'/>"
                 "<condition>true()</condition></repeatUntil>"
                 "</sequence></process>",
-                "pipe(3);\n\ttask(\"in\", 1);\n\ttask(\"w\", 2);\n\ttask(\"r\", 1.5);\n");
+                "pipe(3);\n\ttask(\"in\", 1);\n\tloop(4);\n\t\ttask(\"w\", 8);\n"
+                "\tloop(2);\n\t\ttask(\"r\", 3);\n");
+    /* a loop over two invokes, then a reply: the feedback goes from v
+     * back to u; fewer than one iteration on average is a visit ratio */
+    expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                "<while perf:iterations='3'><condition>true()</condition><sequence>"
+                "<invoke name='u' perf:rate='8'/><invoke name='v' perf:rate='9'/></sequence></while>"
+                "<while perf:iterations='0.5'><condition>true()</condition>"
+                "<invoke name='z' perf:rate='1'/></while>"
+                "<reply name='out' perf:rate='4'/></sequence></process>",
+                "pipe(4);\n\ttask(\"in\", 1);\n\tloop(3);\n\t\tpipe(2);\n"
+                "\t\t\ttask(\"u\", 8);\n\t\t\ttask(\"v\", 9);\n\ttask(\"z\", 2);\n"
+                "\ttask(\"out\", 4);\n");
+    /* the same loop last in the process: its feedback would have no way
+     * out in the producer style, so it is reduced (u, v three times each) */
+    expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                "<while perf:iterations='3'><condition>true()</condition><sequence>"
+                "<invoke name='u' perf:rate='9'/><invoke name='v' perf:rate='6'/></sequence></while>"
+                "</sequence></process>",
+                "pipe(3);\n\ttask(\"in\", 1);\n\ttask(\"u\", 3);\n\ttask(\"v\", 2);\n");
 }
 END_TEST
 
 START_TEST(test_if)
 {
-    /* then 1/4, else 3/4: each branch's work is weighted by its
-     * probability (rate / p). */
+    /* then 1/4, else 3/4: a choice */
     expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
                 "<if perf:prob='0.25'><condition>true()</condition>"
                 "<invoke name='t' perf:rate='1'/>"
                 "<else><invoke name='e' perf:rate='3'/></else></if>"
                 "</sequence></process>",
-                "pipe(3);\n\ttask(\"in\", 1);\n\ttask(\"t\", 4);\n\ttask(\"e\", 4);\n");
-    /* No else: the empty branch takes what elseif/then leave (0.5). */
+                "pipe(2);\n\ttask(\"in\", 1);\n\tchoice(0.25, 0.75);\n\t\ttask(\"t\", 1);\n"
+                "\t\ttask(\"e\", 3);\n");
+    /* No else: the empty branch takes what elseif/then leave (0.5). The
+     * choice is between the branches that work, each taken half the time
+     * among them, and their work is halved (rate x 2): the load per
+     * instance is kept. */
     expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
                 "<if perf:prob='0.25'><condition>true()</condition>"
                 "<invoke name='t' perf:rate='1'/>"
                 "<elseif perf:prob='0.25'><condition>1</condition><invoke name='e' perf:rate='1'/>"
                 "</elseif></if></sequence></process>",
-                "pipe(3);\n\ttask(\"in\", 1);\n\ttask(\"t\", 4);\n\ttask(\"e\", 4);\n");
+                "pipe(2);\n\ttask(\"in\", 1);\n\tchoice(0.5, 0.5);\n\t\ttask(\"t\", 2);\n"
+                "\t\ttask(\"e\", 2);\n");
 }
 END_TEST
 
@@ -264,7 +330,8 @@ START_TEST(test_switch_11)
                 "<switch><case condition='x' perf:prob='0.5'><invoke name='a' perf:rate='1'/></case>"
                 "<otherwise perf:prob='0.5'><invoke name='b' perf:rate='2'/></otherwise></switch>"
                 "</sequence></process>",
-                "pipe(3);\n\ttask(\"in\", 1);\n\ttask(\"a\", 2);\n\ttask(\"b\", 4);\n");
+                "pipe(2);\n\ttask(\"in\", 1);\n\tchoice(0.5, 0.5);\n\t\ttask(\"a\", 1);\n"
+                "\t\ttask(\"b\", 2);\n");
 }
 END_TEST
 
@@ -276,20 +343,29 @@ START_TEST(test_pick)
                 "<onMessage operation='a' perf:prob='1'><invoke name='a' perf:rate='1'/></onMessage>"
                 "<onMessage operation='b' perf:prob='3'><invoke name='b' perf:rate='3'/></onMessage>"
                 "</pick></process>",
-                "pipe(3);\n\ttask(\"/process/pick[1]\", 2);\n\ttask(\"a\", 4);\n\ttask(\"b\", 4);\n");
+                "pipe(2);\n\ttask(\"/process/pick[1]\", 2);\n\tchoice(0.25, 0.75);\n"
+                "\t\ttask(\"a\", 1);\n\t\ttask(\"b\", 3);\n");
 }
 END_TEST
 
 START_TEST(test_foreach)
 {
-    /* parallel: a deal of N copies, each taking one item in N at N
-     * branches' work (6 / 3 = 2 per copy). */
+    /* parallel: every instance forks to N copies of the body */
     expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
                 "<forEach parallel='yes' counterName='i' perf:count='3'>"
                 "<startCounterValue>1</startCounterValue><finalCounterValue>$n</finalCounterValue>"
                 "<scope><invoke name='w' perf:rate='6'/></scope></forEach>"
                 "</sequence></process>",
-                "pipe(2);\n\ttask(\"in\", 1);\n\tdeal(3, \"w\", 2);\n");
+                "pipe(2);\n\ttask(\"in\", 1);\n\tpar(3);\n\t\ttask(\"w\", 6);\n"
+                "\t\ttask(\"w\", 6);\n\t\ttask(\"w\", 6);\n");
+    /* wider than a fork may be: a deal of N copies, each taking one item
+     * in N at N branches' work (26 / 13 = 2 per copy) */
+    expect_skel(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                "<forEach parallel='yes' counterName='i' perf:count='13'>"
+                "<startCounterValue>1</startCounterValue><finalCounterValue>$n</finalCounterValue>"
+                "<scope><invoke name='w' perf:rate='26'/></scope></forEach>"
+                "</sequence></process>",
+                "pipe(2);\n\ttask(\"in\", 1);\n\tdeal(13, \"w\", 2);\n");
     /* sequential with literal counters 1..4: four iterations, no parameter */
     int nmissing = -1;
     char *s = import_ok(HEAD20 "<sequence><receive name='in' createInstance='yes' "
@@ -298,7 +374,7 @@ START_TEST(test_foreach)
                         "<finalCounterValue> 4 </finalCounterValue>"
                         "<scope><invoke name='w' perf:rate='8'/></scope></forEach>"
                         "</sequence></process>", NULL, &nmissing);
-    ck_assert_str_eq(s, "pipe(2);\n\ttask(\"in\", 1);\n\ttask(\"w\", 2);\n");
+    ck_assert_str_eq(s, "pipe(2);\n\ttask(\"in\", 1);\n\tloop(4);\n\t\ttask(\"w\", 8);\n");
     ck_assert_int_eq(nmissing, 0);
     free(s);
 }
@@ -323,7 +399,7 @@ END_TEST
 
 START_TEST(test_event_handlers)
 {
-    /* Each handler runs perf:iterations times per instance (3: rate / 3);
+    /* Each handler runs perf:iterations times per instance (a loop);
      * without it, 0 (not modelled) and reported. */
     int nmissing = -1;
     char *s = import_ok(HEAD20 "<eventHandlers><onEvent operation='cancel' perf:iterations='3'>"
@@ -332,7 +408,7 @@ START_TEST(test_event_handlers)
                         "<scope><invoke name='tick' perf:rate='1'/></scope></onAlarm></eventHandlers>"
                         "<receive name='in' createInstance='yes' perf:arrival='1'/></scope>"
                         "</process>", NULL, &nmissing);
-    ck_assert_str_eq(s, "pipe(2);\n\ttask(\"in\", 1);\n\ttask(\"h\", 2);\n");
+    ck_assert_str_eq(s, "pipe(2);\n\ttask(\"in\", 1);\n\tloop(3);\n\t\ttask(\"h\", 6);\n");
     ck_assert_int_eq(nmissing, 1);
     free(s);
 }
@@ -623,7 +699,7 @@ START_TEST(test_side_file)
                         "<while><condition>1</condition><invoke name='w' perf:rate='4'/></while>"
                         "</sequence></process>", p, &nmissing);
     ck_assert_str_eq(s, "pipe(4);\n\ttask(\"in\", 2);\n\ttask(\"/process/sequence[1]/invoke[1]\", 5);"
-                        "\n\ttask(\"named\", 7);\n\ttask(\"w\", 2);\n");
+                        "\n\ttask(\"named\", 7);\n\tloop(2);\n\t\ttask(\"w\", 4);\n");
     ck_assert_int_eq(nmissing, 0);
     free(s);
     bpel_params_free(p);
@@ -695,6 +771,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_sequence);
     tcase_add_test(tc, test_flow);
     tcase_add_test(tc, test_flow_links);
+    tcase_add_test(tc, test_flow_links_series_parallel);
     tcase_add_test(tc, test_while_repeat);
     tcase_add_test(tc, test_if);
     tcase_add_test(tc, test_switch_11);

@@ -245,6 +245,11 @@ START_TEST(test_errors)
           P,
           "t.skel:1:24: the body of this loop starts with a par: put the task that forks the "
           "item first in the body");
+    fails("pipe(3); task(\"a\", 1); par(2); task(\"b\", 1); task(\"c\", 1);"
+          " choice(1, 1); task(\"d\", 1); task(\"e\", 1);",
+          P,
+          "t.skel:1:60: a choice cannot follow a par directly: put the task that joins its "
+          "branches before it");
     fails("pipe(2); task(\"a\", 1); loop(2); task(\"b\", 1); task(\"c\", 1);", P,
           "t.skel:1:47: text after the end of the skeleton (the pipe at 1:1 is complete)");
     fails("pipe(2); task(\"a\", 1); loop(2, size=3); task(\"b\", 1);", P,
