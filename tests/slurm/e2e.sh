@@ -420,6 +420,21 @@ LP=$(lat "$T/plainlat.sh" 20) LS=$(lat "$T/good.sh" 20)
 echo "# sbatch latency: plain ${LP} ms, #SKEL ${LS} ms (mean of 20, held jobs)"
 scancel -n burst >/dev/null 2>&1
 
+# placed_as WHAT PLAN FILE [sbatch options]: the job completes on PLAN
+placed_as() {
+    # (check_run sets want and what: keep the plan apart)
+    pa_what=$1 pa_plan=$2 f=$3; shift 3
+    ID=$(submit "$f" "$@")
+    if [ -z "$ID" ]; then
+        fail "$pa_what: sbatch failed: $(cat "$T/sbatch.err")"
+        return 1
+    fi
+    check_run "$ID" "$pa_what"
+    P=$(sed -n 's/^plan=//p' "$T/out/$ID.out")
+    [ "$P" = "$pa_plan" ] && pass "$pa_what: placed as map places it ($P)" ||
+        fail "$pa_what: plan '$P', map '$pa_plan'"
+}
+
 # map_plan JSON: skelsched map's best placement as a SKEL_PLAN ("t0=n3 t1=n4 ...")
 map_plan() {
     sed -n 's/^{"best": {"placement": \[\([^]]*\)\].*/\1/p' "$1" | tr -d '" ' |
@@ -433,15 +448,7 @@ grep -v '^NodeName=n4 ' "$T/platform.conf" >"$T/platform-slow.conf"
 "$SKELSCHED" map "$T/pipe.skel" --platform "$T/platform-slow.conf" --json >"$T/map-slow.json" 2>"$T/map.err" ||
     fail "skelsched map (slow): $(cat "$T/map.err")"
 EXPECT_SLOW=$(map_plan "$T/map-slow.json")
-ID=$(submit "$T/pipe.sh" -p slow)
-if [ -n "$ID" ]; then
-    check_run "$ID" "-p slow"
-    P=$(sed -n 's/^plan=//p' "$T/out/$ID.out")
-    [ "$P" = "$EXPECT_SLOW" ] && pass "-p slow: placed within the partition as map places it ($P)" ||
-        fail "-p slow: plan '$P', map without n4 '$EXPECT_SLOW'"
-else
-    fail "-p slow: sbatch failed: $(cat "$T/sbatch.err")"
-fi
+placed_as "-p slow (map without n4)" "$EXPECT_SLOW" "$T/pipe.sh" -p slow
 ID=$(submit "$T/pipe.sh" -p slow -w n4)
 if [ -z "$ID" ] && grep -q "partition" "$T/sbatch.err"; then
     pass "-p slow -w n4: refused: $(tr '\n' ' ' <"$T/sbatch.err")"
@@ -449,15 +456,7 @@ else
     fail "-p slow -w n4: job '$ID', sbatch said '$(cat "$T/sbatch.err")'"
 fi
 # several partitions: the best plan over them (debug has n4: the plan of -p debug)
-ID=$(submit "$T/pipe.sh" -p slow,debug)
-if [ -n "$ID" ]; then
-    check_run "$ID" "-p slow,debug"
-    P=$(sed -n 's/^plan=//p' "$T/out/$ID.out")
-    [ "$P" = "$EXPECT" ] && pass "-p slow,debug: the better partition's plan ($P)" ||
-        fail "-p slow,debug: plan '$P', expected '$EXPECT'"
-else
-    fail "-p slow,debug: sbatch failed: $(cat "$T/sbatch.err")"
-fi
+placed_as "-p slow,debug (the better partition's plan)" "$EXPECT" "$T/pipe.sh" -p slow,debug
 # an unknown partition is left to Slurm and its own message
 if ID=$(submit "$T/pipe.sh" -p nosuch); then
     fail "-p nosuch: accepted (job $ID)"
