@@ -48,10 +48,10 @@ static void usage(FILE *f)
 }
 
 typedef struct args {
-    const char *skel, *platform, *place, *sweep, *plot;
+    const char *skel, *sweep, *plot;
+    cli_input_opts io;
     int task, replicas, json, no_merge;
     double target;
-    skel_style style;
 } args;
 
 static int task_arg(const char *v, int *out)
@@ -74,13 +74,14 @@ static int parse_args(int argc, char **argv, args *a)
         int bad = 0;
         const char *v;
         unsigned long long u;
+        int took = cli_input_option("advise", argc, argv, &i, &a->io);
+        if (took < 0)
+            return 2;
+        if (took)
+            continue;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--platform", &bad))) {
-            a->platform = v;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--place", &bad))) {
-            a->place = v;
         } else if ((v = cli_option_value("advise", argc, argv, &i, "--sweep", &bad))) {
             a->sweep = v;
         } else if ((v = cli_option_value("advise", argc, argv, &i, "--plot", &bad))) {
@@ -99,26 +100,14 @@ static int parse_args(int argc, char **argv, args *a)
                 fprintf(stderr, "skelsched advise: --target must be a positive throughput\n");
                 return 2;
             }
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--style", &bad))) {
-            if (cli_style_parse(v, &a->style) < 0) {
-                fprintf(stderr, "skelsched advise: --style must be producer or stream, not '%s'\n", v);
-                return 2;
-            }
         } else if (bad) {
             return 2;
         } else if (strcmp(argv[i], "--json") == 0) {
             a->json = 1;
         } else if (strcmp(argv[i], "--no-merge") == 0) {
             a->no_merge = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "skelsched advise: unknown option '%s'\n", argv[i]);
-            usage(stderr);
+        } else if (cli_input_operand("advise", argv[i], &a->skel) < 0) {
             return 2;
-        } else if (a->skel) {
-            fprintf(stderr, "skelsched advise: one skeleton description only\n");
-            return 2;
-        } else {
-            a->skel = argv[i];
         }
     }
     if (!a->skel) {
@@ -368,7 +357,8 @@ int cmd_advise(int argc, char **argv)
 {
     args a = { 0 };
     a.task = -1;
-    a.style = SKEL_STYLE_PRODUCER;
+    a.io.style = SKEL_STYLE_PRODUCER;
+    a.io.skeleton = 1;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
@@ -376,15 +366,14 @@ int cmd_advise(int argc, char **argv)
     diag_clear(&err);
     rc = 1;
     cli_input in = { 0 };
-    cli_input_opts io = { a.platform, a.place, a.style, 1 };
     adv_report rep = { 0 };
     adv_sweep sw = { 0 };
     int *swept = NULL;
-    if (cli_input_load(a.skel, &io, &in, &err) < 0)
+    if (cli_input_load(a.skel, &a.io, &in, &err) < 0)
         goto out;
     int nt = skel_tree_ntasks(in.tree);
     int k = a.replicas ? a.replicas : a.sweep ? 3 : 4;
-    if (!a.platform) {
+    if (!a.io.platform) {
         /* the default platform, with room for the replicas */
         skel_platform *p = skel_platform_default(nt + k - 1, &err);
         if (!p)
@@ -397,7 +386,7 @@ int cmd_advise(int argc, char **argv)
         goto out;
     }
     if (a.sweep) {
-        adv_sweep_opts so = { .style = a.style, .task = a.task, .max_replicas = k };
+        adv_sweep_opts so = { .style = a.io.style, .task = a.task, .max_replicas = k };
         if (!(swept = malloc((size_t)nt * sizeof *swept))) {
             diag_set(&err, "out of memory");
             goto out;
@@ -409,7 +398,7 @@ int cmd_advise(int argc, char **argv)
         if (a.plot && write_sweep(&a, &sw, in.tree, &err) < 0)
             goto out;
     } else {
-        adv_opts ao = { .style = a.style, .max_replicas = k, .target = a.target, .task = a.task,
+        adv_opts ao = { .style = a.io.style, .max_replicas = k, .target = a.target, .task = a.task,
                         .no_merge = a.no_merge };
         if (adv_advise(in.tree, in.platform, in.node_of_task, &ao, &rep, &err) < 0)
             goto out;

@@ -39,10 +39,10 @@ static void usage(FILE *f)
 }
 
 typedef struct args {
-    const char *skel, *platform, *place;
+    const char *skel;
+    cli_input_opts io;
     double items, grain;
     int json;
-    skel_style style;
 } args;
 
 static int parse_args(int argc, char **argv, args *a)
@@ -51,13 +51,14 @@ static int parse_args(int argc, char **argv, args *a)
         int bad = 0;
         const char *v;
         unsigned long long u;
+        int took = cli_input_option("estimate", argc, argv, &i, &a->io);
+        if (took < 0)
+            return 2;
+        if (took)
+            continue;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if ((v = cli_option_value("estimate", argc, argv, &i, "--platform", &bad))) {
-            a->platform = v;
-        } else if ((v = cli_option_value("estimate", argc, argv, &i, "--place", &bad))) {
-            a->place = v;
         } else if ((v = cli_option_value("estimate", argc, argv, &i, "--items", &bad))) {
             if (cli_ulong("estimate", "--items", v, &u) < 0 || u < 1 || u > 1000000000000ULL) {
                 fprintf(stderr, "skelsched estimate: --items must be 1 .. 1e12\n");
@@ -70,24 +71,12 @@ static int parse_args(int argc, char **argv, args *a)
                 return 2;
             }
             a->grain = (double)u;
-        } else if ((v = cli_option_value("estimate", argc, argv, &i, "--style", &bad))) {
-            if (cli_style_parse(v, &a->style) < 0) {
-                fprintf(stderr, "skelsched estimate: --style must be producer or stream, not '%s'\n", v);
-                return 2;
-            }
         } else if (bad) {
             return 2;
         } else if (strcmp(argv[i], "--json") == 0) {
             a->json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "skelsched estimate: unknown option '%s'\n", argv[i]);
-            usage(stderr);
+        } else if (cli_input_operand("estimate", argv[i], &a->skel) < 0) {
             return 2;
-        } else if (a->skel) {
-            fprintf(stderr, "skelsched estimate: one skeleton description only\n");
-            return 2;
-        } else {
-            a->skel = argv[i];
         }
     }
     if (!a->skel) {
@@ -165,7 +154,7 @@ static int seed003_farm(const cli_input *in, result *r, diag *err)
 static int run(const args *a, cli_input *in, result *r, diag *err)
 {
     int nt = in->skel->ntasks;
-    if (adv_evaluate(in->tree, a->style, in->platform, in->node_of_task, &r->markov, err) < 0)
+    if (adv_evaluate(in->tree, a->io.style, in->platform, in->node_of_task, &r->markov, err) < 0)
         return -1;
     for (int k = 0; k < COST_NMODELS; k++)
         if (cost_estimate_placement((cost_model)k, in->tree, in->skel, in->platform,
@@ -179,7 +168,7 @@ static int run(const args *a, cli_input *in, result *r, diag *err)
         return diag_set(err, "out of memory");
     adv_eval ev;
     if (cost_remote_choose(in->skel, in->platform, r->servers, err) < 0 ||
-        adv_evaluate(in->tree, a->style, in->platform, r->servers, &ev, err) < 0)
+        adv_evaluate(in->tree, a->io.style, in->platform, r->servers, &ev, err) < 0)
         return -1;
     r->servers_thr = ev.throughput;
     adv_eval_free(&ev);
@@ -278,7 +267,8 @@ int cmd_estimate(int argc, char **argv)
     args a = { 0 };
     a.items = 1000;
     a.grain = 1;
-    a.style = SKEL_STYLE_PRODUCER;
+    a.io.style = SKEL_STYLE_PRODUCER;
+    a.io.skeleton = 1;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
@@ -286,10 +276,9 @@ int cmd_estimate(int argc, char **argv)
     diag_clear(&err);
     rc = 1;
     cli_input in = { 0 };
-    cli_input_opts io = { a.platform, a.place, a.style, 1 };
     result r;
     memset(&r, 0, sizeof r);
-    if (cli_input_load(a.skel, &io, &in, &err) < 0 || run(&a, &in, &r, &err) < 0)
+    if (cli_input_load(a.skel, &a.io, &in, &err) < 0 || run(&a, &in, &r, &err) < 0)
         goto out;
     if (a.json)
         print_json(&a, &in, &r);
