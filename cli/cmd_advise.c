@@ -202,8 +202,11 @@ static void print_table(const args *a, const skel_platform *p, const skel_tree *
             printf(" (frees %s)", p->nodes[o->nodes[1]].name);
         putchar('\n');
     }
-    if (r->noptions == 0)
-        printf("(no options: no free node to replicate on and no stages to merge)\n");
+    if (r->nfree == 0)
+        printf("(no free node to put a replica of t%d on: add nodes to the platform, or free\n"
+               " one by merging stages)\n", r->task);
+    else if (r->noptions == 0)
+        printf("(no options)\n");
     if (a->target > 0) {
         putchar('\n');
         if (c->throughput >= a->target)
