@@ -70,9 +70,11 @@ int adv_free_nodes(const skel_platform *p, int ntasks, const int *place, int *fr
 
 /* ---- advise.c ------------------------------------------------------------- */
 
-typedef enum adv_kind { ADV_DEAL, ADV_FARM, ADV_MERGE } adv_kind;
+/* DEAL, FARM: the task replicated; MERGE: two stages as one sequential
+ * task (seed 003 §3); GROUP: the two stages kept, on one node. */
+typedef enum adv_kind { ADV_DEAL, ADV_FARM, ADV_MERGE, ADV_GROUP } adv_kind;
 
-const char *adv_kind_name(adv_kind k);   /* "deal", "farm", "merge" */
+const char *adv_kind_name(adv_kind k);   /* "deal", "farm", "merge", "group" */
 
 typedef struct adv_opts {
     skel_style style;
@@ -81,19 +83,19 @@ typedef struct adv_opts {
                                 free node each */
     double target;           /* throughput wanted (0: none) */
     int task;                /* task to replicate; -1: the bottleneck */
-    int no_merge;            /* non-zero: no merge options */
+    int no_merge;            /* non-zero: no merge or group options */
 } adv_opts;
 
 typedef struct adv_option {
     adv_kind kind;
-    int degree;              /* replicas (DEAL, FARM); 2 for MERGE */
+    int degree;              /* replicas (DEAL, FARM); 2 for MERGE, GROUP */
     int task;                /* the task replicated, or the first of the two merged */
     int nnodes;
-    int *nodes;              /* DEAL/FARM: the node of each replica; MERGE: the node
-                                of the merged task, then the node it frees */
+    int *nodes;              /* DEAL/FARM: the node of each replica; MERGE/GROUP: the
+                                node kept, then the node it frees */
     double throughput;
     int bottleneck;          /* in the new tree's task numbering */
-    double seed003_s;        /* MERGE: S(j) + S(j+1) of seed 003 §3, and ... */
+    double seed003_s;        /* MERGE/GROUP: S(j) + S(j+1) of seed 003 §3, and ... */
     double seed003_max;      /* ... max_i S(i), the condition being s < max */
 } adv_option;
 
@@ -102,7 +104,8 @@ typedef struct adv_report {
     int task;                /* the task replicated */
     int nfree;               /* nodes used by no task */
     int noptions;
-    adv_option *options;     /* deal 2..k, farm 2..k, then merges */
+    adv_option *options;     /* deal 2..k, farm 2..k, then merge and group of each
+                                pair seed 003 allows */
     int reach;               /* the smallest replication (fewest replicas; the
                                 faster at equal degree) reaching the target,
                                 index into options; -1 if none or no target */

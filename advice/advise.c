@@ -17,6 +17,7 @@ const char *adv_kind_name(adv_kind k)
     case ADV_DEAL: return "deal";
     case ADV_FARM: return "farm";
     case ADV_MERGE: return "merge";
+    case ADV_GROUP: return "group";
     }
     return "?";
 }
@@ -92,33 +93,36 @@ static int stage_pair(const skel_tree *t, int j)
     return 0;
 }
 
+/* Stages j and j+1 as one sequential task (MERGE), or both tasks on one
+ * node sharing it (GROUP), on the faster of their two nodes. */
 static int merge(const skel_tree *t, const skel_platform *p, const int *place, int j,
-                 const adv_opts *ao, adv_option *o, diag *err)
+                 adv_kind kind, const adv_opts *ao, adv_option *o, diag *err)
 {
     int nt = skel_tree_ntasks(t);
-    skel_tree *u = adv_merge(t, j, err);
+    skel_tree *u = kind == ADV_MERGE ? adv_merge(t, j, err) : NULL;
     int *pl = malloc((size_t)nt * sizeof *pl);
     o->nodes = malloc(2 * sizeof *o->nodes);
     int rc = -1;
-    if (!u || !pl || !o->nodes) {
-        if (u)
+    if ((kind == ADV_MERGE && !u) || !pl || !o->nodes) {
+        if (u || kind != ADV_MERGE)
             diag_set(err, "out of memory");
         goto done;
     }
-    /* the merged stage runs on the faster of the two nodes */
     int a = place[j], b = place[j + 1];
     int keep = p->nodes[b].speed > p->nodes[a].speed ? b : a;
     for (int i = 0; i < nt; i++)
-        if (i < j || i > j + 1)
-            pl[i < j ? i : i - 1] = place[i];
+        if (kind == ADV_GROUP || i < j || i > j + 1)
+            pl[kind == ADV_GROUP || i < j ? i : i - 1] = place[i];
     pl[j] = keep;
-    o->kind = ADV_MERGE;
+    if (kind == ADV_GROUP)
+        pl[j + 1] = keep;
+    o->kind = kind;
     o->degree = 2;
     o->task = j;
     o->nodes[0] = keep;
     o->nodes[1] = keep == a ? b : a;
     o->nnodes = a == b ? 1 : 2;
-    rc = solve_option(u, p, pl, ao, o, err);
+    rc = solve_option(u ? u : t, p, pl, ao, o, err);
 done:
     free(pl);
     skel_tree_free(u);
@@ -143,7 +147,7 @@ int adv_advise(const skel_tree *t, const skel_platform *p, const int *place, con
     int kmax = o->max_replicas > 0 ? o->max_replicas : 4;
     if (kmax > out->nfree + 1)
         kmax = out->nfree + 1;
-    int cap = 2 * (kmax > 1 ? kmax - 1 : 0) + (o->no_merge ? 0 : nt);
+    int cap = 2 * (kmax > 1 ? kmax - 1 : 0) + (o->no_merge ? 0 : 2 * nt);
     if (!(out->options = calloc((size_t)(cap > 0 ? cap : 1), sizeof *out->options))) {
         diag_set(err, "out of memory");
         goto fail;
@@ -165,16 +169,18 @@ int adv_advise(const skel_tree *t, const skel_platform *p, const int *place, con
         double s = 1 / c->mu[j] + c->send_time[j] + 1 / c->mu[j + 1] + c->send_time[j + 1];
         if (!(s < smax))
             continue;
-        adv_option *op = add_option(out, cap);
-        if (merge(t, p, place, j, o, op, err) < 0)
-            goto fail;
-        op->seed003_s = s;
-        op->seed003_max = smax;
+        for (int kind = ADV_MERGE; kind <= ADV_GROUP; kind++) {
+            adv_option *op = add_option(out, cap);
+            if (merge(t, p, place, j, (adv_kind)kind, o, op, err) < 0)
+                goto fail;
+            op->seed003_s = s;
+            op->seed003_max = smax;
+        }
     }
     if (o->target > 0)
         for (int i = 0; i < out->noptions; i++) {
             const adv_option *op = &out->options[i];
-            if (op->kind == ADV_MERGE || op->throughput < o->target * (1 - TIE))
+            if (op->kind >= ADV_MERGE || op->throughput < o->target * (1 - TIE))
                 continue;
             const adv_option *best = out->reach >= 0 ? &out->options[out->reach] : NULL;
             if (!best || op->degree < best->degree ||

@@ -26,7 +26,8 @@ static void usage(FILE *f)
             "Find the bottleneck of the placed skeleton with the Markov model and solve the\n"
             "options: the bottleneck replicated as a deal (round robin) and as a farm (on\n"
             "demand) of 2..K copies, the copies on the fastest free nodes; two consecutive\n"
-            "pipe stages merged into one sequential stage where seed 003's rule allows it.\n"
+            "pipe stages merged into one sequential stage, or grouped on one node, where\n"
+            "seed 003's rule allows it.\n"
             "\n"
             "  --platform FILE   node speeds and latencies (docs/platform.md). Without it:\n"
             "                    one node of Speed=1 per task plus K-1 free ones, rate-1 moves\n"
@@ -34,7 +35,7 @@ static void usage(FILE *f)
             "  --task tN         replicate tN instead of the bottleneck\n"
             "  --replicas K      largest degree tried (default 4; at most 1 + free nodes)\n"
             "  --target X        throughput wanted: report the smallest replication reaching it\n"
-            "  --no-merge        no merged-stage options\n"
+            "  --no-merge        no merged or grouped stages\n"
             "  --style S         producer (default, seed 002) or stream (seed 000)\n"
             "  --json            one JSON object on standard output\n"
             "  --sweep SPEC      set the listed tasks' rate to FROM, FROM+STEP, ... TO and solve,\n"
@@ -161,7 +162,7 @@ static int parse_sweep(const char *spec, int ntasks, adv_sweep_opts *o, int *tas
 
 static void node_list(FILE *f, const skel_platform *p, const adv_option *o, int json)
 {
-    int n = o->kind == ADV_MERGE ? 1 : o->nnodes;
+    int n = o->kind >= ADV_MERGE ? 1 : o->nnodes;
     for (int i = 0; i < n; i++) {
         if (json) {
             fputs(i ? ", " : "", f);
@@ -187,8 +188,8 @@ static void print_table(const args *a, const skel_platform *p, const skel_tree *
     for (int i = 0; i < r->noptions; i++) {
         const adv_option *o = &r->options[i];
         char name[32], deg[16];
-        if (o->kind == ADV_MERGE) {
-            snprintf(name, sizeof name, "merge t%d+t%d", o->task, o->task + 1);
+        if (o->kind >= ADV_MERGE) {
+            snprintf(name, sizeof name, "%s t%d+t%d", adv_kind_name(o->kind), o->task, o->task + 1);
             snprintf(deg, sizeof deg, "-");
         } else {
             snprintf(name, sizeof name, "%s", adv_kind_name(o->kind));
@@ -198,7 +199,7 @@ static void print_table(const args *a, const skel_platform *p, const skel_tree *
         snprintf(gain, sizeof gain, "%+.2f%%", 100 * (o->throughput / c->throughput - 1));
         printf("%-12s %-8s %-14.10g %-10s ", name, deg, o->throughput, gain);
         node_list(stdout, p, o, 0);
-        if (o->kind == ADV_MERGE && o->nnodes == 2)
+        if (o->kind >= ADV_MERGE && o->nnodes == 2)
             printf(" (frees %s)", p->nodes[o->nodes[1]].name);
         putchar('\n');
     }
@@ -241,7 +242,7 @@ static void print_json(const args *a, const skel_platform *p, const adv_report *
         fputs(", \"nodes\": [", f);
         node_list(f, p, o, 1);
         fputs("]", f);
-        if (o->kind == ADV_MERGE) {
+        if (o->kind >= ADV_MERGE) {
             fputs(", \"frees\": ", f);
             if (o->nnodes == 2)
                 json_string(f, p->nodes[o->nodes[1]].name);

@@ -10,7 +10,7 @@
  *    replication helps most while the combined rate of the replicas is near
  *    the others' rate;
  *  - advise: the smallest replication reaching a target, seed 003's merges
- *    offered only where its rule allows. */
+ *    (and groupings on one node) offered only where its rule allows. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
@@ -234,23 +234,25 @@ START_TEST(test_advise)
     adv_report_free(&r);
     skel_tree_free(t);
     /* fast outer stages: seed 003 allows merging t0+t1 and t3+t4 only, and
-     * a merged pair costs little throughput while freeing a node */
+     * a merged or grouped pair costs little throughput while freeing a node */
     t = parse("pipe(5); task(\"a\", 400); task(\"b\", 400); task(\"c\", 50); task(\"d\", 400);"
               " task(\"e\", 400);");
     o.target = 0;
     ck_assert_msg(adv_advise(t, p, fig5_place, &o, &r, &err) == 0, "%s", err.msg);
-    int merges = 0;
+    int merges = 0, groups = 0;
     for (int i = 0; i < r.noptions; i++) {
         const adv_option *op = &r.options[i];
-        if (op->kind != ADV_MERGE)
+        if (op->kind < ADV_MERGE)
             continue;
-        merges++;
+        merges += op->kind == ADV_MERGE;
+        groups += op->kind == ADV_GROUP;
         ck_assert(op->task == 0 || op->task == 3);
         ck_assert(op->seed003_s < op->seed003_max);
         ck_assert_int_eq(op->nnodes, 2);
         ck_assert(op->throughput > 0.9 * r.current.throughput);
     }
     ck_assert_int_eq(merges, 2);
+    ck_assert_int_eq(groups, 2);
     adv_report_free(&r);
     /* no free node: no replication, and a bad task */
     skel_platform *small = platform("NodeName=n[0-4] Speed=1\nDefaultLatency=0.0001 LocalLatency=0.0001\n");
