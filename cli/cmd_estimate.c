@@ -100,24 +100,29 @@ typedef struct result {
 
 /* seed 001 §5 for the whole skeleton: N_w items, T_w the mean compute time
  * of a task on its node, d the mean item size, P the nodes used plus a
- * master, N_p the tasks as virtual stages. */
+ * master, N_p the tasks as virtual stages, T_o the mean time of the tasks'
+ * moves out (their data term included, so T_b = 0). */
 static int seed001_totals(const args *a, const cli_input *in, result *r, diag *err)
 {
     const skel_platform *p = in->platform;
     int nt = in->skel->ntasks, used = 0;
-    double tw = 0, d = 0;
+    double tw = 0, d = 0, to = 0;
+    int senders = 0;
     for (int i = 0; i < nt; i++) {
         tw += 1 / r->markov.mu[i] / nt;
         d += in->skel->data[i] / nt;
+        to += r->markov.send_time[i];
+        senders += r->markov.send_time[i] > 0;
     }
+    if (senders)
+        to /= senders;
     for (int j = 0; j < p->nnodes; j++) {
         int on = 0;
         for (int i = 0; i < nt && !on; i++)
             on = in->node_of_task[i] == j;
         used += on;
     }
-    double lat = p->default_latency > 0 ? p->default_latency : p->local_latency > 0 ? p->local_latency : 0;
-    cost_machine m = { p->param[SKEL_PARAM_SETUP_FIXED], p->param[SKEL_PARAM_SETUP_PER_NODE], lat,
+    cost_machine m = { p->param[SKEL_PARAM_SETUP_FIXED], p->param[SKEL_PARAM_SETUP_PER_NODE], to,
                        0, p->param[SKEL_PARAM_FLATTEN_FIXED], p->param[SKEL_PARAM_FLATTEN_BYTE],
                        p->param[SKEL_PARAM_GC_RATE], p->param[SKEL_PARAM_GC_TIME] };
     cost_job j = { a->items, tw, (int)a->grain, d, d, used + 1, nt, 1 };
