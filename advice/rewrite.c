@@ -1,7 +1,9 @@
 /* advice/rewrite.c: new skeleton trees derived from a finished one - a
  * task replicated as a deal or farm, two pipe stages merged, rates
  * changed - built with the tree API (skel_tree_new ... skel_tree_finish),
- * so the new tree is checked and numbered like a parsed one. */
+ * so the new tree is checked and numbered like a parsed one. A copied node
+ * keeps all its own fields, so constructs this module does not know are
+ * carried over as they are. */
 #include "advice.h"
 
 #include <stdlib.h>
@@ -25,17 +27,39 @@ static skel_node *copy_task(skel_tree *dst, const skel_node *s, double rate, dia
     return c;
 }
 
+/* A copy of node s's own fields (whatever the construct keeps there: a
+ * branch weight, a loop's mean ...) without its place in the old tree. */
+static skel_node *copy_fields(skel_tree *dst, const skel_node *s, skel_kind kind, diag *err)
+{
+    skel_node *c = kind == SKEL_TASK
+                       ? skel_task_new(dst, s->name ? s->name : "task", s->rate, s->line, s->col, err)
+                       : skel_node_new(dst, kind, s->line, s->col, err);
+    if (!c)
+        return NULL;
+    const char *name = c->name;     /* the new tree's copy */
+    *c = *s;
+    c->kind = kind;
+    c->name = name;
+    c->index = -1;
+    c->nchildren = 0;
+    c->children = NULL;
+    c->parent = NULL;
+    return c;
+}
+
 static double task_rate(const edit *e, const skel_node *s)
 {
     return e->what == OP_RATES && e->rate[s->index] > 0 ? e->rate[s->index] : s->rate;
 }
 
-/* n copies of task s under a new deal or farm (written deal(n, ...)). */
+/* n copies of task s under a new deal or farm (written deal(n, ...)),
+ * which takes s's place (and what its parent keeps on it). */
 static skel_node *group(skel_tree *dst, const skel_node *s, const edit *e, diag *err)
 {
-    skel_node *g = skel_node_new(dst, e->kind, 0, 0, err);
+    skel_node *g = copy_fields(dst, s, e->kind, err);
     if (!g)
         return NULL;
+    g->rate = g->data = 0;
     g->sugar = 1;
     g->declared = e->n;
     for (int k = 0; k < e->n; k++) {
@@ -46,27 +70,19 @@ static skel_node *group(skel_tree *dst, const skel_node *s, const edit *e, diag 
     return g;
 }
 
-static skel_node *copy(skel_tree *dst, const skel_tree *src, const skel_node *s, const edit *e,
-                       diag *err)
+static skel_node *copy(skel_tree *dst, const skel_node *s, const edit *e, diag *err)
 {
-    switch (s->kind) {
-    case SKEL_TASK:
+    if (s->kind == SKEL_TASK) {
         if (e->what == OP_REPLICATE && s->index == e->task)
             return group(dst, s, e, err);
-        return copy_task(dst, s, task_rate(e, s), err);
-    case SKEL_PIPE:
-    case SKEL_DEAL:
-    case SKEL_FARM:
-        break;
-    default:
-        diag_at(err, skel_tree_file(src), s->line, s->col,
-                "advice rewrites pipe, deal, farm and task skeletons only");
-        return NULL;
+        skel_node *c = copy_fields(dst, s, SKEL_TASK, err);
+        if (c)
+            c->rate = task_rate(e, s);
+        return c;
     }
-    skel_node *c = skel_node_new(dst, s->kind, s->line, s->col, err);
+    skel_node *c = copy_fields(dst, s, s->kind, err);
     if (!c)
         return NULL;
-    c->sugar = s->sugar;
     for (int i = 0; i < s->nchildren; i++) {
         const skel_node *k = s->children[i];
         if (k->kind == SKEL_TASK && e->what == OP_REPLICATE && k->index == e->task &&
@@ -87,7 +103,7 @@ static skel_node *copy(skel_tree *dst, const skel_tree *src, const skel_node *s,
             i++;
             continue;
         }
-        skel_node *t = copy(dst, src, k, e, err);
+        skel_node *t = copy(dst, k, e, err);
         if (!t || skel_node_add(dst, c, t, err) < 0)
             return NULL;
     }
@@ -103,7 +119,7 @@ static skel_tree *rewrite(const skel_tree *t, const edit *e, diag *err)
         diag_set(err, "out of memory");
         return NULL;
     }
-    skel_node *root = copy(n, t, skel_tree_root(t), e, err);
+    skel_node *root = copy(n, skel_tree_root(t), e, err);
     if (!root || skel_tree_finish(n, root, err) < 0) {
         skel_tree_free(n);
         return NULL;

@@ -53,6 +53,7 @@ static int end_node(const skel_platform *p, const int *place, int end, int task)
 
 typedef struct ctx {
     cost_model model;
+    const skel_tree *tree;
     const skel_model *m;
     const skel_platform *p;
     const int *place;
@@ -175,7 +176,7 @@ static int combine(ctx *c, const skel_node *n, double *svc, int *bn)
         return 0;
     }
     if (n->kind != SKEL_PIPE && n->kind != SKEL_FARM && n->kind != SKEL_DEAL)
-        return diag_at(c->err, NULL, n->line, n->col,
+        return diag_at(c->err, skel_tree_file(c->tree), n->line, n->col,
                        "the analytic models describe pipe, deal, farm and task only");
     double worst = 0, rate_sum = 0, g = 0, l = 0;
     int wbn = n->lo;
@@ -219,7 +220,7 @@ int cost_estimate_placement(cost_model k, const skel_tree *t, const skel_model *
 {
     memset(out, 0, sizeof *out);
     int nt = m->ntasks, ne = m->nedges;
-    ctx c = { .model = k, .m = m, .p = p, .place = node_of_task,
+    ctx c = { .model = k, .tree = t, .m = m, .p = p, .place = node_of_task,
               .k = grain >= 1 ? grain : 1, .err = err };
     size_t per = (size_t)(nt > 0 ? nt : 1);
     double *buf = calloc(7 * per + (size_t)ne + 1, sizeof *buf);

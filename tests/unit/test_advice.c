@@ -109,8 +109,11 @@ START_TEST(test_merge_rates)
     ck_assert_msg(u, "%s", err.msg);
     ck_assert(skel_tree_task(u, 0)->rate == 100 && skel_tree_task(u, 1)->rate == 7 &&
               skel_tree_task(u, 4)->rate == 9);
-    skel_tree_free(u);
+    /* the new tree owns its names: it outlives the old one */
     skel_tree_free(t);
+    ck_assert_str_eq(skel_tree_task(u, 2)->name, "b");
+    ck_assert_int_eq(skel_tree_task(u, 2)->line, 1);
+    skel_tree_free(u);
 }
 END_TEST
 
