@@ -15,12 +15,17 @@ noinst_PROGRAMS += bench/bench_transient
 bench_bench_transient_SOURCES = bench/bench_transient.c
 bench_bench_transient_LDADD = transient/libtransient.la pepa/libpepa.la base/libbase.la $(SUNDIALS_LIBS)
 
+noinst_PROGRAMS += bench/bench_rank
+bench_bench_rank_SOURCES = bench/bench_rank.c
+bench_bench_rank_LDADD = advice/libadvice.la cost/libcost.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
+
 .PHONY: bench
-bench: bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_transient tests/slurm/bench_decision
+bench: bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_transient bench/bench_rank tests/slurm/bench_decision
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_pepa
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_solve all
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_map
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_transient
 	@$(abs_top_builddir)/tests/slurm/bench_decision
+	@SRCDIR='$(abs_top_srcdir)' $(abs_top_builddir)/bench/bench_rank
 	@SKELSCHED=$(abs_top_builddir)/skelsched $(abs_top_srcdir)/tests/slurm/bench_submit.sh; \
 	 rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]     # 77: no Slurm here (needs root and the daemons)

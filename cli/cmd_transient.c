@@ -6,10 +6,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cmds.h"
@@ -19,8 +17,6 @@
 #include "pepa/parse.h"
 #include "pepa/solve.h"
 #include "skeleton/skeleton.h"
-
-extern char **environ;
 
 static void warn_print(void *ctx, const char *msg)
 {
@@ -178,23 +174,8 @@ int cli_plot_series(const tr_series *ser, const pepa_system *s, const char *file
         diag_set(err, "--plot: nothing to plot");
         goto out;
     }
-    pid_t pid;
-    char *argv[] = { "gnuplot", gp, NULL };
-    int e = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
-    if (e == ENOENT) {
-        diag_set(err, "--plot needs gnuplot, which is not installed (Debian: apt-get install "
-                 "gnuplot-nox; see contrib/setup.sh)");
+    if (cli_gnuplot(gp, file, err) < 0)
         goto out;
-    }
-    if (e) {
-        diag_set(err, "--plot: cannot run gnuplot: %s", strerror(e));
-        goto out;
-    }
-    int st;
-    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        diag_set(err, "--plot: gnuplot failed to write %s", file);
-        goto out;
-    }
     rc = 0;
 out:
     unlink(gp);

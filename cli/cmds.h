@@ -11,5 +11,7 @@ int cmd_transient(int argc, char **argv);
 int cmd_fluid(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_bpel(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bpel/bpel.h"
+#include "cli/util.h"
 #include "pepa/parse.h"
 #include "slurm/skelslurm.h"
 
@@ -68,6 +69,38 @@ int cli_style_parse(const char *s, skel_style *style)
         *style = SKEL_STYLE_PRODUCER;
     else
         return -1;
+    return 0;
+}
+
+int cli_input_option(const char *cmd, int argc, char **argv, int *i, cli_input_opts *o)
+{
+    int bad = 0;
+    const char *v;
+    if ((v = cli_option_value(cmd, argc, argv, i, "--platform", &bad)))
+        o->platform = v;
+    else if ((v = cli_option_value(cmd, argc, argv, i, "--place", &bad)))
+        o->place = v;
+    else if ((v = cli_option_value(cmd, argc, argv, i, "--style", &bad))) {
+        if (cli_style_parse(v, &o->style) < 0) {
+            fprintf(stderr, "skelsched %s: --style must be producer or stream, not '%s'\n", cmd, v);
+            return -1;
+        }
+    }
+    return bad ? -1 : v ? 1 : 0;
+}
+
+int cli_input_operand(const char *cmd, const char *arg, const char **file)
+{
+    if (arg[0] == '-' && arg[1] != '\0') {
+        fprintf(stderr, "skelsched %s: unknown option '%s' (see skelsched %s --help)\n", cmd, arg,
+                cmd);
+        return -1;
+    }
+    if (*file) {
+        fprintf(stderr, "skelsched %s: one skeleton description only\n", cmd);
+        return -1;
+    }
+    *file = arg;
     return 0;
 }
 

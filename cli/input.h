@@ -44,4 +44,15 @@ void cli_input_free(cli_input *in);
 /* Parse "--style" values. Returns 0 or -1. */
 int cli_style_parse(const char *s, skel_style *style);
 
+/* The options of a command on a placed skeleton: --platform FILE, --place
+ * SPEC, --style S at argv[*i] go into o (advancing *i past the value).
+ * Returns 1 when it took one, 0 when argv[*i] is something else, -1 after
+ * printing a usage error ("skelsched CMD: ..."). */
+int cli_input_option(const char *cmd, int argc, char **argv, int *i, cli_input_opts *o);
+
+/* An argument no option took: an unknown option (error), or the input
+ * file, stored in *file the first time. Returns 0, or -1 after printing a
+ * usage error. */
+int cli_input_operand(const char *cmd, const char *arg, const char **file);
+
 #endif

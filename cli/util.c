@@ -1,10 +1,33 @@
 /* Helpers shared by the subcommands. See util.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
 #include <errno.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+
+#include "base/diag.h"
+
+extern char **environ;
+
+int cli_gnuplot(const char *script, const char *output, diag *err)
+{
+    pid_t pid;
+    char *argv[] = { "gnuplot", (char *)script, NULL };
+    int e = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+    if (e == ENOENT)
+        return diag_set(err, "--plot needs gnuplot, which is not installed (Debian: apt-get "
+                        "install gnuplot-nox; see contrib/setup.sh)");
+    if (e)
+        return diag_set(err, "--plot: cannot run gnuplot: %s", strerror(e));
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return diag_set(err, "--plot: gnuplot failed to write %s", output);
+    return 0;
+}
 
 int cli_double(const char *cmd, const char *opt, const char *value, double *out)
 {

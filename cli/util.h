@@ -14,6 +14,11 @@ int cli_ulong(const char *cmd, const char *opt, const char *value, unsigned long
  * prints "skelsched CMD: --opt needs a value", sets *bad and returns NULL. */
 const char *cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *opt, int *bad);
 
+/* Run "gnuplot SCRIPT", which writes output. Returns 0, or -1 with a
+ * message (gnuplot missing: how to install it; a failure naming output). */
+struct diag;
+int cli_gnuplot(const char *script, const char *output, struct diag *err);
+
 /* Write s as a JSON string literal (quotes included). */
 void json_string(FILE *f, const char *s);
 

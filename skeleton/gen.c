@@ -354,16 +354,18 @@ static int gen_task(gen *g, int i)
     return rc;
 }
 
-/* Move actions crossing between task ranges [alo, ahi) and [blo, bhi). */
-static int crossing(gen *g, int alo, int ahi, int blo, int bhi, int *acts)
+/* Move actions crossing between the adjacent task ranges [alo, ahi) and
+ * [ahi, bhi), in edge order (edges are grouped by sender). */
+static int crossing(gen *g, int alo, int ahi, int bhi, int *acts)
 {
+    const skel_dag *d = g->dag;
     int n = 0;
-    for (int e = 0; e < g->dag->nedges; e++) {
-        int f = g->dag->edges[e].from, t = g->dag->edges[e].to;
-        if ((f >= alo && f < ahi && t >= blo && t < bhi) ||
-            (f >= blo && f < bhi && t >= alo && t < ahi))
-            acts[n++] = g->move[e];
-    }
+    for (int i = alo; i < bhi; i++)
+        for (int e = d->out_lo[i]; e < d->out_hi[i]; e++) {
+            int t = d->edges[e].to;
+            if (i < ahi ? t >= ahi && t < bhi : t >= alo && t < ahi)
+                acts[n++] = g->move[e];
+        }
     return n;
 }
 
@@ -384,7 +386,8 @@ static pepa_proc *compose(gen *g, const skel_node *n, int *acts)
         pepa_proc *b = compose(g, c, acts);
         if (!b)
             return NULL;
-        int na = crossing(g, n->lo, c->lo, c->lo, c->hi, acts);
+        /* only the stages of a pipe pass items to each other */
+        int na = n->kind == SKEL_PIPE ? crossing(g, n->lo, c->lo, c->hi, acts) : 0;
         acc = pepa_coop(g->pm, acc, b, acts, na);
     }
     return acc;

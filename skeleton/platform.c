@@ -6,6 +6,7 @@
  *   Input=local|NODE           Output=local|NODE
  *   NodeName=HOSTLIST [Speed=X]
  *   Link=HOSTLIST Latency=S [Bandwidth=B]   (every pair of the listed nodes)
+ *   SetupFixed=S BspG=S ...    parameters of the analytic cost models (skel_param)
  *
  * Pairs the platform does not know go to the caller's callback, so that
  * the plugin keeps its own keys in the same file without this module
@@ -31,6 +32,7 @@ typedef struct priv {
     const char *input_name, *output_name;
     int input_line, input_col, output_line, output_col;
     int local_line, default_line;
+    int param_line[SKEL_PARAM_COUNT];
 } priv;
 
 typedef struct pair {
@@ -285,10 +287,29 @@ static int line_link(pctx *c, const pair *kv, int n, links *ls)
     return 0;
 }
 
+/* The cost models' keys (skel_param): global, positive, at most once. */
+static const char *const param_keys[SKEL_PARAM_COUNT] = {
+    "SetupFixed", "SetupPerNode", "FlattenFixed", "FlattenPerByte", "GcRate", "GcTime",
+    "BspG", "BspNHalf", "BspL", "InterArrival", "Precision", "CodeSize"
+};
+
+const char *skel_param_key(skel_param k)
+{
+    return k >= 0 && k < SKEL_PARAM_COUNT ? param_keys[k] : NULL;
+}
+
 static int global_key(pctx *c, const pair *kv, const pair *head)
 {
     priv *pv = c->pv;
     skel_platform *p = c->p;
+    for (int k = 0; k < SKEL_PARAM_COUNT; k++)
+        if (strcasecmp(kv->key, param_keys[k]) == 0) {
+            if (pv->param_line[k])
+                return fail(c, kv->col, "%s= given twice (first at line %d)", kv->key,
+                            pv->param_line[k]);
+            pv->param_line[k] = c->line;
+            return positive(c, kv, &p->param[k]);
+        }
     if (strcasecmp(kv->key, "LocalLatency") == 0 || strcasecmp(kv->key, "DefaultLatency") == 0) {
         int local = strcasecmp(kv->key, "LocalLatency") == 0;
         int *seen = local ? &pv->local_line : &pv->default_line;

@@ -240,6 +240,27 @@ typedef struct skel_link {
 
 #define SKEL_LOCAL (-1)      /* Input=local / Output=local */
 
+/* Parameters of the analytic cost models (cost/, docs/platform.md), global
+ * keys of the platform file; 0 when the file does not give them. */
+typedef enum skel_param {
+    SKEL_PARAM_SETUP_FIXED,      /* SetupFixed=: I_0 of T_setup = I_0 + I_1 P (seed 001 §5) */
+    SKEL_PARAM_SETUP_PER_NODE,   /* SetupPerNode=: I_1 */
+    SKEL_PARAM_FLATTEN_FIXED,    /* FlattenFixed=: T_fo, seconds per (un)flatten */
+    SKEL_PARAM_FLATTEN_BYTE,     /* FlattenPerByte=: T_f, seconds per byte */
+    SKEL_PARAM_GC_RATE,          /* GcRate=: G, collections per work packet */
+    SKEL_PARAM_GC_TIME,          /* GcTime=: T_g, seconds per collection */
+    SKEL_PARAM_BSP_G,            /* BspG=: g_inf, seconds per byte (seed 003 §2) */
+    SKEL_PARAM_BSP_NHALF,        /* BspNHalf=: N_1/2, bytes */
+    SKEL_PARAM_BSP_L,            /* BspL=: l, seconds per barrier */
+    SKEL_PARAM_INTERARRIVAL,     /* InterArrival=: T_e, seconds between input items */
+    SKEL_PARAM_PRECISION,        /* Precision=: prec of seed 003 eq. 8-9 */
+    SKEL_PARAM_CODE_SIZE,        /* CodeSize=: o, bytes of code shipped (seed 004 eq. 1) */
+    SKEL_PARAM_COUNT
+} skel_param;
+
+/* The key of a parameter ("SetupFixed", ...), or NULL. */
+const char *skel_param_key(skel_param k);
+
 typedef struct skel_platform {
     const char *file;
     int nnodes;
@@ -250,6 +271,7 @@ typedef struct skel_platform {
     double default_latency;  /* < 0 if not given */
     int input, output;       /* SKEL_LOCAL or a node index */
     void *priv;              /* name index and storage */
+    double param[SKEL_PARAM_COUNT];  /* cost model parameters; 0: not given */
 } skel_platform;
 
 /* One Key=Value pair the platform does not know, handed to the caller so

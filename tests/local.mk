@@ -53,3 +53,16 @@ if !SANITIZE
 TESTS += tests/slurm/e2e.sh
 endif
 endif
+
+# advice/ and cost/ (docs/advice.md)
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/test_cost tests/unit/test_advice
+TESTS += tests/unit/test_cost tests/unit/test_advice
+tests_unit_test_cost_SOURCES = tests/unit/test_cost.c
+tests_unit_test_cost_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_cost_LDADD = cost/libcost.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_advice_SOURCES = tests/unit/test_advice.c
+tests_unit_test_advice_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_advice_LDADD = advice/libadvice.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+endif
+CLI_TESTS += tests/cli/advise.sh tests/cli/estimate.sh

@@ -1,0 +1,101 @@
+/* advice/eval.c: the Markov model's throughput and utilisations of one
+ * placed skeleton: generate (skel_model_new), derive and solve through the
+ * placement search restricted to that one placement. */
+#include "advice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void adv_eval_free(adv_eval *e)
+{
+    free(e->task_util);
+    free(e->task_thr);
+    free(e->mu);
+    free(e->send_time);
+    memset(e, 0, sizeof *e);
+}
+
+/* Items per second entering subtree n: its first stage's tasks together
+ * (a pipe's first component, every member of a deal or farm). -1 for a
+ * construct this module does not know: the caller then uses the first
+ * task's throughput, the measure the placement search ranks by. */
+static double entry_thr(const skel_node *n, const double *thr)
+{
+    switch (n->kind) {
+    case SKEL_TASK:
+        return thr[n->index];
+    case SKEL_PIPE:
+        return entry_thr(n->children[0], thr);
+    case SKEL_DEAL:
+    case SKEL_FARM: {
+        double sum = 0;
+        for (int i = 0; i < n->nchildren; i++) {
+            double x = entry_thr(n->children[i], thr);
+            if (x < 0)
+                return -1;
+            sum += x;
+        }
+        return sum;
+    }
+    default:
+        return -1;
+    }
+}
+
+int adv_evaluate(const skel_tree *t, skel_style style, const skel_platform *p, const int *place,
+                 adv_eval *out, diag *err)
+{
+    memset(out, 0, sizeof *out);
+    int nt = skel_tree_ntasks(t);
+    skel_dag *d = NULL;
+    skel_model *m = NULL;
+    skel_search_result *r = NULL;
+    double *lambda = NULL;
+    int rc = -1;
+    if (!(d = skel_dag_build(t, style, err)) || !(m = skel_model_new(t, d, err)))
+        goto done;
+    size_t per = (size_t)(nt > 0 ? nt : 1);
+    out->task_util = malloc(per * sizeof *out->task_util);
+    out->task_thr = malloc(per * sizeof *out->task_thr);
+    out->mu = malloc(per * sizeof *out->mu);
+    out->send_time = calloc(per, sizeof *out->send_time);
+    lambda = malloc((size_t)(m->nedges > 0 ? m->nedges : 1) * sizeof *lambda);
+    if (!out->task_util || !out->task_thr || !out->mu || !out->send_time || !lambda) {
+        diag_set(err, "out of memory");
+        goto done;
+    }
+    if (skel_place_rates(m, p, place, out->mu, lambda, err) < 0)
+        goto done;
+    for (int e = 0; e < m->nedges; e++) {
+        int from = m->edges[e].from;
+        if (from >= 0 && 1 / lambda[e] > out->send_time[from])
+            out->send_time[from] = 1 / lambda[e];
+    }
+    skel_search_opts so = { 0 };
+    so.candidates = place;
+    so.ncandidates = 1;
+    so.top = 1;
+    so.no_prune = 1;
+    if (!(r = skel_search(m, d, p, &so, err)))
+        goto done;
+    const skel_search_entry *e = &r->ranked[0];
+    out->ntasks = nt;
+    out->bottleneck = e->bottleneck;
+    out->states = r->states;
+    for (int i = 0; i < nt; i++) {
+        out->task_util[i] = e->task_util[i];
+        out->task_thr[i] = e->task_util[i] * out->mu[i];
+    }
+    out->throughput = entry_thr(skel_tree_root(t), out->task_thr);
+    if (out->throughput < 0)
+        out->throughput = e->throughput;
+    rc = 0;
+done:
+    if (rc)
+        adv_eval_free(out);
+    free(lambda);
+    skel_search_result_free(r);
+    skel_model_free(m);
+    skel_dag_free(d);
+    return rc;
+}
