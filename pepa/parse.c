@@ -378,7 +378,10 @@ static int actions(parser *ps, tok close, int **out, int *n)
         if (next(ps) < 0)
             goto fail;
     }
-    return next(ps);
+    /* the token after the list may be bad too: the list is then freed here */
+    if (next(ps) < 0)
+        goto fail;
+    return 0;
 fail:
     free(*out);
     *out = NULL;
