@@ -7,7 +7,7 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
@@ -28,6 +28,9 @@ tests_unit_test_search_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libb
 tests_unit_test_slurm_SOURCES = tests/unit/test_slurm.c
 tests_unit_test_slurm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_slurm_LDADD = slurm/libskelslurm.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_bounds_SOURCES = tests/unit/test_bounds.c
+tests_unit_test_bounds_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_bounds_LDADD = slurm/libskelslurm.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_bpel_SOURCES = tests/unit/test_bpel.c tests/unit/testutil.h
 tests_unit_test_bpel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_bpel_LDADD = bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
