@@ -45,7 +45,7 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 
 # A real slurmctld and four slurmd on 127.0.0.1 with the plugin; skips (77)
 # unless root with Slurm's daemons installed.
-EXTRA_DIST += tests/slurm/e2e.sh
+EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
