@@ -45,11 +45,19 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 
 # A real slurmctld and four slurmd on 127.0.0.1 with the plugin; skips (77)
 # unless root with Slurm's daemons installed.
-EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh
+# soak.sh: thousands of valid, invalid and hostile submissions and
+# skeleton.conf reloads against the same cluster (docs/robustness.md);
+# `make check` runs it for 30 s, `make soak` for SOAK_SECONDS (default 600).
+EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
 if !SANITIZE
-TESTS += tests/slurm/e2e.sh
+TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh
 endif
 endif
+SOAK_SECONDS = 600
+soak: all
+	SKELSCHED='$(abs_top_builddir)/skelsched' SOAK_SECONDS='$(SOAK_SECONDS)' \
+		sh $(abs_top_srcdir)/tests/slurm/soak.sh
+.PHONY: soak

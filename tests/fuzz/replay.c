@@ -134,6 +134,6 @@ int main(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s/tests/fuzz/regress/%s", src && *src ? src : ".", FUZZ_NAME);
         run_dir(dir, &t);
     }
-    printf("fuzz_%s: %d passed, %d failed\n", FUZZ_NAME, t.passed, t.failed);
+    printf("%d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }
