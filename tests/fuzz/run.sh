@@ -59,7 +59,7 @@ for t in $targets; do
         runs=$((runs + 1))
         log=$O/logs/$t-$(date -u +%Y%m%dT%H%M%S)-$runs.log
         rc=0
-        nice -n 15 "$O/fuzz_$t" -max_total_time="$left" -timeout=10 -rss_limit_mb=1024 \
+        nice -n 15 "$O/fuzz_$t" -max_total_time="$left" -timeout=30 -rss_limit_mb=1024 \
             -malloc_limit_mb=1024 -max_len=$len -dict="$src/tests/fuzz/$t.dict" \
             -artifact_prefix="$O/artifacts/$t-" -print_final_stats=1 \
             "$O/corpus/$t" "$seeds" "$src/tests/fuzz/regress/$t" > "$log" 2>&1 || rc=$?
