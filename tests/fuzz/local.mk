@@ -36,6 +36,7 @@ EXTRA_DIST += tests/fuzz/fuzz.mk tests/fuzz/run.sh tests/fuzz/regress \
 	tests/fuzz/pepa.dict tests/fuzz/skel.dict tests/fuzz/platform.dict tests/fuzz/slurm.dict tests/fuzz/bpel.dict
 
 fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: needs $(FUZZ_CC) and libFuzzer (Debian: clang libclang-rt-14-dev, see contrib/setup.sh)"; exit 1; }
 	$(MAKE) -f $(top_srcdir)/tests/fuzz/fuzz.mk top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		FUZZ_CC='$(FUZZ_CC)' XML_CFLAGS='$(XML_CFLAGS)' LIBS='$(XML_LIBS) $(UMFPACK_LIBS) -lpthread -lm'
 	FUZZ_TIME='$(FUZZ_TIME)' $(abs_top_srcdir)/tests/fuzz/run.sh '$(abs_top_builddir)' '$(abs_top_srcdir)' \
