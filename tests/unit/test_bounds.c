@@ -322,54 +322,34 @@ END_TEST
 
 START_TEST(test_nesting)
 {
-    const int deep = 100000;
-    buf b = { 0 };
-    put(&b, "P = (a, 1).P;\n");
-    repeat(&b, "(", deep);
-    put(&b, "P");
-    repeat(&b, ")", deep);
-    pepa_text_fails(b.s, "nested more than 500 deep");
-    free(b.s);
-
-    b = (buf){ 0 };
-    put(&b, "r = ");
-    repeat(&b, "(", deep);
-    put(&b, "1");
-    repeat(&b, ")", deep);
-    put(&b, ";\nP = (a, r).P;\nP\n");
-    pepa_text_fails(b.s, "nested more than 500 deep");
-    free(b.s);
-
-    b = (buf){ 0 };
-    put(&b, "r = ");
-    repeat(&b, "-", deep);
-    put(&b, "1;\nP = (a, r).P;\nP\n");
-    pepa_text_fails(b.s, "nested more than 500 deep");
-    free(b.s);
-
-    b = (buf){ 0 };
-    put(&b, "P = (a, 1).P;\nP");
-    repeat(&b, "/{a}", deep);
-    pepa_text_fails(b.s, "");
-    free(b.s);
-
-    b = (buf){ 0 };
-    repeat(&b, "pipe(1);\n", deep);
-    put(&b, "task(\"t\", 1);\n");
-    skel_text_fails(b.s, "b.skel:65:1: skeletons nested deeper than 64 levels");
-    free(b.s);
-
-    b = (buf){ 0 };
-    put(&b, "task(\"t\", ");
-    repeat(&b, "(", deep);
-    put(&b, "1");
-    repeat(&b, ")", deep);
-    put(&b, ");");
-    skel_text_fails(b.s, "nested deeper than 64 levels");
-    free(b.s);
+    /* head, n x open, middle, n x close, tail */
+    static const struct {
+        int skel;
+        const char *head, *open, *mid, *close, *tail, *want;
+    } cases[] = {
+        { 0, "P = (a, 1).P;\n", "(", "P", ")", "", "nested more than 500 deep" },
+        { 0, "r = ", "(", "1", ")", ";\nP = (a, r).P;\nP\n", "nested more than 500 deep" },
+        { 0, "r = ", "-", "1", "", ";\nP = (a, r).P;\nP\n", "nested more than 500 deep" },
+        { 0, "P = (a, 1).P;\nP", "", "", "/{a}", "", "" },
+        { 1, "", "pipe(1);\n", "task(\"t\", 1);\n", "", "", "b.skel:65:1: skeletons nested deeper than 64 levels" },
+        { 1, "task(\"t\", ", "(", "1", ")", ");", "nested deeper than 64 levels" },
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        buf b = { 0 };
+        put(&b, "%s", cases[k].head);
+        repeat(&b, cases[k].open, 100000);
+        put(&b, "%s", cases[k].mid);
+        repeat(&b, cases[k].close, 100000);
+        put(&b, "%s", cases[k].tail);
+        if (cases[k].skel)
+            skel_text_fails(b.s, cases[k].want);
+        else
+            pepa_text_fails(b.s, cases[k].want);
+        free(b.s);
+    }
 
     /* nesting through #SKEL lines reaches the same parser */
-    b = (buf){ 0 };
+    buf b = { 0 };
     put(&b, "#!/bin/sh\n");
     repeat(&b, "#SKEL pipe(1);\n", 1000);
     put(&b, "#SKEL task(\"t\", 1);\n");
