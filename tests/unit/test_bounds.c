@@ -331,6 +331,8 @@ START_TEST(test_nesting)
         { 0, "r = ", "(", "1", ")", ";\nP = (a, r).P;\nP\n", "nested more than 500 deep" },
         { 0, "r = ", "-", "1", "", ";\nP = (a, r).P;\nP\n", "nested more than 500 deep" },
         { 0, "P = (a, 1).P;\nP", "", "", "/{a}", "", "" },
+        /* a long prefix chain is deep process nesting, not a deep rate */
+        { 0, "P = ", "(a, 1).", "P", "", ";\nP\n", "process nested more than 500 deep" },
         { 1, "", "pipe(1);\n", "task(\"t\", 1);\n", "", "", "b.skel:65:1: skeletons nested deeper than 64 levels" },
         { 1, "task(\"t\", ", "(", "1", ")", ");", "nested deeper than 64 levels" },
     };
