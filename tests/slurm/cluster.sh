@@ -9,7 +9,9 @@
 #                                unless root with Slurm's daemons)
 #   cluster_setup               T, plugins, $T/slurm.conf ($CLUSTER_EXTRA_CONF appended)
 #   ... write $T/skeleton.conf ...
-#   cluster_start               slurmctld (CTLD = its PID) and four slurmd, up and idle
+#   cluster_start               slurmctld (CTLD = its PID; $CLUSTER_CTLD_ENV, e.g.
+#                               MALLOC_ARENA_MAX=1, in its environment) and four
+#                               slurmd, up and idle
 # and the helpers pass, fail, wait_for, submit, job_state, job_field,
 # done_job; scontrol, sinfo and sbatch are capped in time.
 
@@ -123,7 +125,8 @@ CONF
 idle4() { [ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -ge 4 ]; }
 
 cluster_start() {
-    slurmctld -D -i -f "$T/slurm.conf" >"$T/log/slurmctld.stdout" 2>&1 &
+    # shellcheck disable=SC2086
+    env ${CLUSTER_CTLD_ENV:-} slurmctld -D -i -f "$T/slurm.conf" >"$T/log/slurmctld.stdout" 2>&1 &
     CTLD=$!
     PIDS="$CTLD"
     if ! wait_for 30 scontrol ping; then
