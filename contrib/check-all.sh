@@ -3,7 +3,8 @@
 #   1. dependencies (contrib/setup.sh, idempotent)
 #   2. warnings-as-errors build and `make check` (Check unit suites, CLI tests)
 #   3. the same suites built with AddressSanitizer + UndefinedBehaviorSanitizer
-#   4. the CLI tests under valgrind (no memory errors, no definite leaks)
+#   4. the CLI tests and the fuzz regression corpora under valgrind (no
+#      memory errors, no definite leaks)
 # Each build lives in its own directory (_build/, _build-san/), so the
 # source tree's own build is left alone. Prints every suite's summary.
 set -eu
@@ -17,7 +18,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 summary() {
     # Check's lines ("100%: Checks: 12, Failures: 0, Errors: 0") and the CLI
     # tests' ("12 passed, 0 failed") from the logs of one build
-    for log in "$1"/tests/unit/*.log "$1"/tests/cli/*.log "$1"/tests/slurm/*.log; do
+    for log in "$1"/tests/unit/*.log "$1"/tests/cli/*.log "$1"/tests/slurm/*.log "$1"/tests/fuzz/*.log; do
         [ -f "$log" ] || continue
         grep -hE '^[0-9]+%: Checks: |^[0-9]+ passed, [0-9]+ failed' "$log" | sed "s|^|$(basename "$log" .log): |"
     done
@@ -45,6 +46,10 @@ SKELSCHED_QUICK=1 run_suite "$top/_build-san" --enable-werror --enable-sanitize
 
 echo "== valgrind on the CLI tests"
 (cd "$top/_build" && VALGRIND=1 SKELSCHED_QUICK=1 make -s check TESTS="$(cd "$top" && ls tests/cli/*.sh | grep -v /lib.sh | tr "\n" " ")") || {
+    summary "$top/_build"; exit 1; }
+# the fuzz targets' regression corpora, every input replayed under memcheck
+(cd "$top/_build" && make -s check TESTS="$(cd "$top" && ls tests/fuzz/fuzz_*.c | sed 's|/fuzz_\(.*\)\.c$|/replay_\1|' | tr "\n" " ")" \
+    LOG_COMPILER="$(command -v valgrind)" AM_LOG_FLAGS="-q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite") || {
     summary "$top/_build"; exit 1; }
 summary "$top/_build" | grep -E '^[a-z_.]+: [0-9]+ passed'
 echo "== all test suites passed"

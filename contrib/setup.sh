@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what skelsched needs on Debian 12, from Debian's packages only.
 # Idempotent: packages already present are left alone. Run as root or through sudo.
+# clang and libclang-rt-14-dev (libFuzzer) are for `make fuzz` only.
 #
 # SUNDIALS: Debian's libsundials-dev depends on MPI, PETSc, hypre and Trilinos
 # (about 140 packages). skelsched uses CVODE with serial vectors only, and
@@ -20,7 +21,8 @@ PKGS="build-essential autoconf automake libtool pkg-config git
 check libsubunit-dev libxml2-dev libsuitesparse-dev
 libsundials-cvode6 libsundials-nvecserial6 libsundials-sunmatrix4
 libslurm-dev slurmctld slurmd slurm-client
-gnuplot-nox valgrind"
+gnuplot-nox valgrind
+clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

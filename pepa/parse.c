@@ -41,7 +41,9 @@ typedef struct parser {
     double num;
     /* the token after it, for the one place that needs two (prefix vs
      * parenthesised process) */
-    int depth;
+    int depth;                     /* process nesting (a prefix chain counts) */
+    int edepth;                    /* rate expression nesting, apart: a long
+                                      prefix chain is not a deep expression */
     pepa_model *m;
     diag *err;
 } parser;
@@ -271,7 +273,7 @@ static pepa_expr *unary(parser *ps)
     char buf[PEPA_MAX_NAME + 32];
     pepa_pos pos = ps->pos;
     pepa_expr *e = NULL;
-    if (++ps->depth > PEPA_MAX_DEPTH) {
+    if (++ps->edepth > PEPA_MAX_DEPTH) {
         fail(ps, "expression nested more than %d deep", PEPA_MAX_DEPTH);
         return NULL;
     }
@@ -303,7 +305,7 @@ static pepa_expr *unary(parser *ps)
     }
     if (!e && !ps->err->set)
         diag_set(ps->err, "out of memory");
-    ps->depth--;
+    ps->edepth--;
     return e;
 }
 
@@ -378,7 +380,10 @@ static int actions(parser *ps, tok close, int **out, int *n)
         if (next(ps) < 0)
             goto fail;
     }
-    return next(ps);
+    /* the token after the list may be bad too: the list is then freed here */
+    if (next(ps) < 0)
+        goto fail;
+    return 0;
 fail:
     free(*out);
     *out = NULL;

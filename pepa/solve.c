@@ -123,6 +123,28 @@ static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
     return diag_set(err, "%s", last.msg);
 }
 
+/* A converged solution must still be a probability vector. Rates many
+ * hundred orders of magnitude apart (1e308 next to 1e-308) underflow in
+ * any method: the iterate collapses to zeros whose residual is 0. */
+static int check_distribution(const pepa_ctmc *q, const double *pi, diag *err)
+{
+    double sum = 0.0, lo = INFINITY, hi = 0.0;
+    for (uint32_t j = 0; j < q->n; j++) {
+        if (!isfinite(pi[j]) || pi[j] < -1e-9)
+            return diag_set(err, "the steady-state solution is not a probability vector "
+                                 "(state %u has %g): the model's rates are beyond double precision", j, pi[j]);
+        sum += pi[j];
+    }
+    if (fabs(sum - 1.0) <= 1e-6)
+        return 0;
+    for (uint64_t k = 0; k < q->nnz; k++) {
+        lo = q->val[k] < lo ? q->val[k] : lo;
+        hi = q->val[k] > hi ? q->val[k] : hi;
+    }
+    return diag_set(err, "the steady-state solution sums to %g, not 1: rates from %g to %g are too far "
+                         "apart for double precision", sum, lo, hi);
+}
+
 int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                pepa_solve_result *res, diag *err)
 {
@@ -176,5 +198,7 @@ int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
     if (rc == 0 && !res->converged)     /* a method must not claim success */
         rc = diag_set(err, "%s: residual %.3g above tolerance %.3g",
                       pepa_method_name(res->method), res->residual, o.tol);
+    if (rc == 0)
+        rc = check_distribution(q, pi, err);
     return rc;
 }

@@ -483,6 +483,12 @@ static int bits_for(unsigned long v)
 /* Place a field of `width` bits at the cursor (word, shift). */
 static int place(compiler *c, pepa_field *f, int width, int *word, int *shift)
 {
+    if (width == 0) {
+        /* one local state: nothing to store, but the field must not sit at
+         * shift 64 (a full word before it), where shifting is undefined */
+        f->word = f->shift = f->width = 0;
+        return 0;
+    }
     if (*shift + width > 64) {
         (*word)++;
         *shift = 0;

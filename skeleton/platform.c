@@ -24,6 +24,10 @@
 #include "../base/strmap.h"
 
 #define MAX_LINE 65536
+/* Node pairs set by all Link= lines together: each line is bounded, but a
+ * few kilobytes of lines over large hostlists would otherwise take
+ * gigabytes. Twice a million pairs is a complete graph of 2000 nodes. */
+#define MAX_LINK_PAIRS (1L << 21)
 
 typedef struct priv {
     arena mem;
@@ -230,6 +234,7 @@ typedef struct link_line {
 typedef struct links {
     link_line *v;
     int n, cap;
+    long pairs;            /* node pairs of all lines so far */
 } links;
 
 static void links_free(links *ls)
@@ -268,11 +273,18 @@ static int line_link(pctx *c, const pair *kv, int n, links *ls)
         skel_hostlist_free(l.names, l.count);
         return fail(c, kv[0].vcol, "Link=%s names fewer than two nodes", kv[0].value);
     }
-    if ((long)l.count * (l.count - 1) / 2 > SKEL_MAX_NODES) {
+    long pairs = (long)l.count * (l.count - 1) / 2;
+    if (pairs > SKEL_MAX_NODES) {
         skel_hostlist_free(l.names, l.count);
         return fail(c, kv[0].vcol, "Link=%s makes more than %d pairs", kv[0].value,
                     SKEL_MAX_NODES);
     }
+    if (ls->pairs + pairs > MAX_LINK_PAIRS) {
+        skel_hostlist_free(l.names, l.count);
+        return fail(c, kv[0].vcol, "the Link= lines make more than %ld node pairs in all",
+                    MAX_LINK_PAIRS);
+    }
+    ls->pairs += pairs;
     if (ls->n == ls->cap) {
         int nc = ls->cap ? 2 * ls->cap : 8;
         link_line *v = realloc(ls->v, (size_t)nc * sizeof *v);

@@ -666,7 +666,7 @@ static int setup_platform(search *s)
         !(s->mx_to = calloc(ne * nn, sizeof *s->mx_to)) || !(s->mx_any = calloc(ne, sizeof *s->mx_any)))
         return diag_set(s->err, "out of memory");
     for (int a = 0; a < s->nn; a++) {
-        if (s->p->nodes[a].speed > s->maxspeed)
+        if (s->p->nodes[a].speed > s->maxspeed && (!s->o->allowed || s->o->allowed[a]))
             s->maxspeed = s->p->nodes[a].speed;
         for (int b = 0; b < s->nn; b++) {
             double l, w;
@@ -789,13 +789,21 @@ static int setup(search *s)
             s->group_scale[s->ngroups++] = s->flows[i].ndst / s->visit[i];
         }
     }
-    /* Nodes named by a pin are not interchangeable with any other. */
+    /* Nodes named by a pin, and nodes no task may use, are not
+     * interchangeable with any other. */
     unsigned char *keep = calloc(nn, 1);
     if (!keep)
         return diag_set(s->err, "out of memory");
     for (int i = 0; s->o->pins && i < s->nt; i++)
         if (s->o->pins[i] >= 0)
             keep[s->o->pins[i]] = 1;
+    int usable = 0;
+    for (int j = 0; j < s->nn; j++) {
+        if (s->o->allowed && !s->o->allowed[j])
+            keep[j] = 1;
+        else
+            usable++;
+    }
     skel_search_classes(s->p, keep, s->cls, s->err);
     free(keep);
     if (s->o->no_symmetry)
@@ -803,7 +811,7 @@ static int setup(search *s)
             s->cls[j] = j;
     s->raw[s->nt] = 1;
     for (int k = s->nt - 1; k >= 0; k--)
-        s->raw[k] = s->raw[k + 1] * (s->o->pins && s->o->pins[k] >= 0 ? 1 : s->nn);
+        s->raw[k] = s->raw[k + 1] * (s->o->pins && s->o->pins[k] >= 0 ? 1 : usable);
     return 0;
 }
 
@@ -1125,6 +1133,8 @@ static int dfs(search *s, int k)
     int nc = 0;
     int pin = s->o->pins ? s->o->pins[k] : -1;
     for (int x = pin >= 0 ? pin : 0; x < (pin >= 0 ? pin + 1 : s->nn); x++) {
+        if (s->o->allowed && !s->o->allowed[x])
+            continue;
         if (s->load[x] == 0 && s->cls[x] != x) {
             /* An unused node whose class has an earlier unused member: the
              * placements below are images of that member's. */
@@ -1221,6 +1231,11 @@ static int run_candidates(search *s)
             if (pl[i] < 0 || pl[i] >= s->nn) {
                 diag_set(s->err, "candidate %zu: task t%zu is not on a node of %s", c + 1, i,
                          s->p->file);
+                goto out;
+            }
+            if (o->allowed && !o->allowed[pl[i]]) {
+                diag_set(s->err, "candidate %zu puts t%zu on %s, which the job may not use", c + 1, i,
+                         s->p->nodes[pl[i]].name);
                 goto out;
             }
             if (o->pins && o->pins[i] >= 0 && o->pins[i] != pl[i]) {
@@ -1372,11 +1387,24 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
         diag_set(err, "internal error: the model was not built from this task graph");
         return NULL;
     }
-    for (int i = 0; s.o->pins && i < s.nt; i++)
+    for (int i = 0; s.o->pins && i < s.nt; i++) {
         if (s.o->pins[i] >= s.nn) {
             diag_set(err, "pin of t%d: no node %d in %s", i, s.o->pins[i], p->file);
             return NULL;
         }
+        if (s.o->pins[i] >= 0 && s.o->allowed && !s.o->allowed[s.o->pins[i]]) {
+            diag_set(err, "t%d is pinned to %s, which the job may not use", i,
+                     p->nodes[s.o->pins[i]].name);
+            return NULL;
+        }
+    }
+    int usable = 0;
+    for (int j = 0; j < s.nn; j++)
+        usable += !s.o->allowed || s.o->allowed[j];
+    if (!usable) {
+        diag_set(err, "no node of %s may be used", p->file);
+        return NULL;
+    }
     if (s.o->candidates && s.o->ncandidates < 1) {
         diag_set(err, "no candidate placements");
         return NULL;

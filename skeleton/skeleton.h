@@ -357,6 +357,9 @@ int skel_model_place(skel_model *m, const skel_platform *p, const int *node_of_t
 
 typedef struct skel_search_opts {
     const int *pins;         /* ntasks entries: node index, or -1 (free); NULL: none */
+    const unsigned char *allowed; /* nnodes flags: tasks go only on nodes whose flag is
+                                non-zero (the others keep their links and Input/
+                                Output roles); NULL: every node */
     const int *candidates;   /* ncandidates * ntasks node indices; NULL: all placements */
     int ncandidates;
     int top;                 /* placements to rank (best first); 0: 10 */

@@ -583,14 +583,13 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
         return diag_set(err, "no skeleton");
     double t0 = clock_now();
     skel_platform *p = conf->plat;
-    int n = skel_tree_ntasks(job->tree), nn = p->nnodes, rc = -1;
+    int n = skel_tree_ntasks(job->tree), rc = -1;
     const char *file = job->file ? job->file : "batch script";
     skel_dag *dag = NULL;
     skel_model *model = NULL;
     skel_search_result *res = NULL;
     int *pins = malloc((size_t)n * sizeof *pins);
-    double *speeds = malloc((size_t)nn * sizeof *speeds);
-    if (!pins || !speeds) {
+    if (!pins) {
         diag_set(err, "out of memory");
         goto out;
     }
@@ -615,28 +614,15 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
     if (!(dag = skel_dag_build(job->tree, job->style, err)) || !(model = skel_model_new(job->tree, dag, err)))
         goto out;
 
-    /* Nodes the job may not use stay in the platform (their links and the
-     * Input/Output roles still matter) but become a million times slower
-     * than the slowest node: the search's sound bounds cut them at once,
-     * and the result is checked below anyway. */
-    double slow = INFINITY;
-    for (int j = 0; j < nn; j++) {
-        speeds[j] = p->nodes[j].speed;
-        if (speeds[j] < slow)
-            slow = speeds[j];
-    }
-    for (int j = 0; j < nn; j++)
-        if (!allowed[j])
-            p->nodes[j].speed = slow * 1e-6;
     skel_search_opts so = { 0 };
     so.pins = pins;
+    /* nodes the job may not use keep their links and Input/Output roles */
+    so.allowed = allowed;
     so.top = 1;
     so.budget = conf->budget;
     so.max_states = conf->max_states;
     so.threads = 1;                /* inside slurmctld: no threads of our own */
     res = skel_search(model, dag, p, &so, err);
-    for (int j = 0; j < nn; j++)
-        p->nodes[j].speed = speeds[j];
     if (!res)
         goto out;
     if (res->nranked < 1) {
@@ -644,12 +630,6 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
         goto out;
     }
     const skel_search_entry *best = &res->ranked[0];
-    for (int i = 0; i < n; i++)
-        if (!allowed[best->placement[i]]) {
-            diag_set(err, "no placement on the available nodes was found within the time budget "
-                          "(Budget=%g ms)", conf->budget * 1000);
-            goto out;
-        }
     plan->ntasks = n;
     if (!(plan->node_of_task = malloc((size_t)n * sizeof *plan->node_of_task))) {
         diag_set(err, "out of memory");
@@ -672,7 +652,6 @@ out:
     skel_model_free(model);
     skel_dag_free(dag);
     free(pins);
-    free(speeds);
     return rc;
 }
 

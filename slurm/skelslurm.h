@@ -120,9 +120,9 @@ typedef struct slurmsk_plan {
 
 /* Search the best placement of job's skeleton on conf's platform among the
  * allowed nodes (from slurmsk_candidates), honouring the job's pins, within
- * conf->budget. conf's platform is modified during the call and restored:
- * do not share one conf between concurrent calls. Returns 0 with plan
- * filled (free with slurmsk_plan_clear), or -1 with a message. */
+ * conf->budget; no task goes on a node that is not allowed, even when the
+ * job's throughput does not depend on that task's node. Returns 0 with
+ * plan filled (free with slurmsk_plan_clear), or -1 with a message. */
 int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned char *allowed,
                   slurmsk_plan *plan, diag *err);
 void slurmsk_plan_clear(slurmsk_plan *plan);

@@ -7,7 +7,7 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
@@ -31,6 +31,9 @@ tests_unit_test_search_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libb
 tests_unit_test_slurm_SOURCES = tests/unit/test_slurm.c
 tests_unit_test_slurm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_slurm_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
+tests_unit_test_bounds_SOURCES = tests/unit/test_bounds.c
+tests_unit_test_bounds_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_bounds_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
 tests_unit_test_bpel_SOURCES = tests/unit/test_bpel.c tests/unit/testutil.h
 tests_unit_test_bpel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_bpel_LDADD = bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
@@ -45,12 +48,15 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 
 # A real slurmctld and four slurmd on 127.0.0.1 with the plugin; skips (77)
 # unless root with Slurm's daemons installed.
-EXTRA_DIST += tests/slurm/e2e.sh
+# soak.sh: thousands of valid, invalid and hostile submissions and
+# skeleton.conf reloads against the same cluster (docs/robustness.md);
+# `make check` runs it for 30 s, `make soak` for SOAK_SECONDS (default 600).
+EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
 if !SANITIZE
-TESTS += tests/slurm/e2e.sh
+TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh
 endif
 endif
 
@@ -66,3 +72,8 @@ tests_unit_test_advice_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_advice_LDADD = advice/libadvice.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 endif
 CLI_TESTS += tests/cli/advise.sh tests/cli/estimate.sh
+SOAK_SECONDS = 600
+soak: all
+	SKELSCHED='$(abs_top_builddir)/skelsched' SOAK_SECONDS='$(SOAK_SECONDS)' \
+		sh $(abs_top_srcdir)/tests/slurm/soak.sh
+.PHONY: soak

@@ -1,14 +1,7 @@
 /* libFuzzer target for the BPEL importer: any bytes, as a process and as a
  * side file, must give a tree or a message - never a crash, a leak, a hang
- * or a fetch. Built by hand (not by make) in a configured and built build
- * directory; the importer is compiled instrumented, the rest is linked from
- * the build's convenience libraries:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I$SRC -I. -include config.h \
- *     $(pkg-config --cflags libxml-2.0) $SRC/tests/fuzz/fuzz_bpel.c $SRC/bpel/[a-z]*.c \
- *     skeleton/.libs/libskeleton.a pepa/.libs/libpepa.a base/.libs/libbase.a \
- *     $(pkg-config --libs libxml-2.0) -lumfpack -lm -lpthread -o fuzz_bpel
- *   ./fuzz_bpel -max_len=65536 -rss_limit_mb=512 $SHARED_DIR/corpus/bpel
+ * or a fetch. Built by `make fuzz` (libFuzzer) and by `make check` with
+ * tests/fuzz/replay.c (the regression corpus).
  *
  * The first NUL byte, if any, splits the input into a side file (before)
  * and the process (after); otherwise the whole input is the process. */

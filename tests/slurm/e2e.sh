@@ -8,109 +8,11 @@
 # a message naming the line; a corrupt skeleton.conf keeps the last good
 # one; a burst of mixed submissions; the controller stays up throughout.
 # Skips (77) unless root with slurmctld, slurmd and sbatch installed.
-# Every wait is bounded; the daemons are stopped by their recorded PIDs.
+# The cluster and the helpers are tests/slurm/cluster.sh.
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "not root"
-for c in slurmctld slurmd sbatch scontrol sinfo srun; do
-    command -v $c >/dev/null 2>&1 || skip "$c is not installed"
-done
-SKELSCHED=${SKELSCHED:-$PWD/skelsched}
-[ -x "$SKELSCHED" ] || skip "no skelsched binary ($SKELSCHED)"
-BUILD=$(cd "$(dirname "$SKELSCHED")" && pwd)
-SO="$BUILD/plugin/.libs/job_submit_skeleton.so"
-[ -f "$SO" ] || skip "plugin not built ($SO)"
-SYSPLUG=$(dirname "$(find /usr/lib -name auth_none.so -path '*slurm*' 2>/dev/null | head -1)")
-[ -n "$SYSPLUG" ] && [ -d "$SYSPLUG" ] || skip "Slurm's plugins (auth_none.so) not found"
-
-T=$(mktemp -d /tmp/skel-e2e.XXXXXX) || exit 1
-PIDS=""
-cleanup() {
-    for p in $PIDS; do kill "$p" 2>/dev/null; done
-    # bounded: give them 10 s, then force
-    i=0
-    while [ $i -lt 20 ]; do
-        alive=0
-        for p in $PIDS; do kill -0 "$p" 2>/dev/null && alive=1; done
-        [ $alive = 0 ] && break
-        sleep 0.5
-        i=$((i + 1))
-    done
-    for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-    if [ "${KEEP:-0}" = 1 ] || [ "$FAILS" != 0 ]; then
-        echo "logs kept in $T"
-    else
-        rm -rf "$T"
-    fi
-}
-FAILS=0
-PASSES=0
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-pass() { echo "ok - $1"; PASSES=$((PASSES + 1)); }
-fail() { echo "FAIL - $1"; FAILS=$((FAILS + 1)); }
-
-# wait_for SECONDS COMMAND...: poll until the command succeeds (wall clock)
-wait_for() {
-    end=$(($(date +%s) + $1)); shift
-    while [ "$(date +%s)" -le $end ]; do
-        "$@" >/dev/null 2>&1 && return 0
-        sleep 0.25
-    done
-    return 1
-}
-# Slurm's clients retry for long when the controller does not answer: cap them.
-SCONTROL=$(command -v scontrol) SINFO=$(command -v sinfo) SBATCH=$(command -v sbatch)
-scontrol() { timeout 20 "$SCONTROL" "$@"; }
-sinfo() { timeout 20 "$SINFO" "$@"; }
-sbatch() { timeout 30 "$SBATCH" "$@"; }
-
-mkdir -p "$T/state" "$T/spool" "$T/log" "$T/plugins" "$T/out"
-install -m 0755 "$SO" "$T/plugins/job_submit_skeleton.so"
-SPANKSO="$BUILD/plugin/.libs/spank_skeleton.so"
-if [ -f "$SPANKSO" ]; then
-    install -m 0755 "$SPANKSO" "$T/plugins/spank_skeleton.so"
-    echo "required $T/plugins/spank_skeleton.so" >"$T/plugstack.conf"
-else
-    : >"$T/plugstack.conf"
-fi
-# distinct ports per run, so concurrent runs on one machine do not collide
-BASE=$((20000 + ($$ % 2000) * 10))
-HOST=$(hostname -s)
-cat >"$T/slurm.conf" <<EOF
-ClusterName=skele2e
-SlurmctldHost=$HOST
-SlurmctldPort=$BASE
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/none
-CredType=cred/none
-MpiDefault=none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/backfill
-ReturnToService=2
-MailProg=/bin/true
-CommunicationParameters=NoInAddrAny,NoCtldInAddrAny
-StateSaveLocation=$T/state
-SlurmdSpoolDir=$T/spool/%n
-SlurmctldPidFile=$T/slurmctld.pid
-SlurmdPidFile=$T/slurmd-%n.pid
-SlurmctldLogFile=$T/log/slurmctld.log
-SlurmdLogFile=$T/log/slurmd-%n.log
-PluginDir=$SYSPLUG:$T/plugins
-JobSubmitPlugins=skeleton
-PlugStackConfig=$T/plugstack.conf
-MinJobAge=600
-NodeName=n[1-5] NodeHostname=$HOST NodeAddr=127.0.0.1 Port=[$((BASE + 1))-$((BASE + 5))] CPUs=2 RealMemory=1000 State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-EOF
+CLUSTER_NAME=skele2e
+. "$(dirname "$0")/cluster.sh"
+cluster_setup
 # the platform, for skelsched map; skeleton.conf = the platform + plugin keys
 cat >"$T/platform.conf" <<'EOF'
 LocalLatency=0.0001
@@ -128,40 +30,7 @@ cp "$T/skeleton.conf" "$T/skeleton.conf.good"
 # a second partition holding a subset of the nodes (-p slow checks below)
 echo "PartitionName=slow Nodes=n[1-3] MaxTime=INFINITE State=UP" >>"$T/slurm.conf"
 
-SLURM_CONF=$T/slurm.conf
-export SLURM_CONF
-
-slurmctld -D -i -f "$T/slurm.conf" >"$T/log/slurmctld.stdout" 2>&1 &
-CTLD=$!
-PIDS="$CTLD"
-if ! wait_for 30 scontrol ping; then
-    fail "slurmctld did not answer scontrol ping within 30 s"
-    tail -20 "$T/log/slurmctld.log" "$T/log/slurmctld.stdout" 2>/dev/null
-    exit 1
-fi
-for n in n1 n2 n3 n4; do
-    slurmd -D -N $n -f "$T/slurm.conf" >"$T/log/slurmd-$n.stdout" 2>&1 &
-    PIDS="$PIDS $!"
-done
-idle4() { [ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -ge 4 ]; }
-if ! wait_for 60 idle4; then
-    fail "the four slurmd did not register within 60 s"
-    sinfo -N
-    exit 1
-fi
-pass "slurmctld and 4 slurmd up"
-grep -q "job_submit/skeleton: loaded" "$T/log/slurmctld.log" && pass "plugin loaded skeleton.conf" ||
-    fail "plugin did not log loading skeleton.conf"
-
-# job_state JOBID: its JobState
-job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.* JobState=\([A-Z_]*\).*/\1/p'; }
-job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
-done_job() { s=$(job_state "$1"); case $s in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) return 0 ;; esac; return 1; }
-# submit FILE [sbatch options]: job id on stdout, sbatch's messages in $T/sbatch.err
-submit() {
-    f=$1; shift
-    sbatch --parsable -D "$T/out" -o "$T/out/%j.out" "$@" "$f" 2>"$T/sbatch.err"
-}
+cluster_start
 
 # ---- a 3-stage pipeline, placed as skelsched map places it ---------------
 cat >"$T/pipe.skel" <<'EOF'

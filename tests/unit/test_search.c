@@ -198,6 +198,64 @@ START_TEST(test_brute_force)
 }
 END_TEST
 
+/* opts.allowed: nodes the tasks may not use. On random platforms the best
+ * placement is brute force's best among the placements that use allowed
+ * nodes only, with bounds and symmetry on; pins to a forbidden node and a
+ * mask forbidding every node are errors. */
+START_TEST(test_allowed)
+{
+    uint64_t seed = 777 + (uint64_t)_i * 104729;
+    const char *skel = skels[_i % 6];
+    char text[8192];
+    random_platform(text, sizeof text, 4, &seed);
+    built b;
+    build(&b, skel, _i % 2 ? SKEL_STYLE_PRODUCER : SKEL_STYLE_STREAM, text);
+    unsigned char allowed[4] = { 1, 1, 1, 1 };
+    allowed[_i % 4] = 0;
+    if (_i % 3 == 0)
+        allowed[(_i + 1) % 4] = 0;
+    skel_search_opts brute = { 0 };
+    brute.no_prune = brute.no_symmetry = 1;
+    brute.top = 100000;
+    skel_search_result *bf = run(&b, &brute);
+    int nt = skel_tree_ntasks(b.tree), k = 0, ok = 0;
+    for (; k < bf->nranked && !ok; k++) {
+        ok = 1;
+        for (int t = 0; t < nt; t++)
+            ok &= allowed[bf->ranked[k].placement[t]];
+    }
+    ck_assert(ok);
+    double best = bf->ranked[k - 1].throughput;
+    skel_search_opts o = { 0 };
+    o.allowed = allowed;
+    o.top = 5;
+    skel_search_result *r = run(&b, &o);
+    ck_assert_msg(close_rel(r->ranked[0].throughput, best, 1e-9), "case %d: %.12g vs brute force %.12g",
+                  _i, r->ranked[0].throughput, best);
+    ck_assert(r->optimal);
+    ck_assert(r->evaluated + r->pruned + r->symmetric == r->total);
+    for (int q = 0; q < r->nranked; q++)
+        for (int t = 0; t < nt; t++)
+            ck_assert(allowed[r->ranked[q].placement[t]]);
+    skel_search_result_free(r);
+
+    diag err;
+    diag_clear(&err);
+    int pins[8] = { _i % 4, -1, -1, -1, -1, -1, -1, -1 };
+    o.pins = pins;
+    ck_assert_ptr_null(skel_search(b.model, b.dag, b.plat, &o, &err));
+    ck_assert_msg(strstr(err.msg, "which the job may not use") != NULL, "%s", err.msg);
+    unsigned char none[4] = { 0, 0, 0, 0 };
+    o.pins = NULL;
+    o.allowed = none;
+    diag_clear(&err);
+    ck_assert_ptr_null(skel_search(b.model, b.dag, b.plat, &o, &err));
+    ck_assert_msg(strstr(err.msg, "no node of") != NULL, "%s", err.msg);
+    skel_search_result_free(bf);
+    unbuild(&b);
+}
+END_TEST
+
 static const char pipe8[] =
     "pipe(8);\n\ttask(\"a\", 2.0);\n\ttask(\"b\", 1.0);\n\ttask(\"c\", 3.0);\n\ttask(\"d\", 1.5);\n"
     "\ttask(\"e\", 2.5);\n\ttask(\"f\", 1.0);\n\ttask(\"g\", 2.0);\n\ttask(\"h\", 4.0);\n";
@@ -299,6 +357,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_seed_table, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_loop_test(tc, test_brute_force, 0, 20);
     tcase_add_test(tc, test_budget);
+    tcase_add_loop_test(tc, test_allowed, 0, 12);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_classes);
     suite_add_tcase(s, tc);

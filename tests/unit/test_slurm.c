@@ -602,6 +602,32 @@ START_TEST(place_bounded)
 }
 END_TEST
 
+/* Found by the soak test: in an xdeal of pipelines the throughput does not
+ * depend on the second branch's nodes, so placements on a node the job may
+ * not use (the fastest, n5, without a slurmd) tied with the best and one of
+ * them came first: a valid job was refused. */
+START_TEST(place_ties)
+{
+    slurmsk_conf *c = conf_of("LocalLatency=0.0002\nDefaultLatency=0.002\nNodeName=n[1-2] Speed=3\n"
+                              "NodeName=n3 Speed=1\nNodeName=n4 Speed=2\nNodeName=n5 Speed=16\n");
+    const char *s = "#SKEL xdeal(2);\n#SKEL pipe(2); task(\"a\", 2); task(\"b\", 1);\n"
+                    "#SKEL pipe(2); task(\"a\", 2); task(\"b\", 1);\n";
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(s, strlen(s), NULL, 32, &job, &err), 0);
+    unsigned char a[5] = { 1, 1, 1, 1, 0 };
+    slurmsk_plan plan;
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < plan.ntasks; i++)
+        ck_assert_int_ne(plan.node_of_task[i], 4);
+    ck_assert(plan.optimal);
+    slurmsk_plan_clear(&plan);
+    slurmsk_job_clear(&job);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
 START_TEST(spank_skeleton)
 {
     const char *skel = "pipe(2);\n  task(\"a\", 1.0);\n  task(\"b\", 2.0);\n";
@@ -672,6 +698,7 @@ static Suite *suite(void)
     tcase_add_test(tc, place_pipeline);
     tcase_add_test(tc, place_pins);
     tcase_add_test(tc, place_bounded);
+    tcase_add_test(tc, place_ties);
     tcase_add_test(tc, time_and_env);
     tcase_add_test(tc, spank_skeleton);
     suite_add_tcase(s, tc);
