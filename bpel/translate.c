@@ -119,9 +119,34 @@ static int combine(tr *x, skel_kind k, int line, skel_node **v, int n, skel_node
     return 0;
 }
 
+/* The stages of a pipe being built. */
+typedef struct stages {
+    skel_node **v;
+    int n, cap;
+} stages;
+
+/* Append s as a stage; a pipe adds nothing, its stages become ours. */
+static int add_stages(tr *x, stages *l, skel_node *s)
+{
+    int k = s->kind == SKEL_PIPE ? s->nchildren : 1;
+    if (l->n + k > l->cap) {
+        int cap = 2 * (l->n + k);
+        skel_node **v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return diag_set(x->err, "out of memory");
+        l->v = v;
+        l->cap = cap;
+    }
+    for (int j = 0; j < k; j++) {
+        l->v[l->n] = s->kind == SKEL_PIPE ? s->children[j] : s;
+        l->v[l->n++]->parent = NULL;
+    }
+    return 0;
+}
+
 static int seq(tr *x, const bpel_act *a, double visits, place at, int depth, skel_node **out)
 {
-    int lo = -1, hi = -1, rc = 0, n = 0;
+    int lo = -1, hi = -1, rc = 0;
     for (int i = 0; i < a->nchildren; i++)
         if (has_work(a->children[i])) {
             if (lo < 0)
@@ -130,39 +155,22 @@ static int seq(tr *x, const bpel_act *a, double visits, place at, int depth, ske
         }
     if (lo < 0)
         return 0;
-    int cap = hi - lo + 1;
-    skel_node **v = malloc((size_t)cap * sizeof *v);
-    if (!v)
-        return diag_set(x->err, "out of memory");
+    stages l = { 0 };
     for (int i = lo; i <= hi && rc == 0; i++) {
         if (!has_work(a->children[i]))
             continue;
-        place in = { at.first && n == 0, at.last && i == hi, n > 0 && forks(v[n - 1], 1) };
+        place in = { at.first && l.n == 0, at.last && i == hi,
+                     l.n > 0 && forks(l.v[l.n - 1], 1) };
         skel_node *s = NULL;
         rc = translate(x, a->children[i], visits, in, depth + 1, &s);
-        if (rc < 0 || !s)
-            continue;
-        /* A pipe inside a pipe adds nothing: its stages become ours. */
-        int k = s->kind == SKEL_PIPE ? s->nchildren : 1;
-        if (n + k > cap) {
-            cap = 2 * (n + k);
-            skel_node **nv = realloc(v, (size_t)cap * sizeof *nv);
-            if (!nv) {
-                rc = diag_set(x->err, "out of memory");
-                break;
-            }
-            v = nv;
-        }
-        for (int j = 0; j < k; j++) {
-            v[n] = s->kind == SKEL_PIPE ? s->children[j] : s;
-            v[n++]->parent = NULL;
-        }
+        if (rc == 0 && s)
+            rc = add_stages(x, &l, s);
     }
     if (rc == 0)
-        rc = bpel_merge_stages(x->t, v, &n, x->err);
-    if (rc == 0 && n > 0)
-        rc = combine(x, SKEL_PIPE, a->line, v, n, out);
-    free(v);
+        rc = bpel_merge_stages(x->t, l.v, &l.n, x->err);
+    if (rc == 0 && l.n > 0)
+        rc = combine(x, SKEL_PIPE, a->line, l.v, l.n, out);
+    free(l.v);
     return rc;
 }
 
@@ -252,28 +260,21 @@ static int loop(tr *x, const bpel_act *a, double visits, place at, int depth, sk
 
 /* ---- flows with links: series-parallel decomposition ------------------- */
 
-/* pipe(v[0], v[1]), either may be NULL; the stages of a pipe inside become
- * the pipe's own. */
+/* pipe(v[0], v[1]), either may be NULL, through add_stages. */
 static int series_of(tr *x, int line, skel_node *v[2], skel_node **out)
 {
     if (!v[0] || !v[1]) {
         *out = v[0] ? v[0] : v[1];
         return 0;
     }
-    skel_node *p = skel_node_new(x->t, SKEL_PIPE, line, 0, x->err);
-    if (!p)
-        return -1;
-    for (int i = 0; i < 2; i++) {
-        int k = v[i]->kind == SKEL_PIPE ? v[i]->nchildren : 1;
-        for (int j = 0; j < k; j++) {
-            skel_node *c = v[i]->kind == SKEL_PIPE ? v[i]->children[j] : v[i];
-            c->parent = NULL;
-            if (skel_node_add(x->t, p, c, x->err) < 0)
-                return -1;
-        }
-    }
-    *out = p;
-    return 0;
+    stages l = { 0 };
+    int rc = add_stages(x, &l, v[0]);
+    if (rc == 0)
+        rc = add_stages(x, &l, v[1]);
+    if (rc == 0)
+        rc = combine(x, SKEL_PIPE, line, l.v, l.n, out);
+    free(l.v);
+    return rc;
 }
 
 /* Children set[0..n) of flow a (indices in link order), as nested pipe and
