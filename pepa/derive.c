@@ -1,22 +1,25 @@
 /* pepa_derive: breadth-first exploration of the reachable states and the
  * CTMC (transposed, as solvers read it). See space.h.
  *
- * The work is split in two halves that can run on two cores:
- *   - the enumerator takes a chunk of known states and lists their
+ * The work is split in two halves:
+ *   - enumerating takes a chunk of known states and lists their
  *     transitions: target vector, its hash, rate (enum.c does the
- *     semantics); it needs nothing but the states themselves;
- *   - the indexer takes the chunks in order, looks each target up in the
- *     hash index (adding new states), merges transitions to the same
- *     target and writes each state's row of outgoing rates.
- * With one thread the two alternate chunk by chunk; with two, they run
- * concurrently with two chunk buffers between them. States live in blocks
- * that never move, so the enumerator can read states while the indexer
- * adds new ones; the count of published states is the only shared
- * variable, read and written under one mutex.
+ *     semantics), with the transitions of one state to one target merged;
+ *     it needs nothing but the states themselves;
+ *   - indexing takes the chunks in order, looks each target up in the
+ *     hash index (adding new states), counts the target's in-degree in its
+ *     slot and writes each state's row of outgoing rates.
+ * With two threads, a helper enumerates chunk after chunk while the
+ * calling thread indexes them in order, enumerating a chunk itself
+ * whenever the next one is not ready: the two share the work whichever
+ * half is heavier. With one thread, the caller does both. States live in
+ * blocks that never move, so one thread can read states while the other
+ * adds new ones; the counts of published, claimed and indexed states and
+ * the chunk queues are the only shared variables, under one mutex.
  *
- * The rows are finally transposed into rows by target. The index is
- * dropped before that (solvers do not need it) and rebuilt only when
- * someone asks (pepa_space_index). */
+ * The rows are finally transposed into rows by target, sized by the
+ * in-degrees. The index is dropped then (solvers do not need it) and
+ * rebuilt only when someone asks (pepa_space_index). */
 #define _POSIX_C_SOURCE 200809L
 #include "space.h"
 
@@ -29,6 +32,8 @@
 #include "index.h"
 
 #define CHUNK_STATES 2048
+#define NCHUNKS 4                 /* buffers: one per thread enumerating, two queued */
+#define PREFETCH_AHEAD 16         /* transitions between a slot's prefetch and its lookup */
 
 /* The transitions of a run of states, as the enumerator hands them over. */
 typedef struct chunk {
@@ -38,6 +43,9 @@ typedef struct chunk {
     uint64_t *hash;
     double *rate;
     size_t n, cap;
+    uint64_t *seen;               /* one state's targets by hash: stamp << 32 | position */
+    uint64_t seen_cap;            /* power of two */
+    uint32_t stamp;               /* the state being listed; 0 marks a free entry */
     uint64_t self_loops;
     uint32_t deadlocks, first_deadlock;
     int failed;
@@ -50,8 +58,6 @@ typedef struct rows {
     uint32_t *col;
     double *val;
     uint64_t nnz, cap, rowp_cap;
-    uint32_t *mark;               /* per state: last row that reached it, + 1 */
-    uint32_t *pos;                /* per state: where in that row */
 } rows;
 
 typedef struct derivation {
@@ -59,18 +65,20 @@ typedef struct derivation {
     const pepa_system *sys;
     uint64_t limit;
     double deadline;
+    int merge;                    /* a state's transitions may share targets */
     rows r;
-    /* shared between the two threads, under lock */
+    /* shared between the threads, under lock */
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    uint32_t published;           /* states the enumerator may read */
+    uint32_t published;           /* states that may be enumerated */
+    uint32_t claimed;             /* states handed out for enumeration */
     uint32_t indexed;             /* states whose transitions are indexed */
-    chunk *chunks[2];             /* both buffers, owned here */
-    chunk *full[2];               /* queue: enumerated, not yet indexed */
-    chunk *empty[2];              /* free buffers */
-    int nfull, nempty;
-    int stop;                     /* an error or a limit: both sides stop */
-    int done;                     /* the enumerator found nothing left */
+    chunk *chunks[NCHUNKS];       /* all buffers, owned here */
+    chunk *ready[NCHUNKS];        /* enumerated, not yet indexed, by first state */
+    chunk *empty[NCHUNKS];        /* free buffers */
+    int nready, nempty;
+    int stop;                     /* an error or a limit: everybody stops */
+    int done;                     /* every state is enumerated and indexed */
     diag err;
 } derivation;
 
@@ -99,8 +107,45 @@ static int chunk_reserve(chunk *c, size_t need, int nw)
     return 0;
 }
 
-/* List the transitions of states [first, first + count). */
-static void enumerate(const pepa_space *sp, pepa_enum *en, chunk *c, uint32_t first, uint32_t count)
+/* Make room for the targets of a state with nt transitions in c's table
+ * of targets seen, and start the state's stamp. */
+static int seen_start(chunk *c, long nt)
+{
+    uint64_t cap = c->seen_cap ? c->seen_cap : 64;
+    while (cap < 2 * (uint64_t)nt)
+        cap *= 2;
+    if (cap > c->seen_cap || ++c->stamp == 0) {
+        free(c->seen);
+        if (!(c->seen = calloc(cap, sizeof *c->seen)))
+            return -1;
+        c->seen_cap = cap;
+        c->stamp = 1;
+    }
+    return 0;
+}
+
+/* The position in c of the target listed before that equals tg (hash h),
+ * the state's transitions starting at base; or -1 after recording tg as
+ * the one at position c->n. Transitions to one target need not be
+ * adjacent (two components can each lead there), hence the table. */
+static int64_t seen_find(chunk *c, const uint64_t *tg, uint64_t h, size_t base, int nw)
+{
+    uint64_t mask = c->seen_cap - 1;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+        uint64_t e = c->seen[i];
+        if ((uint32_t)(e >> 32) != c->stamp) {
+            c->seen[i] = (uint64_t)c->stamp << 32 | (uint32_t)(c->n - base);
+            return -1;
+        }
+        size_t p = base + (uint32_t)e;
+        if (c->hash[p] == h && pepa_same_state(c->target + p * (size_t)nw, tg, nw))
+            return (int64_t)p;
+    }
+}
+
+/* List the transitions of states [first, first + count), merging those
+ * to one target unless no two can have one (merge == 0). */
+static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, chunk *c, uint32_t first, uint32_t count)
 {
     const int nw = sp->nw;
     c->first = first;
@@ -114,7 +159,7 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, chunk *c, uint32_t fi
         const pepa_tr *tr;
         const uint64_t *mask;
         long nt = pepa_enum_state(en, src, &tr, &mask, &c->err);
-        if (nt < 0 || chunk_reserve(c, c->n + (size_t)nt, nw) < 0) {
+        if (nt < 0 || chunk_reserve(c, c->n + (size_t)nt, nw) < 0 || (merge && seen_start(c, nt) < 0)) {
             if (nt >= 0)
                 diag_set(&c->err, "out of memory while enumerating transitions");
             c->failed = 1;
@@ -122,7 +167,7 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, chunk *c, uint32_t fi
         }
         if (nt == 0 && c->deadlocks++ == 0)
             c->first_deadlock = first + s;
-        uint32_t kept = 0;
+        size_t base = c->n;
         for (long t = 0; t < nt; t++) {
             const uint64_t *m = mask + (size_t)t * nw;
             uint64_t *tg = c->target + c->n * (size_t)nw, any = 0;
@@ -134,48 +179,44 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, chunk *c, uint32_t fi
                 c->self_loops++;
                 continue;
             }
-            /* the same target as the transition before (one component
-             * offering several actions into one state): merge here,
-             * sparing the indexer a lookup */
-            if (kept > 0 && pepa_same_state(tg - nw, tg, nw)) {
-                c->rate[c->n - 1] += tr[t].rate;
+            uint64_t h = pepa_hash_state(tg, nw);
+            int64_t p = merge ? seen_find(c, tg, h, base, nw) : -1;
+            if (p >= 0) {
+                c->rate[p] += tr[t].rate;
                 continue;
             }
-            c->hash[c->n] = pepa_hash_state(tg, nw);
+            c->hash[c->n] = h;
             c->rate[c->n++] = tr[t].rate;
-            kept++;
         }
-        c->ntr[s] = kept;
+        c->ntr[s] = (uint32_t)(c->n - base);
     }
 }
 
 /* ---- the indexer's half -------------------------------------------------------- */
 
-/* The number of state st (hash h), adding it if new; -1 out of memory,
- * -2 over the limit. Only the indexer calls this. */
-static int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h)
+/* The number of state st (hash h), adding it if new, with edges more
+ * transitions into it; -1 out of memory, -2 over the limit. Only the
+ * indexer calls this. */
+static int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h, uint32_t edges)
 {
     pepa_space *sp = d->sp;
-    rows *r = &d->r;
     int nw = sp->nw;
     uint64_t i = pepa_probe(sp, st, h);
-    if (sp->index[i].id)
+    if (sp->index[i].id) {
+        sp->index[i].indeg += edges;
         return sp->index[i].id - 1;
+    }
     if ((uint64_t)sp->n >= d->limit)
         return -2;
     uint32_t k = sp->n;
     if ((k & (PEPA_BLOCK_STATES - 1)) == 0) {
         uint64_t *b = malloc((size_t)PEPA_BLOCK_STATES * (size_t)nw * sizeof *b);
-        if (!b || grow((void **)&r->mark, (uint64_t)k + PEPA_BLOCK_STATES, sizeof *r->mark) < 0 ||
-            grow((void **)&r->pos, (uint64_t)k + PEPA_BLOCK_STATES, sizeof *r->pos) < 0) {
-            free(b);
+        if (!b)
             return -1;
-        }
         sp->blocks[k >> PEPA_BLOCK_SHIFT] = b;
     }
     memcpy((uint64_t *)pepa_space_state(sp, k), st, (size_t)nw * sizeof *st);
-    r->mark[k] = 0;
-    sp->index[i] = (pepa_slot){ pepa_slot_key(st, nw, h), k + 1 };
+    sp->index[i] = (pepa_slot){ pepa_slot_key(st, nw, h), k + 1, edges };
     sp->n++;
     if (2 * (uint64_t)sp->n > sp->index_cap && pepa_index_resize(sp, 2 * sp->index_cap) < 0)
         return -1;
@@ -188,7 +229,6 @@ static int index_chunk(derivation *d, const chunk *c)
     pepa_space *sp = d->sp;
     rows *r = &d->r;
     const int nw = sp->nw;
-    const uint64_t imask = sp->index_cap - 1;
     if (c->failed) {
         diag_set(&d->err, "%s", c->err.msg);
         return -1;
@@ -210,26 +250,21 @@ static int index_chunk(derivation *d, const chunk *c)
         r->rowp_cap = cap;
     }
     size_t t = 0;
+    for (size_t p = 0; p < PREFETCH_AHEAD && p < c->n; p++)
+        __builtin_prefetch(&sp->index[c->hash[p] & (sp->index_cap - 1)]);
     for (uint32_t s = 0; s < c->count; s++) {
         uint32_t i = c->first + s;
-        uint64_t row = r->nnz;
         size_t end = t + c->ntr[s];
-        for (size_t p = t; p < end; p++)           /* overlap the cache misses */
-            __builtin_prefetch(&sp->index[c->hash[p] & imask]);
         for (; t < end; t++) {
-            int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t]);
+            if (t + PREFETCH_AHEAD < c->n)          /* overlap the cache misses */
+                __builtin_prefetch(&sp->index[c->hash[t + PREFETCH_AHEAD] & (sp->index_cap - 1)]);
+            int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t], 1);
             if (j == -1)
                 return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
             if (j == -2)
                 return diag_set(&d->err, "%s: the state space has more than %llu states (the limit; raise it "
                                 "with --max-states)", pepa_model_file(d->sys->model),
                                 (unsigned long long)d->limit);
-            if (r->mark[j] == i + 1) {               /* same target again: rates add up */
-                r->val[row + r->pos[j]] += c->rate[t];
-                continue;
-            }
-            r->mark[j] = i + 1;
-            r->pos[j] = (uint32_t)(r->nnz - row);
             r->col[r->nnz] = (uint32_t)j;
             r->val[r->nnz++] = c->rate[t];
         }
@@ -243,109 +278,111 @@ static int index_chunk(derivation *d, const chunk *c)
 
 /* ---- the two halves together --------------------------------------------------- */
 
-/* The enumerator's loop (a thread of its own, or nothing when single). */
+/* Claim the next run of published states and enumerate it into a free
+ * buffer, then queue it in order of its first state. Called and returns
+ * with the lock held; 0 when there was nothing to claim. */
+static int claim_and_enumerate(derivation *d, pepa_enum *en)
+{
+    if (d->nempty == 0 || d->claimed == d->published)
+        return 0;
+    uint32_t first = d->claimed, count = d->published - first;
+    if (count > CHUNK_STATES)
+        count = CHUNK_STATES;
+    d->claimed += count;
+    chunk *c = d->empty[--d->nempty];
+    pthread_mutex_unlock(&d->lock);
+    enumerate(d->sp, en, d->merge, c, first, count);
+    pthread_mutex_lock(&d->lock);
+    int k = d->nready;
+    for (; k > 0 && d->ready[k - 1]->first > first; k--)
+        d->ready[k] = d->ready[k - 1];
+    d->ready[k] = c;
+    d->nready++;
+    pthread_cond_broadcast(&d->cond);
+    return 1;
+}
+
+/* The helper thread: it only enumerates. */
 static void *enumerator(void *arg)
 {
     derivation *d = arg;
     pepa_enum *en = pepa_enum_new(d->sys);
-    uint32_t next = 0;
     pthread_mutex_lock(&d->lock);
     if (!en) {
         diag_set(&d->err, "out of memory");
         d->stop = 1;
     }
-    while (!d->stop) {
-        /* wait for a free buffer and either new states or the end */
-        while (!d->stop && (d->nempty == 0 || (next == d->published && d->indexed != next)))
+    while (!d->stop && !d->done)
+        if (!claim_and_enumerate(d, en))
             pthread_cond_wait(&d->cond, &d->lock);
-        if (d->stop)
-            break;
-        if (next == d->published) {                /* all indexed, none new */
-            d->done = 1;
-            break;
-        }
-        uint32_t count = d->published - next;
-        if (count > CHUNK_STATES)
-            count = CHUNK_STATES;
-        chunk *c = d->empty[--d->nempty];
-        pthread_mutex_unlock(&d->lock);
-        enumerate(d->sp, en, c, next, count);
-        next += count;
-        pthread_mutex_lock(&d->lock);
-        d->full[d->nfull++] = c;
-        pthread_cond_broadcast(&d->cond);
-    }
     pthread_cond_broadcast(&d->cond);
     pthread_mutex_unlock(&d->lock);
     pepa_enum_free(en);
     return NULL;
 }
 
-/* The indexer's loop, on the calling thread. */
+/* The calling thread: it indexes the chunks in order and, when the next
+ * one is not ready, enumerates one itself, so that neither thread waits
+ * while the other has work. Alone, it does everything. */
 static void indexer(derivation *d)
 {
-    pthread_mutex_lock(&d->lock);
-    while (1) {
-        while (!d->stop && !d->done && d->nfull == 0)
-            pthread_cond_wait(&d->cond, &d->lock);
-        if (d->stop || d->nfull == 0)
-            break;
-        chunk *c = d->full[0];
-        d->full[0] = d->full[1];
-        d->nfull--;
-        pthread_mutex_unlock(&d->lock);
-        int rc = index_chunk(d, c);
-        pthread_mutex_lock(&d->lock);
-        d->empty[d->nempty++] = c;
-        d->published = d->sp->n;
-        d->indexed = c->first + c->count;
-        if (rc < 0)
-            d->stop = 1;
-        pthread_cond_broadcast(&d->cond);
-    }
-    pthread_mutex_unlock(&d->lock);
-}
-
-/* Single-threaded: enumerate a chunk, index it, repeat. */
-static void alternate(derivation *d)
-{
     pepa_enum *en = pepa_enum_new(d->sys);
-    chunk *c = d->chunks[0];
+    pthread_mutex_lock(&d->lock);
     if (!en) {
         diag_set(&d->err, "out of memory");
         d->stop = 1;
     }
-    for (uint32_t next = 0; !d->stop && next < d->sp->n;) {
-        uint32_t count = d->sp->n - next < CHUNK_STATES ? d->sp->n - next : CHUNK_STATES;
-        enumerate(d->sp, en, c, next, count);
-        next += count;
-        if (index_chunk(d, c) < 0)
-            d->stop = 1;
+    while (!d->stop) {
+        if (d->nready > 0 && d->ready[0]->first == d->indexed) {
+            chunk *c = d->ready[0];
+            memmove(d->ready, d->ready + 1, (size_t)--d->nready * sizeof *d->ready);
+            pthread_mutex_unlock(&d->lock);
+            int rc = index_chunk(d, c);
+            pthread_mutex_lock(&d->lock);
+            d->empty[d->nempty++] = c;
+            d->indexed = c->first + c->count;
+            d->published = d->sp->n;
+            if (rc < 0)
+                d->stop = 1;
+            pthread_cond_broadcast(&d->cond);
+        } else if (d->indexed == d->published) {  /* nothing in flight, nothing new */
+            d->done = 1;
+        } else if (!claim_and_enumerate(d, en)) {
+            pthread_cond_wait(&d->cond, &d->lock);
+        }
+        if (d->done)
+            break;
     }
+    pthread_cond_broadcast(&d->cond);
+    pthread_mutex_unlock(&d->lock);
     pepa_enum_free(en);
 }
 
-/* Transpose the by-source rows into the CTMC's by-target rows. Sources
+/* Transpose the by-source rows into the CTMC's by-target rows, sized by
+ * the in-degrees counted in the index (which is dropped here). Sources
  * are visited in increasing order, so every row comes out sorted. With two
- * threads the sources are split in halves: the second half's entries of
- * row j start after the first half's, so each half scatters into its own
- * positions and the result is the same. */
+ * threads the sources are split where the entries are halved: the first
+ * part fills each row from its start upwards, the second part, visiting
+ * sources downwards, fills it from its end; they meet exactly, with no
+ * pass to count either part's share of a row. */
 typedef struct scatter {
     const rows *r;
     pepa_ctmc *q;
     uint32_t from, to;              /* sources */
-    uint64_t *next;                 /* per target: next free position */
+    int down;                       /* visit sources downwards, fill rows from the end */
+    uint64_t *at;                   /* per target: next position (down: one past it) */
 } scatter;
 
-static void *scatter_half(void *arg)
+static void *scatter_part(void *arg)
 {
     scatter *h = arg;
     const rows *r = h->r;
     pepa_ctmc *q = h->q;
-    for (uint32_t i = h->from; i < h->to; i++) {
+    for (uint32_t m = 0; m < h->to - h->from; m++) {
+        uint32_t i = h->down ? h->to - 1 - m : h->from + m;
         double out = 0;
         for (uint64_t k = r->rowp[i]; k < r->rowp[i + 1]; k++) {
-            uint64_t s = h->next[r->col[k]]++;
+            uint64_t s = h->down ? --h->at[r->col[k]] : h->at[r->col[k]]++;
             q->col[s] = i;
             q->val[s] = r->val[k];
             out += r->val[k];
@@ -355,39 +392,52 @@ static void *scatter_half(void *arg)
     return NULL;
 }
 
-static pepa_ctmc *transpose(uint32_t n, const rows *r, int threads)
+static pepa_ctmc *transpose(pepa_space *sp, const rows *r, int threads)
 {
+    uint32_t n = sp->n;
     pepa_ctmc *q = pepa_ctmc_new(n, r->nnz);
-    uint64_t *next = malloc(((size_t)n + 1) * sizeof *next);
-    uint64_t *next2 = threads > 1 ? malloc(((size_t)n + 1) * sizeof *next2) : NULL;
-    if (!q || !next || (threads > 1 && !next2)) {
+    uint64_t *up = malloc(((size_t)n + 1) * sizeof *up);
+    uint64_t *down = threads > 1 ? malloc(((size_t)n + 1) * sizeof *down) : NULL;
+    if (!q || !up || (threads > 1 && !down)) {
         pepa_ctmc_free(q);
-        free(next);
-        free(next2);
+        free(up);
+        free(down);
         return NULL;
     }
-    for (uint64_t k = 0; k < r->nnz; k++)
-        q->rowp[r->col[k] + 1]++;
+    for (uint64_t s = 0; s < sp->index_cap; s++)
+        if (sp->index[s].id)
+            q->rowp[sp->index[s].id] = sp->index[s].indeg;
+    free(sp->index);
+    sp->index = NULL;
+    sp->index_cap = 0;
     for (uint32_t j = 0; j < n; j++)
         q->rowp[j + 1] += q->rowp[j];
-    memcpy(next, q->rowp, (size_t)n * sizeof *next);
-    scatter h[2] = { { r, q, 0, n, next }, { r, q, n, n, next2 } };
+    memcpy(up, q->rowp, (size_t)n * sizeof *up);
+    scatter h[2] = { { r, q, 0, n, 0, up }, { r, q, n, n, 1, down } };
     pthread_t th;
-    if (next2) {
-        h[0].to = h[1].from = n / 2;
-        memcpy(next2, q->rowp, (size_t)n * sizeof *next2);
-        for (uint64_t k = 0; k < r->rowp[n / 2]; k++)
-            next2[r->col[k]]++;                  /* skip the first half's entries */
-        if (pthread_create(&th, NULL, scatter_half, &h[1]) != 0) {
-            scatter_half(&h[1]);                 /* no thread: do both halves here */
-            next2 = NULL;
+    if (down) {
+        uint32_t lo = 0, hi = n;                 /* first source past half the entries */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (r->rowp[mid] < r->nnz / 2)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        h[0].to = h[1].from = lo;
+        memcpy(down, q->rowp + 1, (size_t)n * sizeof *down);
+        if (pthread_create(&th, NULL, scatter_part, &h[1]) != 0) {
+            scatter_part(&h[1]);                 /* no thread: do both parts here */
+            free(down);
+            down = NULL;
         }
     }
-    scatter_half(&h[0]);
-    if (next2)
+    scatter_part(&h[0]);
+    if (down) {
         pthread_join(th, NULL);
-    free(h[1].next);
-    free(next);
+        free(down);
+    }
+    free(up);
     return q;
 }
 
@@ -396,8 +446,6 @@ static void rows_free(rows *r)
     free(r->rowp);
     free(r->col);
     free(r->val);
-    free(r->mark);
-    free(r->pos);
     memset(r, 0, sizeof *r);
 }
 
@@ -419,7 +467,16 @@ static void chunk_free(chunk *c)
     free(c->target);
     free(c->hash);
     free(c->rate);
+    free(c->seen);
     free(c);
+}
+
+static void chunks_free(derivation *d)
+{
+    for (int k = 0; k < NCHUNKS; k++) {
+        chunk_free(d->chunks[k]);
+        d->chunks[k] = NULL;
+    }
 }
 
 pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag *err)
@@ -430,11 +487,12 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
         d.limit = UINT32_MAX - 1;
     d.deadline = opts && opts->time_limit > 0 ? clock_now() + opts->time_limit : 0;
     int threads = opts && opts->threads == 1 ? 1 : 2;
+    d.merge = !pepa_enum_targets_distinct(s);
     pepa_space *sp = d.sp = calloc(1, sizeof *sp);
-    d.empty[0] = d.chunks[0] = chunk_new();
-    d.empty[1] = d.chunks[1] = chunk_new();
-    d.nempty = 2;
-    if (!sp || !d.chunks[0] || !d.chunks[1] || !(sp->blocks = calloc(PEPA_MAX_BLOCKS, sizeof *sp->blocks)))
+    for (d.nempty = 0; d.nempty < NCHUNKS; d.nempty++)
+        if (!(d.empty[d.nempty] = d.chunks[d.nempty] = chunk_new()))
+            goto oom;
+    if (!sp || !(sp->blocks = calloc(PEPA_MAX_BLOCKS, sizeof *sp->blocks)))
         goto oom;
     sp->sys = s;
     sp->nw = s->nwords;
@@ -443,38 +501,24 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
         goto oom;
     d.r.rowp_cap = 4096;
     d.r.rowp[0] = 0;
-    if (find_or_add(&d, s->init, pepa_hash_state(s->init, sp->nw)) < 0)
+    if (find_or_add(&d, s->init, pepa_hash_state(s->init, sp->nw), 0) < 0)
         goto oom;
     d.published = 1;
-    if (threads == 1) {
-        alternate(&d);
-    } else {
-        pthread_t th;
-        pthread_mutex_init(&d.lock, NULL);
-        pthread_cond_init(&d.cond, NULL);
-        if (pthread_create(&th, NULL, enumerator, &d) != 0) {
-            alternate(&d);                         /* no thread to be had: do it alone */
-        } else {
-            indexer(&d);
-            pthread_join(th, NULL);
-        }
-        pthread_cond_destroy(&d.cond);
-        pthread_mutex_destroy(&d.lock);
-    }
-    chunk_free(d.chunks[0]);
-    chunk_free(d.chunks[1]);
-    d.chunks[0] = d.chunks[1] = NULL;
+    pthread_mutex_init(&d.lock, NULL);
+    pthread_cond_init(&d.cond, NULL);
+    pthread_t th;
+    int helper = threads > 1 && pthread_create(&th, NULL, enumerator, &d) == 0;
+    indexer(&d);                                 /* with no helper, it does everything */
+    if (helper)
+        pthread_join(th, NULL);
+    pthread_cond_destroy(&d.cond);
+    pthread_mutex_destroy(&d.lock);
+    chunks_free(&d);
     if (d.stop || d.err.set) {
         diag_set(err, "%s", d.err.set ? d.err.msg : "derivation stopped");
         goto fail;
     }
-    free(sp->index);
-    sp->index = NULL;
-    sp->index_cap = 0;
-    free(d.r.mark);
-    free(d.r.pos);
-    d.r.mark = d.r.pos = NULL;
-    sp->q = transpose(sp->n, &d.r, threads);
+    sp->q = transpose(sp, &d.r, threads);
     rows_free(&d.r);
     if (!sp->q)
         goto oom;
@@ -482,8 +526,7 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
 oom:
     diag_set(err, "out of memory while deriving the state space (%u states so far)", sp ? sp->n : 0);
 fail:
-    chunk_free(d.chunks[0]);
-    chunk_free(d.chunks[1]);
+    chunks_free(&d);
     rows_free(&d.r);
     pepa_space_free(sp);
     return NULL;

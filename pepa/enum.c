@@ -14,7 +14,16 @@
  * Combination: an action a in the set L fires as every pair (left move,
  * right move) on a, at rate (r1/ra1)(r2/ra2) min(ra1, ra2) where ra are the
  * apparent rates of a on each side; a passive rate w*infty makes min()
- * take the other side's apparent rate; two passive sides stay passive. */
+ * take the other side's apparent rate; two passive sides stay passive.
+ *
+ * Memo: what a subtree pushes to buffers outside itself depends only on
+ * its own local states, which repeat across many global states (the
+ * workers' states recur with every arrangement of the tools). So for a
+ * few subtrees of several components whose bits fit one word, the
+ * enumerator keeps, per sub-state met, the moves the subtree pushed to
+ * each outside buffer, and replays them with one copy per buffer; the
+ * buffers end up exactly as if the subtree had been walked. The memo
+ * holds rates, so it is dropped when the system is re-rated. */
 #include "enum.h"
 
 #include <stdlib.h>
@@ -42,6 +51,32 @@ typedef struct dest {
 #define OUT 0
 #define COOP_BUF(node, side) (1 + 2 * (node) + (side))
 
+#define MEMO_MAX_BITS 24              /* subtrees with more bits are split */
+#define MEMO_MAX_MOVES ((size_t)1 << 20)  /* per memo: moves kept, then no more */
+#define MEMO_TRIAL 4096                   /* misses before judging a memo's hit rate */
+
+/* The memo of one subtree: post[lo..hi] are its nodes, hi its root. */
+typedef struct memo {
+    int lo, hi;
+    int word;
+    uint64_t bits;                /* the subtree's bits of st[word]: the key */
+    int nouts;
+    int *outs;                    /* buffers outside the subtree it pushes to */
+    size_t *len0;                 /* scratch: their lengths before a walk */
+    uint32_t *slot;               /* open addressing: entry + 1, 0 free */
+    uint64_t slot_cap;
+    uint64_t *key;                /* per entry: the sub-state */
+    size_t *at;                   /* per entry: its first move in tr */
+    uint32_t *cnt;                /* per entry, per out: moves pushed there */
+    size_t nentries, entries_cap;
+    pepa_tr *tr;                  /* moves of all entries, out after out */
+    uint64_t *mask;               /* nw words per move */
+    size_t nmoves, moves_cap;
+    int full;                     /* MEMO_MAX_MOVES reached: keep no more */
+    int off;                      /* sub-states rarely recur: just walk */
+    uint64_t hits, misses;
+} memo;
+
 struct pepa_enum {
     const pepa_system *s;
     int nw;
@@ -54,6 +89,10 @@ struct pepa_enum {
     long *head;                /* per action: first right-side move, -1 none */
     long *chain;               /* next right-side move with the same action */
     size_t chain_cap;
+    memo *memos;
+    int nmemos;
+    int *memo_at;              /* per post-order position: the memo starting there, or -1 */
+    unsigned rates_version;    /* of the system when the memos were filled */
 };
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -84,6 +123,153 @@ static void post_order(const pepa_system *s, int n, int *order, int *k, int *par
     if (nd->right >= 0)
         post_order(s, nd->right, order, k, parent, n);
     order[(*k)++] = n;
+}
+
+/* Where a subtree's bits lie: one word (word >= 0, ok) or several (!ok). */
+typedef struct span {
+    int word, ok;
+    uint64_t bits;
+    int leaves, nodes;
+} span;
+
+static void span_field(span *sp, pepa_field f)
+{
+    if (!f.width)
+        return;
+    if (sp->word >= 0 && sp->word != f.word)
+        sp->ok = 0;
+    sp->word = f.word;
+    sp->bits |= (f.width == 64 ? ~0ULL : (1ULL << f.width) - 1) << f.shift;
+}
+
+static void span_child(span *sp, const span *c)
+{
+    if (!c->ok || (c->word >= 0 && sp->word >= 0 && c->word != sp->word))
+        sp->ok = 0;
+    if (c->word >= 0)
+        sp->word = c->word;
+    sp->bits |= c->bits;
+    sp->leaves += c->leaves;
+    sp->nodes += c->nodes;
+}
+
+/* The spans of all nodes, children before parents (post-order). */
+static void spans(const pepa_enum *e, span *sp)
+{
+    const pepa_system *s = e->s;
+    for (int k = 0; k < s->nnodes; k++) {
+        int n = e->post[k];
+        const pepa_node *nd = &s->nodes[n];
+        sp[n] = (span){ -1, 1, 0, 0, 1 };
+        if (nd->kind == PEPA_N_LEAF || nd->kind == PEPA_N_ARRAY) {
+            sp[n].leaves = 1;
+            if (nd->kind == PEPA_N_LEAF)
+                span_field(&sp[n], nd->field);
+            else
+                for (int j = 0; j < s->seqs[nd->seq].nstates; j++)
+                    span_field(&sp[n], nd->fields[j]);
+        }
+        if (nd->left >= 0)
+            span_child(&sp[n], &sp[nd->left]);
+        if (nd->right >= 0)
+            span_child(&sp[n], &sp[nd->right]);
+    }
+}
+
+/* Add a memo for the subtree post[lo..hi]: find the buffers outside it
+ * that it pushes to. inside and used are scratch (nnodes and 1 + 2 nnodes
+ * entries, zeroed; left zeroed). */
+static int memo_add(pepa_enum *e, int lo, int hi, const span *sp, unsigned char *inside, unsigned char *used)
+{
+    const pepa_system *s = e->s;
+    memo *m = &e->memos[e->nmemos];
+    *m = (memo){ .lo = lo, .hi = hi, .word = sp->word, .bits = sp->bits };
+    int nb = 1 + 2 * s->nnodes;
+    for (int k = lo; k <= hi; k++)
+        inside[e->post[k]] = 1;
+    for (int k = lo; k <= hi; k++) {
+        int n = e->post[k];
+        const pepa_node *nd = &s->nodes[n];
+        if (nd->kind == PEPA_N_LEAF || nd->kind == PEPA_N_ARRAY) {
+            const pepa_seq *q = &s->seqs[nd->seq];
+            for (int j = 0; j < q->first[q->nstates]; j++)
+                used[e->leaf_dest[n][j].buf] = 1;
+        } else if (nd->kind == PEPA_N_COOP) {
+            for (int a = 0; a < s->nactions; a++)
+                if (nd->set[a])
+                    used[e->coop_dest[n][a].buf] = 1;
+        }
+    }
+    for (int b = 0; b < nb; b++)
+        if (used[b] && b != OUT && inside[(b - 1) / 2])
+            used[b] = 0;                        /* consumed inside the subtree */
+    m->outs = malloc((size_t)nb * sizeof *m->outs);
+    m->len0 = malloc((size_t)nb * sizeof *m->len0);
+    for (int b = 0; m->outs && b < nb; b++)
+        if (used[b])
+            m->outs[m->nouts++] = b;
+    memset(used, 0, (size_t)nb);
+    for (int k = lo; k <= hi; k++)
+        inside[e->post[k]] = 0;
+    e->nmemos++;                                /* counted even when short of memory: freed */
+    if (!m->outs || !m->len0)
+        return -1;
+    e->memo_at[lo] = e->nmemos - 1;
+    return 0;
+}
+
+/* Memoise the largest subtrees below the root whose bits fit one word
+ * (at most MEMO_MAX_BITS of them) and which hold several components. */
+static int memo_choose(pepa_enum *e, const span *sp, const int *pos, int n, unsigned char *inside,
+                       unsigned char *used)
+{
+    const pepa_node *nd = &e->s->nodes[n];
+    if (n != e->s->root && sp[n].ok && sp[n].word >= 0 && sp[n].leaves >= 2 &&
+        __builtin_popcountll(sp[n].bits) <= MEMO_MAX_BITS)
+        return memo_add(e, pos[n] - sp[n].nodes + 1, pos[n], &sp[n], inside, used);
+    if (nd->kind == PEPA_N_COOP || nd->kind == PEPA_N_HIDE)
+        if (memo_choose(e, sp, pos, nd->left, inside, used) < 0 ||
+            (nd->right >= 0 && memo_choose(e, sp, pos, nd->right, inside, used) < 0))
+            return -1;
+    return 0;
+}
+
+static int memos_new(pepa_enum *e)
+{
+    const pepa_system *s = e->s;
+    size_t nn = (size_t)s->nnodes;
+    span *sp = malloc(nn * sizeof *sp);
+    int *pos = malloc(nn * sizeof *pos);
+    unsigned char *inside = calloc(nn, 1), *used = calloc(1 + 2 * nn, 1);
+    e->memos = calloc(nn, sizeof *e->memos);
+    e->memo_at = malloc(nn * sizeof *e->memo_at);
+    int rc = -1;
+    if (sp && pos && inside && used && e->memos && e->memo_at) {
+        for (size_t k = 0; k < nn; k++) {
+            pos[e->post[k]] = (int)k;
+            e->memo_at[k] = -1;
+        }
+        spans(e, sp);
+        rc = memo_choose(e, sp, pos, s->root, inside, used);
+    }
+    free(sp);
+    free(pos);
+    free(inside);
+    free(used);
+    e->rates_version = s->rates_version;
+    return rc;
+}
+
+static void memo_free(memo *m)
+{
+    free(m->outs);
+    free(m->len0);
+    free(m->slot);
+    free(m->key);
+    free(m->at);
+    free(m->cnt);
+    free(m->tr);
+    free(m->mask);
 }
 
 pepa_enum *pepa_enum_new(const pepa_system *s)
@@ -128,10 +314,28 @@ pepa_enum *pepa_enum_new(const pepa_system *s)
                 e->coop_dest[n][a] = nd->set[a] ? find_dest(s, e->parent, n, (int)a) : (dest){ OUT, 0 };
         }
     }
+    if (memos_new(e) < 0)
+        goto fail;
     return e;
 fail:
     pepa_enum_free(e);
     return NULL;
+}
+
+int pepa_enum_targets_distinct(const pepa_system *s)
+{
+    for (int i = 0; i < s->nseqs; i++) {
+        const pepa_seq *q = &s->seqs[i];
+        for (int k = 0; k < q->nstates; k++)
+            for (int j = q->first[k]; j < q->first[k + 1]; j++) {
+                if (q->moves[j].target == k)
+                    return 0;
+                for (int o = q->first[k]; o < j; o++)
+                    if (q->moves[o].target == q->moves[j].target)
+                        return 0;
+            }
+    }
+    return 1;
 }
 
 void pepa_enum_free(pepa_enum *e)
@@ -156,6 +360,10 @@ void pepa_enum_free(pepa_enum *e)
     free(e->app[1]);
     free(e->head);
     free(e->chain);
+    for (int m = 0; m < e->nmemos; m++)
+        memo_free(&e->memos[m]);
+    free(e->memos);
+    free(e->memo_at);
     free(e->post);
     free(e->parent);
     free(e);
@@ -330,19 +538,197 @@ static int gen_coop(pepa_enum *e, int n, diag *err)
     return rc;
 }
 
+static int gen_node(pepa_enum *e, int n, const uint64_t *st, diag *err)
+{
+    switch (e->s->nodes[n].kind) {
+    case PEPA_N_LEAF: return gen_leaf(e, n, st, err);
+    case PEPA_N_ARRAY: return gen_array(e, n, st, err);
+    case PEPA_N_COOP: return gen_coop(e, n, err);
+    case PEPA_N_HIDE: return 0;                   /* renaming is in the destinations */
+    }
+    return 0;
+}
+
+/* ---- the memo --------------------------------------------------------- */
+
+static uint64_t memo_hash(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ULL;
+    return x ^ (x >> 29);
+}
+
+/* The entry of key, or -1. */
+static long memo_find(const memo *m, uint64_t key)
+{
+    if (!m->slot_cap)
+        return -1;
+    uint64_t mask = m->slot_cap - 1;
+    for (uint64_t i = memo_hash(key) & mask;; i = (i + 1) & mask) {
+        uint32_t v = m->slot[i];
+        if (!v)
+            return -1;
+        if (m->key[v - 1] == key)
+            return (long)v - 1;
+    }
+}
+
+static void memo_insert(memo *m, uint64_t key, uint32_t entry)
+{
+    uint64_t mask = m->slot_cap - 1, i = memo_hash(key) & mask;
+    while (m->slot[i])
+        i = (i + 1) & mask;
+    m->slot[i] = entry + 1;
+}
+
+static int memo_grow(void **p, size_t n, size_t elem)
+{
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+/* Room for one more entry of moves more moves; -1 when out of memory. */
+static int memo_reserve(memo *m, size_t moves, int nw)
+{
+    if (2 * (m->nentries + 1) > m->slot_cap) {
+        uint64_t cap = m->slot_cap ? 2 * m->slot_cap : 256;
+        uint32_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return -1;
+        free(m->slot);
+        m->slot = slot;
+        m->slot_cap = cap;
+        for (size_t k = 0; k < m->nentries; k++)
+            memo_insert(m, m->key[k], (uint32_t)k);
+    }
+    if (m->nentries == m->entries_cap) {
+        size_t cap = m->entries_cap ? 2 * m->entries_cap : 128;
+        if (memo_grow((void **)&m->key, cap, sizeof *m->key) < 0 ||
+            memo_grow((void **)&m->at, cap, sizeof *m->at) < 0 ||
+            memo_grow((void **)&m->cnt, cap * (size_t)m->nouts + 1, sizeof *m->cnt) < 0)
+            return -1;
+        m->entries_cap = cap;
+    }
+    if (m->nmoves + moves > m->moves_cap) {
+        size_t cap = m->moves_cap ? 2 * m->moves_cap : 1024;
+        while (cap < m->nmoves + moves)
+            cap *= 2;
+        if (memo_grow((void **)&m->tr, cap, sizeof *m->tr) < 0 ||
+            memo_grow((void **)&m->mask, cap * (size_t)nw, sizeof *m->mask) < 0)
+            return -1;
+        m->moves_cap = cap;
+    }
+    return 0;
+}
+
+/* Keep what the walk of m's subtree just pushed outside, as key's entry.
+ * A memo short of memory or over MEMO_MAX_MOVES keeps nothing more: it
+ * only saves work, so walking instead is always right. */
+static void memo_keep(pepa_enum *e, memo *m, uint64_t key)
+{
+    const int nw = e->nw;
+    size_t moves = 0;
+    for (int b = 0; b < m->nouts; b++)
+        moves += e->buf[m->outs[b]].n - m->len0[b];
+    if (m->nmoves + moves > MEMO_MAX_MOVES || m->nentries >= UINT32_MAX - 1 ||
+        memo_reserve(m, moves, nw) < 0) {
+        m->full = 1;
+        return;
+    }
+    size_t k = m->nentries++;
+    m->key[k] = key;
+    m->at[k] = m->nmoves;
+    for (int b = 0; b < m->nouts; b++) {
+        const tbuf *bf = &e->buf[m->outs[b]];
+        size_t c = bf->n - m->len0[b];
+        m->cnt[k * (size_t)m->nouts + (size_t)b] = (uint32_t)c;
+        memcpy(m->tr + m->nmoves, bf->t + m->len0[b], c * sizeof *m->tr);
+        memcpy(m->mask + m->nmoves * (size_t)nw, bf->mask + m->len0[b] * (size_t)nw,
+               c * (size_t)nw * sizeof *m->mask);
+        m->nmoves += c;
+    }
+    memo_insert(m, key, (uint32_t)k);
+}
+
+/* Push entry k's moves, as the walk did. */
+static int memo_replay(pepa_enum *e, const memo *m, long k, diag *err)
+{
+    const int nw = e->nw;
+    const pepa_tr *t = m->tr + m->at[k];
+    const uint64_t *mk = m->mask + m->at[k] * (size_t)nw;
+    for (int b = 0; b < m->nouts; b++) {
+        size_t c = m->cnt[(size_t)k * (size_t)m->nouts + (size_t)b];
+        tbuf *bf = &e->buf[m->outs[b]];
+        if (c == 0)
+            continue;
+        if (reserve(bf, bf->n + c, nw) < 0)
+            return oom(err);
+        memcpy(bf->t + bf->n, t, c * sizeof *t);
+        memcpy(bf->mask + bf->n * (size_t)nw, mk, c * (size_t)nw * sizeof *mk);
+        bf->n += c;
+        t += c;
+        mk += c * (size_t)nw;
+    }
+    return 0;
+}
+
+/* The moves of m's subtree in state st: replayed, or walked and kept. */
+static int gen_memo(pepa_enum *e, memo *m, const uint64_t *st, diag *err)
+{
+    uint64_t key = st[m->word] & m->bits;
+    long k = m->off ? -1 : memo_find(m, key);
+    if (k >= 0) {
+        m->hits++;
+        return memo_replay(e, m, k, err);
+    }
+    for (int b = 0; b < m->nouts; b++)
+        m->len0[b] = e->buf[m->outs[b]].n;
+    for (int p = m->lo; p <= m->hi; p++)
+        if (gen_node(e, e->post[p], st, err) < 0)
+            return -1;
+    if (m->off)
+        return 0;
+    if (++m->misses >= MEMO_TRIAL && m->hits < m->misses)
+        m->off = 1;                             /* keeping costs more than it saves */
+    else if (!m->full)
+        memo_keep(e, m, key);
+    return 0;
+}
+
+/* Forget every memo: the rates they hold are stale. */
+static void memos_clear(pepa_enum *e)
+{
+    for (int i = 0; i < e->nmemos; i++) {
+        memo *m = &e->memos[i];
+        m->nentries = m->nmoves = 0;
+        m->full = m->off = 0;
+        m->hits = m->misses = 0;
+        if (m->slot)
+            memset(m->slot, 0, m->slot_cap * sizeof *m->slot);
+    }
+    e->rates_version = e->s->rates_version;
+}
+
+/* ---- a state's transitions ---------------------------------------------- */
+
 long pepa_enum_state(pepa_enum *e, const uint64_t *st, const pepa_tr **tr,
                      const uint64_t **mask, diag *err)
 {
     const pepa_system *s = e->s;
+    if (e->rates_version != s->rates_version)
+        memos_clear(e);
     e->buf[OUT].n = 0;
     for (int k = 0; k < s->nnodes; k++) {
-        int n = e->post[k];
-        int rc = 0;
-        switch (s->nodes[n].kind) {
-        case PEPA_N_LEAF: rc = gen_leaf(e, n, st, err); break;
-        case PEPA_N_ARRAY: rc = gen_array(e, n, st, err); break;
-        case PEPA_N_COOP: rc = gen_coop(e, n, err); break;
-        case PEPA_N_HIDE: break;                  /* renaming is in the destinations */
+        int rc;
+        if (e->memo_at[k] >= 0) {
+            memo *m = &e->memos[e->memo_at[k]];
+            rc = gen_memo(e, m, st, err);
+            k = m->hi;
+        } else {
+            rc = gen_node(e, e->post[k], st, err);
         }
         if (rc < 0) {
             for (int b = 1; b < 1 + 2 * s->nnodes; b++)

@@ -26,6 +26,13 @@ typedef struct pepa_enum pepa_enum;
 /* A new enumerator for s (borrowed), or NULL when out of memory. */
 pepa_enum *pepa_enum_new(const pepa_system *s);
 
+/* 1 when no two transitions of any state of s can reach the same target
+ * state, so that nobody need merge them: every local state's moves go to
+ * distinct local states other than itself. Then a transition's target
+ * names, for each component, the move it made, and one set of moves is
+ * one transition. 0 when merging may be needed. */
+int pepa_enum_targets_distinct(const pepa_system *s);
+
 /* Free e. e may be NULL. */
 void pepa_enum_free(pepa_enum *e);
 

@@ -6,16 +6,31 @@
 
 int pepa_index_resize(pepa_space *sp, uint64_t cap)
 {
-    pepa_slot *idx = calloc(cap, sizeof *idx);
+    pepa_slot *idx = calloc(cap, sizeof *idx), *old = sp->index;
+    uint64_t old_cap = sp->index_cap, mask = cap - 1;
     if (!idx)
         return -1;
-    free(sp->index);
+    if (old) {
+        /* every key is distinct: a move needs no comparison, only a free slot */
+        for (uint64_t o = 0; o < old_cap; o++) {
+            if (!old[o].id)
+                continue;
+            uint64_t i = pepa_slot_hash(&old[o], sp->nw) & mask;
+            while (idx[i].id)
+                i = (i + 1) & mask;
+            idx[i] = old[o];
+        }
+        free(old);
+        sp->index = idx;
+        sp->index_cap = cap;
+        return 0;
+    }
     sp->index = idx;
     sp->index_cap = cap;
     for (uint32_t k = 0; k < sp->n; k++) {
         const uint64_t *st = pepa_space_state(sp, k);
         uint64_t h = pepa_hash_state(st, sp->nw), i = pepa_probe(sp, st, h);
-        idx[i] = (pepa_slot){ pepa_slot_key(st, sp->nw, h), k + 1 };
+        idx[i] = (pepa_slot){ pepa_slot_key(st, sp->nw, h), k + 1, 0 };
     }
     return 0;
 }

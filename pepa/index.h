@@ -1,6 +1,9 @@
 /* The hash index of a state space (internal to pepa/): open addressing,
  * linear probing, load <= 1/2. A slot keeps the state itself when it fits
- * one word, else its hash, so a lookup usually touches one cache line. */
+ * one word, else its hash, so a lookup usually touches one cache line.
+ * While deriving, the slot also counts the transitions into its state:
+ * the lookup has the line in cache anyway, and the counts size the
+ * chain's rows by target without another pass over the transitions. */
 #ifndef SKELSCHED_PEPA_INDEX_H
 #define SKELSCHED_PEPA_INDEX_H
 
@@ -9,6 +12,7 @@
 typedef struct pepa_slot {
     uint64_t key;             /* the state (one word) or its hash */
     uint32_t id;              /* state number + 1; 0 = empty */
+    uint32_t indeg;           /* transitions into the state (derivation) */
 } pepa_slot;
 
 static inline uint64_t pepa_hash_state(const uint64_t *st, int nw)
@@ -52,8 +56,15 @@ static inline uint64_t pepa_probe(const pepa_space *sp, const uint64_t *st, uint
     }
 }
 
-/* Rebuild the index with cap slots (a power of two > 2n). Returns 0 or -1
- * (memory; the old index is kept). */
+/* The key's hash (the slot keeps the hash itself when nw > 1). */
+static inline uint64_t pepa_slot_hash(const pepa_slot *s, int nw)
+{
+    return nw == 1 ? pepa_hash_state(&s->key, 1) : s->key;
+}
+
+/* Rebuild the index with cap slots (a power of two > 2n): the old slots
+ * move over with their counts, or, when there is no index, every state is
+ * inserted. Returns 0 or -1 (memory; the old index is kept). */
 int pepa_index_resize(pepa_space *sp, uint64_t cap);
 
 #endif

@@ -286,6 +286,7 @@ int pepa_system_rerate(pepa_system *s, diag *err)
         for (int j = 0; j < s->seqs[i].first[s->seqs[i].nstates]; j++)
             was[n++] = (unsigned char)s->seqs[i].moves[j].passive;
     int rc = eval_rates(s, err);
+    s->rates_version++;
     n = 0;
     for (int i = 0; rc == 0 && i < s->nseqs; i++)
         for (int j = 0; rc == 0 && j < s->seqs[i].first[s->seqs[i].nstates]; j++, n++)

@@ -76,6 +76,7 @@ typedef struct pepa_system {
     int nleaves;
     int *leaves;                    /* node indices of LEAF/ARRAY nodes, left to right */
     int nwords;                     /* words per state vector */
+    unsigned rates_version;         /* changes whenever pepa_system_rerate runs */
     uint64_t init[PEPA_MAX_WORDS];  /* the initial state */
 } pepa_system;
 

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include "pepa/enum.h"
 #include "pepa/export.h"
 
 /* ---- parsing ---------------------------------------------------------------- */
@@ -374,6 +375,109 @@ START_TEST(rerate_matches_fresh_derivation)
 }
 END_TEST
 
+/* ---- the derivation's machinery ---------------------------------------------- */
+
+/* Q(i, j) of a derived chain, 0 when absent. */
+static double q_at(const pepa_ctmc *q, uint32_t i, uint32_t j)
+{
+    for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
+        if (q->col[k] == i)
+            return q->val[k];
+    return 0;
+}
+
+/* P0 reaches P1 by b on its own and by a with R, whose a is a self-loop;
+ * d to P2 is listed between them, so the two transitions to P1 are not
+ * adjacent. They must become one entry of rate 2 + 1. */
+START_TEST(transitions_to_one_target_merge)
+{
+    const char *t = "P0 = (b, 2).P1 + (d, 1).P2 + (a, 1).P1;\nP1 = (c, 1).P0;\nP2 = (e, 1).P0;\n"
+                    "R = (a, 5).R;\nP0 <a> R";
+    for (int threads = 1; threads <= 2; threads++) {
+        diag err;
+        diag_clear(&err);
+        pepa_model *m = pepa_parse_string(t, strlen(t), "merge.pepa", &err);
+        pepa_system *s = m ? pepa_system_new(m, &err) : NULL;
+        ck_assert_msg(s != NULL, "%s", err.msg);
+        ck_assert_int_eq(pepa_enum_targets_distinct(s), 0);
+        pepa_derive_opts o = { .threads = threads };
+        pepa_space *sp = pepa_derive(s, &o, &err);
+        ck_assert_msg(sp != NULL, "%s", err.msg);
+        ck_assert_uint_eq(sp->n, 3);
+        ck_assert_uint_eq(sp->q->nnz, 4);
+        ck_assert_rel(q_at(sp->q, 0, 1), 3.0, 1e-15);
+        ck_assert_rel(q_at(sp->q, 0, 2), 1.0, 1e-15);
+        ck_assert_rel(sp->q->out[0], 4.0, 1e-15);
+        pepa_space_free(sp);
+        pepa_system_free(s);
+        pepa_model_free(m);
+    }
+}
+END_TEST
+
+/* The derivation's two threads share work by timing; the chain must not
+ * depend on it: the same states, rows sorted by source, bit-identical
+ * rates, with one thread or two. ws-large's subtrees are memoised. */
+START_TEST(threads_derive_the_same_chain)
+{
+    diag err;
+    diag_clear(&err);
+    pepa_model *m = pepa_parse_file(shared_path("corpus/pepa/pepa-eclipse-plugin/ws-large.pepa"), &err);
+    pepa_system *s = m ? pepa_system_new(m, &err) : NULL;
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    pepa_derive_opts one = { .threads = 1 }, two = { .threads = 2 };
+    pepa_space *a = pepa_derive(s, &one, &err), *b = pepa_derive(s, &two, &err);
+    ck_assert_msg(a && b, "%s", err.msg);
+    ck_assert_uint_eq(a->n, 47220);
+    ck_assert_uint_eq(b->n, a->n);
+    ck_assert_uint_eq(b->q->nnz, a->q->nnz);
+    for (uint32_t k = 0; k < a->n; k++)
+        ck_assert(memcmp(pepa_space_state(a, k), pepa_space_state(b, k), (size_t)a->nw * 8) == 0);
+    ck_assert(memcmp(a->q->rowp, b->q->rowp, ((size_t)a->n + 1) * sizeof *a->q->rowp) == 0);
+    ck_assert(memcmp(a->q->col, b->q->col, a->q->nnz * sizeof *a->q->col) == 0);
+    ck_assert(memcmp(a->q->val, b->q->val, a->q->nnz * sizeof *a->q->val) == 0);
+    ck_assert(memcmp(a->q->out, b->q->out, (size_t)a->n * sizeof *a->q->out) == 0);
+    for (uint32_t j = 0; j < a->n; j++)
+        for (uint64_t k = a->q->rowp[j] + 1; k < a->q->rowp[j + 1]; k++)
+            ck_assert_uint_lt(a->q->col[k - 1], a->q->col[k]);
+    pepa_space_free(a);
+    pepa_space_free(b);
+    pepa_system_free(s);
+    pepa_model_free(m);
+}
+END_TEST
+
+/* An enumerator memoises the moves of (P <> P); after a re-rating, the
+ * same enumerator must give the new rates, not the remembered ones. */
+START_TEST(enumerator_forgets_rates_on_rerate)
+{
+    const char *t = "r = 1.0;\nP = (a, r).P1; P1 = (b, 1).P;\nQ = (c, 2).Q;\n(P <> P) <> Q";
+    solved x;
+    ck_assert_msg(solve_text(&x, t, PEPA_METHOD_DIRECT) == 0, "%s", x.err.msg);
+    pepa_enum *en = pepa_enum_new(x.s);
+    ck_assert_ptr_nonnull(en);
+    const pepa_tr *tr;
+    const uint64_t *mask;
+    double sum[2] = { 0, 0 };
+    for (int round = 0; round < 2; round++) {
+        for (int rep = 0; rep < 3; rep++) {     /* the second and third lists come from the memo */
+            long nt = pepa_enum_state(en, x.s->init, &tr, &mask, &x.err);
+            ck_assert_int_eq(nt, 3);
+            double total = 0;
+            for (long k = 0; k < nt; k++)
+                total += tr[k].rate;
+            sum[round] = total;
+        }
+        pepa_model_rate(x.m, pepa_model_find_rate(x.m, "r"))->expr = pepa_num(x.m, 4.0);
+        ck_assert_int_eq(pepa_system_rerate(x.s, &x.err), 0);
+    }
+    ck_assert_rel(sum[0], 1.0 + 1.0 + 2.0, 1e-15);  /* two copies of a at r, c at 2 */
+    ck_assert_rel(sum[1], 4.0 + 4.0 + 2.0, 1e-15);
+    pepa_enum_free(en);
+    solved_free(&x);
+}
+END_TEST
+
 /* ---- the corpus's reference results (EXPECTED.md) ----------------------------- */
 
 typedef struct expect {
@@ -529,6 +633,9 @@ static Suite *suite(void)
     tcase_add_test(tc, deadlock_and_non_ergodic_are_detected);
     tcase_add_test(tc, state_limit_stops_derivation);
     tcase_add_test(tc, rerate_matches_fresh_derivation);
+    tcase_add_test(tc, transitions_to_one_target_merge);
+    tcase_add_test(tc, threads_derive_the_same_chain);
+    tcase_add_test(tc, enumerator_forgets_rates_on_rerate);
     suite_add_tcase(s, tc);
     tc = tcase_create("corpus");
     tcase_set_timeout(tc, 600);
