@@ -194,18 +194,12 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, chunk *c, 
 
 /* ---- the indexer's half -------------------------------------------------------- */
 
-/* The number of state st (hash h), adding it if new, with edges more
- * transitions into it; -1 out of memory, -2 over the limit. Only the
- * indexer calls this. */
-static int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h, uint32_t edges)
+/* Add state st (hash h) in the free slot i, with edges transitions into
+ * it. Returns its number, -1 out of memory, -2 over the limit. */
+static int64_t add_state(derivation *d, const uint64_t *st, uint64_t h, uint64_t i, uint32_t edges)
 {
     pepa_space *sp = d->sp;
     int nw = sp->nw;
-    uint64_t i = pepa_probe(sp, st, h);
-    if (sp->index[i].id) {
-        sp->index[i].indeg += edges;
-        return sp->index[i].id - 1;
-    }
     if ((uint64_t)sp->n >= d->limit)
         return -2;
     uint32_t k = sp->n;
@@ -221,6 +215,20 @@ static int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h, uint32
     if (2 * (uint64_t)sp->n > sp->index_cap && pepa_index_resize(sp, 2 * sp->index_cap) < 0)
         return -1;
     return k;
+}
+
+/* The number of state st (hash h), adding it if new, with edges more
+ * transitions into it; -1 out of memory, -2 over the limit. Only the
+ * indexer calls this. */
+static inline int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h, uint32_t edges)
+{
+    pepa_space *sp = d->sp;
+    uint64_t i = pepa_probe(sp, st, h);
+    if (sp->index[i].id) {
+        sp->index[i].indeg += edges;
+        return sp->index[i].id - 1;
+    }
+    return add_state(d, st, h, i, edges);
 }
 
 /* Index one chunk: new states, and one row of rates per state. */
@@ -249,26 +257,27 @@ static int index_chunk(derivation *d, const chunk *c)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
         r->rowp_cap = cap;
     }
-    size_t t = 0;
+    /* the chunk's transitions are its states' rows, in order: the rates
+     * are copied as they are, only targets need numbers */
+    uint32_t *col = r->col + r->nnz;
     for (size_t p = 0; p < PREFETCH_AHEAD && p < c->n; p++)
         __builtin_prefetch(&sp->index[c->hash[p] & (sp->index_cap - 1)]);
+    for (size_t t = 0; t < c->n; t++) {
+        if (t + PREFETCH_AHEAD < c->n)              /* overlap the cache misses */
+            __builtin_prefetch(&sp->index[c->hash[t + PREFETCH_AHEAD] & (sp->index_cap - 1)]);
+        int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t], 1);
+        if (j == -1)
+            return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
+        if (j == -2)
+            return diag_set(&d->err, "%s: the state space has more than %llu states (the limit; raise it "
+                            "with --max-states)", pepa_model_file(d->sys->model),
+                            (unsigned long long)d->limit);
+        col[t] = (uint32_t)j;
+    }
+    memcpy(r->val + r->nnz, c->rate, c->n * sizeof *r->val);
     for (uint32_t s = 0; s < c->count; s++) {
-        uint32_t i = c->first + s;
-        size_t end = t + c->ntr[s];
-        for (; t < end; t++) {
-            if (t + PREFETCH_AHEAD < c->n)          /* overlap the cache misses */
-                __builtin_prefetch(&sp->index[c->hash[t + PREFETCH_AHEAD] & (sp->index_cap - 1)]);
-            int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t], 1);
-            if (j == -1)
-                return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
-            if (j == -2)
-                return diag_set(&d->err, "%s: the state space has more than %llu states (the limit; raise it "
-                                "with --max-states)", pepa_model_file(d->sys->model),
-                                (unsigned long long)d->limit);
-            r->col[r->nnz] = (uint32_t)j;
-            r->val[r->nnz++] = c->rate[t];
-        }
-        r->rowp[i + 1] = r->nnz;
+        r->nnz += c->ntr[s];
+        r->rowp[c->first + s + 1] = r->nnz;
     }
     if (d->deadline && clock_now() > d->deadline)
         return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u states",
