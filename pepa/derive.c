@@ -382,13 +382,33 @@ typedef struct scatter {
     uint64_t *at;                   /* per target: next position (down: one past it) */
 } scatter;
 
+/* Sources ahead of the one being scattered: their targets' counters are
+ * fetched FAR sources ahead, the places they will write NEAR ahead, so
+ * that the random accesses overlap instead of waiting one by one. */
+#define SCATTER_FAR 4
+#define SCATTER_NEAR 2
+
 static void *scatter_part(void *arg)
 {
     scatter *h = arg;
     const rows *r = h->r;
     pepa_ctmc *q = h->q;
-    for (uint32_t m = 0; m < h->to - h->from; m++) {
+    uint32_t count = h->to - h->from;
+    for (uint32_t m = 0; m < count; m++) {
         uint32_t i = h->down ? h->to - 1 - m : h->from + m;
+        if (m + SCATTER_FAR < count) {
+            uint32_t f = h->down ? i - SCATTER_FAR : i + SCATTER_FAR;
+            for (uint64_t k = r->rowp[f]; k < r->rowp[f + 1]; k++)
+                __builtin_prefetch(&h->at[r->col[k]], 1);
+        }
+        if (m + SCATTER_NEAR < count) {
+            uint32_t f = h->down ? i - SCATTER_NEAR : i + SCATTER_NEAR;
+            for (uint64_t k = r->rowp[f]; k < r->rowp[f + 1]; k++) {
+                uint64_t s = h->at[r->col[k]] - (uint64_t)h->down;
+                __builtin_prefetch(&q->col[s], 1);
+                __builtin_prefetch(&q->val[s], 1);
+            }
+        }
         double out = 0;
         for (uint64_t k = r->rowp[i]; k < r->rowp[i + 1]; k++) {
             uint64_t s = h->down ? --h->at[r->col[k]] : h->at[r->col[k]]++;
