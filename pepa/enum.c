@@ -390,18 +390,25 @@ static int reserve(tbuf *b, size_t need, int nw)
     return 0;
 }
 
-/* Append a transition to the buffer d names; returns its (zeroed) mask,
- * or NULL when out of memory. */
+/* Append a transition to the buffer d names; returns its mask for the
+ * caller to fill, or NULL when out of memory. */
 static inline uint64_t *push(pepa_enum *e, dest d, int action, int passive, double rate)
 {
     tbuf *b = &e->buf[d.buf];
     if (b->n == b->cap && reserve(b, b->n + 1, e->nw) < 0)
         return NULL;
     b->t[b->n] = (pepa_tr){ d.tau ? 0 : action, passive, rate };
-    uint64_t *m = b->mask + b->n * (size_t)e->nw;
-    for (int w = 0; w < e->nw; w++)
-        m[w] = 0;
-    b->n++;
+    return b->mask + b->n++ * (size_t)e->nw;
+}
+
+/* Push with a zeroed mask (most states fit one word: no memset call). */
+static inline uint64_t *push_zeroed(pepa_enum *e, dest d, int action, int passive, double rate)
+{
+    uint64_t *m = push(e, d, action, passive, rate);
+    if (m && e->nw == 1)
+        m[0] = 0;
+    else if (m)
+        memset(m, 0, (size_t)e->nw * sizeof *m);
     return m;
 }
 
@@ -418,7 +425,7 @@ static int gen_leaf(pepa_enum *e, int n, const uint64_t *st, diag *err)
     unsigned k = pepa_field_get(st, nd->field);
     for (int j = q->first[k]; j < q->first[k + 1]; j++) {
         const pepa_move *mv = &q->moves[j];
-        uint64_t *m = push(e, ds[j], mv->action, mv->passive, mv->rate);
+        uint64_t *m = push_zeroed(e, ds[j], mv->action, mv->passive, mv->rate);
         if (!m)
             return oom(err);
         m[nd->field.word] = ((uint64_t)(k ^ (unsigned)mv->target)) << nd->field.shift;
@@ -439,7 +446,7 @@ static int gen_array(pepa_enum *e, int n, const uint64_t *st, diag *err)
             continue;
         for (int j = q->first[k]; j < q->first[k + 1]; j++) {
             const pepa_move *mv = &q->moves[j];
-            uint64_t *m = push(e, ds[j], mv->action, mv->passive, mv->rate * (double)ck);
+            uint64_t *m = push_zeroed(e, ds[j], mv->action, mv->passive, mv->rate * (double)ck);
             if (!m)
                 return oom(err);
             if (mv->target == k)
