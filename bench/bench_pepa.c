@@ -7,7 +7,11 @@
  * Prints one table: states, transitions, derive time, states/s,
  * transitions/s, bytes per state of the chain, solver, iterations,
  * residual, solve time, the solver's effective bandwidth and the
- * machine's measured copy bandwidth, peak resident memory. */
+ * machine's measured copy bandwidth, peak resident memory.
+ *
+ * Times are medians of REPEAT runs in one process (the slowest and the
+ * fastest derivation are printed below the table): a virtual machine
+ * shared with others drifts by a fifth from one run to the next. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,8 @@
 #include "pepa/parse.h"
 #include "pepa/solve.h"
 #include "pepa/space.h"
+
+#define REPEAT 5
 
 typedef struct ref {
     const char *file;
@@ -68,6 +74,12 @@ static void peak_reset(void)
     }
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Peak resident size since the last reset, in MB (VmHWM). */
 static double peak_mb(void)
 {
@@ -93,6 +105,7 @@ int main(void)
            "solve_s", "GB/s", "peakMB", "reference", "derive_x", "solve_x");
     const char *last = NULL;
     double derive_s = 0, solve_s = 0;
+    char spread[1024] = "";
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         const ref *r = &models[i];
         if (!last || strcmp(last, r->file) != 0) {
@@ -102,9 +115,16 @@ int main(void)
             peak_reset();
             pepa_model *m = pepa_parse_file(path, &err);
             pepa_system *s = m ? pepa_system_new(m, &err) : NULL;
-            double t = clock_now();
-            pepa_space *sp = s ? pepa_derive(s, NULL, &err) : NULL;
-            derive_s = clock_now() - t;
+            double dt[REPEAT], st[REPEAT];
+            pepa_space *sp = NULL;
+            for (int k = 0; k < REPEAT && s; k++) {
+                pepa_space_free(sp);
+                double t = clock_now();
+                sp = pepa_derive(s, NULL, &err);
+                dt[k] = clock_now() - t;
+                if (!sp)
+                    break;
+            }
             if (!sp) {
                 fprintf(stderr, "%s\n", err.msg);
                 return 1;
@@ -114,14 +134,23 @@ int main(void)
             o.tol = 1e-8;
             pepa_solve_result res;
             double *pi = malloc(sp->n * sizeof *pi);
-            if (!pi || pepa_solve(sp->q, &o, pi, &res, &err) < 0) {
-                fprintf(stderr, "%s\n", err.msg);
-                return 1;
+            for (int k = 0; k < REPEAT; k++) {
+                if (!pi || pepa_solve(sp->q, &o, pi, &res, &err) < 0) {
+                    fprintf(stderr, "%s\n", err.msg);
+                    return 1;
+                }
+                st[k] = res.seconds;
             }
-            solve_s = res.seconds;
+            qsort(dt, REPEAT, sizeof *dt, by_value);
+            qsort(st, REPEAT, sizeof *st, by_value);
+            derive_s = dt[REPEAT / 2];
+            solve_s = st[REPEAT / 2];
             /* bytes a sweep streams: col + val per entry, out + pi per state */
             double sweep_bytes = (double)sp->q->nnz * 12.0 + (double)sp->n * 24.0;
             const char *name = strrchr(r->file, '/') + 1;
+            size_t used = strlen(spread);
+            snprintf(spread + used, sizeof spread - used, "  %-12.12s derive %.3f .. %.3f s, solve %.3f .. %.3f s\n",
+                     name, dt[0], dt[REPEAT - 1], st[0], st[REPEAT - 1]);
             printf("%-12.12s %9u %10llu %8.3f %9.3g %10.3g %6.0f %-6s %5ld %9.2g %7.3f %6.1f",
                    name, sp->n, (unsigned long long)sp->q->nnz, derive_s, sp->n / derive_s,
                    (double)sp->q->nnz / derive_s, (double)pepa_ctmc_bytes(sp->q) / sp->n,
@@ -139,6 +168,7 @@ int main(void)
         }
         printf(" %-13s %7.1fx %7.1fx\n", r->tool, r->derive_ref / derive_s, r->solve_ref / solve_s);
     }
+    printf("\nderive_s, solve_s: medians of %d runs; fastest .. slowest:\n%s", REPEAT, spread);
     printf("\npeakMB: peak resident memory of parsing, deriving and solving the model (PEPA Plug-in on\n"
            "jobshop5: 2600 MB). derive_x, solve_x: the reference tool's time / ours (above 1: we are\n"
            "faster). GB/s: bytes of the chain a sweep reads / time per sweep.\n");
