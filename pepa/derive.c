@@ -35,7 +35,10 @@
 #define NCHUNKS 4                 /* buffers: one per thread enumerating, two queued */
 #define PREFETCH_AHEAD 16         /* transitions between a slot's prefetch and its lookup */
 
-/* The transitions of a run of states, as the enumerator hands them over. */
+/* The transitions of a run of states, as the enumerator hands them over.
+ * Its rows (rates, and room for the targets' numbers) are a new block,
+ * which the indexer keeps: allocated, filled and its pages faulted in by
+ * whichever thread enumerates, not by the busier indexer. */
 typedef struct chunk {
     uint32_t first, count;        /* states [first, first + count) */
     uint32_t *ntr;                /* per state: transitions listed */
@@ -43,6 +46,7 @@ typedef struct chunk {
     uint64_t *hash;
     double *rate;
     size_t n, cap;
+    double *rows;                 /* n rates, then n column slots (uint32) */
     uint64_t *seen;               /* one state's targets by hash: stamp << 32 | position */
     uint64_t seen_cap;            /* power of two */
     uint32_t stamp;               /* the state being listed; 0 marks a free entry */
@@ -52,12 +56,21 @@ typedef struct chunk {
     diag err;
 } chunk;
 
-/* The indexer's side: rows by source. */
+/* The rows of one chunk's states: entries [base, base + n) of the rows,
+ * in the chunk's block. */
+typedef struct segment {
+    uint32_t first, count;        /* states */
+    uint64_t base;
+    double *val;                  /* rates: the block */
+    uint32_t *col;                /* targets: in the block, after the rates */
+} segment;
+
+/* The indexer's side: rows by source, kept in the chunks' own arrays. */
 typedef struct rows {
-    uint64_t *rowp;               /* n + 1 */
-    uint32_t *col;
-    double *val;
-    uint64_t nnz, cap, rowp_cap;
+    uint64_t *rowp;               /* n + 1 global entry offsets */
+    uint64_t nnz, rowp_cap;
+    segment *seg;
+    size_t nseg, seg_cap;
 } rows;
 
 typedef struct derivation {
@@ -104,6 +117,16 @@ static int chunk_reserve(chunk *c, size_t need, int nw)
         grow((void **)&c->hash, cap, sizeof *c->hash) < 0 || grow((void **)&c->rate, cap, sizeof *c->rate) < 0)
         return -1;
     c->cap = cap;
+    return 0;
+}
+
+/* The block of the run's rows: its rates, and zeroed column slots. */
+static int rows_ready(chunk *c)
+{
+    if (!(c->rows = malloc((c->n ? c->n : 1) * (sizeof *c->rows + sizeof(uint32_t)))))
+        return -1;
+    memcpy(c->rows, c->rate, c->n * sizeof *c->rows);
+    memset(c->rows + c->n, 0, c->n * sizeof(uint32_t));   /* its page faults, here */
     return 0;
 }
 
@@ -190,6 +213,10 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, chunk *c, 
         }
         c->ntr[s] = (uint32_t)(c->n - base);
     }
+    if (rows_ready(c) < 0) {
+        diag_set(&c->err, "out of memory while enumerating transitions");
+        c->failed = 1;
+    }
 }
 
 /* ---- the indexer's half -------------------------------------------------------- */
@@ -232,7 +259,7 @@ static inline int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h,
 }
 
 /* Index one chunk: new states, and one row of rates per state. */
-static int index_chunk(derivation *d, const chunk *c)
+static int index_chunk(derivation *d, chunk *c)
 {
     pepa_space *sp = d->sp;
     rows *r = &d->r;
@@ -245,11 +272,11 @@ static int index_chunk(derivation *d, const chunk *c)
     if (c->deadlocks && sp->deadlocks == 0)
         sp->first_deadlock = c->first_deadlock;
     sp->deadlocks += c->deadlocks;
-    if (r->nnz + c->n > r->cap) {
-        uint64_t cap = r->cap + r->cap / 2 + c->n + 4096;
-        if (grow((void **)&r->col, cap, sizeof *r->col) < 0 || grow((void **)&r->val, cap, sizeof *r->val) < 0)
+    if (r->nseg == r->seg_cap) {
+        size_t cap = r->seg_cap ? 2 * r->seg_cap : 256;
+        if (grow((void **)&r->seg, cap, sizeof *r->seg) < 0)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
-        r->cap = cap;
+        r->seg_cap = cap;
     }
     if ((uint64_t)c->first + c->count + 1 > r->rowp_cap) {
         uint64_t cap = r->rowp_cap + r->rowp_cap / 2 + c->count + 4096;
@@ -258,8 +285,8 @@ static int index_chunk(derivation *d, const chunk *c)
         r->rowp_cap = cap;
     }
     /* the chunk's transitions are its states' rows, in order: the rates
-     * are copied as they are, only targets need numbers */
-    uint32_t *col = r->col + r->nnz;
+     * stay as they are, only targets need numbers */
+    uint32_t *col = (uint32_t *)(c->rows + c->n);
     for (size_t p = 0; p < PREFETCH_AHEAD && p < c->n; p++)
         __builtin_prefetch(&sp->index[c->hash[p] & (sp->index_cap - 1)]);
     for (size_t t = 0; t < c->n; t++) {
@@ -274,7 +301,8 @@ static int index_chunk(derivation *d, const chunk *c)
                             (unsigned long long)d->limit);
         col[t] = (uint32_t)j;
     }
-    memcpy(r->val + r->nnz, c->rate, c->n * sizeof *r->val);
+    r->seg[r->nseg++] = (segment){ c->first, c->count, r->nnz, c->rows, col };
+    c->rows = NULL;
     for (uint32_t s = 0; s < c->count; s++) {
         r->nnz += c->ntr[s];
         r->rowp[c->first + s + 1] = r->nnz;
@@ -370,54 +398,71 @@ static void indexer(derivation *d)
 /* Transpose the by-source rows into the CTMC's by-target rows, sized by
  * the in-degrees counted in the index (which is dropped here). Sources
  * are visited in increasing order, so every row comes out sorted. With two
- * threads the sources are split where the entries are halved: the first
+ * threads the segments are split where the entries are halved: the first
  * part fills each row from its start upwards, the second part, visiting
  * sources downwards, fills it from its end; they meet exactly, with no
  * pass to count either part's share of a row. */
 typedef struct scatter {
     const rows *r;
     pepa_ctmc *q;
-    uint32_t from, to;              /* sources */
+    size_t from, to;                /* segments */
     int down;                       /* visit sources downwards, fill rows from the end */
     uint64_t *at;                   /* per target: next position (down: one past it) */
 } scatter;
 
-/* Sources ahead of the one being scattered: their targets' counters are
- * fetched FAR sources ahead, the places they will write NEAR ahead, so
- * that the random accesses overlap instead of waiting one by one. */
+/* Sources ahead of the one being scattered (in its segment): their
+ * targets' counters are fetched FAR sources ahead, the places they will
+ * write NEAR ahead, so that the random accesses overlap instead of
+ * waiting one by one. */
 #define SCATTER_FAR 4
 #define SCATTER_NEAR 2
 
-static void *scatter_part(void *arg)
+/* Entries of source i, as offsets into its segment g. */
+static inline uint64_t src_begin(const rows *r, const segment *g, uint32_t i)
 {
-    scatter *h = arg;
+    return r->rowp[i] - g->base;
+}
+
+static inline uint64_t src_end(const rows *r, const segment *g, uint32_t i)
+{
+    return r->rowp[i + 1] - g->base;
+}
+
+static void scatter_segment(const scatter *h, const segment *g)
+{
     const rows *r = h->r;
     pepa_ctmc *q = h->q;
-    uint32_t count = h->to - h->from;
-    for (uint32_t m = 0; m < count; m++) {
-        uint32_t i = h->down ? h->to - 1 - m : h->from + m;
-        if (m + SCATTER_FAR < count) {
+    for (uint32_t m = 0; m < g->count; m++) {
+        uint32_t i = h->down ? g->first + g->count - 1 - m : g->first + m;
+        if (m + SCATTER_FAR < g->count) {
             uint32_t f = h->down ? i - SCATTER_FAR : i + SCATTER_FAR;
-            for (uint64_t k = r->rowp[f]; k < r->rowp[f + 1]; k++)
-                __builtin_prefetch(&h->at[r->col[k]], 1);
+            for (uint64_t k = src_begin(r, g, f); k < src_end(r, g, f); k++)
+                __builtin_prefetch(&h->at[g->col[k]], 1);
         }
-        if (m + SCATTER_NEAR < count) {
+        if (m + SCATTER_NEAR < g->count) {
             uint32_t f = h->down ? i - SCATTER_NEAR : i + SCATTER_NEAR;
-            for (uint64_t k = r->rowp[f]; k < r->rowp[f + 1]; k++) {
-                uint64_t s = h->at[r->col[k]] - (uint64_t)h->down;
+            for (uint64_t k = src_begin(r, g, f); k < src_end(r, g, f); k++) {
+                uint64_t s = h->at[g->col[k]] - (uint64_t)h->down;
                 __builtin_prefetch(&q->col[s], 1);
                 __builtin_prefetch(&q->val[s], 1);
             }
         }
         double out = 0;
-        for (uint64_t k = r->rowp[i]; k < r->rowp[i + 1]; k++) {
-            uint64_t s = h->down ? --h->at[r->col[k]] : h->at[r->col[k]]++;
+        for (uint64_t k = src_begin(r, g, i); k < src_end(r, g, i); k++) {
+            uint64_t s = h->down ? --h->at[g->col[k]] : h->at[g->col[k]]++;
             q->col[s] = i;
-            q->val[s] = r->val[k];
-            out += r->val[k];
+            q->val[s] = g->val[k];
+            out += g->val[k];
         }
         q->out[i] = out;
     }
+}
+
+static void *scatter_part(void *arg)
+{
+    const scatter *h = arg;
+    for (size_t m = 0; m < h->to - h->from; m++)
+        scatter_segment(h, &h->r->seg[h->down ? h->to - 1 - m : h->from + m]);
     return NULL;
 }
 
@@ -442,18 +487,13 @@ static pepa_ctmc *transpose(pepa_space *sp, const rows *r, int threads)
     for (uint32_t j = 0; j < n; j++)
         q->rowp[j + 1] += q->rowp[j];
     memcpy(up, q->rowp, (size_t)n * sizeof *up);
-    scatter h[2] = { { r, q, 0, n, 0, up }, { r, q, n, n, 1, down } };
+    scatter h[2] = { { r, q, 0, r->nseg, 0, up }, { r, q, r->nseg, r->nseg, 1, down } };
     pthread_t th;
     if (down) {
-        uint32_t lo = 0, hi = n;                 /* first source past half the entries */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (r->rowp[mid] < r->nnz / 2)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        h[0].to = h[1].from = lo;
+        size_t half = 0;                         /* first segment past half the entries */
+        while (half < r->nseg && r->seg[half].base < r->nnz / 2)
+            half++;
+        h[0].to = h[1].from = half;
         memcpy(down, q->rowp + 1, (size_t)n * sizeof *down);
         if (pthread_create(&th, NULL, scatter_part, &h[1]) != 0) {
             scatter_part(&h[1]);                 /* no thread: do both parts here */
@@ -472,9 +512,10 @@ static pepa_ctmc *transpose(pepa_space *sp, const rows *r, int threads)
 
 static void rows_free(rows *r)
 {
+    for (size_t g = 0; g < r->nseg; g++)
+        free(r->seg[g].val);
+    free(r->seg);
     free(r->rowp);
-    free(r->col);
-    free(r->val);
     memset(r, 0, sizeof *r);
 }
 
@@ -496,6 +537,7 @@ static void chunk_free(chunk *c)
     free(c->target);
     free(c->hash);
     free(c->rate);
+    free(c->rows);
     free(c->seen);
     free(c);
 }

@@ -52,8 +52,8 @@ typedef struct dest {
 #define COOP_BUF(node, side) (1 + 2 * (node) + (side))
 
 #define MEMO_MAX_BITS 24              /* subtrees with more bits are split */
-#define MEMO_MAX_MOVES ((size_t)1 << 20)  /* per memo: moves kept, then no more */
-#define MEMO_TRIAL 4096                   /* misses before judging a memo's hit rate */
+#define MEMO_MAX_MOVES ((size_t)1 << 18)  /* per memo: moves kept (6 MB), then no more */
+#define MEMO_TRIAL 1024                   /* misses before judging a memo's hit rate */
 
 /* The memo of one subtree: post[lo..hi] are its nodes, hi its root. */
 typedef struct memo {
@@ -260,16 +260,30 @@ static int memos_new(pepa_enum *e)
     return rc;
 }
 
-static void memo_free(memo *m)
+/* Forget m's entries and give their memory back. */
+static void memo_drop(memo *m)
 {
-    free(m->outs);
-    free(m->len0);
     free(m->slot);
     free(m->key);
     free(m->at);
     free(m->cnt);
     free(m->tr);
     free(m->mask);
+    m->slot = NULL;
+    m->key = NULL;
+    m->at = NULL;
+    m->cnt = NULL;
+    m->tr = NULL;
+    m->mask = NULL;
+    m->slot_cap = m->entries_cap = m->moves_cap = 0;
+    m->nentries = m->nmoves = 0;
+}
+
+static void memo_free(memo *m)
+{
+    free(m->outs);
+    free(m->len0);
+    memo_drop(m);
 }
 
 pepa_enum *pepa_enum_new(const pepa_system *s)
@@ -698,9 +712,10 @@ static int gen_memo(pepa_enum *e, memo *m, const uint64_t *st, diag *err)
             return -1;
     if (m->off)
         return 0;
-    if (++m->misses >= MEMO_TRIAL && m->hits < m->misses)
-        m->off = 1;                             /* keeping costs more than it saves */
-    else if (!m->full)
+    if (++m->misses >= MEMO_TRIAL && m->hits < m->misses) {
+        memo_drop(m);                           /* keeping costs more than it saves */
+        m->off = 1;
+    } else if (!m->full)
         memo_keep(e, m, key);
     return 0;
 }
