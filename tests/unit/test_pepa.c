@@ -447,6 +447,38 @@ START_TEST(threads_derive_the_same_chain)
 }
 END_TEST
 
+/* A state of two words, with memoised subtrees in both: groups of ten and
+ * six 64-state cycles, each group in lockstep on its own action, the groups
+ * independent. Group X's state recurs with each of group Y's 64, so the
+ * memos replay; the answer is known: a lockstep cycle with rate r_k in
+ * state k spends time in proportion to 1/r_k, so its throughput is
+ * 64 / sum(1/r_k). */
+START_TEST(two_word_states_with_memos)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *t = malloc(cap);
+    double inv_a = 0, inv_b = 0;
+    for (int k = 0; k < 64; k++) {
+        double ra = 1 + k % 5, rb = 2 + k % 3;
+        inv_a += 1 / ra;
+        inv_b += 1 / rb;
+        len += (size_t)snprintf(t + len, cap - len, "X%d = (a, %g).X%d;\nY%d = (b, %g).Y%d;\n", k, ra,
+                                (k + 1) % 64, k, rb, (k + 1) % 64);
+    }
+    snprintf(t + len, cap - len, "(X0 <a> X0 <a> X0 <a> X0 <a> X0 <a> X0 <a> X0 <a> X0 <a> X0 <a> X0) <> "
+                                 "(Y0 <b> Y0 <b> Y0 <b> Y0 <b> Y0 <b> Y0)");
+    solved x;
+    ck_assert_msg(solve_text(&x, t, PEPA_METHOD_GS) == 0, "%s", x.err.msg);
+    ck_assert_int_eq(x.s->nwords, 2);
+    ck_assert_uint_eq(x.sp->n, 64 * 64);
+    ck_assert_uint_eq(x.sp->q->nnz, 2 * 64 * 64);
+    ck_assert_rel(thr_of(&x, "a"), 64 / inv_a, 1e-9);
+    ck_assert_rel(thr_of(&x, "b"), 64 / inv_b, 1e-9);
+    solved_free(&x);
+    free(t);
+}
+END_TEST
+
 /* An enumerator memoises the moves of (P <> P); after a re-rating, the
  * same enumerator must give the new rates, not the remembered ones. */
 START_TEST(enumerator_forgets_rates_on_rerate)
@@ -636,6 +668,7 @@ static Suite *suite(void)
     tcase_add_test(tc, transitions_to_one_target_merge);
     tcase_add_test(tc, threads_derive_the_same_chain);
     tcase_add_test(tc, enumerator_forgets_rates_on_rerate);
+    tcase_add_test(tc, two_word_states_with_memos);
     suite_add_tcase(s, tc);
     tc = tcase_create("corpus");
     tcase_set_timeout(tc, 600);
