@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "../base/clock.h"
+#include "../base/mem.h"
 #include "enum.h"
 #include "index.h"
 
@@ -95,15 +96,6 @@ typedef struct derivation {
     diag err;
 } derivation;
 
-static int grow(void **p, uint64_t cap, size_t elem)
-{
-    void *q = realloc(*p, cap * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    return 0;
-}
-
 /* ---- the enumerator's half --------------------------------------------------- */
 
 static int chunk_reserve(chunk *c, size_t need, int nw)
@@ -113,8 +105,8 @@ static int chunk_reserve(chunk *c, size_t need, int nw)
     size_t cap = c->cap ? c->cap : 4096;
     while (cap < need)
         cap *= 2;
-    if (grow((void **)&c->target, cap, (size_t)nw * sizeof *c->target) < 0 ||
-        grow((void **)&c->hash, cap, sizeof *c->hash) < 0 || grow((void **)&c->rate, cap, sizeof *c->rate) < 0)
+    if (mem_grow((void **)&c->target, cap, (size_t)nw * sizeof *c->target) < 0 ||
+        mem_grow((void **)&c->hash, cap, sizeof *c->hash) < 0 || mem_grow((void **)&c->rate, cap, sizeof *c->rate) < 0)
         return -1;
     c->cap = cap;
     return 0;
@@ -274,13 +266,13 @@ static int index_chunk(derivation *d, chunk *c)
     sp->deadlocks += c->deadlocks;
     if (r->nseg == r->seg_cap) {
         size_t cap = r->seg_cap ? 2 * r->seg_cap : 256;
-        if (grow((void **)&r->seg, cap, sizeof *r->seg) < 0)
+        if (mem_grow((void **)&r->seg, cap, sizeof *r->seg) < 0)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
         r->seg_cap = cap;
     }
     if ((uint64_t)c->first + c->count + 1 > r->rowp_cap) {
         uint64_t cap = r->rowp_cap + r->rowp_cap / 2 + c->count + 4096;
-        if (grow((void **)&r->rowp, cap, sizeof *r->rowp) < 0)
+        if (mem_grow((void **)&r->rowp, cap, sizeof *r->rowp) < 0)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
         r->rowp_cap = cap;
     }
@@ -568,7 +560,7 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
     sp->sys = s;
     sp->nw = s->nwords;
     if (pepa_index_resize(sp, 1024) < 0 ||
-        grow((void **)&d.r.rowp, 4096, sizeof *d.r.rowp) < 0)
+        mem_grow((void **)&d.r.rowp, 4096, sizeof *d.r.rowp) < 0)
         goto oom;
     d.r.rowp_cap = 4096;
     d.r.rowp[0] = 0;

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/mem.h"
+
 typedef struct tbuf {
     pepa_tr *t;
     uint64_t *mask;
@@ -602,15 +604,6 @@ static void memo_insert(memo *m, uint64_t key, uint32_t entry)
     m->slot[i] = entry + 1;
 }
 
-static int memo_grow(void **p, size_t n, size_t elem)
-{
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    return 0;
-}
-
 /* Room for one more entry of moves more moves; -1 when out of memory. */
 static int memo_reserve(memo *m, size_t moves, int nw)
 {
@@ -627,9 +620,9 @@ static int memo_reserve(memo *m, size_t moves, int nw)
     }
     if (m->nentries == m->entries_cap) {
         size_t cap = m->entries_cap ? 2 * m->entries_cap : 128;
-        if (memo_grow((void **)&m->key, cap, sizeof *m->key) < 0 ||
-            memo_grow((void **)&m->at, cap, sizeof *m->at) < 0 ||
-            memo_grow((void **)&m->cnt, cap * (size_t)m->nouts + 1, sizeof *m->cnt) < 0)
+        if (mem_grow((void **)&m->key, cap, sizeof *m->key) < 0 ||
+            mem_grow((void **)&m->at, cap, sizeof *m->at) < 0 ||
+            mem_grow((void **)&m->cnt, cap * (size_t)m->nouts + 1, sizeof *m->cnt) < 0)
             return -1;
         m->entries_cap = cap;
     }
@@ -637,8 +630,8 @@ static int memo_reserve(memo *m, size_t moves, int nw)
         size_t cap = m->moves_cap ? 2 * m->moves_cap : 1024;
         while (cap < m->nmoves + moves)
             cap *= 2;
-        if (memo_grow((void **)&m->tr, cap, sizeof *m->tr) < 0 ||
-            memo_grow((void **)&m->mask, cap * (size_t)nw, sizeof *m->mask) < 0)
+        if (mem_grow((void **)&m->tr, cap, sizeof *m->tr) < 0 ||
+            mem_grow((void **)&m->mask, cap * (size_t)nw, sizeof *m->mask) < 0)
             return -1;
         m->moves_cap = cap;
     }
