@@ -659,6 +659,8 @@ static void memo_keep(pepa_enum *e, memo *m, uint64_t key)
         const tbuf *bf = &e->buf[m->outs[b]];
         size_t c = bf->n - m->len0[b];
         m->cnt[k * (size_t)m->nouts + (size_t)b] = (uint32_t)c;
+        if (c == 0)
+            continue;                           /* (a buffer never used has no arrays) */
         memcpy(m->tr + m->nmoves, bf->t + m->len0[b], c * sizeof *m->tr);
         memcpy(m->mask + m->nmoves * (size_t)nw, bf->mask + m->len0[b] * (size_t)nw,
                c * (size_t)nw * sizeof *m->mask);
@@ -671,20 +673,18 @@ static void memo_keep(pepa_enum *e, memo *m, uint64_t key)
 static int memo_replay(pepa_enum *e, const memo *m, long k, diag *err)
 {
     const int nw = e->nw;
-    const pepa_tr *t = m->tr + m->at[k];
-    const uint64_t *mk = m->mask + m->at[k] * (size_t)nw;
+    size_t at = m->at[k];
     for (int b = 0; b < m->nouts; b++) {
         size_t c = m->cnt[(size_t)k * (size_t)m->nouts + (size_t)b];
         tbuf *bf = &e->buf[m->outs[b]];
         if (c == 0)
-            continue;
+            continue;                           /* (an entry with no moves has no arrays) */
         if (reserve(bf, bf->n + c, nw) < 0)
             return oom(err);
-        memcpy(bf->t + bf->n, t, c * sizeof *t);
-        memcpy(bf->mask + bf->n * (size_t)nw, mk, c * (size_t)nw * sizeof *mk);
+        memcpy(bf->t + bf->n, m->tr + at, c * sizeof *m->tr);
+        memcpy(bf->mask + bf->n * (size_t)nw, m->mask + at * (size_t)nw, c * (size_t)nw * sizeof *m->mask);
         bf->n += c;
-        t += c;
-        mk += c * (size_t)nw;
+        at += c;
     }
     return 0;
 }
