@@ -22,8 +22,9 @@ typedef struct pepa_derive_opts {
     uint64_t max_states;      /* stop with an error beyond this; 0 = 2^32 - 2 */
     double time_limit;        /* seconds; 0 = none */
     int threads;              /* 1: single-threaded; 2 (or 0, the default):
-                                 one thread enumerates transitions while
-                                 another indexes the states they reach */
+                                 a helper enumerates transitions while the
+                                 caller indexes the states they reach and
+                                 enumerates too whenever it would wait */
 } pepa_derive_opts;
 
 /* States are stored in blocks that never move, so that one thread can read
