@@ -15,6 +15,22 @@ jobs=$(nproc 2>/dev/null || echo 2)
 "$top/contrib/setup.sh"
 [ -x "$top/configure" ] || "$top/autogen.sh"
 
+# The tests read the shared corpora from ../shared beside the clone (never a
+# copy). A clone made elsewhere, say in /tmp, finds them beside the
+# repository it was cloned from; failing that, say so once.
+if [ -z "${SHARED_DIR:-}" ] && [ ! -d "$top/../shared" ]; then
+    origin=$(git -C "$top" config --get remote.origin.url 2>/dev/null || true)
+    origin=${origin#file://}
+    if [ -n "$origin" ] && [ -d "$origin/../shared/corpus" ]; then
+        SHARED_DIR=$(cd "$origin/../shared" && pwd)
+        export SHARED_DIR
+        echo "== shared corpora: $SHARED_DIR (beside the origin $origin)"
+    else
+        echo "check-all.sh: no ../shared beside $top, nor beside its origin; set SHARED_DIR" >&2
+        exit 1
+    fi
+fi
+
 summary() {
     # Check's lines ("100%: Checks: 12, Failures: 0, Errors: 0") and the CLI
     # tests' ("12 passed, 0 failed") from the logs of one build
