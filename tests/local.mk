@@ -25,7 +25,7 @@ tests_unit_test_skel_control_LDADD = skeleton/libskeleton.la pepa/libpepa.la bas
 tests_unit_test_skel_seed000_SOURCES = tests/unit/test_skel_seed000.c tests/unit/seed000.h
 tests_unit_test_skel_seed000_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_skel_seed000_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
-tests_unit_test_search_SOURCES = tests/unit/test_search.c tests/unit/seed000.h
+tests_unit_test_search_SOURCES = tests/unit/test_search.c tests/unit/seed000.h tests/unit/placed.h
 tests_unit_test_search_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_search_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_slurm_SOURCES = tests/unit/test_slurm.c
@@ -64,7 +64,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_cost tests/unit/test_advice
 TESTS += tests/unit/test_cost tests/unit/test_advice
-tests_unit_test_cost_SOURCES = tests/unit/test_cost.c
+tests_unit_test_cost_SOURCES = tests/unit/test_cost.c tests/unit/placed.h
 tests_unit_test_cost_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cost_LDADD = cost/libcost.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_advice_SOURCES = tests/unit/test_advice.c

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cost/cost.h"
+#include "placed.h"
 
 static void close_to(double a, double b, int line)
 {
@@ -136,43 +137,14 @@ START_TEST(test_remote)
 }
 END_TEST
 
-typedef struct placed {
-    skel_tree *t;
-    skel_dag *d;
-    skel_model *m;
-    skel_platform *p;
-} placed;
-
-static void build(placed *x, const char *skel, skel_style st, const char *plat)
-{
-    diag err;
-    diag_clear(&err);
-    x->t = skel_parse_string(skel, strlen(skel), "t.skel", &err);
-    ck_assert_msg(x->t, "%s", err.msg);
-    x->d = skel_dag_build(x->t, st, &err);
-    ck_assert_msg(x->d, "%s", err.msg);
-    x->m = skel_model_new(x->t, x->d, &err);
-    ck_assert_msg(x->m, "%s", err.msg);
-    x->p = skel_platform_parse_string(plat, strlen(plat), "t.conf", NULL, NULL, &err);
-    ck_assert_msg(x->p, "%s", err.msg);
-}
-
-static void unbuild(placed *x)
-{
-    skel_platform_free(x->p);
-    skel_model_free(x->m);
-    skel_dag_free(x->d);
-    skel_tree_free(x->t);
-}
-
 static double estimate(placed *x, cost_model k, const int *pl)
 {
     cost_estimate e;
     diag err;
     diag_clear(&err);
-    ck_assert_msg(cost_estimate_placement(k, x->t, x->m, x->p, pl, 1, &e, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cost_estimate_placement(k, x->tree, x->model, x->plat, pl, 1, &e, &err) == 0, "%s", err.msg);
     double v = e.throughput;
-    ck_assert_int_eq(e.ntasks, x->m->ntasks);
+    ck_assert_int_eq(e.ntasks, x->model->ntasks);
     cost_estimate_free(&e);
     return v;
 }
@@ -184,7 +156,7 @@ static const char plat3[] = "LocalLatency=0.0001 Input=local Output=local\n"
 START_TEST(test_placed_sharing)
 {
     placed x;
-    build(&x, pipe3, SKEL_STYLE_STREAM, plat3);
+    placed_build(&x, pipe3, SKEL_STYLE_STREAM, plat3);
     int spread[] = { 0, 1, 2 }, one[] = { 0, 0, 0 };
     CLOSE(estimate(&x, COST_DARLINGTON, spread), 1 / (0.1 + 1e-4));
     CLOSE(estimate(&x, COST_P3L, spread), 1 / (0.1 + 1e-4));    /* l from the link */
@@ -197,11 +169,11 @@ START_TEST(test_placed_sharing)
     int ch[3];
     diag err;
     diag_clear(&err);
-    ck_assert_int_eq(cost_remote_choose(x.m, x.p, ch, &err), 0);
+    ck_assert_int_eq(cost_remote_choose(x.model, x.plat, ch, &err), 0);
     ck_assert_int_eq(ch[0], 0);
     ck_assert_int_eq(ch[1], 0);
     ck_assert_int_eq(ch[2], 0);
-    unbuild(&x);
+    placed_free(&x);
 }
 END_TEST
 
@@ -212,15 +184,15 @@ START_TEST(test_placed_farm_deal)
                                "NodeName=z Speed=100\n";
     int pl[] = { 0, 1, 2, 3 };
     placed f, d;
-    build(&f, "pipe(3); task(\"e\", 1); farm(2, \"w\", 1); task(\"c\", 1);", SKEL_STYLE_PRODUCER, plat);
-    build(&d, "pipe(3); task(\"e\", 1); deal(2, \"w\", 1); task(\"c\", 1);", SKEL_STYLE_PRODUCER, plat);
+    placed_build(&f, "pipe(3); task(\"e\", 1); farm(2, \"w\", 1); task(\"c\", 1);", SKEL_STYLE_PRODUCER, plat);
+    placed_build(&d, "pipe(3); task(\"e\", 1); deal(2, \"w\", 1); task(\"c\", 1);", SKEL_STYLE_PRODUCER, plat);
     /* workers: t_e + 2 t_c = 1 + 0.002 and 1/3 + 0.002 (seed 001 §4.2) */
     double w1 = 1 + 0.002, w3 = 1.0 / 3 + 0.002;
     CLOSE(estimate(&f, COST_DARLINGTON, pl), 1 / w1 + 1 / w3);
     CLOSE(estimate(&d, COST_DARLINGTON, pl), 2 / w1);
     ck_assert(estimate(&f, COST_P3L, pl) > estimate(&d, COST_P3L, pl));
-    unbuild(&f);
-    unbuild(&d);
+    placed_free(&f);
+    placed_free(&d);
 }
 END_TEST
 

@@ -17,38 +17,10 @@
 
 #include "skeleton/skeleton.h"
 
+#include "placed.h"
 #include "seed000.h"
 
-typedef struct built {
-    skel_tree *tree;
-    skel_dag *dag;
-    skel_model *model;
-    skel_platform *plat;
-} built;
-
-static void build(built *b, const char *skel, skel_style style, const char *plat)
-{
-    diag err;
-    diag_clear(&err);
-    b->tree = skel_parse_string(skel, strlen(skel), "test.skel", &err);
-    ck_assert_msg(b->tree, "%s", err.msg);
-    b->dag = skel_dag_build(b->tree, style, &err);
-    ck_assert_msg(b->dag, "%s", err.msg);
-    b->model = skel_model_new(b->tree, b->dag, &err);
-    ck_assert_msg(b->model, "%s", err.msg);
-    b->plat = skel_platform_parse_string(plat, strlen(plat), "test.conf", NULL, NULL, &err);
-    ck_assert_msg(b->plat, "%s", err.msg);
-}
-
-static void unbuild(built *b)
-{
-    skel_platform_free(b->plat);
-    skel_model_free(b->model);
-    skel_dag_free(b->dag);
-    skel_tree_free(b->tree);
-}
-
-static skel_search_result *run(built *b, const skel_search_opts *o)
+static skel_search_result *run(placed *b, const skel_search_opts *o)
 {
     diag err;
     diag_clear(&err);
@@ -77,8 +49,8 @@ START_TEST(test_seed_table)
     const row *r = &rows[_i];
     char text[1024];
     seed000_platform(text, sizeof text, r);
-    built b;
-    build(&b, pipeline, SKEL_STYLE_STREAM, text);
+    placed b;
+    placed_build(&b, pipeline, SKEL_STYLE_STREAM, text);
     int pins[3] = { 0, -1, -1 }, cand[8 * 3], paper[3];
     for (int c = 0; c < 8; c++)
         for (int t = 0; t < 3; t++)
@@ -114,7 +86,7 @@ START_TEST(test_seed_table)
     skel_search_result_free(ar);
     skel_search_result_free(pr);
     skel_search_result_free(res);
-    unbuild(&b);
+    placed_free(&b);
 }
 END_TEST
 
@@ -163,8 +135,8 @@ START_TEST(test_brute_force)
     int nodes = _i < 16 ? 3 + _i % 2 : _i < 18 ? 3 : 4;
     char text[8192];
     random_platform(text, sizeof text, nodes, &seed);
-    built b;
-    build(&b, skel, style, text);
+    placed b;
+    placed_build(&b, skel, style, text);
     skel_search_opts brute = { 0 };
     brute.no_prune = brute.no_symmetry = 1;
     brute.top = 100000;
@@ -194,7 +166,7 @@ START_TEST(test_brute_force)
         skel_search_result_free(r);
     }
     skel_search_result_free(bf);
-    unbuild(&b);
+    placed_free(&b);
 }
 END_TEST
 
@@ -208,8 +180,8 @@ START_TEST(test_allowed)
     const char *skel = skels[_i % 6];
     char text[8192];
     random_platform(text, sizeof text, 4, &seed);
-    built b;
-    build(&b, skel, _i % 2 ? SKEL_STYLE_PRODUCER : SKEL_STYLE_STREAM, text);
+    placed b;
+    placed_build(&b, skel, _i % 2 ? SKEL_STYLE_PRODUCER : SKEL_STYLE_STREAM, text);
     unsigned char allowed[4] = { 1, 1, 1, 1 };
     allowed[_i % 4] = 0;
     if (_i % 3 == 0)
@@ -252,7 +224,7 @@ START_TEST(test_allowed)
     ck_assert_ptr_null(skel_search(b.model, b.dag, b.plat, &o, &err));
     ck_assert_msg(strstr(err.msg, "no node of") != NULL, "%s", err.msg);
     skel_search_result_free(bf);
-    unbuild(&b);
+    placed_free(&b);
 }
 END_TEST
 
@@ -265,8 +237,8 @@ START_TEST(test_budget)
     uint64_t seed = 99;
     char text[16384];
     random_platform(text, sizeof text, 8, &seed);
-    built b;
-    build(&b, pipe8, SKEL_STYLE_STREAM, text);
+    placed b;
+    placed_build(&b, pipe8, SKEL_STYLE_STREAM, text);
     int pins[8] = { 2, -1, -1, -1, -1, -1, -1, -1 };
     skel_search_opts o = { 0 };
     o.pins = pins;
@@ -287,7 +259,7 @@ START_TEST(test_budget)
     for (int k = 1; k < r->nranked; k++)
         ck_assert(r->ranked[k].throughput <= r->ranked[k - 1].throughput);
     skel_search_result_free(r);
-    unbuild(&b);
+    placed_free(&b);
 }
 END_TEST
 
@@ -295,8 +267,8 @@ START_TEST(test_errors)
 {
     char text[1024];
     seed000_platform(text, sizeof text, &rows[0]);
-    built b;
-    build(&b, pipeline, SKEL_STYLE_STREAM, text);
+    placed b;
+    placed_build(&b, pipeline, SKEL_STYLE_STREAM, text);
     int pins[3] = { 0, -1, -1 }, cand[3] = { 1, 1, 1 };
     skel_search_opts o = { 0 };
     o.pins = pins;
@@ -306,13 +278,13 @@ START_TEST(test_errors)
     diag_clear(&err);
     ck_assert_ptr_null(skel_search(b.model, b.dag, b.plat, &o, &err));
     ck_assert_msg(strstr(err.msg, "pinned to p1"), "%s", err.msg);
-    unbuild(&b);
+    placed_free(&b);
     /* No link between two nodes and no DefaultLatency: those placements
      * are infeasible, the others still ranked. */
     const char *gap = "LocalLatency=0.001\nInput=local\nOutput=local\n"
                       "NodeName=a Speed=1\nNodeName=b Speed=2\nNodeName=c Speed=2\n"
                       "Link=a,b Latency=0.1\n";
-    build(&b, pipeline, SKEL_STYLE_STREAM, gap);
+    placed_build(&b, pipeline, SKEL_STYLE_STREAM, gap);
     skel_search_result *r = run(&b, NULL);
     for (int k = 0; k < r->nranked; k++)
         for (int t = 0; t + 1 < 3; t++) {
@@ -321,7 +293,7 @@ START_TEST(test_errors)
                         (x == 2 && y == 1)));
         }
     skel_search_result_free(r);
-    unbuild(&b);
+    placed_free(&b);
 }
 END_TEST
 
