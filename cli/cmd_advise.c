@@ -91,10 +91,8 @@ static int parse_args(int argc, char **argv, args *a)
             if (task_arg(v, &a->task) < 0)
                 return 2;
         } else if ((v = cli_option_value("advise", argc, argv, &i, "--replicas", &bad))) {
-            if (cli_ulong("advise", "--replicas", v, &u) < 0 || u < 2 || u > 64) {
-                fprintf(stderr, "skelsched advise: --replicas must be 2 .. 64\n");
+            if (cli_ulong_in("advise", "--replicas", v, 2, 64, &u) < 0)
                 return 2;
-            }
             a->replicas = (int)u;
         } else if ((v = cli_option_value("advise", argc, argv, &i, "--target", &bad))) {
             if (cli_double("advise", "--target", v, &a->target) < 0 || !(a->target > 0)) {

@@ -60,16 +60,12 @@ static int parse_args(int argc, char **argv, args *a)
             usage(stdout);
             return 0;
         } else if ((v = cli_option_value("estimate", argc, argv, &i, "--items", &bad))) {
-            if (cli_ulong("estimate", "--items", v, &u) < 0 || u < 1 || u > 1000000000000ULL) {
-                fprintf(stderr, "skelsched estimate: --items must be 1 .. 1e12\n");
+            if (cli_ulong_in("estimate", "--items", v, 1, 1000000000000ULL, &u) < 0)
                 return 2;
-            }
             a->items = (double)u;
         } else if ((v = cli_option_value("estimate", argc, argv, &i, "--grain", &bad))) {
-            if (cli_ulong("estimate", "--grain", v, &u) < 0 || u < 1 || u > 1000000) {
-                fprintf(stderr, "skelsched estimate: --grain must be 1 .. 1000000\n");
+            if (cli_ulong_in("estimate", "--grain", v, 1, 1000000, &u) < 0)
                 return 2;
-            }
             a->grain = (double)u;
         } else if (bad) {
             return 2;

@@ -78,11 +78,8 @@ static int parse_args(int argc, char **argv, map_args *a)
             if (add_pin(a, v) < 0)
                 return 1;
         } else if ((v = cli_option_value("map", argc, argv, &i, "--top", &bad))) {
-            if (cli_ulong("map", "--top", v, &u) < 0 || u == 0 || u > 100000) {
-                if (u == 0 || u > 100000)
-                    fprintf(stderr, "skelsched map: --top must be 1 .. 100000\n");
+            if (cli_ulong_in("map", "--top", v, 1, 100000, &u) < 0)
                 return 2;
-            }
             a->top = (int)u;
         } else if ((v = cli_option_value("map", argc, argv, &i, "--budget", &bad))) {
             if (cli_double("map", "--budget", v, &a->budget) < 0 || !(a->budget > 0)) {

@@ -55,6 +55,20 @@ int cli_ulong(const char *cmd, const char *opt, const char *value, unsigned long
     return 0;
 }
 
+int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned long long lo,
+                 unsigned long long hi, unsigned long long *out)
+{
+    unsigned long long v;
+    if (cli_ulong(cmd, opt, value, &v) < 0)
+        return -1;
+    if (v < lo || v > hi) {
+        fprintf(stderr, "skelsched %s: %s must be %llu .. %llu\n", cmd, opt, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 const char *cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *opt, int *bad)
 {
     size_t n = strlen(opt);

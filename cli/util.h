@@ -9,6 +9,11 @@
 int cli_double(const char *cmd, const char *opt, const char *value, double *out);
 int cli_ulong(const char *cmd, const char *opt, const char *value, unsigned long long *out);
 
+/* cli_ulong, and the value must be lo .. hi, else "skelsched CMD: OPT must
+ * be LO .. HI" and -1. */
+int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned long long lo,
+                 unsigned long long hi, unsigned long long *out);
+
 /* "--opt VALUE" or "--opt=VALUE" at argv[*i]: returns the value (advancing
  * *i past it) or NULL when argv[*i] is another option. A missing value
  * prints "skelsched CMD: --opt needs a value", sets *bad and returns NULL. */
