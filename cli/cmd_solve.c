@@ -31,7 +31,7 @@ static void usage(FILE *f)
           "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
           "  --style S          producer (default) or stream: a skeleton's boundaries\n"
           "  --method M         auto (default), direct, gs, sor, gmres\n"
-          "  --tol X            target residual ||pi Q||_inf (default 1e-10)\n"
+          "  --tol X            target residual ||pi Q||_inf of iterative methods (default 1e-12)\n"
           "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
           "  --omega W          SOR relaxation factor (default 1.0)\n"
           "  --max-states N     stop deriving beyond N states (default 2^32-2)\n"
@@ -154,8 +154,9 @@ static char *state_text(const pepa_space *sp, uint32_t k)
     return buf;
 }
 
-/* Explain why a chain has no unique steady state. */
-static int check_chain(const pepa_space *sp, const char *path, diag *err)
+/* Explain why a chain has no unique steady state; mark the states of its
+ * closed class in closed (n entries). */
+static int check_chain(const pepa_space *sp, const char *path, unsigned char *closed, diag *err)
 {
     pepa_chain_class cls;
     if (sp->deadlocks) {
@@ -165,7 +166,7 @@ static int check_chain(const pepa_space *sp, const char *path, diag *err)
         free(st);
         return -1;
     }
-    if (pepa_space_classify(sp, &cls, err) < 0)
+    if (pepa_space_recurrent(sp, &cls, closed, err) < 0)
         return -1;
     if (cls.bottom > 1) {
         char *a = state_text(sp, cls.first_bottom[0]), *b = state_text(sp, cls.first_bottom[1]);
@@ -178,33 +179,21 @@ static int check_chain(const pepa_space *sp, const char *path, diag *err)
     }
     if (cls.transient)
         fprintf(stderr, "%s: note: %u transient state(s) (left forever once the chain moves on) get "
-                "steady-state probability 0\n", path, cls.transient);
+                "steady-state probability 0; the %u state(s) of the closed class are solved alone\n",
+                path, cls.transient, sp->n - cls.transient);
     return 0;
 }
 
-static void print_json(const solve_args *a, const pepa_space *sp, const pepa_solve_result *res,
-                       const double *pi, const double *thr, const double *times)
+/* The answer and its error bounds (absolute, per entry). */
+typedef struct solve_out {
+    double *pi, *dpi;         /* n */
+    double *thr, *thr_err;    /* nactions */
+    unsigned char *closed;    /* n */
+} solve_out;
+
+static void json_local(FILE *f, const pepa_space *sp, const double *pi)
 {
     const pepa_system *s = sp->sys;
-    FILE *f = stdout;
-    fprintf(f, "{\"model\": ");
-    json_string(f, a->path);
-    fprintf(f, ", \"states\": %u, \"transitions\": %llu, \"method\": \"%s\", \"iterations\": %ld, "
-               "\"residual\": ", sp->n, (unsigned long long)sp->q->nnz, pepa_method_name(res->method),
-            res->iterations);
-    json_number(f, res->residual);
-    fprintf(f, ", \"throughput\": {");
-    int first = 1;
-    for (int act = 0; act < s->nactions; act++) {
-        if (act == 0 && thr[0] == 0)
-            continue;                                 /* tau only when it happens */
-        fprintf(f, "%s", first ? "" : ", ");
-        json_string(f, pepa_model_action(s->model, act));
-        fputs(": ", f);
-        json_number(f, thr[act]);
-        first = 0;
-    }
-    fprintf(f, "}, \"local\": {");
     for (int i = 0; i < s->nleaves; i++) {
         const pepa_node *nd = &s->nodes[s->leaves[i]];
         const pepa_seq *q = &s->seqs[nd->seq];
@@ -224,12 +213,67 @@ static void print_json(const solve_args *a, const pepa_space *sp, const pepa_sol
         fputc('}', f);
         free(loc);
     }
+}
+
+static void json_thr(FILE *f, const pepa_system *s, const double *thr, int tau)
+{
+    int first = 1;
+    for (int act = 0; act < s->nactions; act++) {
+        if (act == 0 && !tau)
+            continue;                                 /* tau only when it happens */
+        fprintf(f, "%s", first ? "" : ", ");
+        json_string(f, pepa_model_action(s->model, act));
+        fputs(": ", f);
+        json_number(f, thr[act]);
+        first = 0;
+    }
+}
+
+/* Full precision, and beside each number its error bound, for scripts. */
+static void print_json(const solve_args *a, const pepa_space *sp, const pepa_solve_result *res,
+                       const solve_out *o, const double *times)
+{
+    FILE *f = stdout;
+    int tau = o->thr[0] != 0;
+    fprintf(f, "{\"model\": ");
+    json_string(f, a->path);
+    fprintf(f, ", \"states\": %u, \"transitions\": %llu, \"method\": \"%s\", \"iterations\": %ld, "
+               "\"residual\": ", sp->n, (unsigned long long)sp->q->nnz, pepa_method_name(res->method),
+            res->iterations);
+    json_number(f, res->residual);
+    fprintf(f, ", \"throughput\": {");
+    json_thr(f, sp->sys, o->thr, tau);
+    fprintf(f, "}, \"throughput_error\": {");
+    json_thr(f, sp->sys, o->thr_err, tau);
+    fprintf(f, "}, \"local\": {");
+    json_local(f, sp, o->pi);
+    fprintf(f, "}, \"local_error\": {");
+    json_local(f, sp, o->dpi);
     fprintf(f, "}, \"time\": {\"parse\": %.6f, \"derive\": %.6f, \"solve\": %.6f}}\n",
             times[0], times[1], times[2]);
 }
 
+static void print_local(const pepa_space *sp, const solve_out *o, int i)
+{
+    const pepa_node *nd = &sp->sys->nodes[sp->sys->leaves[i]];
+    const pepa_seq *q = &sp->sys->seqs[nd->seq];
+    double *loc = malloc((size_t)q->nstates * 2 * sizeof *loc);
+    if (!loc)
+        return;
+    pepa_space_local(sp, o->pi, i, loc);
+    pepa_space_local(sp, o->dpi, i, loc + q->nstates);
+    printf("\n%-32s %s\n", nd->name, nd->kind == PEPA_N_ARRAY ? "mean copies" : "probability");
+    for (int k = 0; k < q->nstates; k++) {
+        printf("  %-30s ", q->state_name[k]);
+        cli_print_digits(stdout, loc[k], loc[q->nstates + k]);
+        putchar('\n');
+    }
+    free(loc);
+}
+
+/* Only the digits the error bounds justify (at most 10). */
 static void print_table(const solve_args *a, const pepa_space *sp, const pepa_solve_result *res,
-                        const double *pi, const double *thr, const double *times)
+                        const solve_out *o, const double *times)
 {
     const pepa_system *s = sp->sys;
     printf("model        %s\n", a->path);
@@ -240,20 +284,44 @@ static void print_table(const solve_args *a, const pepa_space *sp, const pepa_so
     printf("time         parse %.3f s, derive %.3f s, solve %.3f s\n\n", times[0], times[1], times[2]);
     printf("%-32s %s\n", "action", "throughput");
     for (int act = 0; act < s->nactions; act++)
-        if (act > 0 || thr[0] != 0)
-            printf("%-32s %.10g\n", pepa_model_action(s->model, act), thr[act]);
-    for (int i = 0; i < s->nleaves; i++) {
-        const pepa_node *nd = &s->nodes[s->leaves[i]];
-        const pepa_seq *q = &s->seqs[nd->seq];
-        double *loc = malloc((size_t)q->nstates * sizeof *loc);
-        if (!loc)
-            continue;
-        pepa_space_local(sp, pi, i, loc);
-        printf("\n%-32s %s\n", nd->name, nd->kind == PEPA_N_ARRAY ? "mean copies" : "probability");
-        for (int k = 0; k < q->nstates; k++)
-            printf("  %-30s %.10g\n", q->state_name[k], loc[k]);
-        free(loc);
-    }
+        if (act > 0 || o->thr[0] != 0) {
+            printf("%-32s ", pepa_model_action(s->model, act));
+            cli_print_digits(stdout, o->thr[act], o->thr_err[act]);
+            putchar('\n');
+        }
+    for (int i = 0; i < s->nleaves; i++)
+        print_local(sp, o, i);
+}
+
+/* Solve the closed class, then the measures and their error bounds. */
+static int solve_measure(const pepa_space *sp, pepa_solve_opts *so, solve_out *o,
+                         pepa_solve_result *res, diag *err)
+{
+    so->recurrent = o->closed;
+    so->error = o->dpi;
+    if (pepa_solve(sp->q, so, o->pi, res, err) < 0)
+        return -1;
+    return pepa_space_throughput(sp, o->pi, o->thr, err) < 0
+           || pepa_space_throughput(sp, o->dpi, o->thr_err, err) < 0 ? -1 : 0;
+}
+
+static int out_alloc(solve_out *o, uint32_t n, int nactions)
+{
+    o->pi = malloc((size_t)n * sizeof *o->pi);
+    o->dpi = malloc((size_t)n * sizeof *o->dpi);
+    o->closed = malloc((size_t)n);
+    o->thr = malloc((size_t)nactions * sizeof *o->thr);
+    o->thr_err = malloc((size_t)nactions * sizeof *o->thr_err);
+    return o->pi && o->dpi && o->closed && o->thr && o->thr_err ? 0 : -1;
+}
+
+static void out_free(solve_out *o)
+{
+    free(o->thr_err);
+    free(o->thr);
+    free(o->closed);
+    free(o->dpi);
+    free(o->pi);
 }
 
 int cmd_solve(int argc, char **argv)
@@ -270,7 +338,7 @@ int cmd_solve(int argc, char **argv)
     cli_input in = { 0 };
     pepa_system *s = NULL;
     pepa_space *sp = NULL;
-    double *pi = NULL, *thr = NULL;
+    solve_out o = { 0 };
     pepa_solve_result res = { 0 };
     rc = 1;
 
@@ -286,30 +354,29 @@ int cmd_solve(int argc, char **argv)
         goto done;
     if (a.export_mm && pepa_export_mm(sp, a.export_mm, &err) < 0)
         goto done;
-    if (check_chain(sp, a.path, &err) < 0)
-        goto done;
-    t = clock_now();
-    pi = malloc((size_t)sp->n * sizeof *pi);
-    thr = malloc((size_t)s->nactions * sizeof *thr);
-    if (!pi || !thr) {
+    if (out_alloc(&o, sp->n, s->nactions) < 0) {
         diag_set(&err, "out of memory");
         goto done;
     }
-    if (pepa_solve(sp->q, &a.sopts, pi, &res, &err) < 0)
+    if (check_chain(sp, a.path, o.closed, &err) < 0)
         goto done;
+    t = clock_now();
+    if (solve_measure(sp, &a.sopts, &o, &res, &err) < 0) {
+        diag tmp = err;
+        diag_clear(&err);
+        diag_set(&err, "%s: %s", a.path, tmp.msg);
+        goto done;
+    }
     times[2] = clock_now() - t;
-    if (pepa_space_throughput(sp, pi, thr, &err) < 0)
-        goto done;
     if (a.json)
-        print_json(&a, sp, &res, pi, thr, times);
+        print_json(&a, sp, &res, &o, times);
     else
-        print_table(&a, sp, &res, pi, thr, times);
+        print_table(&a, sp, &res, &o, times);
     rc = 0;
 done:
     if (rc)
         fprintf(stderr, "%s\n", err.msg);
-    free(thr);
-    free(pi);
+    out_free(&o);
     pepa_space_free(sp);
     pepa_system_free(s);
     cli_input_free(&in);

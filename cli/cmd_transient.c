@@ -423,17 +423,24 @@ static int parse_args(int argc, char **argv, tr_args *a)
 static int steady(const pepa_space *sp, double *thr, diag *err)
 {
     pepa_chain_class cls;
-    if (sp->deadlocks || pepa_space_classify(sp, &cls, err) < 0 || cls.bottom != 1)
+    if (sp->deadlocks)
         return 0;
     double *pi = malloc((size_t)sp->n * sizeof *pi);
-    if (!pi)
-        return diag_set(err, "out of memory");
-    pepa_solve_opts so;
-    pepa_solve_opts_init(&so);
-    so.tol = 1e-12;
-    pepa_solve_result res;
-    int rc = pepa_solve(sp->q, &so, pi, &res, err) < 0 || pepa_space_throughput(sp, pi, thr, err) < 0
-                 ? -1 : 1;
+    unsigned char *closed = malloc(sp->n);
+    int rc = -1;
+    if (!pi || !closed)
+        diag_set(err, "out of memory");
+    else if (pepa_space_recurrent(sp, &cls, closed, err) == 0)
+        rc = cls.bottom == 1 ? 1 : 0;
+    if (rc == 1) {
+        pepa_solve_opts so;
+        pepa_solve_opts_init(&so);
+        so.recurrent = closed;
+        pepa_solve_result res;
+        if (pepa_solve(sp->q, &so, pi, &res, err) < 0 || pepa_space_throughput(sp, pi, thr, err) < 0)
+            rc = -1;
+    }
+    free(closed);
     free(pi);
     return rc;
 }

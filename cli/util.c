@@ -112,3 +112,37 @@ void json_number(FILE *f, double v)
     else
         fputs("null", f);
 }
+
+void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Significant digits of v that an absolute error err leaves right. */
+static int good_digits(double v, double err)
+{
+    if (!(err > 0.0) || v == 0.0 || !isfinite(v) || !isfinite(err))
+        return isfinite(err) ? 10 : 1;
+    int d = (int)floor(log10(fabs(v))) - (int)ceil(log10(2.0 * err)) + 1;
+    return d < 1 ? 1 : d > 10 ? 10 : d;
+}
+
+void cli_print_digits(FILE *f, double v, double err)
+{
+    fprintf(f, "%.*g", good_digits(v, err), v);
+}
+
+void cli_print_digits_w(FILE *f, int width, double v, double err)
+{
+    fprintf(f, "%-*.*g", width, good_digits(v, err), v);
+}

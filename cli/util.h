@@ -30,4 +30,16 @@ void json_string(FILE *f, const char *s);
 /* Write a double as a JSON number (non-finite values become null). */
 void json_number(FILE *f, double v);
 
+/* Write s as one CSV field (RFC 4180): as is when it holds no comma,
+ * double quote, CR or LF; otherwise quoted, inner quotes doubled. */
+void csv_field(FILE *f, const char *s);
+
+/* Print v with only the significant digits its absolute error bound
+ * err justifies (at most 10; at least 1): the last digit printed is worth
+ * at least 2 err, so it is off by at most one. err <= 0 means exact. */
+void cli_print_digits(FILE *f, double v, double err);
+
+/* The same, left-aligned in a field of width characters. */
+void cli_print_digits_w(FILE *f, int width, double v, double err);
+
 #endif

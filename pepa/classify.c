@@ -12,6 +12,12 @@
 
 int pepa_space_classify(const pepa_space *sp, pepa_chain_class *cls, diag *err)
 {
+    return pepa_space_recurrent(sp, cls, NULL, err);
+}
+
+int pepa_space_recurrent(const pepa_space *sp, pepa_chain_class *cls, unsigned char *closed,
+                         diag *err)
+{
     const pepa_ctmc *q = sp->q;
     uint32_t n = q->n;
     const uint32_t UNSEEN = UINT32_MAX;
@@ -100,6 +106,9 @@ int pepa_space_classify(const pepa_space *sp, pepa_chain_class *cls, diag *err)
             cls->bottom++;
         }
     }
+    if (closed)
+        for (uint32_t j = 0; j < n; j++)
+            closed[j] = !open[comp[j]];
     free(member);
     free(open); free(size);
     free(index); free(low); free(comp); free(stack); free(call); free(edge);

@@ -134,3 +134,35 @@ size_t pepa_ctmc_bytes(const pepa_ctmc *q)
     return sizeof *q + ((size_t)q->n + 1) * (sizeof *q->rowp + sizeof *q->out)
            + (size_t)q->nnz * (sizeof *q->col + sizeof *q->val);
 }
+
+/* Two passes: count the kept entries, then copy them renumbered. A closed
+ * set has no edge leaving it, so the exit rates carry over unchanged. */
+pepa_ctmc *pepa_ctmc_sub(const pepa_ctmc *q, const unsigned char *keep, uint32_t *map)
+{
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < q->n; j++)
+        map[j] = keep[j] ? m++ : UINT32_MAX;
+    uint64_t nnz = 0;
+    for (uint32_t j = 0; j < q->n; j++)
+        if (keep[j])
+            for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
+                nnz += keep[q->col[k]] != 0;
+    pepa_ctmc *s = pepa_ctmc_new(m, nnz);
+    if (!s)
+        return NULL;
+    uint64_t p = 0;
+    for (uint32_t j = 0; j < q->n; j++) {
+        if (!keep[j])
+            continue;
+        uint32_t t = map[j];
+        s->rowp[t] = p;
+        s->out[t] = q->out[j];
+        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
+            if (keep[q->col[k]]) {
+                s->col[p] = map[q->col[k]];
+                s->val[p++] = q->val[k];
+            }
+    }
+    s->rowp[m] = p;
+    return s;
+}

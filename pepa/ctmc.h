@@ -40,6 +40,13 @@ pepa_ctmc *pepa_ctmc_new(uint32_t n, uint64_t nnz);
 pepa_ctmc *pepa_ctmc_from_triples(uint32_t n, size_t m, const uint32_t *src,
                                   const uint32_t *dst, const double *rate);
 
+/* The chain restricted to the states with keep[j] != 0, renumbered in
+ * order; map (q->n entries) receives each state's new number, UINT32_MAX
+ * for the dropped ones. Entries between kept states are kept, exit rates
+ * are copied: meant for a closed set of states (no transition leaves it),
+ * where the result is the chain of that set. NULL when out of memory. */
+pepa_ctmc *pepa_ctmc_sub(const pepa_ctmc *q, const unsigned char *keep, uint32_t *map);
+
 /* Free q and everything it owns. q may be NULL. */
 void pepa_ctmc_free(pepa_ctmc *q);
 

@@ -2,7 +2,9 @@
  * The numerical work is in solve_direct.c, solve_gs.c and solve_gmres.c. */
 #include "solve.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/clock.h"
@@ -19,7 +21,7 @@ void pepa_solve_opts_init(pepa_solve_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->method = PEPA_METHOD_AUTO;
-    opts->tol = 1e-10;
+    opts->tol = PEPA_DEFAULT_TOL;
     opts->max_iter = 100000;
     opts->omega = 1.0;
 }
@@ -43,26 +45,26 @@ int pepa_method_parse(const char *name, pepa_method *m)
     return -1;
 }
 
-pepa_method pepa_solve_choose(const pepa_ctmc *q)
-{
-    (void)q;
-    return PEPA_METHOD_GS;
-}
-
 static int direct_allowed(const pepa_ctmc *q)
 {
 #ifdef HAVE_UMFPACK
-    return q->n <= PEPA_DIRECT_MAX_STATES && q->nnz <= PEPA_DIRECT_MAX_NNZ;
+    return q->n <= PEPA_AUTO_DIRECT_STATES && q->nnz <= PEPA_AUTO_DIRECT_NNZ;
 #else
     (void)q;
     return 0;
 #endif
 }
 
-/* AUTO: see the rule in solve.h. The messages of abandoned attempts are
- * dropped; the budget (max_iter, time_limit) is shared by the attempts. */
-static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
-                      pepa_solve_result *res, diag *err, double t0)
+pepa_method pepa_solve_choose(const pepa_ctmc *q)
+{
+    return direct_allowed(q) ? PEPA_METHOD_DIRECT : PEPA_METHOD_GS;
+}
+
+/* AUTO, iterative part: Gauss-Seidel, then GMRES from its iterate. The
+ * messages of abandoned attempts are dropped; the budget (max_iter,
+ * time_limit) is shared by the attempts. */
+static int solve_iterative(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
+                           pepa_solve_result *res, diag *err, double t0)
 {
     pepa_solve_opts g = *o;
     g.method = PEPA_METHOD_GS;
@@ -73,54 +75,55 @@ static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
     diag_clear(&last);
     int rc = pepa_solve_gs(q, &g, pi, res, &last);
     int soft = rc != 0 && res->iterations >= g.max_iter && isfinite(res->residual);
-    if (rc == 0 || !soft) {             /* done, or an error no method avoids */
-        if (rc != 0)
-            diag_set(err, "%s", last.msg);
-        return rc;
-    }
+    if (rc == 0 || !soft)               /* done, or an error no method avoids */
+        return rc == 0 ? 0 : diag_set(err, "%s", last.msg);
     long its = res->iterations;
-
-    /* GMRES from the Gauss-Seidel iterate */
     double left = o->time_limit > 0.0 ? o->time_limit - (clock_now() - t0) : 0.0;
-    if (its < o->max_iter && (o->time_limit == 0.0 || left > 0.0)) {
-        pepa_solve_opts k = *o;
-        k.method = PEPA_METHOD_GMRES;
-        k.warm = 1;
-        k.max_iter = o->max_iter - its;
-        if (k.max_iter > PEPA_AUTO_GMRES_ITERS && direct_allowed(q))
-            k.max_iter = PEPA_AUTO_GMRES_ITERS;     /* keep some for the LU */
-        k.time_limit = left;
-        res->method = PEPA_METHOD_GMRES;
-        diag_clear(&last);
-        rc = pepa_solve_gmres(q, &k, pi, res, &last);
-        res->iterations += its;
-        if (rc == 0)
-            return 0;
-    }
+    if (its >= o->max_iter || (o->time_limit > 0.0 && left <= 0.0))
+        return diag_set(err, "%s", last.msg);
+    pepa_solve_opts k = *o;
+    k.method = PEPA_METHOD_GMRES;
+    k.warm = 1;
+    k.max_iter = o->max_iter - its;
+    k.time_limit = left;
+    res->method = PEPA_METHOD_GMRES;
+    rc = pepa_solve_gmres(q, &k, pi, res, err);
+    res->iterations += its;
+    return rc;
+}
 
-    /* last resort for small chains: the LU, if affordable */
-    left = o->time_limit > 0.0 ? o->time_limit - (clock_now() - t0) : 0.0;
-    if (direct_allowed(q) && (o->time_limit == 0.0 || left > 0.0)) {
-        pepa_solve_result d;
-        memset(&d, 0, sizeof d);
+/* Is pi a usable initial guess (non-negative, positive sum)? */
+static int check_warm(uint32_t n, const double *pi)
+{
+    double sum = 0.0;
+    for (uint32_t j = 0; j < n; j++) {
+        if (!(pi[j] >= 0.0) || !isfinite(pi[j]))
+            return 0;
+        sum += pi[j];
+    }
+    return sum > 0.0;
+}
+
+/* AUTO: see the rule in solve.h. */
+static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
+                      pepa_solve_result *res, diag *err, double t0)
+{
+    if (direct_allowed(q)) {
         diag dd;
         diag_clear(&dd);
         int rd = pepa_solve_direct_capped(q, o, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS,
-                                          pi, &d, &dd);
-        if (rd == 0) {
-            *res = d;
-            res->method = PEPA_METHOD_DIRECT;
+                                          pi, res, &dd);
+        res->method = PEPA_METHOD_DIRECT;
+        if (rd == 0)
             return 0;
-        }
-        /* refused or failed: report the iterative attempt, pi untouched
-         * unless UMFPACK ran */
-        if (rd < 0) {
-            *res = d;
-            res->method = PEPA_METHOD_DIRECT;
-            return diag_set(err, "%s", dd.msg);
-        }
+        /* refused as too costly, or short of the tolerance (stiff rates):
+         * iterate, from the LU's answer when there is one */
+        pepa_solve_opts w = *o;
+        w.warm = rd < 0 && isfinite(res->residual) && check_warm(q->n, pi);
+        res->iterations = 0;
+        return solve_iterative(q, &w, pi, res, err, t0);
     }
-    return diag_set(err, "%s", last.msg);
+    return solve_iterative(q, o, pi, res, err, t0);
 }
 
 /* A converged solution must still be a probability vector. Rates many
@@ -145,6 +148,126 @@ static int check_distribution(const pepa_ctmc *q, const double *pi, diag *err)
                          "apart for double precision", sum, lo, hi);
 }
 
+static int dispatch(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
+                    pepa_solve_result *res, diag *err, double t0)
+{
+    switch (o->method) {
+    case PEPA_METHOD_AUTO:
+        return solve_auto(q, o, pi, res, err, t0);
+    case PEPA_METHOD_DIRECT:
+        return pepa_solve_direct(q, o, pi, res, err);
+    case PEPA_METHOD_GS:
+    case PEPA_METHOD_SOR:
+        return pepa_solve_gs(q, o, pi, res, err);
+    case PEPA_METHOD_GMRES:
+        return pepa_solve_gmres(q, o, pi, res, err);
+    default:
+        return diag_set(err, "unknown steady-state method %d", (int)o->method);
+    }
+}
+
+/* The second convergence of an iterative answer (see "Error estimate" in
+ * solve.h), to PEPA_ERROR_TOL_FACTOR * tol but not below the round-off
+ * floor of the residual, about eps * the largest exit rate. o->error holds
+ * the first answer meanwhile. A second run that does not do better leaves
+ * the first answer, and the difference still says how far off it is. */
+static void refine_iterative(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
+                             pepa_solve_result *res, double t0)
+{
+    double maxout = 0.0;
+    for (uint32_t j = 0; j < q->n; j++)
+        maxout = q->out[j] > maxout ? q->out[j] : maxout;
+    pepa_solve_opts f = *o;
+    f.method = res->method;
+    f.warm = 1;
+    f.error = NULL;
+    f.tol = fmax(o->tol * PEPA_ERROR_TOL_FACTOR, 16.0 * DBL_EPSILON * maxout);
+    f.max_iter = o->max_iter > res->iterations ? o->max_iter - res->iterations : 1;
+    f.time_limit = o->time_limit > 0.0 ? fmax(o->time_limit - (clock_now() - t0), 1e-3) : 0.0;
+    memcpy(o->error, pi, (size_t)q->n * sizeof *pi);
+    pepa_solve_result r2 = { 0 };
+    diag tmp;
+    diag_clear(&tmp);
+    dispatch(q, &f, pi, &r2, &tmp, t0);
+    res->iterations += r2.iterations;
+    int better = isfinite(r2.residual) && r2.residual <= res->residual && check_warm(q->n, pi);
+    if (better)
+        res->residual = r2.residual;
+    for (uint32_t j = 0; j < q->n; j++) {
+        double first = o->error[j];
+        o->error[j] = isfinite(pi[j]) ? fabs(first - pi[j]) : res->residual / q->out[j];
+        if (!better)
+            pi[j] = first;
+    }
+}
+
+static int solve_whole(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
+                       pepa_solve_result *res, diag *err)
+{
+    double t0 = clock_now();
+    int rc = dispatch(q, o, pi, res, err, t0);
+    if (rc == 0 && !res->converged)     /* a method must not claim success */
+        rc = diag_set(err, "%s: residual %.3g above tolerance %.3g",
+                      pepa_method_name(res->method), res->residual, o->tol);
+    if (rc == 0 && o->error && res->method != PEPA_METHOD_DIRECT)
+        refine_iterative(q, o, pi, res, t0);
+    res->seconds = clock_now() - t0;
+    if (rc == 0)
+        rc = check_distribution(q, pi, err);
+    return rc;
+}
+
+/* The chain of the closed class alone (see "Transient states" in solve.h),
+ * its answer spread back with zeros. */
+static int solve_closed(const pepa_ctmc *q, const pepa_solve_opts *o, uint32_t kept, double *pi,
+                        pepa_solve_result *res, diag *err)
+{
+    uint32_t n = q->n;
+    uint32_t *map = malloc((size_t)n * sizeof *map);
+    double *spi = malloc((size_t)kept * sizeof *spi);
+    double *serr = o->error ? malloc((size_t)kept * sizeof *serr) : NULL;
+    pepa_ctmc *sub = map && spi && (serr || !o->error) ? pepa_ctmc_sub(q, o->recurrent, map) : NULL;
+    int rc = -1;
+    if (!sub) {
+        diag_set(err, "out of memory extracting the closed class (%u of %u states)", kept, n);
+        goto done;
+    }
+    pepa_solve_opts so = *o;
+    so.recurrent = NULL;
+    so.error = serr;
+    for (uint32_t j = 0; so.warm && j < n; j++)
+        if (map[j] != UINT32_MAX)
+            spi[map[j]] = pi[j];
+    so.warm = so.warm && check_warm(kept, spi);
+    rc = solve_whole(sub, &so, spi, res, err);
+    for (uint32_t j = 0; j < n; j++) {
+        pi[j] = map[j] != UINT32_MAX ? spi[map[j]] : 0.0;
+        if (o->error)
+            o->error[j] = map[j] != UINT32_MAX ? serr[map[j]] : 0.0;
+    }
+done:
+    pepa_ctmc_free(sub);
+    free(serr);
+    free(spi);
+    free(map);
+    return rc;
+}
+
+static int check_opts(const pepa_ctmc *q, const pepa_solve_opts *o, diag *err)
+{
+    if (!(o->tol > 0.0) || !isfinite(o->tol))
+        return diag_set(err, "solver tolerance %g is not a positive number", o->tol);
+    if (o->max_iter < 0)
+        return diag_set(err, "solver iteration limit %ld is negative", o->max_iter);
+    if (!(o->time_limit >= 0.0))
+        return diag_set(err, "solver time limit %g is negative", o->time_limit);
+    if (o->threads < 0)
+        return diag_set(err, "solver thread count %d is negative", o->threads);
+    if (q->n == 0)
+        return diag_set(err, "the chain has no states");
+    return 0;
+}
+
 int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                pepa_solve_result *res, diag *err)
 {
@@ -154,51 +277,25 @@ int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
     else
         pepa_solve_opts_init(&o);
     if (o.tol == 0.0)
-        o.tol = 1e-10;
+        o.tol = PEPA_DEFAULT_TOL;
     if (o.max_iter == 0)
         o.max_iter = 100000;
     if (o.omega == 0.0)
         o.omega = 1.0;
-
     memset(res, 0, sizeof *res);
     res->residual = INFINITY;
     res->method = o.method == PEPA_METHOD_AUTO ? pepa_solve_choose(q) : o.method;
-    if (!(o.tol > 0.0) || !isfinite(o.tol))
-        return diag_set(err, "solver tolerance %g is not a positive number", o.tol);
-    if (o.max_iter < 0)
-        return diag_set(err, "solver iteration limit %ld is negative", o.max_iter);
-    if (!(o.time_limit >= 0.0))
-        return diag_set(err, "solver time limit %g is negative", o.time_limit);
-    if (o.threads < 0)
-        return diag_set(err, "solver thread count %d is negative", o.threads);
-    if (q->n == 0)
-        return diag_set(err, "the chain has no states");
-
-    double t0 = clock_now();
-    int rc;
-    switch (o.method) {
-    case PEPA_METHOD_AUTO:
-        rc = solve_auto(q, &o, pi, res, err, t0);
-        break;
-    case PEPA_METHOD_DIRECT:
-        rc = pepa_solve_direct(q, &o, pi, res, err);
-        break;
-    case PEPA_METHOD_GS:
-    case PEPA_METHOD_SOR:
-        rc = pepa_solve_gs(q, &o, pi, res, err);
-        break;
-    case PEPA_METHOD_GMRES:
-        rc = pepa_solve_gmres(q, &o, pi, res, err);
-        break;
-    default:
-        rc = diag_set(err, "unknown steady-state method %d", (int)o.method);
-        break;
+    if (check_opts(q, &o, err) < 0)
+        return -1;
+    uint32_t kept = q->n;
+    if (o.recurrent) {
+        kept = 0;
+        for (uint32_t j = 0; j < q->n; j++)
+            kept += o.recurrent[j] != 0;
+        if (kept == 0)
+            return diag_set(err, "no state is marked recurrent");
     }
-    res->seconds = clock_now() - t0;
-    if (rc == 0 && !res->converged)     /* a method must not claim success */
-        rc = diag_set(err, "%s: residual %.3g above tolerance %.3g",
-                      pepa_method_name(res->method), res->residual, o.tol);
-    if (rc == 0)
-        rc = check_distribution(q, pi, err);
-    return rc;
+    if (kept < q->n)
+        return solve_closed(q, &o, kept, pi, res, err);
+    return solve_whole(q, &o, pi, res, err);
 }

@@ -13,22 +13,34 @@
  *   auto    - the rule below.
  *
  * The AUTO rule (the budget max_iter / time_limit is shared):
- *   1. Gauss-Seidel (accelerated), at most PEPA_AUTO_GS_SWEEPS sweeps: the
- *      cheapest step; tens of sweeps on most PEPA chains (jobshop5, 704,645
- *      states: 23 sweeps, 0.6 s).
- *   2. If that is not enough (slowly mixing, nearly decomposable chains):
- *      GMRES with ILU(0), warm-started from the Gauss-Seidel iterate
- *      (at most PEPA_AUTO_GMRES_ITERS iterations if step 3 may follow).
- *   3. Still not converged and the chain small (UMFPACK built in,
- *      n <= PEPA_DIRECT_MAX_STATES, nnz <= PEPA_DIRECT_MAX_NNZ): direct,
- *      unless UMFPACK's symbolic analysis predicts more than
- *      PEPA_AUTO_DIRECT_BYTES or PEPA_AUTO_DIRECT_FLOPS.
- *   The LU comes last because size is a poor guide to its cost: PEPA
- *   chains are product spaces of high dimension whose LU fills in almost
- *   completely (ws-large, 47,220 states: 7 GB predicted, and 2.2 s for the
- *   symbolic analysis alone; a 12,870-state queueing network: 80 s).
+ *   1. Small and medium chains (UMFPACK built in, n <= PEPA_AUTO_DIRECT_STATES,
+ *      nnz <= PEPA_AUTO_DIRECT_NNZ): the LU, unless UMFPACK's symbolic
+ *      analysis predicts more than PEPA_AUTO_DIRECT_BYTES or
+ *      PEPA_AUTO_DIRECT_FLOPS (the LU of a product state space of high
+ *      dimension can fill in heavily even when the chain is small).
+ *   2. Otherwise Gauss-Seidel (accelerated), at most PEPA_AUTO_GS_SWEEPS
+ *      sweeps: tens of sweeps on most PEPA chains (jobshop5, 704,645
+ *      states: 23 sweeps to 1e-8, 0.6 s).
+ *   3. If that is not enough (slowly mixing, nearly decomposable chains):
+ *      GMRES with ILU(0), warm-started from the Gauss-Seidel iterate.
  *   res.method says which method produced pi; res.iterations counts the
  *   iterations of all the iterative attempts.
+ *
+ * Transient states: opts.recurrent marks the states of the chain's one
+ * closed class (pepa_space_recurrent). When some states are not marked,
+ * the chain of the closed class alone is solved (a copy of its part of
+ * the chain) and the others get probability 0: solving the whole chain
+ * would pin a transient state (direct), stall on an absorbing one
+ * (iterative), or spend its time on millions of transient states.
+ *
+ * Error estimate: opts.error, when set, receives an estimate of the
+ * absolute error of every pi[j]. The direct method takes one step of
+ * iterative refinement and reports the correction; an iterative method
+ * converges a second time to PEPA_ERROR_TOL_FACTOR times the tolerance
+ * (or to the round-off floor) from its answer, returns the finer iterate
+ * and reports the difference. Measures computed from |error| bound the
+ * error of measures computed from pi, so a caller prints only the digits
+ * that are right.
  * Every answer reports its residual ||pi Q||_inf (pi normalised) and its
  * iteration count; a method that does not reach the tolerance says so
  * (converged = 0, return -1 and a message), it never returns an
@@ -45,9 +57,10 @@
 #include "ctmc.h"
 #include "../base/diag.h"
 
-/* AUTO considers the direct method only up to this size... */
-#define PEPA_DIRECT_MAX_STATES 50000u
-#define PEPA_DIRECT_MAX_NNZ 1000000u
+/* AUTO considers the direct method only up to this size (beyond it the
+ * symbolic analysis alone takes a good part of a second)... */
+#define PEPA_AUTO_DIRECT_STATES 200000u
+#define PEPA_AUTO_DIRECT_NNZ 3000000u
 /* ...and only if the factorisation is predicted to be this cheap
  * (about a second on a 2-core Xeon). */
 #define PEPA_AUTO_DIRECT_BYTES 512e6
@@ -55,10 +68,11 @@
 /* Hard limits of an explicit "direct" request. */
 #define PEPA_DIRECT_MAX_BYTES 4e9
 #define PEPA_DIRECT_MAX_FLOPS 1e12
-/* Sweeps AUTO gives Gauss-Seidel before it turns to GMRES, and GMRES
- * iterations before the LU (small chains only). */
+/* Sweeps AUTO gives Gauss-Seidel before it turns to GMRES. */
 #define PEPA_AUTO_GS_SWEEPS 300
-#define PEPA_AUTO_GMRES_ITERS 3000
+/* Default tolerance, and the second convergence of an error estimate. */
+#define PEPA_DEFAULT_TOL 1e-12
+#define PEPA_ERROR_TOL_FACTOR 1e-3
 
 typedef enum pepa_method {
     PEPA_METHOD_AUTO = 0,
@@ -70,7 +84,7 @@ typedef enum pepa_method {
 
 typedef struct pepa_solve_opts {
     pepa_method method;   /* AUTO by default */
-    double tol;           /* target residual ||pi Q||_inf; 0 means 1e-10 */
+    double tol;           /* target residual ||pi Q||_inf; 0 means PEPA_DEFAULT_TOL */
     long max_iter;        /* iteration cap for iterative methods; 0 means 100000 */
     double omega;         /* SOR relaxation factor; 0 means 1.0 (= Gauss-Seidel) */
     double time_limit;    /* seconds; 0 means none. Exceeding it is a failure.
@@ -81,6 +95,10 @@ typedef struct pepa_solve_opts {
                              threads need more sweeps, and pay only on idle
                              cores) */
     int plain;            /* GS/SOR: non-zero turns Anderson acceleration off */
+    const unsigned char *recurrent; /* optional (n entries): the closed class
+                             to solve; the other states get 0 (see above) */
+    double *error;        /* optional output (n entries): estimated absolute
+                             error of each pi[j] (see above) */
 } pepa_solve_opts;
 
 typedef struct pepa_solve_result {
@@ -106,7 +124,9 @@ int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
 const char *pepa_method_name(pepa_method m);
 int pepa_method_parse(const char *name, pepa_method *m);
 
-/* The first method AUTO tries on q (Gauss-Seidel, for now). */
+/* The first method AUTO tries on q: direct for chains within the
+ * PEPA_AUTO_DIRECT_* sizes when UMFPACK is built in, Gauss-Seidel
+ * otherwise. */
 pepa_method pepa_solve_choose(const pepa_ctmc *q);
 
 /* The methods themselves, for callers that know what they want. opts must
@@ -118,7 +138,7 @@ int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *p
 
 /* The direct method, refusing (return 1, with a message) when UMFPACK's
  * symbolic analysis predicts more than max_bytes of memory or max_flops
- * for the factorisation. pepa_solve_direct uses PEPA_DIRECT_MAX_BYTES and
+ * for the factorisation (pi untouched then). pepa_solve_direct uses PEPA_DIRECT_MAX_BYTES and
  * PEPA_DIRECT_MAX_FLOPS, AUTO the tighter PEPA_AUTO_DIRECT_*. */
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err);

@@ -1,18 +1,36 @@
 /* pepa_solve_direct: pi Q = 0, sum pi = 1 by sparse LU (SuiteSparse UMFPACK).
  *
  * The n balance equations Q^T pi = 0 of an irreducible chain have rank
- * n - 1: one of them is redundant, so it is replaced by the normalisation
- * sum pi = 1 and the system A pi = e_r becomes nonsingular. The replaced
- * equation r is the one of the state with the largest exit rate: it is the
- * row of Q^T with the largest entries, the one most exposed to cancellation
- * in stiff chains (rates many orders of magnitude apart), and the ones put
- * in its place are well scaled against UMFPACK's row scaling.
+ * n - 1: one of them is redundant. We pin pi_r = 1 for one state r, drop
+ * r's equation and unknown, solve the remaining (n-1) x (n-1) system,
+ * which is nonsingular, and normalise. Which state is pinned matters: see
+ * slowest() and most_probable() below. Pinning keeps the matrix exactly
+ * as sparse as Q (replacing an equation by the normalisation adds a dense
+ * row or column, which UMFPACK's COLAMD sets aside, but a fill-reducing
+ * ordering of A + A^T, the symmetric strategy, does not).
+ *
+ * UMFPACK orders the columns to reduce fill (its default: AMD or COLAMD,
+ * and METIS when that gives less fill) and chooses the symmetric or the
+ * unsymmetric strategy from the pattern. What remains is the fill of the
+ * chain itself: a PEPA chain is a product space, and the LU of a
+ * d-dimensional grid fills in like n^(2 - 2/d) at best, so a 12,870-state
+ * closed queueing network of 9 stations (8 dimensions) needs 38 M factor
+ * entries while a 17,846-state chain of a few dimensions needs 2 M. The
+ * symbolic analysis predicts this before any work (the caps below).
  *
  * Our arrays hold Q^T by rows, which read by columns is Q itself; so we
- * build M = A^T (Q with column r replaced by ones, diagonal added) by
- * columns without a transpose and ask UMFPACK for M^T pi = e_r. */
+ * build M = (Q without row and column r, diagonal added) by columns
+ * without a transpose and ask UMFPACK for M^T x = b, b_j = -Q(r,j).
+ *
+ * Error estimate (opts->error): one step of iterative refinement. The
+ * residual of x in the reduced system, solved with the same factors, gives
+ * a correction d whose size estimates the forward error of x (Higham,
+ * Accuracy and Stability of Numerical Algorithms, 2002, ch. 12); x + d is
+ * returned and |d| reported as the error bound, which over-estimates the
+ * error of x + d. */
 #include "solve.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -39,13 +57,20 @@ static const char *umf_status(double status)
     }
 }
 
-/* Build M in compressed columns. Returns 0, or -1 when out of memory. */
+/* The reduced matrix: state i's index without r. */
+static inline SuiteSparse_long red(uint32_t i, uint32_t r)
+{
+    return (SuiteSparse_long)(i < r ? i : i - 1);
+}
+
+/* Build M in compressed columns, and b. Returns 0, or -1 when out of
+ * memory. */
 static int build_m(const pepa_ctmc *q, uint32_t r, SuiteSparse_long **pp, SuiteSparse_long **pi,
-                   double **px)
+                   double **px, double *b)
 {
     uint32_t n = q->n;
-    size_t nz = (size_t)q->nnz - (size_t)(q->rowp[r + 1] - q->rowp[r]) + 2 * (size_t)n;
-    SuiteSparse_long *Ap = malloc(((size_t)n + 1) * sizeof *Ap);
+    size_t nz = (size_t)q->nnz + (size_t)n;
+    SuiteSparse_long *Ap = malloc((size_t)n * sizeof *Ap);
     SuiteSparse_long *Ai = malloc(nz * sizeof *Ai);
     double *Ax = malloc(nz * sizeof *Ax);
     if (!Ap || !Ai || !Ax) {
@@ -56,34 +81,60 @@ static int build_m(const pepa_ctmc *q, uint32_t r, SuiteSparse_long **pp, SuiteS
     }
     SuiteSparse_long p = 0;
     for (uint32_t j = 0; j < n; j++) {
-        Ap[j] = p;
-        if (j == r) {                       /* the normalisation */
-            for (uint32_t i = 0; i < n; i++) {
-                Ai[p] = i;
-                Ax[p++] = 1.0;
-            }
+        if (j == r)
             continue;
-        }
+        Ap[red(j, r)] = p;
+        b[red(j, r)] = 0.0;
         int diag_done = 0;                  /* insert Q(j,j) in row order */
         for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++) {
-            if (!diag_done && q->col[k] > j) {
-                Ai[p] = j;
+            uint32_t i = q->col[k];
+            if (i == r) {                   /* the pinned pi_r = 1 */
+                b[red(j, r)] = -q->val[k];
+                continue;
+            }
+            if (!diag_done && i > j) {
+                Ai[p] = red(j, r);
                 Ax[p++] = -q->out[j];
                 diag_done = 1;
             }
-            Ai[p] = q->col[k];
+            Ai[p] = red(i, r);
             Ax[p++] = q->val[k];
         }
         if (!diag_done) {
-            Ai[p] = j;
+            Ai[p] = red(j, r);
             Ax[p++] = -q->out[j];
         }
     }
-    Ap[n] = p;
+    Ap[n - 1] = p;
     *pp = Ap;
     *pi = Ai;
     *px = Ax;
     return 0;
+}
+
+/* rr = b - M^T x, M in compressed columns of order m. */
+static void reduced_residual(SuiteSparse_long m, const SuiteSparse_long *Ap,
+                             const SuiteSparse_long *Ai, const double *Ax, const double *x,
+                             const double *b, double *rr)
+{
+    for (SuiteSparse_long j = 0; j < m; j++) {
+        double s = b[j];
+        for (SuiteSparse_long p = Ap[j]; p < Ap[j + 1]; p++)
+            s -= Ax[p] * x[Ai[p]];
+        rr[j] = s;
+    }
+}
+
+/* x (m entries, pinned r = 1 left out) -> pi; d likewise -> err, both
+ * scaled by the same sum. */
+static void expand(uint32_t n, uint32_t r, const double *x, double *pi)
+{
+    for (uint32_t i = n - 1; i > r; i--)
+        pi[i] = x[i - 1];
+    if (pi != x)
+        for (uint32_t i = 0; i < r; i++)
+            pi[i] = x[i];
+    pi[r] = 1.0;
 }
 
 /* Clip round-off negatives (relative to the largest entry), renormalise.
@@ -124,9 +175,150 @@ int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *p
 
 /* The symbolic analysis is cheap (about a pass over the matrix) and
  * predicts the LU's memory and flops; high-dimensional chains (product
- * state spaces, as PEPA builds) fill in nearly completely even when small:
- * a 12,870-state closed queueing network of 9 stations takes 80 s and
- * 0.9 GB. So we look before we leap. */
+ * state spaces, as PEPA builds) can fill in heavily even when small. So we
+ * look before we leap: returns 0 with the numeric factors, 1 (with a
+ * message) when over the caps, -1 on failure. */
+static int factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
+                  const double *Ax, double max_bytes, double max_flops, const double *control,
+                  void **num, diag *err)
+{
+    double info[UMFPACK_INFO];
+    void *sym = NULL;
+    int rc = 0;
+    SuiteSparse_long st = umfpack_dl_symbolic(m, m, Ap, Ai, Ax, &sym, control, info);
+    if (st != UMFPACK_OK)
+        return diag_set(err, "direct solver: UMFPACK symbolic analysis failed: %s",
+                        umf_status((double)st));
+    double bytes = info[UMFPACK_PEAK_MEMORY_ESTIMATE] * info[UMFPACK_SIZE_OF_UNIT];
+    double flops = info[UMFPACK_FLOPS_ESTIMATE];
+    if (bytes > max_bytes || flops > max_flops) {
+        diag_set(err, "direct solver: the LU factors of this chain would need about %.0f MB "
+                 "and %.2g flops (limits %.0f MB, %.2g flops); use gs, sor or gmres",
+                 bytes / 1e6, flops, max_bytes / 1e6, max_flops);
+        rc = 1;
+    } else {
+        st = umfpack_dl_numeric(Ap, Ai, Ax, sym, num, control, info);
+        if (st != UMFPACK_OK)
+            rc = diag_set(err, "direct solver: UMFPACK factorisation failed: %s",
+                          umf_status((double)st));
+    }
+    umfpack_dl_free_symbolic(&sym);
+    return rc;
+}
+
+/* Solve M^T x = b, then one refinement step (see the top): x += d, with
+ * |d| in d. rr is scratch (m entries). Returns 0 or -1. */
+static int solve_refine(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
+                        const double *Ax, void *num, double *control, const double *b,
+                        double *x, double *d, double *rr, diag *err)
+{
+    double info[UMFPACK_INFO];
+    SuiteSparse_long st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, x, b, num, control, info);
+    if (st == UMFPACK_OK) {
+        reduced_residual(m, Ap, Ai, Ax, x, b, rr);
+        control[UMFPACK_IRSTEP] = 0;
+        st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, d, rr, num, control, info);
+    }
+    if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix)
+        return diag_set(err, "direct solver: UMFPACK solve failed: %s", umf_status((double)st));
+    for (SuiteSparse_long j = 0; j < m; j++) {
+        x[j] += d[j];
+        d[j] = fabs(d[j]);
+    }
+    return 0;
+}
+
+/* The answer: pi from x (in place), normalised and checked; the error
+ * estimate scaled alike when asked for. Normalising by S = sum x spreads
+ * the error of S over every entry: pi_j = x_j / S errs by about
+ * (|d_j| + pi_j sum |d|) / S, plus the rounding of the division. */
+static int finish(const pepa_ctmc *q, uint32_t r, double *pi, double *d,
+                  const pepa_solve_opts *opts, pepa_solve_result *res, diag *err)
+{
+    uint32_t n = q->n;
+    expand(n, r, pi, pi);
+    double sum = 0.0, dsum = 0.0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += isfinite(pi[i]) ? fabs(pi[i]) : 0.0;
+    for (uint32_t i = 0; i + 1 < n; i++)
+        dsum += d[i];
+    int rc = clip_normalise(n, pi, err);
+    if (rc)
+        return rc;
+    if (opts->error) {
+        expand(n, r, d, opts->error);
+        opts->error[r] = 0.0;
+        for (uint32_t i = 0; i < n; i++)
+            opts->error[i] = opts->error[i] / sum + pi[i] * (dsum / sum + 4.0 * DBL_EPSILON);
+    }
+    res->residual = pepa_ctmc_residual(q, pi);
+    res->converged = res->residual <= opts->tol;
+    if (!res->converged)
+        return diag_set(err, "direct solver: residual %.3g above tolerance %.3g "
+                        "(ill-conditioned chain?)", res->residual, opts->tol);
+    return 0;
+}
+
+/* One pinned solve: x (n - 1 entries, in pi) and its error bound d.
+ * Returns 0, 1 (over the caps) or -1. */
+static int pinned(const pepa_ctmc *q, uint32_t r, double max_bytes, double max_flops, double *x,
+                  double *d, diag *err)
+{
+    uint32_t n = q->n;
+    SuiteSparse_long m = (SuiteSparse_long)n - 1, *Ap = NULL, *Ai = NULL;
+    double *Ax = NULL;
+    double *b = malloc((size_t)n * sizeof *b), *rr = malloc((size_t)n * sizeof *rr);
+    if (!b || !rr || build_m(q, r, &Ap, &Ai, &Ax, b)) {
+        free(rr);
+        free(b);
+        return diag_set(err, "direct solver: out of memory building the matrix (%u states)", n);
+    }
+    double control[UMFPACK_CONTROL];
+    umfpack_dl_defaults(control);
+    control[UMFPACK_PRL] = 0;               /* library code: never print */
+    void *num = NULL;
+    int rc = factor(m, Ap, Ai, Ax, max_bytes, max_flops, control, &num, err);
+    if (rc == 0)
+        rc = solve_refine(m, Ap, Ai, Ax, num, control, b, x, d, rr, err);
+    umfpack_dl_free_numeric(&num);
+    free(Ax);
+    free(Ai);
+    free(Ap);
+    free(rr);
+    free(b);
+    return rc;
+}
+
+/* The state to pin. Its probability must not be tiny beside the others:
+ * the solution is scaled by 1 / pi_r, and the reduced system's condition
+ * grows with it (browser.pepa pinned at its fastest state, pi_r / max pi
+ * = 3e-15, lost three digits). A state's probability is its inflow over
+ * its exit rate, so the slowest state is a good first guess; when the
+ * solution says otherwise (pi_r < PIN_RATIO max pi), pin again at the
+ * most probable state. */
+#define PIN_RATIO 1e-3
+
+static uint32_t slowest(const pepa_ctmc *q)
+{
+    uint32_t r = 0;
+    for (uint32_t j = 1; j < q->n; j++)
+        if (q->out[j] < q->out[r])
+            r = j;
+    return r;
+}
+
+static uint32_t most_probable(uint32_t n, uint32_t r, const double *x, double *xmax)
+{
+    uint32_t best = r;
+    *xmax = 1.0;
+    for (uint32_t i = 0; i + 1 < n; i++)
+        if (x[i] > *xmax) {
+            *xmax = x[i];
+            best = i < r ? i : i + 1;
+        }
+    return best;
+}
+
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err)
 {
@@ -138,71 +330,25 @@ int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, do
         return diag_set(err, "the chain has no states");
     if (n == 1) {
         pi[0] = 1.0;
+        if (opts->error)
+            opts->error[0] = 0.0;
         res->residual = 0.0;
         res->converged = 1;
         return 0;
     }
-    uint32_t r = 0;
-    for (uint32_t j = 1; j < n; j++)
-        if (q->out[j] > q->out[r])
-            r = j;
-
-    SuiteSparse_long *Ap, *Ai;
-    double *Ax;
-    double *b = calloc(n, sizeof *b);
-    if (!b || build_m(q, r, &Ap, &Ai, &Ax)) {
-        free(b);
-        return diag_set(err, "direct solver: out of memory building the matrix (%u states)", n);
+    double *d = malloc((size_t)n * sizeof *d), xmax;
+    if (!d)
+        return diag_set(err, "direct solver: out of memory (%u states)", n);
+    uint32_t r = slowest(q);
+    int rc = pinned(q, r, max_bytes, max_flops, pi, d, err);
+    uint32_t best = rc == 0 ? most_probable(n, r, pi, &xmax) : r;
+    if (rc == 0 && xmax * PIN_RATIO > 1.0) {
+        r = best;
+        rc = pinned(q, r, max_bytes, max_flops, pi, d, err);
     }
-    b[r] = 1.0;
-
-    double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
-    umfpack_dl_defaults(control);
-    control[UMFPACK_PRL] = 0;               /* library code: never print */
-    void *sym = NULL, *num = NULL;
-    int rc = 0;
-    SuiteSparse_long st = umfpack_dl_symbolic(n, n, Ap, Ai, Ax, &sym, control, info);
-    if (st != UMFPACK_OK) {
-        rc = diag_set(err, "direct solver: UMFPACK symbolic analysis failed: %s",
-                      umf_status((double)st));
-        goto done;
-    }
-    double bytes = info[UMFPACK_PEAK_MEMORY_ESTIMATE] * info[UMFPACK_SIZE_OF_UNIT];
-    double flops = info[UMFPACK_FLOPS_ESTIMATE];
-    if (bytes > max_bytes || flops > max_flops) {
-        diag_set(err, "direct solver: the LU factors of this chain would need about %.0f MB "
-                 "and %.2g flops (limits %.0f MB, %.2g flops); use gs, sor or gmres",
-                 bytes / 1e6, flops, max_bytes / 1e6, max_flops);
-        rc = 1;
-        goto done;
-    }
-    st = umfpack_dl_numeric(Ap, Ai, Ax, sym, &num, control, info);
-    if (st != UMFPACK_OK) {
-        rc = diag_set(err, "direct solver: UMFPACK factorisation failed: %s",
-                      umf_status((double)st));
-        goto done;
-    }
-    st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, pi, b, num, control, info);
-    if (st != UMFPACK_OK) {
-        rc = diag_set(err, "direct solver: UMFPACK solve failed: %s", umf_status((double)st));
-        goto done;
-    }
-    rc = clip_normalise(n, pi, err);
-    if (rc == 0) {
-        res->residual = pepa_ctmc_residual(q, pi);
-        res->converged = res->residual <= opts->tol;
-        if (!res->converged)
-            rc = diag_set(err, "direct solver: residual %.3g above tolerance %.3g "
-                          "(ill-conditioned chain? estimated reciprocal condition %.3g)",
-                          res->residual, opts->tol, info[UMFPACK_RCOND]);
-    }
-done:
-    umfpack_dl_free_numeric(&num);
-    umfpack_dl_free_symbolic(&sym);
-    free(Ax);
-    free(Ai);
-    free(Ap);
-    free(b);
+    if (rc == 0)
+        rc = finish(q, r, pi, d, opts, res, err);
+    free(d);
     return rc;
 }
 

@@ -87,6 +87,12 @@ typedef struct pepa_chain_class {
  * or -1 (memory). */
 int pepa_space_classify(const pepa_space *sp, pepa_chain_class *cls, diag *err);
 
+/* The same, and closed[j] (n entries) says whether state j lies in a
+ * closed class: with one closed class, the states to solve for
+ * (pepa_solve_opts.recurrent). */
+int pepa_space_recurrent(const pepa_space *sp, pepa_chain_class *cls, unsigned char *closed,
+                         diag *err);
+
 /* Throughput of every action: thr[a] = sum over states of pi * rate of the
  * action's transitions, self-loops included (thr has sys->nactions
  * entries). Returns 0 or -1. */

@@ -37,6 +37,40 @@ for m in direct gs sor gmres; do
     expect_out "method $m name" "\"method\": \"$m\""
 done
 
+# issue 17: auto solves small chains directly and prints only digits that
+# are right, so quantities equal by symmetry print equal
+M="$SRCDIR/tests/cli/models"
+expect_exit 0 "token ring" -- solve "$M/ring6.pepa"
+expect_out "token ring by LU" "^method +direct, 1 iteration"
+if [ "$(grep -E '^serve[1-6] ' "$TMP/out" | awk '{print $2}' | sort -u | wc -l)" -eq 1 ]; then ok; else
+    fail "token ring: six symmetric throughputs differ"; grep serve "$TMP/out"; fi
+expect_exit 0 "browser" -- solve "$C/pepa-eclipse-plugin/browser.pepa"
+if [ "$(grep -E '^(get|download|release|sync) ' "$TMP/out" | awk '{print $2}' | sort -u)" = 0.3823548584 ]; then ok; else
+    fail "browser: get = download = release = sync = 0.382354858424"; grep -E '^(get|download|release)' "$TMP/out"; fi
+# an iterative answer to a loose tolerance prints fewer digits, each right
+# (the last within one unit of the exact 0.1486376069)
+for tol in 1e-5 1e-8; do
+    expect_exit 0 "gs to $tol" -- solve --method gs --tol $tol "$M/ring6.pepa"
+    if grep -E '^serve[1-6] ' "$TMP/out" | awk -v e=0.1486376069 '{ v = $2; d = length(v) - index(v, ".");
+            u = 10 ^ -d; if (v - e > u || e - v > u) bad = 1 } END { exit bad }'; then ok; else
+        fail "gs to $tol: a printed digit is wrong"; grep serve "$TMP/out"; fi
+done
+expect_exit 0 "gs, default tolerance" -- solve --method gs "$M/ring6.pepa"
+if [ "$(grep -E '^serve[1-6] ' "$TMP/out" | awk '{print $2}' | sort -u)" = 0.1486376069 ]; then ok; else
+    fail "gs, default tolerance: six symmetric throughputs differ"; grep serve "$TMP/out"; fi
+expect_exit 0 "json error bounds" -- solve --json "$M/ring6.pepa"
+expect_out "json error bounds" '"throughput_error": \{"arrive1": [0-9.e-]+'
+# transient states: the closed class alone is solved, whatever the method
+printf 'P=(a,1.0).(b,1.0).Q; Q=(c,1.0).Q; P\n' > "$TMP/tr.pepa"
+for m in auto direct gs sor gmres; do
+    expect_exit 0 "transient states, $m" -- solve --method $m "$TMP/tr.pepa"
+    expect_out "transient states, $m: c" "^c +1$"
+    expect_out "transient states, $m: a" "^a +0$"
+done
+expect_err "transient states noted" "tr.pepa: note: 2 transient state\(s\).*the 1 state\(s\) of the closed class"
+expect_exit 1 "a solver failure names the file" -- solve --method gs --max-iter 2 "$M/ring6.pepa"
+expect_err "a solver failure names the file" "ring6.pepa: Gauss-Seidel"
+
 # bad input: syntax error with file:line:col, exit 1
 printf 'P = (a, 1).P\nP\n' > "$TMP/bad.pepa"
 expect_exit 1 "syntax error" -- solve "$TMP/bad.pepa"

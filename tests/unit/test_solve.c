@@ -208,7 +208,8 @@ START_TEST(test_method_names)
     pepa_solve_opts o;
     pepa_solve_opts_init(&o);
     ck_assert_int_eq(o.method, PEPA_METHOD_AUTO);
-    ck_assert(o.tol == 1e-10);
+    ck_assert(o.tol == PEPA_DEFAULT_TOL && PEPA_DEFAULT_TOL <= 1e-12);
+    ck_assert(o.recurrent == NULL && o.error == NULL);
     ck_assert_int_eq(o.max_iter, 100000);
     ck_assert(o.omega == 1.0);
     ck_assert_int_eq(o.warm, 0);
@@ -614,17 +615,38 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
-/* AUTO: Gauss-Seidel where it is quick; GMRES (or the LU) where it
- * crawls, as on the nearly decomposable stiff chain. */
+/* AUTO: the LU on small and medium chains (issue 17: it ran
+ * Gauss-Seidel on a 4-state chain), Gauss-Seidel beyond, GMRES where
+ * Gauss-Seidel crawls. */
 START_TEST(test_auto_choice)
 {
     pepa_ctmc *q = random_chain(500, 4, 0.5, 2.0, 8);
     double pi[500];
     pepa_solve_result res;
     solve_ok(q, PEPA_METHOD_AUTO, 1e-12, pi, &res);
-    ck_assert_int_eq(res.method, PEPA_METHOD_GS);
-    ck_assert_int_eq(pepa_solve_choose(q), PEPA_METHOD_GS);
+    pepa_method small = DIRECT_OK ? PEPA_METHOD_DIRECT : PEPA_METHOD_GS;
+    ck_assert_int_eq(res.method, small);
+    ck_assert_int_eq(pepa_solve_choose(q), small);
     pepa_ctmc_free(q);
+    q = two_state(1.0, 3.0);
+    solve_ok(q, PEPA_METHOD_AUTO, 1e-12, pi, &res);
+    ck_assert_int_eq(res.method, small);
+    pepa_ctmc_free(q);
+    {   /* a ring beyond the LU's size: Gauss-Seidel */
+        uint32_t big = PEPA_AUTO_DIRECT_STATES + 1;
+        uint32_t *rs = malloc(big * sizeof *rs), *rd = malloc(big * sizeof *rd);
+        double *rr = malloc(big * sizeof *rr);
+        ck_assert(rs && rd && rr);
+        for (uint32_t i = 0; i < big; i++)
+            rs[i] = i, rd[i] = (i + 1) % big, rr[i] = 1.0;
+        q = pepa_ctmc_from_triples(big, big, rs, rd, rr);
+        ck_assert(q);
+        ck_assert_int_eq(pepa_solve_choose(q), PEPA_METHOD_GS);
+        pepa_ctmc_free(q);
+        free(rr);
+        free(rd);
+        free(rs);
+    }
 
     enum { N = 40 };
     uint32_t src[2 * N], dst[2 * N];
@@ -642,13 +664,12 @@ START_TEST(test_auto_choice)
     q = pepa_ctmc_from_triples(N, m, src, dst, rate);
     ck_assert(q);
     solve_ok(q, PEPA_METHOD_AUTO, 1e-10, pi, &res);
-    ck_assert(res.method == PEPA_METHOD_GMRES || res.method == PEPA_METHOD_DIRECT);
-    ck_assert(res.iterations > PEPA_AUTO_GS_SWEEPS);    /* GS tried first */
+    ck_assert_int_eq(res.method, DIRECT_OK ? PEPA_METHOD_DIRECT : PEPA_METHOD_GMRES);
     for (uint32_t k = 0; k < N; k++)
         ck_assert(fabs(pi[k] - w[k] / z) <= 1e-8 * (w[k] / z) + 1e-13);
     pepa_ctmc_free(q);
-    /* A k x k grid walk mixes slowly: with one GMRES iteration left after
-     * the Gauss-Seidel sweeps, only the LU can finish the job. */
+    /* A k x k grid walk mixes slowly: the LU solves it, where the
+     * Gauss-Seidel sweeps and one GMRES iteration would not. */
     {
         enum { K = 40 };
         uint32_t gs_[4 * K * K], gd[4 * K * K];
@@ -715,6 +736,93 @@ START_TEST(test_auto_choice)
 }
 END_TEST
 
+/* Error estimates bound the real error, and are small: the stiff
+ * birth-death chain (closed form) by every method. */
+START_TEST(test_error_estimate)
+{
+    enum { N = 30 };
+    uint32_t src[2 * N], dst[2 * N];
+    double rate[2 * N], w[N], z = 0.0, pi[N], e[N];
+    size_t m = 0;
+    w[0] = 1.0;
+    for (uint32_t i = 0; i + 1 < N; i++) {
+        double up = (i % 2) ? 3.0 : 0.5, down = (i % 3) ? 1.0 : 2.0;
+        src[m] = i, dst[m] = i + 1, rate[m++] = up;
+        src[m] = i + 1, dst[m] = i, rate[m++] = down;
+        w[i + 1] = w[i] * up / down;
+    }
+    for (uint32_t i = 0; i < N; i++)
+        z += w[i];
+    pepa_ctmc *q = pepa_ctmc_from_triples(N, m, src, dst, rate);
+    ck_assert(q);
+    for (size_t k = 0; k < N_METHODS; k++) {
+        if (skip_method(all_methods[k]))
+            continue;
+        pepa_solve_opts o;
+        pepa_solve_opts_init(&o);
+        o.method = all_methods[k];
+        o.tol = 1e-6;                      /* loose: the estimate must say so */
+        o.error = e;
+        pepa_solve_result res;
+        diag d;
+        diag_clear(&d);
+        ck_assert_msg(pepa_solve(q, &o, pi, &res, &d) == 0, "%s", d.msg);
+        double worst = 0.0, big = 0.0;
+        for (uint32_t i = 0; i < N; i++) {
+            double real = fabs(pi[i] - w[i] / z);
+            ck_assert_msg(real <= 4.0 * e[i] + 1e-16, "%s: state %u error %g, estimate %g",
+                          pepa_method_name(all_methods[k]), i, real, e[i]);
+            worst = fmax(worst, e[i]);
+            big = fmax(big, pi[i]);
+        }
+        if (all_methods[k] == PEPA_METHOD_DIRECT)
+            ck_assert_msg(worst <= 1e-13 * big, "direct: estimate %g", worst);
+    }
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* Transient states: the closed class alone is solved, by every method
+ * (the absorbing state 3 stalled Gauss-Seidel; issue 17). 0 -> 1 -> {2
+ * <-> 3}, then 3 alone absorbing. */
+START_TEST(test_recurrent_only)
+{
+    uint32_t src[] = {0, 1, 2, 3, 0, 4}, dst[] = {1, 2, 3, 2, 4, 3};
+    double rate[] = {1.0, 2.0, 3.0, 1.0, 0.5, 1.0};
+    unsigned char closed[] = {0, 0, 1, 1, 0};
+    pepa_ctmc *q = pepa_ctmc_from_triples(5, 6, src, dst, rate);
+    ck_assert(q);
+    /* 0 -> 1 -> {2 <-> 3} and 0 -> 4 -> 3, then without 3 -> 2 */
+    for (int absorbing = 0; absorbing < 2; absorbing++) {
+        for (size_t k = 0; k < N_METHODS; k++) {
+            if (skip_method(all_methods[k]))
+                continue;
+            double pi[5], e[5];
+            pepa_solve_opts o;
+            pepa_solve_opts_init(&o);
+            o.method = all_methods[k];
+            o.recurrent = closed;
+            o.error = e;
+            pepa_solve_result res;
+            diag d;
+            diag_clear(&d);
+            ck_assert_msg(pepa_solve(q, &o, pi, &res, &d) == 0, "%s: %s",
+                          pepa_method_name(all_methods[k]), d.msg);
+            ck_assert(pi[0] == 0.0 && pi[1] == 0.0 && pi[4] == 0.0 && e[0] == 0.0);
+            ck_assert(fabs(pi[2] - (absorbing ? 0.0 : 0.25)) < 1e-12);
+            ck_assert(fabs(pi[3] - (absorbing ? 1.0 : 0.75)) < 1e-12);
+        }
+        uint32_t s2[] = {0, 1, 2, 0, 4}, d2[] = {1, 2, 3, 4, 3};
+        double r2[] = {1.0, 2.0, 3.0, 0.5, 1.0};
+        pepa_ctmc_free(q);
+        q = pepa_ctmc_from_triples(5, 5, s2, d2, r2);
+        closed[2] = 0;
+        ck_assert(q);
+    }
+    pepa_ctmc_free(q);
+}
+END_TEST
+
 static Suite *solve_suite(void)
 {
     Suite *s = suite_create("solve");
@@ -745,6 +853,8 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, test_absorbing);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_auto_choice);
+    tcase_add_test(tc, test_error_estimate);
+    tcase_add_test(tc, test_recurrent_only);
     suite_add_tcase(s, tc);
     return s;
 }
