@@ -36,10 +36,11 @@ static void usage(FILE *f)
           "  --reps R           independent replications, 2 .. 100000 (default 10)\n"
           "  --seed S           random seed (default 1)\n"
           "  --threads N        worker threads (default: every core)\n"
-          "  --precision X      extend the replications until every throughput's CI\n"
-          "                     half-width is within X of it (e.g. 0.01 for 1%)\n"
+          "  --precision X      double the replications' length until every throughput's\n"
+          "                     CI half-width is within X of it (e.g. 0.01 for 1%)\n"
           "  --precision-on A   the precision for action A's throughput only\n"
-          "  --time-limit S     stop extending after S seconds (the precision not met: a warning)\n"
+          "  --time-limit S     stop extending after S seconds (default 300; the precision\n"
+          "                     not met: a warning)\n"
           "  --no-local         throughputs only (skips the local-state measures)\n"
           "  --json             print one JSON object instead of tables\n"
           "  -h, --help         this text\n", f);
@@ -124,6 +125,8 @@ static int settle_length(sim_args *a, int have_events)
         fprintf(stderr, "skelsched simulate: --events and --until exclude each other\n");
         return 2;
     }
+    if (a->o.precision > 0 && a->o.time_limit == 0)
+        a->o.time_limit = 300;          /* a target never met must not run forever */
     if (a->o.until > 0) {
         a->o.events = 0;
         a->o.warmup_time = a->warmup >= 0 ? a->warmup : a->o.until / 10;

@@ -1,8 +1,8 @@
 /* sim: Gillespie simulation of a PEPA system. See sim.h.
  *
  * The work is split in rounds: in round k every replication runs until it
- * has measured k times the asked length (events or simulated time), the
- * first round after its warm-up. Without a precision target there is one
+ * has measured 2^(k-1) times the asked length (events or simulated time),
+ * the first round after its warm-up. Without a precision target there is one
  * round; with one, rounds go on while some throughput's interval is too
  * wide. Each replication keeps its state, random stream and sums between
  * rounds, so extending it is the same as having asked for more at once.
@@ -353,14 +353,16 @@ static void totals(const run *r, sim_result *res)
     res->sim_time = time / r->o->reps;
 }
 
-/* Rounds until the precision is met (or once without a target). */
+/* Rounds until the precision is met (or once without a target), each
+ * doubling the measured length: the interval narrows by sqrt(2) a round,
+ * and the rounds' overhead stays a few thread starts. */
 static int rounds(run *r, sim_result *res, double start, diag *err)
 {
     const sim_opts *o = r->o;
     res->precision_met = 1;
-    for (uint64_t k = 1;; k++) {
-        r->target_events = o->events * k;
-        r->target_time = o->until * (double)k;
+    r->target_events = o->events;
+    r->target_time = o->until;
+    for (;; r->target_events *= 2, r->target_time *= 2) {
         if (round_run(r, err) < 0)
             return -1;
         if (o->precision <= 0 || precise_enough(r))

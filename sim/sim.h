@@ -35,9 +35,9 @@ typedef struct sim_opts {
     int reps;                 /* replications, >= 2 */
     uint64_t seed;
     int threads;              /* 0: every online core (never more than reps) */
-    double precision;         /* > 0: extend every replication by the same length
-                                 again until each non-zero throughput's CI
-                                 half-width is within this fraction of it */
+    double precision;         /* > 0: double every replication's measured length
+                                 until each non-zero throughput's CI half-width
+                                 is within this fraction of it */
     int precision_action;     /* -1: the precision applies to every action; else
                                  to this action id only */
     double time_limit;        /* wall seconds for the extensions (precision); 0: none */

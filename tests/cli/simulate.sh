@@ -102,6 +102,9 @@ expect_out "until" "^replications 3 x 200[0-9.]+ time units, after 10 of warm-up
 expect_exit 0 "precision" -- simulate --json --events 1000 --precision 0.02 --no-local "$SIMPLE"
 expect_out "precision" '"precision_met": true'
 if grep -q '"local"' "$TMP/out"; then fail "--no-local printed local states"; else ok; fi
+expect_exit 0 "precision out of reach" -- simulate --events 1000 --precision 0.000001 --time-limit 0.3 --no-local "$SIMPLE"
+expect_err "precision out of reach" "warning: --precision 1e-06 not reached within --time-limit 0\.3 s: the widest throughput interval is [0-9.e-]+ of its mean"
+
 
 # a model far beyond the exact chain (seed 002's model2, over 110 M states)
 expect_exit 0 "model2" -- simulate --events $((N / 10)) --reps 2 --no-local "$SHARED_DIR/corpus/wflow2pepa/model2.des"

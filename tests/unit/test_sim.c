@@ -15,6 +15,7 @@
  * seeds. */
 #include "testutil.h"
 
+#include "base/clock.h"
 #include "sim/sim.h"
 
 static int quick(void)
@@ -192,6 +193,12 @@ START_TEST(precision_and_until)
     ck_assert(r.precision_met && r.measured > 1000 && r.measured % 1000 == 0);
     for (int a = 1; a < x.s->nactions; a++)
         ck_assert(r.thr[a].half <= 0.002 * r.thr[a].mean);
+    sim_result_free(&r);
+    o.precision = 1e-9;                           /* out of reach: the time limit stops it */
+    o.time_limit = 0.2;
+    double t = clock_now();
+    ck_assert(sim_run(x.s, &o, &r, &x.err) == 0);
+    ck_assert(!r.precision_met && clock_now() - t < 10);
     sim_result_free(&r);
     o = opts(0, 4);
     o.until = 20000;
