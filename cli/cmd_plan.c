@@ -32,7 +32,8 @@ static void usage(FILE *f)
             "  --idle LIST            idle nodes: preferred to busy equal ones (default: no\n"
             "                         preference)\n"
             "  --partition-nodes LIST the nodes of a partition of the job (repeatable, as -p a,b)\n"
-            "  -w, -x, -N, -n, -c, -t as for sbatch (-t in minutes)\n"
+            "  -w, -x, -N, -n, -c, -t as for sbatch (-t in minutes); the script's #SBATCH\n"
+            "                         -t, -N, -n, -c and --array are read first\n"
             "  --default-time MIN     the partition's DefaultTime, for --items without -t\n"
             "  --array                a job array\n"
             "Exit status: 0 accepted, 1 refused (or bad input), 2 usage error.\n");
@@ -156,6 +157,92 @@ static char *slurp(const char *path, size_t max)
     return buf;
 }
 
+/* Slurm's time formats, in minutes (seconds round up): M, M:S, H:M:S,
+ * D-H, D-H:M, D-H:M:S. -1 when it is none of them. */
+static long slurm_minutes(const char *v)
+{
+    long f[4] = { 0, 0, 0, 0 }, days = 0;
+    int n = 0;
+    const char *dash = strchr(v, '-');
+    char *end;
+    if (dash) {
+        days = strtol(v, &end, 10);
+        if (end != dash || days < 0)
+            return -1;
+        v = dash + 1;
+    }
+    for (;;) {
+        if (n == 3 || *v < '0' || *v > '9')
+            return -1;
+        f[n++] = strtol(v, &end, 10);
+        if (*end == '\0')
+            break;
+        if (*end != ':')
+            return -1;
+        v = end + 1;
+    }
+    if (dash)              /* D-H[:M[:S]] */
+        return days * 1440 + f[0] * 60 + (n > 1 ? f[1] : 0) + (n > 2 && f[2] > 0);
+    if (n == 1)
+        return f[0];
+    if (n == 2)            /* M:S */
+        return f[0] + (f[1] > 0);
+    return f[0] * 60 + f[1] + (f[2] > 0);
+}
+
+/* One #SBATCH option (name, value) into rq; unknown options are Slurm's
+ * business, not the plugin's. */
+static void sbatch_option(const char *name, const char *v, slurmsk_request *rq)
+{
+    unsigned long u = strtoul(v, NULL, 10);
+    if (strcmp(name, "-t") == 0 || strcmp(name, "--time") == 0) {
+        long m = slurm_minutes(v);
+        rq->time_limit = m > 0 ? m : 0;
+    } else if (strcmp(name, "-N") == 0 || strcmp(name, "--nodes") == 0) {
+        rq->min_nodes = u;
+    } else if (strcmp(name, "-n") == 0 || strcmp(name, "--ntasks") == 0) {
+        rq->num_tasks = u;
+    } else if (strcmp(name, "-c") == 0 || strcmp(name, "--cpus-per-task") == 0) {
+        rq->cpus_per_task = u;
+    } else if (strcmp(name, "-a") == 0 || strcmp(name, "--array") == 0) {
+        rq->array = 1;
+    }
+}
+
+/* The #SBATCH lines of a script (up to its first command, as sbatch reads
+ * them) that change the decision: -t, -N, -n, -c, --array. Options of the
+ * command line, parsed afterwards, override them. */
+static void read_sbatch_lines(const char *script, slurmsk_request *rq)
+{
+    for (const char *s = script; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
+        s += n + (nl ? 1 : 0);
+        char *p = line + strspn(line, " \t\r");
+        if (*p && *p != '#')
+            break;
+        if (strncmp(line, "#SBATCH", 7) != 0 || (line[7] != ' ' && line[7] != '\t'))
+            continue;
+        char *save = NULL, *tok = strtok_r(line + 7, " \t\r", &save);
+        while (tok && tok[0] == '-') {
+            char *eq = strchr(tok, '='), *val = NULL;
+            if (eq) {
+                *eq = '\0';
+                val = eq + 1;
+            } else if (tok[1] != '-' && tok[2]) {
+                val = tok + 2;                 /* -t5 */
+                tok[2] = '\0';
+            } else if (strcmp(tok, "-a") && strcmp(tok, "--array")) {
+                val = strtok_r(NULL, " \t\r", &save);
+            }
+            sbatch_option(tok, val ? val : "", rq);
+            tok = strtok_r(NULL, " \t\r", &save);
+        }
+    }
+}
+
 static void print_decision(const slurmsk_decision *d)
 {
     if (!d->present) {
@@ -177,18 +264,25 @@ int cmd_plan(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
+    char *script = slurp(a.script, SLURMSK_MAX_SCRIPT);
+    if (!script)
+        return 1;
+    /* #SBATCH lines first, then the command line again over them */
+    memset(&a, 0, sizeof a);
+    read_sbatch_lines(script, &a.rq);
+    parse_args(argc, argv, &a);
     diag err;
     diag_clear(&err);
     slurmsk_conf *conf = slurmsk_conf_load(a.conf, &err);
     if (!conf) {
         fprintf(stderr, "skelsched plan: %s\n", err.msg);
+        free(script);
         return 1;
     }
-    char *script = slurp(a.script, SLURMSK_MAX_SCRIPT);
     char *skel = a.skeleton ? slurp(a.skeleton, SLURMSK_MAX_SKELETON) : NULL;
     slurmsk_decision d;
     rc = 1;
-    if (script && (skel || !a.skeleton)) {
+    if (skel || !a.skeleton) {
         a.rq.script = script;
         a.rq.skeleton = skel;
         if (slurmsk_decide(conf, NULL, &a.rq, &d) < 0) {

@@ -46,7 +46,7 @@ case $LOADED in
 *MaxTasks=16*BadInput=reject*UnknownNodes=ignore*) pass "loaded line lists every key: $LOADED" ;;
 *) fail "loaded line: '$LOADED'" ;;
 esac
-echo "$LOADED" | grep -q "capped to 200ms" && pass "loaded line says Budget=60000 is capped" ||
+echo "$LOADED" | grep -q "capped to 500ms" && pass "loaded line says Budget=60000 is capped" ||
     fail "loaded line does not say the budget is capped"
 
 # refused WHAT FILE WANT_MSG WANT_CODE [sbatch options]: sbatch fails with both

@@ -13,7 +13,7 @@
 
 static const char *CONF =
     "# four nodes of different speeds\n"
-    "Budget=200\n"
+    "Budget=500\n"
     "MaxStates=50000\n"
     "LocalLatency=0.0001\n"
     "DefaultLatency=0.001\n"
@@ -168,7 +168,7 @@ END_TEST
 START_TEST(conf_keys)
 {
     slurmsk_conf *c = conf_of(CONF);
-    ck_assert(c->budget > 0.199 && c->budget < 0.201);
+    ck_assert(c->budget > 0.499 && c->budget < 0.501);
     ck_assert_uint_eq(c->max_states, 50000);
     ck_assert_int_eq(c->max_tasks, 32);
     ck_assert_int_eq(c->unknown_reject, 0);
@@ -488,7 +488,7 @@ START_TEST(conf_key_callback)
     skel_platform *p = skel_platform_parse_string(CONF, strlen(CONF), "skeleton.conf", slurmsk_conf_key, &k, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_int_eq(p->nnodes, 4);
-    ck_assert(k.budget > 0.199 && k.budget < 0.201);
+    ck_assert(k.budget > 0.499 && k.budget < 0.501);
     skel_platform_free(p);
     const char *bad = "NodeName=a Speed=1\nBudget=-1\n";
     ck_assert_ptr_null(skel_platform_parse_string(bad, strlen(bad), "skeleton.conf", slurmsk_conf_key, &k, &err));
@@ -609,7 +609,7 @@ END_TEST
  * them came first: a valid job was refused. */
 START_TEST(place_ties)
 {
-    slurmsk_conf *c = conf_of("LocalLatency=0.0002\nDefaultLatency=0.002\nNodeName=n[1-2] Speed=3\n"
+    slurmsk_conf *c = conf_of("Budget=500\nLocalLatency=0.0002\nDefaultLatency=0.002\nNodeName=n[1-2] Speed=3\n"
                               "NodeName=n3 Speed=1\nNodeName=n4 Speed=2\nNodeName=n5 Speed=16\n");
     const char *s = "#SKEL xdeal(2);\n#SKEL pipe(2); task(\"a\", 2); task(\"b\", 1);\n"
                     "#SKEL pipe(2); task(\"a\", 2); task(\"b\", 1);\n";
@@ -744,7 +744,7 @@ START_TEST(decide_max_states)
 {
     /* the model is larger than MaxStates: the skeleton's line, this site's
      * limit and what the user can do; no --max-states */
-    slurmsk_conf *c = conf_of("MaxStates=10\nNodeName=n[1-4] Speed=1\nLocalLatency=0.01\nDefaultLatency=0.01\n");
+    slurmsk_conf *c = conf_of("Budget=500\nMaxStates=10\nNodeName=n[1-4] Speed=1\nLocalLatency=0.01\nDefaultLatency=0.01\n");
     slurmsk_decision d = decide(c, "#!/bin/sh\n\n#SKEL pipe(3);\n#SKEL task(\"a\", 1.0);\n"
                                    "#SKEL farm(3, \"b\", 1.0);\n#SKEL task(\"c\", 1.0);\n", NULL);
     ck_assert_int_eq(d.fault, SLURMSK_FAULT_SIZE);
@@ -758,7 +758,7 @@ END_TEST
 
 START_TEST(decide_shape_and_warnings)
 {
-    slurmsk_conf *c = conf_of("NodeName=n1 Speed=1 CPUs=4\nNodeName=n2 Speed=1 CPUs=1\n"
+    slurmsk_conf *c = conf_of("Budget=500\nNodeName=n1 Speed=1 CPUs=4\nNodeName=n2 Speed=1 CPUs=1\n"
                               "LocalLatency=0.0001\nDefaultLatency=0.001\n");
     slurmsk_request rq;
     memset(&rq, 0, sizeof rq);
@@ -792,7 +792,7 @@ START_TEST(decide_shape_and_warnings)
     slurmsk_conf_free(c);
     /* more tasks than CPUs (9 on 2 nodes of 2): the job asks for what the
      * nodes have, never more (it would be refused) */
-    c = conf_of("NodeName=n[1-2] Speed=1 CPUs=2\nLocalLatency=0.0001\nDefaultLatency=0.001\n");
+    c = conf_of("Budget=500\nNodeName=n[1-2] Speed=1 CPUs=2\nLocalLatency=0.0001\nDefaultLatency=0.001\n");
     d = decide(c, "#SKEL deal(9, \"w\", 1.0);\n", NULL);
     ck_assert_msg(d.accepted && d.fault == SLURMSK_FAULT_NONE, "%s", d.user);
     ck_assert_int_le(d.min_cpus, 2);
@@ -805,7 +805,7 @@ END_TEST
 START_TEST(decide_prefers_idle)
 {
     /* n3 and n4 are interchangeable: a busy n3 gives way to an idle n4 */
-    slurmsk_conf *c = conf_of("NodeName=n1 Speed=1\nNodeName=n2 Speed=2\nNodeName=n[3-4] Speed=8\n"
+    slurmsk_conf *c = conf_of("Budget=500\nNodeName=n1 Speed=1\nNodeName=n2 Speed=2\nNodeName=n[3-4] Speed=8\n"
                               "LocalLatency=0.0001\nDefaultLatency=0.001\n");
     slurmsk_request rq;
     memset(&rq, 0, sizeof rq);
@@ -837,7 +837,7 @@ START_TEST(conf_budget_cap_and_describe)
     ck_assert(slurmsk_budget(c) <= SLURMSK_LOCKED_BUDGET);
     char buf[512];
     slurmsk_conf_describe(c, buf, sizeof buf);
-    ck_assert_msg(strstr(buf, "Budget=60000ms (capped to 200ms") && strstr(buf, "MaxTasks=32") &&
+    ck_assert_msg(strstr(buf, "Budget=60000ms (capped to 500ms") && strstr(buf, "MaxTasks=32") &&
                   strstr(buf, "BadInput=accept") && strstr(buf, "UnknownNodes=ignore"), "%s", buf);
     slurmsk_conf_free(c);
     /* BadInput=accept: the message is labelled a warning */
