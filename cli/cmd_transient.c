@@ -188,15 +188,19 @@ out:
 void cli_print_series(const tr_series *ser, const pepa_system *s, int csv, int json, FILE *f)
 {
     if (csv) {
-        fputs("time", f);
+        fputs("time", f);           /* names hold commas and quotes: RFC 4180 */
         for (int a = 0; a < ser->nactions; a++)
-            if (shown(ser, a))
-                fprintf(f, ",throughput:%s", a ? pepa_model_action(s->model, a) : "tau");
+            if (shown(ser, a)) {
+                fputc(',', f);
+                csv_fieldf(f, "throughput:%s", a ? pepa_model_action(s->model, a) : "tau");
+            }
         for (int i = 0; i < s->nleaves; i++) {
             const pepa_node *nd = &s->nodes[s->leaves[i]];
             const pepa_seq *q = &s->seqs[nd->seq];
-            for (int st = 0; st < q->nstates; st++)
-                fprintf(f, ",local:%s:%s", nd->name, q->state_name[st]);
+            for (int st = 0; st < q->nstates; st++) {
+                fputc(',', f);
+                csv_fieldf(f, "local:%s:%s", nd->name, q->state_name[st]);
+            }
         }
         fputc('\n', f);
         for (int k = 0; k < ser->ntimes; k++) {

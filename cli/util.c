@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -126,6 +127,22 @@ void csv_field(FILE *f, const char *s)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+void csv_fieldf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!buf)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    csv_field(f, buf);
+    free(buf);
 }
 
 /* Significant digits of v that an absolute error err leaves right. */

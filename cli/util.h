@@ -34,6 +34,9 @@ void json_number(FILE *f, double v);
  * double quote, CR or LF; otherwise quoted, inner quotes doubled. */
 void csv_field(FILE *f, const char *s);
 
+/* csv_field of a formatted text (names up to a few KB). */
+void csv_fieldf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Print v with only the significant digits its absolute error bound
  * err justifies (at most 10; at least 1): the last digit printed is worth
  * at least 2 err, so it is off by at most one. err <= 0 means exact. */

@@ -393,13 +393,17 @@ int pepa_eval_rate(pepa_model *m, const pepa_expr *e, pepa_rate *out, diag *err)
 
 /* ---- printing -------------------------------------------------------- */
 
-/* Names that are not plain identifiers are printed in double quotes. */
+/* Names that are not plain identifiers (primes allowed at the end: P1'')
+ * are printed in double quotes. */
 static void print_name(const char *s, FILE *f)
 {
     int plain = isalpha((unsigned char)s[0]) != 0;
-    for (const char *c = s; *c && plain; c++)
+    const char *c = s;
+    for (; *c && plain && *c != '\''; c++)
         plain = isalnum((unsigned char)*c) || *c == '_';
-    if (plain)
+    while (*c == '\'')
+        c++;
+    if (plain && !*c)
         fputs(s, f);
     else
         fprintf(f, "\"%s\"", s);

@@ -72,6 +72,35 @@ static int use_proc(usage *u, const pepa_proc *p, int depth)
     return 0;
 }
 
+/* Process definitions in the order of the file. Ids follow first
+ * mentions, and "Q0 = (b, 1).Q1;" mentions Q1 before it defines Q0: in id
+ * order, an unreached cycle Q0 -> Q1 -> Q2 -> Q0 was reported as Q1's. */
+typedef struct def_order {
+    int line, col, id;
+} def_order;
+
+static int by_position(const void *a, const void *b)
+{
+    const def_order *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->col < y->col ? -1 : x->col > y->col;
+}
+
+static def_order *defs_in_file_order(pepa_model *m)
+{
+    int n = pepa_model_nprocs(m);
+    def_order *o = malloc(((size_t)n + 1) * sizeof *o);
+    if (!o)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        pepa_proc_def *d = pepa_model_proc(m, i);
+        o[i] = (def_order){ d->pos.line, d->pos.col, i };
+    }
+    qsort(o, (size_t)n, sizeof *o, by_position);
+    return o;
+}
+
 int pepa_check(pepa_model *m, pepa_warn_fn warn, void *ctx, diag *err)
 {
     usage u = { m, calloc((size_t)pepa_model_nprocs(m) + 1, 1), calloc((size_t)pepa_model_nrates(m) + 1, 1), err };
@@ -80,8 +109,13 @@ int pepa_check(pepa_model *m, pepa_warn_fn warn, void *ctx, diag *err)
         rc = diag_set(err, "out of memory");
     if (rc == 0 && pepa_model_system(m))
         rc = use_proc(&u, pepa_model_system(m), 0);
-    /* definitions the system never reaches: still check their names */
-    for (int i = 0; rc == 0 && i < pepa_model_nprocs(m); i++) {
+    /* definitions the system never reaches, the first of each unreached
+     * group named: still check their names */
+    def_order *order = rc == 0 ? defs_in_file_order(m) : NULL;
+    if (rc == 0 && !order)
+        rc = diag_set(err, "out of memory");
+    for (int k = 0; rc == 0 && k < pepa_model_nprocs(m); k++) {
+        int i = order[k].id;
         pepa_proc_def *d = pepa_model_proc(m, i);
         if (d->body && !u.proc_used[i]) {
             warn_at(warn, ctx, pepa_model_file(m), d->pos, "process '%s' is defined but never used", d->name);
@@ -89,6 +123,7 @@ int pepa_check(pepa_model *m, pepa_warn_fn warn, void *ctx, diag *err)
             rc = use_proc(&u, d->body, 0);
         }
     }
+    free(order);
     for (int i = 0; rc == 0 && i < pepa_model_nrates(m); i++) {
         pepa_rate_def *d = pepa_model_rate(m, i);
         if (d->expr && !u.rate_used[i])

@@ -744,6 +744,41 @@ static void memos_clear(pepa_enum *e)
 
 /* ---- a state's transitions ---------------------------------------------- */
 
+/* The component performing a passive activity that no cooperation
+ * synchronised: the one whose local state the transition's mask changes,
+ * or for a self-loop the first with a passive move on the action. */
+static const char *mover(const pepa_system *s, int action, const uint64_t *mask)
+{
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *nd = &s->nodes[s->leaves[i]];
+        int nf = nd->kind == PEPA_N_ARRAY ? s->seqs[nd->seq].nstates : 1;
+        for (int k = 0; k < nf; k++)
+            if (pepa_field_get(mask, nd->kind == PEPA_N_ARRAY ? nd->fields[k] : nd->field))
+                return nd->name;
+    }
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_seq *q = &s->seqs[s->nodes[s->leaves[i]].seq];
+        for (int j = 0; j < q->first[q->nstates]; j++)
+            if (q->moves[j].action == action && q->moves[j].passive)
+                return s->nodes[s->leaves[i]].name;
+    }
+    return NULL;
+}
+
+/* A passive activity reached the top level: whether or not other
+ * components perform the action actively, none cooperates with this one on
+ * it (issue 17: the message said "passive in every component" where
+ * another component performed it actively, in parallel). */
+static int passive_at_top(const pepa_system *s, int action, const uint64_t *mask, diag *err)
+{
+    const char *who = mover(s, action, mask), *a = pepa_model_action(s->model, action);
+    return diag_set(err, "%s: %s%s%sperforms '%s' passively, and no cooperation on '%s' joins it to an "
+                    "active partner, so the rate of this activity is undefined (put '%s' in the "
+                    "cooperation set between it and a component that performs '%s' actively, or give "
+                    "it a rate)", pepa_model_file(s->model), who ? "component " : "a component ",
+                    who ? who : "", who ? " " : "", a, a, a, a);
+}
+
 long pepa_enum_state(pepa_enum *e, const uint64_t *st, const pepa_tr **tr,
                      const uint64_t **mask, diag *err)
 {
@@ -769,10 +804,7 @@ long pepa_enum_state(pepa_enum *e, const uint64_t *st, const pepa_tr **tr,
     const tbuf *b = &e->buf[OUT];
     for (size_t i = 0; i < b->n; i++)
         if (b->t[i].passive)
-            return diag_set(err, "%s: action '%s' is passive in every component that performs it at the "
-                            "top level, so its rate is undefined (make one partner active, or "
-                            "cooperate with an active component)", pepa_model_file(s->model),
-                            pepa_model_action(s->model, b->t[i].action));
+            return passive_at_top(s, b->t[i].action, b->mask + i * (size_t)s->nwords, err);
     *tr = b->t;
     *mask = b->mask;
     return (long)b->n;

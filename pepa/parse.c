@@ -6,12 +6,21 @@
  *   proc    := coop { '+' coop }
  *   coop    := prefix { ('<' actions '>' | '<>' | '||' | '<*>') prefix }
  *   prefix  := '(' action ',' expr ')' '.' prefix  |  post
- *   post    := atom { '/' ('<'|'{') actions ('>'|'}') | '[' count ']' ['[' actions ']'] }
+ *   post    := atom { '/' ('<'|'{') actions ('>'|'}') | '[' expr ']' ['[' actions ']'] }
  *   atom    := Pname | '(' proc ')'
  *   expr    := term { ('+'|'-') term },  term := unary { ('*'|'/') unary }
  *   unary   := '-' unary | num | rname | 'infty' | 'T' | '(' expr ')'
  * Names starting with an upper-case letter are processes; others are rates
- * and actions. */
+ * and actions. Names may end in primes (P1', P1''), as in the PEPA
+ * Workbench and PRISM.
+ *
+ * Two constructs are resolved after the whole file is read:
+ *  - an array's size is a rate expression (P[n], Q1[n-1], as the PEPA
+ *    Eclipse Plug-in's grammar allows), evaluated once every rate is
+ *    defined, and must be a positive whole number;
+ *  - '%' starts a comment line in the Workbench dialect, but the Plug-in
+ *    writes rate definitions as "%name = expr;". A '%' line of that form
+ *    whose name is used and otherwise undefined is read as the definition. */
 #define _POSIX_C_SOURCE 200809L
 #include "parse.h"
 
@@ -22,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../base/mem.h"
 
 typedef enum tok {
     T_EOF, T_NAME, T_NUM, T_LP, T_RP, T_COMMA, T_DOT, T_SEMI, T_EQ, T_PLUS,
@@ -46,6 +57,10 @@ typedef struct parser {
                                       prefix chain is not a deep expression */
     pepa_model *m;
     diag *err;
+    struct pct_line { const char *at, *line_start; int line; } *pct; /* '%name = ...;' lines */
+    size_t npct;
+    struct sized { pepa_proc *array; pepa_expr *size; } *arrays;    /* sizes to evaluate */
+    size_t narrays;
 } parser;
 
 static const char *tok_text(tok t)
@@ -84,6 +99,40 @@ static const char *found(parser *ps, char *buf, size_t n)
 
 /* ---- lexer ----------------------------------------------------------- */
 
+/* A '%' line shaped like a rate definition, "% name = ... ;" (or ':='):
+ * remembered, in case the name turns out to be used and otherwise
+ * undefined (see the top). */
+static int looks_like_def(const char *p, const char *end)
+{
+    p++;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || !(islower((unsigned char)*p) || *p == '_'))
+        return 0;
+    while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+        p++;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p + 1 < end && *p == ':' && p[1] == '=')
+        p++;
+    if (p >= end || *p != '=')
+        return 0;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return memchr(p, ';', (size_t)((nl ? nl : end) - p)) != NULL;
+}
+
+static int note_pct(parser *ps)
+{
+    if (!looks_like_def(ps->p, ps->end))
+        return 0;
+    void *a = ps->pct;
+    if (mem_grow(&a, ps->npct + 1, sizeof *ps->pct) < 0)
+        return diag_set(ps->err, "out of memory");
+    ps->pct = a;
+    ps->pct[ps->npct++] = (struct pct_line){ ps->p + 1, ps->line_start, ps->line };
+    return 0;
+}
+
 /* Skip blanks and comments; -1 on an unterminated block comment. */
 static int skip_space(parser *ps)
 {
@@ -98,6 +147,8 @@ static int skip_space(parser *ps)
         if (ps->p >= ps->end)
             return 0;
         if (*ps->p == '%' || (*ps->p == '/' && ps->p + 1 < ps->end && ps->p[1] == '/')) {
+            if (*ps->p == '%' && note_pct(ps) < 0)
+                return -1;
             while (ps->p < ps->end && *ps->p != '\n')
                 ps->p++;
         } else if (*ps->p == '/' && ps->p + 1 < ps->end && ps->p[1] == '*') {
@@ -147,6 +198,8 @@ static int next(parser *ps)
                 return fail(ps, "empty quoted name");
         } else {
             while (p < ps->end && (isalnum((unsigned char)*p) || *p == '_'))
+                p++;
+            while (p < ps->end && *p == '\'')     /* P1', P1'' */
                 p++;
             e = p;
         }
@@ -424,6 +477,16 @@ static pepa_proc *atom(parser *ps)
     return NULL;
 }
 
+static int note_array(parser *ps, pepa_proc *array, pepa_expr *size)
+{
+    void *a = ps->arrays;
+    if (mem_grow(&a, ps->narrays + 1, sizeof *ps->arrays) < 0)
+        return diag_set(ps->err, "out of memory");
+    ps->arrays = a;
+    ps->arrays[ps->narrays++] = (struct sized){ array, size };
+    return 0;
+}
+
 static pepa_proc *post(parser *ps)
 {
     char buf[PEPA_MAX_NAME + 32];
@@ -452,23 +515,17 @@ static pepa_proc *post(parser *ps)
         } else {
             if (next(ps) < 0)
                 return NULL;
-            if (ps->t != T_NUM || ps->num != floor(ps->num) || ps->num < 1) {
-                fail(ps, "expected a positive whole number of copies, found %s", found(ps, buf, sizeof buf));
-                return NULL;
-            }
-            if (ps->num > (double)LONG_MAX / 2) {
-                fail(ps, "array size %g is too large", ps->num);
-                return NULL;
-            }
-            long count = (long)ps->num;
-            if (next(ps) < 0 || expect(ps, T_RB, "after the array size") < 0)
+            pepa_expr *size = expr(ps);
+            if (!size || expect(ps, T_RB, "after the array size") < 0)
                 return NULL;
             acts = NULL;
             n = 0;
             if (ps->t == T_LB && (next(ps) < 0 || actions(ps, T_RB, &acts, &n) < 0))
                 return NULL;
-            p = with_ppos(pepa_array(ps->m, p, count, acts, n), pos);
+            p = with_ppos(pepa_array(ps->m, p, 1, acts, n), pos);
             free(acts);
+            if (p && note_array(ps, p, size) < 0)
+                return NULL;
         }
         if (!p)
             return oom(ps);
@@ -621,6 +678,75 @@ static int definition_or_system(parser *ps)
     return 0;
 }
 
+/* Read the remembered '%' line of name id as its definition. */
+static int pct_define(parser *ps, const struct pct_line *l)
+{
+    parser sub = *ps;
+    sub.p = l->at;
+    sub.line = l->line;
+    sub.line_start = l->line_start;
+    const char *nl = memchr(l->at, '\n', (size_t)(ps->end - l->at));
+    sub.end = nl ? nl : ps->end;
+    sub.depth = sub.edepth = 0;
+    if (next(&sub) < 0)
+        return -1;
+    char name[PEPA_MAX_NAME + 1];
+    pepa_pos pos = sub.pos;
+    memcpy(name, sub.name, sizeof name);
+    if (next(&sub) < 0 || expect(&sub, T_EQ, "in the '%' rate definition") < 0)
+        return -1;
+    pepa_expr *e = expr(&sub);
+    if (!e || pepa_model_define_rate(ps->m, name, e, pos, ps->err) < 0)
+        return -1;
+    return sub.t == T_SEMI ? 0 : expect(&sub, T_SEMI, "at the end of the definition");
+}
+
+/* The '%' definitions of names used and otherwise undefined, until none is
+ * left (one may use a rate another defines). */
+static int pct_resolve(parser *ps)
+{
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (size_t k = 0; k < ps->npct; k++) {
+            const char *p = ps->pct[k].at;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            char name[PEPA_MAX_NAME + 1];
+            size_t n = 0;
+            while (n < PEPA_MAX_NAME && (isalnum((unsigned char)p[n]) || p[n] == '_'))
+                name[n] = p[n], n++;
+            name[n] = '\0';
+            int id = pepa_model_find_rate(ps->m, name);
+            if (id < 0 || pepa_model_rate(ps->m, id)->expr)
+                continue;
+            if (pct_define(ps, &ps->pct[k]) < 0)
+                return -1;
+            progress = 1;
+        }
+    }
+    return 0;
+}
+
+/* Array sizes, now that every rate is defined. */
+static int size_arrays(parser *ps)
+{
+    for (size_t k = 0; k < ps->narrays; k++) {
+        pepa_rate r;
+        const pepa_expr *e = ps->arrays[k].size;
+        if (pepa_eval_rate(ps->m, e, &r, ps->err) < 0)
+            return -1;
+        if (r.w > 0 || !(r.r >= 1) || r.r != floor(r.r))
+            return diag_at(ps->err, pepa_model_file(ps->m), e->pos.line, e->pos.col,
+                           "an array size must be a positive whole number of copies, but this one is %s%g",
+                           r.w > 0 ? "passive, weight " : "", r.w > 0 ? r.w : r.r);
+        if (r.r > (double)LONG_MAX / 2)
+            return diag_at(ps->err, pepa_model_file(ps->m), e->pos.line, e->pos.col,
+                           "array size %g is too large", r.r);
+        ps->arrays[k].array->count = (long)r.r;
+    }
+    return 0;
+}
+
 pepa_model *pepa_parse_string(const char *text, size_t len, const char *file, diag *err)
 {
     diag local;
@@ -649,13 +775,19 @@ pepa_model *pepa_parse_string(const char *text, size_t len, const char *file, di
     while (ps.t != T_EOF)
         if (definition_or_system(&ps) < 0)
             goto fail;
+    if (pct_resolve(&ps) < 0 || size_arrays(&ps) < 0)
+        goto fail;
     if (!pepa_model_system(m)) {
         diag_at(err, pepa_model_file(m), ps.pos.line, ps.pos.col,
                 "the model has no system equation (the last line should name the composed processes)");
         goto fail;
     }
+    free(ps.pct);
+    free(ps.arrays);
     return m;
 fail:
+    free(ps.pct);
+    free(ps.arrays);
     pepa_model_free(m);
     return NULL;
 }

@@ -93,6 +93,49 @@ printf 'r = 1;\nw = 2;\nP = (a, r).P;\nP\n' > "$TMP/unused.pepa"
 expect_exit 0 "warning does not fail" -- solve "$TMP/unused.pepa"
 expect_err "unused warning" "unused.pepa:2:1: warning: rate 'w' is defined but never used"
 
+# almost all states transient (160,000 states, a closed class of 20,736): the
+# closed class alone is solved (the whole chain took 19 s), and its answer
+# is the one of the cycles alone
+sh "$SRCDIR/tests/cli/gen_transient.sh" 4 8 12 > "$TMP/leak.pepa"
+expect_exit 0 "mostly transient chain" -- solve --time-limit 15 "$TMP/leak.pepa"
+grep -E '^step[1-4] ' "$TMP/out" > "$TMP/leak.thr"
+sed '$d' "$TMP/leak.pepa" > "$TMP/cycles.pepa"
+echo 'C1_0 <> C2_0 <> C3_0 <> C4_0' >> "$TMP/cycles.pepa"
+expect_exit 0 "the cycles alone" -- solve "$TMP/cycles.pepa"
+if [ -s "$TMP/leak.thr" ] && grep -E '^step[1-4] ' "$TMP/out" | cmp -s - "$TMP/leak.thr"; then ok; else
+    fail "mostly transient chain: throughputs differ from the cycles'"; cat "$TMP/leak.thr"; fi
+
+# issue 17: the unused-definition warning names the first process of an
+# unreached cycle, in the file's order
+printf 'P = (a,1).P;\nQ0 = (b,1).Q1;\nQ1 = (c,1).Q2;\nQ2 = (d,1).Q0;\nP\n' > "$TMP/cycle.pepa"
+expect_exit 0 "unreached cycle" -- solve "$TMP/cycle.pepa"
+expect_err "unreached cycle named by its first process" "cycle.pepa:2:1: warning: process 'Q0' is defined but never used"
+# an unsynchronised passive activity, with an active performer in parallel
+printf 'P = (a, infty).P;\nQ = (a, 1.0).Q;\nP <> Q\n' > "$TMP/free.pepa"
+expect_exit 1 "unsynchronised passive activity" -- solve "$TMP/free.pepa"
+expect_err "unsynchronised passive activity explained" "free.pepa: component P performs 'a' passively, and no cooperation on 'a' joins it to an active partner"
+if grep -q "passive in every component" "$TMP/err"; then fail "free.pepa: said passive in every component"; else ok; fi
+
+# PEPA files from other tools: array sizes from rate expressions, the
+# Plug-in's '%name = expr;' rate definitions, primed names
+printf 'n = 3;\nP = (a, 1).P1; P1 = (b, 2).P;\nQ = (a, 1).Q;\nP[n] <a> Q[n-1] <> P1[n*2/1] <> Q[11-10]\n' > "$TMP/sizes.pepa"
+printf 'P = (a, 1).P1; P1 = (b, 2).P;\nQ = (a, 1).Q;\nP[3] <a> Q[2] <> P1[6] <> Q[1]\n' > "$TMP/sizes-lit.pepa"
+expect_exit 0 "array sizes from expressions" -- solve --json "$TMP/sizes.pepa"
+sed 's/"model": "[^"]*", //; s/"time": .*//' "$TMP/out" > "$TMP/sizes.json"
+expect_exit 0 "array sizes literal" -- solve --json "$TMP/sizes-lit.pepa"
+if [ "$(sed 's/"model": "[^"]*", //; s/"time": .*//' "$TMP/out")" = "$(cat "$TMP/sizes.json")" ]; then ok; else
+    fail "array sizes: P[n] and P[3] differ"; fi
+printf 'n = 2.5;\nP = (a, 1).P;\nP[n]\n' > "$TMP/badsize.pepa"
+expect_exit 1 "array size not whole" -- solve "$TMP/badsize.pepa"
+expect_err "array size not whole" "badsize.pepa:3:3: an array size must be a positive whole number of copies, but this one is 2.5"
+printf '%%l1 = 2.0;\n%% l2 := l1 * 2 ;\n%% this = a comment; w\n%%unused = 5;\nP = (a, l1).(b, l2).P;\nP\n' > "$TMP/pct.pepa"
+expect_exit 0 "percent rate definitions" -- solve "$TMP/pct.pepa"
+expect_out "percent rate definitions" "^a +1.333333333$"
+if grep -q "unused" "$TMP/err"; then fail "an unused % line is a comment"; else ok; fi
+printf "P1 = (a, 1).P1'; P1' = (b, 2).P1''; P1'' = (c, 4).P1;\nP1\n" > "$TMP/primes.pepa"
+expect_exit 0 "primed names" -- solve "$TMP/primes.pepa"
+expect_out "primed names" "^  P1'' +0.1428571429$"
+
 # a skeleton placed on a platform: seed 000's first row, 5.63467 items/s
 E="$SRCDIR/examples"
 expect_exit 0 "skeleton on a platform" -- solve --json --style stream --platform "$E/platforms/seed000.conf" \

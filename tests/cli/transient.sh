@@ -38,6 +38,23 @@ expect_out "makespan" '"makespan": \{"items": 100, "action": "comp_[0-9]+", "tim
 expect_exit 1 "items without action" -- transient --until 1 --items 10 "$C/pypepa/simple.pepa"
 expect_err "items without action" "count-action"
 
+# issue 17: CSV by RFC 4180 (local-state names hold commas)
+expect_exit 0 "csv quoting" -- transient --until 1 --points 2 --csv "$SRCDIR/examples/pepa/pipeline3.pepa"
+expect_out "csv quoting" ',"local:[^"]*\(process1, [^"]*",'
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); sys.exit(len(set(map(len, r))) != 1)' "$TMP/out"; then ok; else
+        fail "transient csv: rows and header differ in field count"; fi
+fi
+expect_exit 0 "fluid csv quoting" -- fluid --until 1 --points 2 --csv "$SRCDIR/examples/pepa/pipeline3.pepa"
+expect_out "fluid csv quoting" ',"local:[^"]*\(process1, [^"]*",'
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); sys.exit(len(set(map(len, r))) != 1)' "$TMP/out"; then ok; else
+        fail "fluid csv: rows and header differ in field count"; fi
+fi
+# the fluid limit on single components: a warning
+expect_exit 0 "fluid on single copies" -- fluid --until 10 "$SRCDIR/examples/pepa/pipeline3.pepa"
+expect_err "fluid on single copies warns" "pipeline3.pepa: warning: the fluid approximation is the limit of large populations, but .* has 1 copy"
+
 # fluid: the corpus fluid limits
 expect_exit 0 "fluid array0" -- fluid --until 10 --json "$C/pepa-eclipse-plugin/array0.pepa"
 expect_out "fluid array0 fixed point" '"fixed_point": \{"converged": true, "time": [0-9.e+]+, "throughput": \{"a": 3\.33333333'

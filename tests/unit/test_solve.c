@@ -313,6 +313,34 @@ START_TEST(test_cycle)
 }
 END_TEST
 
+/* A birth-death chain of n states whose up rates alternate (even, odd
+ * i) and down rates follow i % 3 (zero, non-zero); w receives the exact
+ * probabilities from detailed balance, normalised. */
+static pepa_ctmc *alt_birth_death(uint32_t n, const double up[2], const double down[2], double *w)
+{
+    uint32_t *src = malloc(2 * n * sizeof *src), *dst = malloc(2 * n * sizeof *dst);
+    double *rate = malloc(2 * n * sizeof *rate), z = 0.0;
+    ck_assert(src && dst && rate);
+    size_t m = 0;
+    w[0] = 1.0;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        double u = up[i % 2], d = down[(i % 3) != 0];
+        src[m] = i, dst[m] = i + 1, rate[m++] = u;
+        src[m] = i + 1, dst[m] = i, rate[m++] = d;
+        w[i + 1] = w[i] * u / d;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        z += w[i];
+    for (uint32_t i = 0; i < n; i++)
+        w[i] /= z;
+    pepa_ctmc *q = pepa_ctmc_from_triples(n, m, src, dst, rate);
+    ck_assert(q);
+    free(rate);
+    free(dst);
+    free(src);
+    return q;
+}
+
 /* A stiff birth-death chain: rates from 1e-2 to 1e4, probabilities over
  * six orders of magnitude; detailed balance gives the exact answer. It is
  * nearly completely decomposable, where Gauss-Seidel crawls (about 1e5
@@ -320,20 +348,8 @@ END_TEST
 START_TEST(test_stiff)
 {
     enum { N = 40 };
-    uint32_t src[2 * N], dst[2 * N];
-    double rate[2 * N], w[N], pi[N], z = 0.0;
-    size_t m = 0;
-    w[0] = 1.0;
-    for (uint32_t i = 0; i + 1 < N; i++) {
-        double up = (i % 2) ? 1e4 : 1e-2, down = (i % 3) ? 1.0 : 1e3;
-        src[m] = i, dst[m] = i + 1, rate[m++] = up;
-        src[m] = i + 1, dst[m] = i, rate[m++] = down;
-        w[i + 1] = w[i] * up / down;
-    }
-    for (uint32_t i = 0; i < N; i++)
-        z += w[i];
-    pepa_ctmc *q = pepa_ctmc_from_triples(N, m, src, dst, rate);
-    ck_assert(q);
+    double w[N], pi[N], z = 1.0;
+    pepa_ctmc *q = alt_birth_death(N, (const double[2]){1e-2, 1e4}, (const double[2]){1e3, 1.0}, w);
     pepa_solve_result res;
     for (unsigned i = 0; i < N_METHODS; i++) {
         if (skip_method(all_methods[i]) || all_methods[i] == PEPA_METHOD_SOR
@@ -649,20 +665,8 @@ START_TEST(test_auto_choice)
     }
 
     enum { N = 40 };
-    uint32_t src[2 * N], dst[2 * N];
-    double rate[2 * N], w[N], z = 0.0;
-    size_t m = 0;
-    w[0] = 1.0;
-    for (uint32_t i = 0; i + 1 < N; i++) {
-        double up = (i % 2) ? 1e4 : 1e-2, down = (i % 3) ? 1.0 : 1e3;
-        src[m] = i, dst[m] = i + 1, rate[m++] = up;
-        src[m] = i + 1, dst[m] = i, rate[m++] = down;
-        w[i + 1] = w[i] * up / down;
-    }
-    for (uint32_t i = 0; i < N; i++)
-        z += w[i];
-    q = pepa_ctmc_from_triples(N, m, src, dst, rate);
-    ck_assert(q);
+    double w[N], z = 1.0;
+    q = alt_birth_death(N, (const double[2]){1e-2, 1e4}, (const double[2]){1e3, 1.0}, w);
     solve_ok(q, PEPA_METHOD_AUTO, 1e-10, pi, &res);
     ck_assert_int_eq(res.method, DIRECT_OK ? PEPA_METHOD_DIRECT : PEPA_METHOD_GMRES);
     for (uint32_t k = 0; k < N; k++)
@@ -741,20 +745,8 @@ END_TEST
 START_TEST(test_error_estimate)
 {
     enum { N = 30 };
-    uint32_t src[2 * N], dst[2 * N];
-    double rate[2 * N], w[N], z = 0.0, pi[N], e[N];
-    size_t m = 0;
-    w[0] = 1.0;
-    for (uint32_t i = 0; i + 1 < N; i++) {
-        double up = (i % 2) ? 3.0 : 0.5, down = (i % 3) ? 1.0 : 2.0;
-        src[m] = i, dst[m] = i + 1, rate[m++] = up;
-        src[m] = i + 1, dst[m] = i, rate[m++] = down;
-        w[i + 1] = w[i] * up / down;
-    }
-    for (uint32_t i = 0; i < N; i++)
-        z += w[i];
-    pepa_ctmc *q = pepa_ctmc_from_triples(N, m, src, dst, rate);
-    ck_assert(q);
+    double w[N], z = 1.0, pi[N], e[N];
+    pepa_ctmc *q = alt_birth_death(N, (const double[2]){0.5, 3.0}, (const double[2]){2.0, 1.0}, w);
     for (size_t k = 0; k < N_METHODS; k++) {
         if (skip_method(all_methods[k]))
             continue;
