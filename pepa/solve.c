@@ -108,7 +108,7 @@ static int check_warm(uint32_t n, const double *pi)
 static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
                       pepa_solve_result *res, diag *err, double t0)
 {
-    if (direct_allowed(q)) {
+    if (direct_allowed(q) && !o->warm) {
         diag dd;
         diag_clear(&dd);
         int rd = pepa_solve_direct_capped(q, o, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS,

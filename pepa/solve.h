@@ -14,7 +14,9 @@
  *
  * The AUTO rule (the budget max_iter / time_limit is shared):
  *   1. Small and medium chains (UMFPACK built in, n <= PEPA_AUTO_DIRECT_STATES,
- *      nnz <= PEPA_AUTO_DIRECT_NNZ): the LU, unless UMFPACK's symbolic
+ *      nnz <= PEPA_AUTO_DIRECT_NNZ), unless a warm start is given (a
+ *      re-solve after new rates, as the placement search does: a few
+ *      sweeps from the previous answer beat a new factorisation): the LU, unless UMFPACK's symbolic
  *      analysis predicts more than PEPA_AUTO_DIRECT_BYTES or
  *      PEPA_AUTO_DIRECT_FLOPS (the LU of a product state space of high
  *      dimension can fill in heavily even when the chain is small).
