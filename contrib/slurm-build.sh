@@ -36,7 +36,7 @@ build=$top/build
 SLURM_DIRS="src/api src/common src/conmgr src/interfaces src/bcast src/stepmgr
 src/slurmctld src/slurmd src/sbatch src/scontrol src/sinfo src/srun src/squeue src/scancel
 src/salloc"
-SLURM_PLUGINS="auth cred hash priority proctrack sched select topology"
+SLURM_PLUGINS="auth cred hash prep priority proctrack sched select tls topology"
 
 # one build at a time per release (parallel test runs share the cache)
 mkdir -p "$top"

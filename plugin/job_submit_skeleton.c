@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -118,6 +119,56 @@ static void find_conf_path(void)
     snprintf(conf_path, sizeof conf_path, "%.*s/skeleton.conf", dir, slash ? sc : ".");
 }
 
+/* ---- the last good skeleton.conf, kept in StateSaveLocation ----------
+ * Since 23.11 `scontrol reconfigure` re-executes slurmctld (scontrol(1)),
+ * so the plugin starts afresh: a last good configuration kept in memory
+ * only would not survive it, nor a restart. A copy of each file that
+ * loaded goes to StateSaveLocation/skeleton.conf.good (written aside, then
+ * renamed), and a fresh plugin whose skeleton.conf is broken or missing
+ * loads that copy. */
+static int saved_path(char *buf, size_t n)
+{
+    const char *dir = slurm_conf.state_save_location;
+    int k = dir && *dir ? snprintf(buf, n, "%s/skeleton.conf.good", dir) : -1;
+    return k > 0 && (size_t)k < n - 4 ? 0 : -1;     /* room for ".tmp" */
+}
+
+/* Copy skeleton.conf, just loaded, to the saved copy. */
+static void save_good(void)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 4];
+    if (saved_path(path, sizeof path) < 0)
+        return;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *in = fopen(conf_path, "r"), *out = in ? fopen(tmp, "w") : NULL;
+    char buf[8192];
+    size_t n;
+    int bad = !out;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        bad |= fwrite(buf, 1, n, out) != n;
+    bad |= in && ferror(in);
+    if (in)
+        fclose(in);
+    if (out)
+        bad |= fclose(out) != 0;
+    if (bad || rename(tmp, path) < 0) {
+        slurm_error("job_submit/skeleton: cannot keep a copy of %s in %s", conf_path, path);
+        unlink(tmp);
+    }
+}
+
+/* Called with conf_lock held, without a configuration: the saved copy. */
+static void load_saved(void)
+{
+    char path[PATH_MAX];
+    diag err;
+    diag_clear(&err);
+    if (saved_path(path, sizeof path) < 0 || access(path, R_OK) < 0)
+        return;
+    if ((conf = slurmsk_conf_load(path, &err)))
+        slurm_info("job_submit/skeleton: loaded the last good configuration, saved in %s", path);
+}
+
 /* Called with conf_lock held: (re)load when the file changed. A broken
  * file keeps the last good configuration; the reason is logged once per
  * change of the file. */
@@ -126,6 +177,8 @@ static void reload_locked(void)
     struct stat st;
     if (stat(conf_path, &st) < 0) {
         if (!conf_tried || conf_size != -1) {
+            if (!conf)
+                load_saved();
             snprintf(conf_why, sizeof conf_why, "%s: %s", conf_path, strerror(errno));
             slurm_error("job_submit/skeleton: %s%s", conf_why,
                         conf ? "; keeping the last good configuration" : "");
@@ -144,6 +197,8 @@ static void reload_locked(void)
     diag_clear(&err);
     slurmsk_conf *c = slurmsk_conf_load(conf_path, &err);
     if (!c) {
+        if (!conf)
+            load_saved();
         snprintf(conf_why, sizeof conf_why, "%s", err.msg);
         slurm_error("job_submit/skeleton: %s%s", err.msg,
                     conf ? "; keeping the last good configuration" : "");
@@ -152,6 +207,7 @@ static void reload_locked(void)
     slurmsk_conf_free(conf);
     conf = c;
     conf_why[0] = '\0';
+    save_good();
     slurm_info("job_submit/skeleton: loaded %s (%d nodes, Budget=%gms, MaxStates=%lu)", conf_path,
                c->plat->nnodes, c->budget * 1000, c->max_states);
 }
