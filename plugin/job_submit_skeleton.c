@@ -359,7 +359,7 @@ int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     if (jd->time_limit != NO_VAL && jd->time_limit != INFINITE)
         slurmsk_time_check(job.items, plan.throughput, (long)jd->time_limit, msg, sizeof msg);
     if (job.warning)
-        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%sskeleton: warning: BPEL: %s",
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%sskeleton: BPEL %s",
                  msg[0] ? "\n" : "", job.warning);
     if (msg[0])
         set_msg(err_msg, msg);
