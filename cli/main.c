@@ -20,7 +20,7 @@ static const command commands[] = {
     { "map", cmd_map, "search the placement of a skeleton's tasks with the best throughput" },
     { "bpel", cmd_bpel, "import a WS-BPEL / BPEL4WS process as a skeleton or PEPA model" },
     { "advise", cmd_advise, "replicate the bottleneck (deal/farm) or merge stages: throughput of each" },
-    { "estimate", cmd_estimate, "the seeds' analytic cost models beside the Markov model" },
+    { "estimate", cmd_estimate, "the papers' analytic cost models beside the Markov model" },
 };
 
 static void usage(FILE *f)
