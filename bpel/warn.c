@@ -170,47 +170,63 @@ static int warn_link(bpel_warn *b, diag *err, const char *file, const char *link
                          "not order them", file, line, link, from, to);
 }
 
+/* The links below root whose names are not in ordered: ends[2i] and
+ * ends[2i+1] are the first <source> and <target> of the i-th (either may
+ * be NULL), in document order. Returns their number, or -1. */
+typedef struct link_ends {
+    const xmlNode **ends;
+    int n, cap;
+    strmap seen;   /* name -> i */
+} link_ends;
+
+static int add_end(link_ends *l, arena *mem, const xmlNode *e, int is_src, const strmap *ordered)
+{
+    xmlChar *ln = xmlGetNoNsProp(e, (const xmlChar *)"linkName");
+    char *name = ln ? arena_strdup(mem, (const char *)ln) : NULL;
+    int i = ln && !name ? -2 : !name || strmap_get(ordered, name) >= 0 ? -3
+          : strmap_get(&l->seen, name);
+    xmlFree(ln);
+    if (i == -3)
+        return 0;   /* no name: reported by the flow; ordered: used */
+    if (i == -1) {
+        void *p = l->ends;
+        if (l->n == l->cap && mem_grow(&p, 2 * (size_t)(l->cap = l->cap ? 2 * l->cap : 16),
+                                       sizeof *l->ends) < 0)
+            return -1;
+        l->ends = p;
+        if (strmap_put(&l->seen, name, l->n) < 0)
+            return -1;
+        l->ends[2 * l->n] = l->ends[2 * l->n + 1] = NULL;
+        i = l->n++;
+    }
+    if (i < 0)
+        return -1;
+    if (!l->ends[2 * i + !is_src])
+        l->ends[2 * i + !is_src] = e;
+    return 0;
+}
+
 int bpel_warn_links(bpel_warn *b, diag *err, arena *mem, const xmlNode *root,
                     const strmap *ordered, const char *file)
 {
-    strmap seen;
-    strmap_init(&seen);
-    const xmlNode **ends = NULL;
-    int n = 0, rc = -1;
-    for (const xmlNode *e = root; e; e = next_node(e, root)) {
+    link_ends l = { 0 };
+    strmap_init(&l.seen);
+    int rc = 0;
+    for (const xmlNode *e = root; e && rc == 0; e = next_node(e, root)) {
         int is_src = bpel_is_elem(e, "source");
-        if (!is_src && !bpel_is_elem(e, "target"))
-            continue;
-        xmlChar *ln = xmlGetNoNsProp(e, (const xmlChar *)"linkName");
-        char *name = ln ? arena_strdup(mem, (const char *)ln) : NULL;
-        xmlFree(ln);
-        if (!name || strmap_get(ordered, name) >= 0)
-            continue;   /* no name: reported by the flow; ordered: used */
-        int i = strmap_get(&seen, name);
-        if (i < 0) {
-            void *p = ends;
-            int grown = mem_grow(&p, 2 * (size_t)n + 2, sizeof *ends);
-            ends = p;
-            if (grown < 0 || strmap_put(&seen, name, n) < 0) {
-                diag_set(err, "out of memory");
-                goto out;
-            }
-            ends[2 * n] = ends[2 * n + 1] = NULL;
-            i = n++;
-        }
-        if (!ends[2 * i + !is_src])
-            ends[2 * i + !is_src] = e;
+        if (is_src || bpel_is_elem(e, "target"))
+            rc = add_end(&l, mem, e, is_src, ordered);
     }
-    rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        const xmlNode *s = ends[2 * i], *t = ends[2 * i + 1];
+    if (rc < 0)
+        diag_set(err, "out of memory");
+    for (int i = 0; i < l.n && rc == 0; i++) {
+        const xmlNode *s = l.ends[2 * i], *t = l.ends[2 * i + 1];
         xmlChar *ln = xmlGetNoNsProp(s ? s : t, (const xmlChar *)"linkName");
         rc = warn_link(b, err, file, ln ? (const char *)ln : "?", s, t);
         xmlFree(ln);
     }
-out:
-    free(ends);
-    strmap_free(&seen);
+    free(l.ends);
+    strmap_free(&l.seen);
     return rc;
 }
 
