@@ -116,6 +116,7 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
     slurmsk_conf_defaults(&keys);
     in->platform = o->platform ? skel_platform_parse_file(o->platform, slurmsk_conf_key, &keys, err)
                                : skel_platform_default(n, err);
+    slurmsk_conf_keys_clear(&keys);     /* CPUs= lines: the plugin's only */
     if (!in->platform)
         return -1;
     if (in->platform->nnodes == 0)

@@ -22,6 +22,7 @@ static const command commands[] = {
     { "advise", cmd_advise, "replicate the bottleneck (deal/farm) or merge stages: throughput of each" },
     { "simulate", cmd_simulate, "stochastic simulation with confidence intervals, for models of any size" },
     { "estimate", cmd_estimate, "the papers' analytic cost models beside the Markov model" },
+    { "plan", cmd_plan, "what the Slurm plugin decides for a batch script (#SKEL lines, skeleton.conf)" },
 };
 
 static void usage(FILE *f)

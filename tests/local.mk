@@ -57,12 +57,16 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # soak.sh: thousands of valid, invalid and hostile submissions and
 # skeleton.conf reloads against the same cluster (docs/robustness.md);
 # `make check` runs it for 30 s, `make soak` for SOAK_SECONDS (default 600).
-EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh
+# users.sh: issue 17's user and administrator checks on the documented
+# configuration; install.sh: what make install puts where.
+EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh tests/slurm/users.sh \
+	tests/slurm/install.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
+TESTS += tests/slurm/install.sh
 if !SANITIZE
-TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh
+TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh tests/slurm/users.sh
 endif
 endif
 

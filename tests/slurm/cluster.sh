@@ -79,7 +79,9 @@ cluster_setup() {
     install -m 0755 "$SO" "$T/plugins/job_submit_skeleton.so"
     if [ -f "$SPANKSO" ]; then
         install -m 0755 "$SPANKSO" "$T/plugins/spank_skeleton.so"
-        echo "required $T/plugins/spank_skeleton.so" >"$T/plugstack.conf"
+        # `optional`, as docs/admin.md recommends (CLUSTER_SPANK=required to
+        # run the other form)
+        echo "${CLUSTER_SPANK:-optional} $T/plugins/spank_skeleton.so" >"$T/plugstack.conf"
     else
         : >"$T/plugstack.conf"
     fi
