@@ -392,6 +392,17 @@ typedef struct skel_search_opts {
     void *progress_ctx;
 } skel_search_opts;
 
+/* How the best placement was found and valued. */
+typedef enum skel_search_method {
+    SKEL_SEARCH_EXACT,       /* the Markov chain: every ranked throughput solved */
+    SKEL_SEARCH_APPROX       /* the chain did not fit (MaxStates, budget, platform
+                                size): the large-scale search's placement, valued
+                                by its estimate */
+} skel_search_method;
+
+/* "exact" or "approximate". */
+const char *skel_search_method_name(skel_search_method m);
+
 typedef struct skel_search_entry {
     int *placement;          /* ntasks node indices: task i runs on placement[i] */
     double throughput;       /* the job's, items per second */
@@ -418,14 +429,25 @@ typedef struct skel_search_result {
     unsigned long states;    /* states of the chain */
     unsigned long long transitions;
     double seconds;          /* wall time, deriving included */
+    skel_search_method method;
+    double constructive;     /* the constructive placement's throughput (exact
+                                when method is EXACT, else its estimate) */
+    double constructive_secs; /* the time it took */
+    char why[256];           /* APPROX: why the exact chain was not used */
+    const char *estimator;   /* APPROX: what valued the placements (static text) */
 } skel_search_result;
 
 /* Search the placements of model m (built from dag d; its rates are
- * overwritten) on p.
+ * overwritten) on p. A constructive placement and local moves
+ * (search_scale.c) come first and always give an answer; the exact chain
+ * then confirms and improves it when it fits (max_states, the budget, at
+ * most 2048 nodes), starting from that answer, so the best is never worse
+ * than the constructive placement. When the chain does not fit (and no
+ * candidates are listed) the result has method APPROX and says why.
  * Returns a result owned by the caller, or NULL with a message (a chain
- * with no unique steady state, too many states, a pin or candidate off the
- * platform, no feasible placement). Under a budget the result holds the
- * best placement solved so far, optimal = 0 and the bound. */
+ * with no unique steady state, a pin or candidate off the platform, no
+ * feasible placement). Under a budget the result holds the best placement
+ * solved so far, optimal = 0 and the bound. */
 skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_platform *p,
                                 const skel_search_opts *opts, diag *err);
 void skel_search_result_free(skel_search_result *r);   /* r may be NULL */

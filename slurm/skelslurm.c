@@ -792,6 +792,8 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
     memcpy(plan->node_of_task, best->placement, (size_t)n * sizeof *plan->node_of_task);
     plan->throughput = best->throughput;
     plan->optimal = res->optimal;
+    plan->method = res->method;
+    plan->gap = res->gap;
     plan->states = res->states;
     if (build_plan(plan, p) < 0) {
         diag_set(err, "out of memory");
@@ -928,10 +930,18 @@ void slurmsk_plan_describe(const slurmsk_plan *plan, const skel_platform *p, cha
                      p->nodes[plan->node_of_task[i]].name);
         used += w > 0 ? (size_t)w : 0;
     }
-    if (used < size)
-        snprintf(buf + used, size - used, " throughput=%.6g decision=%.1fms states=%lu%s",
-                 plan->throughput, plan->seconds * 1000, plan->states,
-                 plan->optimal ? "" : " (budget reached: best found so far)");
+    if (used < size) {
+        w = snprintf(buf + used, size - used, " throughput=%.6g decision=%.1fms states=%lu method=%s",
+                     plan->throughput, plan->seconds * 1000, plan->states,
+                     skel_search_method_name(plan->method));
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (used < size && plan->method == SKEL_SEARCH_EXACT && !plan->optimal && isfinite(plan->gap) &&
+        plan->gap > 0)
+        snprintf(buf + used, size - used, " gap=%.3g%% (budget reached: best found so far)",
+                 100 * plan->gap);
+    else if (used < size && plan->method == SKEL_SEARCH_EXACT && !plan->optimal)
+        snprintf(buf + used, size - used, " (budget reached: best found so far)");
 }
 
 int slurmsk_env_apply(char ***env, uint32_t *size, char *const *vars, int n, const slurmsk_alloc *a)
