@@ -46,11 +46,11 @@ export SKELSCHED="$dir/skelsched" SRCDIR="$top" SHARED_DIR="${SHARED_DIR:-$top/.
 export SLURM_PREFIX="${prefix:-}"
 mkdir -p tests/slurm
 rc=0
-for t in e2e soak; do
+for t in e2e users soak; do
     sh "$top/tests/slurm/$t.sh" >"tests/slurm/$t.log" 2>&1 || rc=1
     echo "$name: $t: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "tests/slurm/$t.log" || echo "no summary")"
 done
 if [ $rc != 0 ]; then
-    for t in e2e soak; do echo "--- $dir/tests/slurm/$t.log"; grep -E '^(FAIL|SKIP)' "tests/slurm/$t.log"; done
+    for t in e2e users soak; do echo "--- $dir/tests/slurm/$t.log"; grep -E '^(FAIL|SKIP)' "tests/slurm/$t.log"; done
 fi
 exit $rc

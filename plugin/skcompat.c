@@ -42,6 +42,21 @@ char *skc_avail_nodes(void)
     return avail_node_bitmap ? bitmap2node_name(avail_node_bitmap) : NULL;
 }
 
+char *skc_idle_nodes(void)
+{
+    return idle_node_bitmap ? bitmap2node_name(idle_node_bitmap) : NULL;
+}
+
+long skc_part_default_time(void *part)
+{
+    const part_record_t *p = part;
+    if (!p || p->magic != PART_MAGIC)
+        return 0;
+    if (p->default_time != NO_VAL && p->default_time != INFINITE)
+        return (long)p->default_time;
+    return p->max_time != NO_VAL && p->max_time != INFINITE ? (long)p->max_time : 0;
+}
+
 bool skc_job_is_batch(void *job)
 {
     const job_record_t *j = job;
@@ -73,6 +88,7 @@ void skc_job_env_free(char **env, uint32_t n)
 /* Exported by slurmctld and libslurmfull, declared in their private
  * headers only; weak, so that the plugin still loads where they are not. */
 extern void *avail_node_bitmap __attribute__((weak));
+extern void *idle_node_bitmap __attribute__((weak));
 extern char *bitmap2node_name(void *bitmap) __attribute__((weak));
 
 bool skc_have_records(void)
@@ -97,11 +113,26 @@ char *skc_part_nodes(void *part)
     return NULL;
 }
 
+/* The nodes of a bitmap slurmctld exports, or NULL. */
+static char *bitmap_nodes(void **bitmap)
+{
+    return bitmap && bitmap2node_name && *bitmap ? bitmap2node_name(*bitmap) : NULL;
+}
+
 char *skc_avail_nodes(void)
 {
-    if (!&avail_node_bitmap || !bitmap2node_name || !avail_node_bitmap)
-        return NULL;
-    return bitmap2node_name(avail_node_bitmap);
+    return bitmap_nodes(&avail_node_bitmap ? &avail_node_bitmap : NULL);
+}
+
+char *skc_idle_nodes(void)
+{
+    return bitmap_nodes(&idle_node_bitmap ? &idle_node_bitmap : NULL);
+}
+
+long skc_part_default_time(void *part)
+{
+    (void)part;
+    return 0;
 }
 
 bool skc_job_is_batch(void *job)

@@ -69,6 +69,11 @@ char *skc_part_nodes(void *part);
 /* The hostlist of the nodes slurmctld may allocate now (up, not drained),
  * NULL when not readable. */
 char *skc_avail_nodes(void);
+/* The hostlist of the idle nodes, NULL when not readable. */
+char *skc_idle_nodes(void);
+/* The time limit a job without -t gets in a partition (DefaultTime, else
+ * MaxTime), in minutes; 0 when none or not readable. */
+long skc_part_default_time(void *part);
 /* Whether a job has a batch script, hence a saved environment. */
 bool skc_job_is_batch(void *job);
 /* A batch job's saved environment (n entries), NULL when none or not
