@@ -36,7 +36,11 @@ build=$top/build
 SLURM_DIRS="src/api src/common src/conmgr src/interfaces src/bcast src/stepmgr
 src/slurmctld src/slurmd src/sbatch src/scontrol src/sinfo src/srun src/squeue src/scancel
 src/salloc"
-SLURM_PLUGINS="auth cred hash prep priority proctrack sched select tls topology"
+# the plugins a test cluster loads: its slurm.conf's and the defaults it
+# leaves (HashPlugin, PrEpPlugins, PriorityType, TLSType, TopologyPlugin);
+# each pulls its own common library in
+SLURM_PLUGINS="auth/munge cred/munge hash/k12 prep/script priority/multifactor
+proctrack/linuxproc sched/backfill select/cons_tres tls/none topology/default topology/flat"
 
 # one build at a time per release (parallel test runs share the cache)
 mkdir -p "$top"
@@ -75,8 +79,8 @@ if [ $only_configure = 1 ]; then
 fi
 t0=$(date +%s)
 dirs=""
-for d in $SLURM_DIRS; do [ -d "$build/$d" ] && dirs="$dirs $d"; done
-for p in $SLURM_PLUGINS; do [ -d "$build/src/plugins/$p" ] && dirs="$dirs src/plugins/$p"; done
+for d in $SLURM_DIRS; do [ -f "$build/$d/Makefile" ] && dirs="$dirs $d"; done
+for p in $SLURM_PLUGINS; do [ -f "$build/src/plugins/$p/Makefile" ] && dirs="$dirs src/plugins/$p"; done
 for d in $dirs; do
     nice make -C "$build/$d" -j"$jobs" >>"$top/make.log" 2>&1 ||
         { echo "slurm-build: make in $d failed, see $top/make.log" >&2; exit 1; }
