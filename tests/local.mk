@@ -1,10 +1,13 @@
 # tests/: Check unit suites (tests/unit) and command-line tests (tests/cli).
 # Tests read the shared corpus from $(SHARED_DIR) (default ../shared beside
 # the source tree) and never copy it.
-SHARED_DIR ?= $(abs_top_srcdir)/../shared
+# (`./configure SHARED_DIR=DIR` or the environment at `make` time set it;
+# `make distcheck` passes this tree's to the tarball's configure).
+SHARED_DIR ?= @SHARED_DIR@
 AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SKELSCHED='$(abs_top_builddir)/skelsched'; export SKELSCHED; \
-	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
+	SRCDIR='$(abs_top_srcdir)'; export SRCDIR; \
+	SLURM_PREFIX='$(slurm_prefix)'; export SLURM_PREFIX;
 
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim
@@ -45,7 +48,8 @@ tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_sim_LDADD = sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 endif
 
-CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh
+CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh \
+	tests/cli/docs.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/models/ring6.pepa tests/cli/gen_transient.sh
 
@@ -84,3 +88,13 @@ soak: all
 	SKELSCHED='$(abs_top_builddir)/skelsched' SOAK_SECONDS='$(SOAK_SECONDS)' \
 		sh $(abs_top_srcdir)/tests/slurm/soak.sh
 .PHONY: soak
+
+# The real-Slurm suite against a Slurm release built from its tarball into
+# a cache directory (once): make check-slurm SLURM_TARBALL=slurm-25.11.7.tar.gz
+# (README.md, docs/admin.md). SLURM_SYSTEM=1: the system's daemons, the
+# tarball of the same release for slurmctld's headers.
+EXTRA_DIST += contrib/check-slurm.sh contrib/slurm-build.sh
+check-slurm:
+	@test -n '$(SLURM_TARBALL)' || { echo "usage: make check-slurm SLURM_TARBALL=slurm-VERSION.tar.gz [SLURM_SYSTEM=1]" >&2; exit 2; }
+	system='$(SLURM_SYSTEM)'; sh $(abs_top_srcdir)/contrib/check-slurm.sh $${system:+--system} '$(SLURM_TARBALL)'
+.PHONY: check-slurm

@@ -586,7 +586,8 @@ END_TEST
 
 START_TEST(place_bounded)
 {
-    /* a chain larger than MaxStates is refused with a message */
+    /* a chain larger than MaxStates: placed by the large-scale search,
+     * never refused (issue 15) */
     slurmsk_conf *c = conf_of("MaxStates=10\nNodeName=n[1-4] Speed=1\nLocalLatency=0.01\nDefaultLatency=0.01\n");
     const char *s = "#SKEL pipe(4);\n#SKEL task(\"a\", 1.0);\n#SKEL farm(3, \"b\", 1.0);\n"
                     "#SKEL task(\"c\", 1.0);\n#SKEL task(\"d\", 1.0);\n";
@@ -596,8 +597,14 @@ START_TEST(place_bounded)
     ck_assert_int_eq(slurmsk_directives_parse(s, strlen(s), NULL, 32, &job, &err), 0);
     unsigned char a[4] = { 1, 1, 1, 1 };
     slurmsk_plan plan;
-    ck_assert_int_eq(slurmsk_place(c, &job, a, &plan, &err), -1);
-    ck_assert(err.set);
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(plan.method, SKEL_SEARCH_APPROX);
+    ck_assert_int_eq(plan.ntasks, 6);
+    ck_assert(plan.throughput > 0);
+    char line[512];
+    slurmsk_plan_describe(&plan, c->plat, line, sizeof line);
+    ck_assert_msg(strstr(line, " method=approximate"), "%s", line);
+    slurmsk_plan_clear(&plan);
     slurmsk_job_clear(&job);
     slurmsk_conf_free(c);
 }
@@ -622,7 +629,7 @@ START_TEST(place_ties)
     ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
     for (int i = 0; i < plan.ntasks; i++)
         ck_assert_int_ne(plan.node_of_task[i], 4);
-    ck_assert(plan.optimal);
+    ck_assert_msg(plan.optimal, "method %s", skel_search_method_name(plan.method));
     slurmsk_plan_clear(&plan);
     slurmsk_job_clear(&job);
     slurmsk_conf_free(c);
@@ -742,13 +749,17 @@ END_TEST
 
 START_TEST(decide_max_states)
 {
-    /* the model is larger than MaxStates: the skeleton's line, this site's
-     * limit and what the user can do; no --max-states */
+    /* the model is larger than MaxStates: placed all the same, by the
+     * large-scale search, and the log line says so (issue 15) */
     slurmsk_conf *c = conf_of("Budget=500\nMaxStates=10\nNodeName=n[1-4] Speed=1\nLocalLatency=0.01\nDefaultLatency=0.01\n");
     slurmsk_decision d = decide(c, "#!/bin/sh\n\n#SKEL pipe(3);\n#SKEL task(\"a\", 1.0);\n"
                                    "#SKEL farm(3, \"b\", 1.0);\n#SKEL task(\"c\", 1.0);\n", NULL);
-    ck_assert_int_eq(d.fault, SLURMSK_FAULT_SIZE);
-    ck_assert_msg(strstr(d.user, "batch script:3: ") && strstr(d.user, "MaxStates=10") &&
+    ck_assert_msg(d.accepted && d.fault == SLURMSK_FAULT_NONE, "%d %s", d.fault, d.user ? d.user : "");
+    ck_assert_msg(d.log && strstr(d.log, " method=approximate"), "%s", d.log ? d.log : "");
+    /* and the submitter is told, in terms an sbatch user can act on */
+    ck_assert_msg(strstr(d.user, "(estimated)") &&
+                  strstr(d.user, "skeleton: warning: the skeleton's performance model has more than 10 "
+                                 "states, this site's limit (MaxStates=10)") &&
                   strstr(d.user, "ask the administrators") && !strstr(d.user, "--max-states"),
                   "%s", d.user);
     slurmsk_decision_clear(&d);
