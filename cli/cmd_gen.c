@@ -34,6 +34,7 @@ static void usage(FILE *f)
 int cmd_gen(int argc, char **argv)
 {
     const char *skel_path = NULL, *plat_path = NULL, *place = NULL, *style_s = NULL;
+    const char *sharing = NULL;
     for (int i = 1; i < argc; i++) {
         int bad = 0;
         const char *v;
@@ -46,6 +47,10 @@ int cmd_gen(int argc, char **argv)
             place = v;
         } else if ((v = cli_option_value("gen", argc, argv, &i, "--style", &bad))) {
             style_s = v;
+        } else if ((v = cli_option_value("gen", argc, argv, &i, "--sharing", &bad))) {
+            if (cli_sharing_arg("gen", v) < 0)
+                return 2;
+            sharing = v;
         } else if (bad) {
             return 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -63,7 +68,7 @@ int cmd_gen(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1 };
+    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1, sharing, 0 };
     if (style_s && cli_style_parse(style_s, &o.style) < 0) {
         fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n", style_s);
         return 2;

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 }
 
 typedef struct map_args {
-    const char *skel, *platform, *candidates;
+    const char *skel, *platform, *candidates, *sharing;
     char *pins;              /* all --pin values joined by ',' */
     int top, json;
     double budget;
@@ -86,6 +86,10 @@ static int parse_args(int argc, char **argv, map_args *a)
                 fprintf(stderr, "skelsched map: --budget must be a positive number of seconds\n");
                 return 2;
             }
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--sharing", &bad))) {
+            if (cli_sharing_arg("map", v) < 0)
+                return 2;
+            a->sharing = v;
         } else if ((v = cli_option_value("map", argc, argv, &i, "--style", &bad))) {
             if (strcmp(v, "stream") == 0)
                 a->style = SKEL_STYLE_STREAM;
@@ -339,7 +343,7 @@ int cmd_map(int argc, char **argv)
     diag_clear(&err);
     rc = 1;
     cli_input in = { 0 };
-    cli_input_opts io = { a.platform, NULL, a.style, 1 };
+    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1 };
     const skel_platform *plat = NULL;
     int *pins = NULL, *cand = NULL, ncand = 0;
     skel_search_result *res = NULL;

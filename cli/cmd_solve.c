@@ -66,6 +66,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "platform", required_argument, NULL, 'p' },
         { "place", required_argument, NULL, 'l' },
         { "style", required_argument, NULL, 'y' },
+        { "sharing", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -110,6 +111,11 @@ static int parse_args(int argc, char **argv, solve_args *a)
             break;
         case 'p': a->in.platform = optarg; break;
         case 'l': a->in.place = optarg; break;
+        case 'H':
+            if (cli_sharing_arg("solve", optarg) < 0)
+                return 2;
+            a->in.sharing = optarg;
+            break;
         case 'y':
             if (cli_style_parse(optarg, &a->in.style) < 0) {
                 fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", optarg);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "base/diag.h"
+#include "skeleton/skeleton.h"
 
 extern char **environ;
 
@@ -111,4 +112,13 @@ void json_number(FILE *f, double v)
         fprintf(f, "%.17g", v);
     else
         fputs("null", f);
+}
+
+int cli_sharing_arg(const char *cmd, const char *value)
+{
+    skel_sharing sh;
+    if (skel_sharing_parse(value, &sh) == 0)
+        return 0;
+    fprintf(stderr, "skelsched %s: --sharing must be ps or static, not '%s'\n", cmd, value);
+    return -1;
 }

@@ -8,8 +8,8 @@
  * workers' rates (demand driven), a deal at n times its slowest worker
  * (round robin). The rates of the placement (speed shared equally on a
  * node, moves of latency + data/bandwidth) are the ones the Markov model
- * uses (skel_place_rates), so the comparison is of the models, not of
- * their inputs. Seed 004's time ignores the sharing of a server: its
+ * uses under Sharing=static (skel_place_rates), so the comparison is of
+ * the models, not of their inputs. Seed 004's time ignores the sharing of a server: its
  * estimate for a server knows nothing of the other tasks placed there. */
 #include "cost.h"
 
@@ -237,7 +237,13 @@ int cost_estimate_placement(cost_model k, const skel_tree *t, const skel_model *
     int rc = -1;
     double svc;
     int bn;
-    if (skel_place_rates(m, p, node_of_task, c.mu, c.lambda, err) < 0 || task_inputs(&c) < 0 ||
+    /* The seeds' models give a server a fixed rate: equitable sharing,
+     * whatever the platform's Sharing= for the Markov model. A read-only
+     * copy of the platform's fields, for that one call. */
+    skel_platform as_static = *p;
+    as_static.sharing = SKEL_SHARE_STATIC;
+    if (skel_place_rates(m, &as_static, node_of_task, c.mu, c.lambda, err) < 0 ||
+        task_inputs(&c) < 0 ||
         task_times(&c, t) < 0 || combine(&c, skel_tree_root(t), &svc, &bn) < 0)
         goto done;
     if (k == COST_P3L && p->param[SKEL_PARAM_INTERARRIVAL] > 0)

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/mem.h"
+
 typedef struct gen {
     const skel_tree *tree;
     const skel_dag *dag;
@@ -33,6 +35,11 @@ typedef struct gen {
     int *move;        /* per edge: action id of its move */
     int *in_edge;     /* per task: edge index of its input move, or -1 */
     int gate_acts;    /* actions of the last gate made */
+    const skel_platform *plat;   /* set for a placed model (skel_model_new_placed) */
+    const int *place;
+    int *node_share;  /* per task: its node when it is one of several on it
+                         under Sharing=ps (one product component), else -1 */
+    skel_lgraph *lgs;  /* per task: its local graph, kept for the products */
     diag *err;
 } gen;
 
@@ -61,13 +68,14 @@ static void edge_name(char *buf, size_t n, const char *prefix, skel_edge e)
     snprintf(buf, n, "%s_%s_%s", prefix, a, b);
 }
 
-/* Task<i> for a task's first local state, Task<i>_<k> for its k-th named one. */
-static void state_name(char *buf, size_t n, int task, int k)
+/* Task<i> for a task's first local state, Task<i>_<k> for its k-th named
+ * one (Node<j> ... for the tasks sharing node j). */
+static void state_name(char *buf, size_t n, const char *prefix, int task, int k)
 {
     if (k == 0)
-        snprintf(buf, n, "Task%d", task);
+        snprintf(buf, n, "%s%d", prefix, task);
     else
-        snprintf(buf, n, "Task%d_%d", task, k);
+        snprintf(buf, n, "%s%d_%d", prefix, task, k);
 }
 
 /* ---- the local states of one task ------------------------------------- */
@@ -77,28 +85,25 @@ static void state_name(char *buf, size_t n, int task, int k)
 #define TO_NEXT (-1)      /* the start of the next round */
 #define TO_JOINED (-2)    /* the state after a receive with alternatives */
 
-typedef struct ltr {
-    int from, act, to;
-    double w;             /* weight of a passive rate: w * infty */
-} ltr;
+typedef skel_ltr ltr;
+typedef skel_lgraph lgraph;
 
-typedef struct lgraph {
-    int nstates;
-    ltr *tr;
-    int ntr, cap;
-} lgraph;
-
-static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
+int skel_lg_push(skel_lgraph *lg, skel_ltr t)
 {
     if (lg->ntr == lg->cap) {
         int nc = lg->cap ? 2 * lg->cap : 64;
-        ltr *t = realloc(lg->tr, (size_t)nc * sizeof *t);
-        if (!t)
-            return oom(g);
-        lg->tr = t;
+        if (mem_grow((void **)&lg->tr, (size_t)nc, sizeof *lg->tr) < 0)
+            return -1;
         lg->cap = nc;
     }
-    lg->tr[lg->ntr++] = (ltr){ from, act, to, w };
+    lg->tr[lg->ntr++] = t;
+    return 0;
+}
+
+static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
+{
+    if (skel_lg_push(lg, (ltr){ from, act, to, w, -1, 1 }) < 0)
+        return oom(g);
     if (++g->m->nprefixes > SKEL_MAX_PREFIXES)
         return diag_set(g->err, "the model would have more than %d activities",
                         SKEL_MAX_PREFIXES);
@@ -213,14 +218,28 @@ static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
     return 0;
 }
 
-/* A passive rate of weight w. */
-static pepa_expr *passive(gen *g, double w)
+/* The rate of activity t: a passive weight, or mu_<task> * w / div. */
+static pepa_expr *rate_of(gen *g, const ltr *t)
 {
-    pepa_expr *t = pepa_infty(g->pm);
-    if (!t || w == 1.0)
-        return t;
-    pepa_expr *n = pepa_num(g->pm, w);
-    return n ? pepa_binop(g->pm, PEPA_E_MUL, n, t) : NULL;
+    if (t->task >= 0) {
+        char name[32];
+        snprintf(name, sizeof name, "mu_%d", t->task);
+        pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
+        if (r && t->w != 1.0) {
+            pepa_expr *c = pepa_num(g->pm, t->w);
+            r = c ? pepa_binop(g->pm, PEPA_E_MUL, r, c) : NULL;
+        }
+        if (r && t->div > 1) {
+            pepa_expr *c = pepa_num(g->pm, t->div);
+            r = c ? pepa_binop(g->pm, PEPA_E_DIV, r, c) : NULL;
+        }
+        return r;
+    }
+    pepa_expr *r = pepa_infty(g->pm);
+    if (!r || t->w == 1.0)
+        return r;
+    pepa_expr *n = pepa_num(g->pm, t->w);
+    return n ? pepa_binop(g->pm, PEPA_E_MUL, n, r) : NULL;
 }
 
 /* A balanced choice over transitions tr[lo, hi) of one state, so that wide
@@ -228,7 +247,7 @@ static pepa_expr *passive(gen *g, double w)
 static pepa_proc *choice_of(gen *g, const ltr *tr, int lo, int hi, const int *pid)
 {
     if (hi - lo == 1) {
-        pepa_expr *r = passive(g, tr[lo].w);
+        pepa_expr *r = rate_of(g, &tr[lo]);
         pepa_proc *c = pepa_const(g->pm, pid[tr[lo].to]);
         return r && c ? pepa_prefix(g->pm, tr[lo].act, r, c) : NULL;
     }
@@ -241,7 +260,7 @@ static pepa_proc *choice_of(gen *g, const ltr *tr, int lo, int hi, const int *pi
 /* Definitions of the graph: a state is named when it starts the cycle,
  * offers a choice, follows one, or is reached from several places; the
  * others are inlined as prefixes. */
-static int define_states(gen *g, lgraph *lg, int i)
+static int define_states(gen *g, const lgraph *lg, const char *prefix, int i)
 {
     int n = lg->nstates, rc = -1;
     int *first = malloc((size_t)(n + 1) * sizeof *first);
@@ -280,7 +299,7 @@ static int define_states(gen *g, lgraph *lg, int i)
     for (int s = 0, nth = 0; s < n; s++) {
         if (!named[s])
             continue;
-        state_name(name, sizeof name, i, nth++);
+        state_name(name, sizeof name, prefix, i, nth++);
         if ((pid[s] = pepa_model_proc_id(g->pm, name)) < 0) {
             oom(g);
             goto out;
@@ -302,7 +321,7 @@ static int define_states(gen *g, lgraph *lg, int i)
             } while (!named[r] && len < n);
             body = pepa_const(g->pm, pid[r]);
             for (int j = len - 1; j >= 0 && body; j--) {
-                pepa_expr *e = passive(g, by[indeg[j]].w);
+                pepa_expr *e = rate_of(g, &by[indeg[j]]);
                 body = e ? pepa_prefix(g->pm, by[indeg[j]].act, e, body) : NULL;
             }
         }
@@ -310,7 +329,7 @@ static int define_states(gen *g, lgraph *lg, int i)
             oom(g);
             goto out;
         }
-        state_name(name, sizeof name, i, nth++);
+        state_name(name, sizeof name, prefix, i, nth++);
         if (pepa_model_define_proc(g->pm, name, body, nopos, g->err) < 0)
             goto out;
     }
@@ -348,9 +367,68 @@ static int gen_task(gen *g, int i)
     }
     if (rc == 0) {
         lg_patch(&lg, since, TO_NEXT, 0);
-        rc = define_states(g, &lg, i);
+        if (g->node_share && g->node_share[i] >= 0) {
+            g->lgs[i] = lg;            /* its node's product defines it */
+            return 0;
+        }
+        rc = define_states(g, &lg, "Task", i);
     }
     free(lg.tr);
+    return rc;
+}
+
+/* Node<j>: the product of the tasks sharing node j (skel_share_product). */
+#define SHARE_MAX_STATES 100000L
+
+static int define_node(gen *g, int j, int *members, int *comp)
+{
+    int n = 0;
+    const lgraph **lgs = malloc((size_t)g->m->ntasks * sizeof *lgs);
+    if (!lgs)
+        return oom(g);
+    for (int i = 0; i < g->m->ntasks; i++)
+        if (g->node_share[i] == j) {
+            lgs[n] = &g->lgs[i];
+            comp[n] = g->comp[i];
+            members[n++] = i;
+        }
+    skel_share_in in = { n, members, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES };
+    lgraph prod = { 0 };
+    int rc = skel_share_product(&in, &prod);
+    free(lgs);
+    if (rc == 0) {
+        g->m->nprefixes += prod.ntr;
+        rc = g->m->nprefixes > SKEL_MAX_PREFIXES
+                 ? diag_set(g->err, "the model would have more than %d activities",
+                            SKEL_MAX_PREFIXES)
+                 : define_states(g, &prod, "Node", j);
+    } else if (rc > 0) {
+        rc = diag_set(g->err, "Sharing=ps: the %d tasks on node %s have more than %ld joint "
+                      "local states (place fewer there, or use Sharing=static)", n,
+                      g->plat->nodes[j].name, SHARE_MAX_STATES);
+    } else {
+        rc = oom(g);
+    }
+    free(prod.tr);
+    return rc;
+}
+
+static int define_nodes(gen *g)
+{
+    int nt = g->m->ntasks, rc = 0;
+    int *members = malloc((size_t)nt * sizeof *members);
+    int *comp = malloc((size_t)nt * sizeof *comp);
+    if (!members || !comp)
+        rc = oom(g);
+    for (int i = 0; i < nt && rc == 0; i++) {
+        int j = g->node_share[i], first = 1;
+        for (int k = 0; k < i && first; k++)
+            first = g->node_share[k] != j;
+        if (j >= 0 && first)
+            rc = define_node(g, j, members, comp);
+    }
+    free(comp);
+    free(members);
     return rc;
 }
 
@@ -390,6 +468,55 @@ static pepa_proc *compose(gen *g, const skel_node *n, int *acts)
         int na = n->kind == SKEL_PIPE ? crossing(g, n->lo, c->lo, c->hi, acts) : 0;
         acc = pepa_coop(g->pm, acc, b, acts, na);
     }
+    return acc;
+}
+
+/* The system of a model with Node<j> products: its parts (a task alone, or
+ * the product of a node's tasks) in the order of their first task, each new
+ * part cooperating with those before it on the moves between them. */
+static pepa_proc *compose_parts(gen *g, int *acts)
+{
+    const skel_dag *d = g->dag;
+    int nt = g->m->ntasks;
+    int *part = malloc((size_t)nt * sizeof *part);   /* per task: its part's first task */
+    if (!part)
+        return NULL;
+    for (int i = 0; i < nt; i++) {
+        part[i] = i;
+        for (int k = 0; k < i && g->node_share[i] >= 0; k++)
+            if (g->node_share[k] == g->node_share[i]) {
+                part[i] = part[k];
+                break;
+            }
+    }
+    pepa_proc *acc = NULL;
+    for (int i = 0; i < nt; i++) {
+        if (part[i] != i)
+            continue;
+        char name[32];
+        if (g->node_share[i] >= 0)
+            snprintf(name, sizeof name, "Node%d", g->node_share[i]);
+        else
+            snprintf(name, sizeof name, "Task%d", i);
+        pepa_proc *b = pepa_const(g->pm, pepa_model_find_proc(g->pm, name));
+        if (!b || !acc) {
+            acc = b;
+            if (!acc)
+                break;
+            continue;
+        }
+        /* moves between the parts before (first task < i) and this one */
+        int na = 0;
+        for (int e = 0; e < d->nedges; e++) {
+            int f = d->edges[e].from, t = d->edges[e].to;
+            if (f < 0 || t < 0)
+                continue;
+            if ((part[f] == i && part[t] < i) || (part[t] == i && part[f] < i))
+                acts[na++] = g->move[e];
+        }
+        acc = pepa_coop(g->pm, acc, b, acts, na);
+    }
+    free(part);
     return acc;
 }
 
@@ -448,6 +575,8 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
     char name[64];
     *procs = NULL;
     for (int i = 0; i < m->ntasks; i++) {
+        if (g->node_share && g->node_share[i] >= 0)
+            continue;                  /* its node's product is its processor */
         snprintf(name, sizeof name, "mu_%d", i);
         pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
         snprintf(name, sizeof name, "Processor%d", i);
@@ -586,11 +715,16 @@ static int build(gen *g)
     for (int i = 0; i < m->ntasks; i++)
         if (gen_task(g, i) < 0)
             return -1;
+    int shared = 0;
+    for (int i = 0; g->node_share && i < m->ntasks; i++)
+        shared |= g->node_share[i] >= 0;
+    if (shared && define_nodes(g) < 0)
+        return -1;
     int nacts = m->nedges > m->ntasks ? m->nedges : m->ntasks;
     int *acts = malloc((size_t)(2 * nacts + 1) * sizeof *acts);
     if (!acts)
         return oom(g);
-    pepa_proc *sys = compose(g, skel_tree_root(g->tree), acts);
+    pepa_proc *sys = shared ? compose_parts(g, acts) : compose(g, skel_tree_root(g->tree), acts);
     for (int k = 0; k < g->dag->ngates && sys; k++) {
         pepa_proc *gt = gate(g, k, acts);
         if (!gt) {
@@ -601,8 +735,12 @@ static int build(gen *g)
     }
     if (sys && net)
         sys = pepa_coop(g->pm, net, sys, g->move, m->nedges);
-    if (sys)
-        sys = pepa_coop(g->pm, sys, procs, g->comp, m->ntasks);
+    int ncomp = 0;
+    for (int i = 0; i < m->ntasks; i++)
+        if (!g->node_share || g->node_share[i] < 0)
+            acts[ncomp++] = g->comp[i];
+    if (sys && procs)
+        sys = pepa_coop(g->pm, sys, procs, acts, ncomp);
     free(acts);
     if (!sys)
         return oom(g);
@@ -610,11 +748,48 @@ static int build(gen *g)
     return 0;
 }
 
-skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
+/* Under Sharing=ps, the tasks of a node holding several become one product
+ * component (node_share); elsewhere the model is placement-independent. */
+static int plan_sharing(gen *g, int n)
+{
+    const skel_platform *p = g->plat;
+    if (!p || p->sharing != SKEL_SHARE_PS)
+        return 0;
+    int *load = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof *load);
+    g->node_share = malloc((size_t)n * sizeof *g->node_share);
+    g->lgs = calloc((size_t)n, sizeof *g->lgs);
+    if (!load || !g->node_share || !g->lgs) {
+        free(load);
+        return oom(g);
+    }
+    for (int i = 0; i < n; i++) {
+        if (g->place[i] < 0 || g->place[i] >= p->nnodes) {
+            free(load);
+            return diag_set(g->err, "task t%d is not placed on a node of %s", i, p->file);
+        }
+        load[g->place[i]]++;
+    }
+    for (int i = 0; i < n; i++)
+        g->node_share[i] = load[g->place[i]] > 1 ? g->place[i] : -1;
+    free(load);
+    return 0;
+}
+
+static void gen_free(gen *g, int n)
+{
+    for (int i = 0; g->lgs && i < n; i++)
+        free(g->lgs[i].tr);
+    free(g->lgs);
+    free(g->node_share);
+    free(g->in_edge);
+    free(g->move);
+    free(g->comp);
+}
+
+static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag *err)
 {
     int n = d->ntasks;
-    skel_model *m = calloc(1, sizeof *m);
-    gen g = { .tree = t, .dag = d, .m = m, .err = err };
+    skel_model *m = g->m = calloc(1, sizeof *m);
     if (!m)
         goto nomem;
     m->ntasks = n;
@@ -625,12 +800,12 @@ skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
     m->data = malloc((size_t)n * sizeof *m->data);
     m->mu = calloc((size_t)n, sizeof *m->mu);
     m->lambda = calloc(ne, sizeof *m->lambda);
-    g.comp = malloc((size_t)n * sizeof *g.comp);
-    g.move = malloc(ne * sizeof *g.move);
-    g.in_edge = malloc((size_t)n * sizeof *g.in_edge);
-    m->pepa = g.pm = pepa_model_new(skel_tree_file(t));
-    if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g.comp || !g.move ||
-        !g.in_edge || !m->pepa)
+    g->comp = malloc((size_t)n * sizeof *g->comp);
+    g->move = malloc(ne * sizeof *g->move);
+    g->in_edge = malloc((size_t)n * sizeof *g->in_edge);
+    m->pepa = g->pm = pepa_model_new(skel_tree_file(t));
+    if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g->comp || !g->move ||
+        !g->in_edge || !m->pepa)
         goto nomem;
     if (d->nedges)
         memcpy(m->edges, d->edges, (size_t)d->nedges * sizeof *m->edges);
@@ -639,20 +814,36 @@ skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
         m->work[i] = task->rate;
         m->data[i] = task->data;
     }
-    if (build(&g) < 0)
+    if (plan_sharing(g, n) < 0 || build(g) < 0)
         goto fail;
-    free(g.in_edge);
-    free(g.move);
-    free(g.comp);
+    for (int i = 0; g->node_share && i < n; i++)
+        m->shared += g->node_share[i] >= 0;
+    gen_free(g, n);
     return m;
 nomem:
     diag_set(err, "out of memory");
 fail:
-    free(g.in_edge);
-    free(g.move);
-    free(g.comp);
+    gen_free(g, n);
     skel_model_free(m);
     return NULL;
+}
+
+skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
+{
+    gen g = { .tree = t, .dag = d, .err = err };
+    return model_new(&g, t, d, err);
+}
+
+skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err)
+{
+    gen g = { .tree = t, .dag = d, .plat = p, .place = node_of_task, .err = err };
+    skel_model *m = model_new(&g, t, d, err);
+    if (m && skel_model_place(m, p, node_of_task, err) < 0) {
+        skel_model_free(m);
+        return NULL;
+    }
+    return m;
 }
 
 void skel_model_free(skel_model *m)

@@ -14,4 +14,42 @@ long skel_lcm(long a, long b, long cap);
  * malloc'd, NUL-terminated buffer the caller frees. */
 int skel_read_file(const char *path, size_t max, char **text, size_t *len, diag *err);
 
+/* ---- local states of generated components (gen.c, share.c) ---------- */
+
+/* One activity of a component's local state. Passive (task < 0): rate
+ * w * infty. Active (task >= 0): rate mu_<task> * w / div. */
+typedef struct skel_ltr {
+    int from, act, to;
+    double w;
+    int task;
+    int div;
+} skel_ltr;
+
+typedef struct skel_lgraph {
+    int nstates;              /* state 0 is the initial one */
+    skel_ltr *tr;
+    int ntr, cap;
+} skel_lgraph;
+
+/* Append t (growing through base/mem). Returns 0 or -1 (memory). */
+int skel_lg_push(skel_lgraph *lg, skel_ltr t);
+
+/* Under processor sharing, the tasks placed on one node become one
+ * component: the product of their local graphs, moves between them
+ * synchronised inside it, and each computation active at its task's rate
+ * divided by the number of the node's tasks computing in that state
+ * (a task computes in a local state that offers its comp action). */
+typedef struct skel_share_in {
+    int n;                        /* tasks on the node */
+    const int *task;              /* their indices */
+    const skel_lgraph *const *lg; /* their local graphs (passive activities) */
+    const int *comp;              /* per member: its comp action id */
+    int nactions;                 /* action ids are below this */
+    long max_states;              /* refuse a larger product */
+} skel_share_in;
+
+/* Build the product into *out (zeroed by the caller; free out->tr).
+ * Returns 0, 1 when it would exceed in->max_states, or -1 (memory). */
+int skel_share_product(const skel_share_in *in, skel_lgraph *out);
+
 #endif

@@ -11,5 +11,6 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
 	skeleton/place.c \
+	skeleton/share.c \
 	skeleton/search.c
 skeleton_libskeleton_la_LIBADD = -lm

@@ -210,6 +210,8 @@ typedef struct skel_model {
     pepa_expr **mu;          /* per task: the NUM node of mu_<i> */
     pepa_expr **lambda;      /* per edge: the NUM node of its lambda */
     long nprefixes;          /* activities in the task definitions */
+    int shared;              /* tasks inside Node<j> products (Sharing=ps, placed
+                                model): 0 for a placement-independent model */
 } skel_model;
 
 /* Generate the model of tree t with flows d. Every rate starts at the
@@ -217,6 +219,7 @@ typedef struct skel_model {
  * or skel_model_set_rates change them. Returns NULL with a message. */
 skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err);
 void skel_model_free(skel_model *m);
+
 
 /* Set the rate values (mu: ntasks entries, lambda: nedges entries, all
  * positive and finite) in place: only the NUM nodes change, so a derived
@@ -261,6 +264,17 @@ typedef enum skel_param {
 /* The key of a parameter ("SetupFixed", ...), or NULL. */
 const char *skel_param_key(skel_param k);
 
+/* How the tasks placed on one node share its speed (docs/platform.md).
+ * PS: only the tasks that are computing share it, equally (processor
+ * sharing: a task computing alone gets the whole node). STATIC: each of
+ * the n tasks placed on the node always gets Speed/n, computing or not
+ * (seed 000's equitable sharing). */
+typedef enum skel_sharing { SKEL_SHARE_PS = 0, SKEL_SHARE_STATIC = 1 } skel_sharing;
+
+/* "ps" or "static" (case-insensitive) into *out. Returns 0 or -1. */
+int skel_sharing_parse(const char *s, skel_sharing *out);
+const char *skel_sharing_name(skel_sharing s);
+
 typedef struct skel_platform {
     const char *file;
     int nnodes;
@@ -272,7 +286,9 @@ typedef struct skel_platform {
     int input, output;       /* SKEL_LOCAL or a node index */
     void *priv;              /* name index and storage */
     double param[SKEL_PARAM_COUNT];  /* cost model parameters; 0: not given */
+    skel_sharing sharing;    /* Sharing=; SKEL_SHARE_PS when not given */
 } skel_platform;
+
 
 /* One Key=Value pair the platform does not know, handed to the caller so
  * that it can carry its own keys in the same file (the Slurm plugin's
@@ -333,12 +349,26 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
                      int *node_of_task, diag *err);
 
 /* The rates of one placement (seed 000 §4.1): a task on node j computes at
- * mu = rate * Speed_j / n_j, n_j = tasks on j; a move between nodes a != b
+ * mu = rate * Speed_j / n_j, n_j = tasks on j, under Sharing=static, and at
+ * mu = rate * Speed_j under Sharing=ps (its rate when it computes alone:
+ * the model divides it by the number of tasks computing); a move between nodes a != b
  * takes latency(a,b) + data/bandwidth(a,b) seconds, within one node
  * LocalLatency; input/output moves run from/to the Input/Output node (or
  * locally). mu has ntasks and lambda nedges entries. */
 int skel_place_rates(const skel_model *m, const skel_platform *p, const int *node_of_task,
                      double *mu, double *lambda, diag *err);
+
+/* The model of one placement on p under p's semantics, rates set (as by
+ * skel_model_place). Under Sharing=ps the tasks of each node that holds
+ * several are one component, Node<j> (and Node<j>_<k>), whose local state
+ * is the tuple of theirs: it gives each computing task mu_<i> (its rate
+ * alone on the node) divided by the number of them computing, so its
+ * structure depends on the placement. Under Sharing=static, or with one
+ * task per node, it is skel_model_new's model with skel_model_place's
+ * rates. NULL with a message (a node whose tasks have too many joint local
+ * states for one component). */
+skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err);
 
 /* skel_place_rates, then skel_model_set_rates. */
 int skel_model_place(skel_model *m, const skel_platform *p, const int *node_of_task,

@@ -754,7 +754,13 @@ START_TEST(test_place_rates)
     double mu[3], lambda[8];
     ck_assert_int_eq(g.model->nedges, 4);
     ck_assert_msg(skel_place_rates(g.model, p, where, mu, lambda, &err) == 0, "%s", err.msg);
-    /* Two tasks share p1 (Speed 10): 1 * 10 / 2, 2 * 10 / 2; c alone on p3. */
+    /* Sharing=ps (the default): each task's rate alone on its node. */
+    ck_assert(p->sharing == SKEL_SHARE_PS);
+    ck_assert(mu[0] == 10 && mu[1] == 20 && mu[2] == 3);
+    /* Sharing=static: two tasks share p1 (Speed 10): 1 * 10 / 2, 2 * 10 / 2;
+     * c alone on p3. */
+    p->sharing = SKEL_SHARE_STATIC;
+    ck_assert_msg(skel_place_rates(g.model, p, where, mu, lambda, &err) == 0, "%s", err.msg);
     ck_assert(mu[0] == 5 && mu[1] == 10 && mu[2] == 3);
     int in0 = skel_dag_edge(g.dag, SKEL_IN, 0), e01 = skel_dag_edge(g.dag, 0, 1);
     int e12 = skel_dag_edge(g.dag, 1, 2), out2 = skel_dag_edge(g.dag, 2, SKEL_OUT);
