@@ -197,6 +197,8 @@ static void search_free(search *s)
     free(s->wq);
     free(s->win);
     free(s->pthr);
+    free(s->busy_task);
+    free(s->busy_first);
     free(s->params);
     free(s->tr_coef);
     free(s->tr_param);
@@ -291,8 +293,22 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
         diag_set(err, "no candidate placements");
         return NULL;
     }
+    if (m->shared) {
+        diag_set(err, "internal error: the search needs the placement-independent model "
+                 "(skel_model_new), not one placed under Sharing=ps");
+        return NULL;
+    }
+    s.ps = p->sharing == SKEL_SHARE_PS;
     if (setup(&s) < 0 || search_setup_platform(&s) < 0 || setup_chain(&s) < 0 ||
-        (!s.o->no_plan && search_plan_build(&s) < 0))
+        ((!s.o->no_plan || s.ps) && search_plan_build(&s) < 0))
+        goto fail;
+    /* Processor sharing divides each state's rates: only the plan can. */
+    if (s.ps && !s.use_plan) {
+        diag_set(err, "Sharing=ps: the chain (%llu transitions) is too large to re-rate "
+                 "state by state; use Sharing=static", (unsigned long long)s.sp->q->nnz);
+        goto fail;
+    }
+    if (s.ps && search_busy_build(&s) < 0)
         goto fail;
     if (s.o->candidates) {
         if (search_run_candidates(&s) < 0)
