@@ -26,6 +26,9 @@ static void usage(FILE *f)
             "                   seed 002)\n"
             "  --style stream   items enter the first tasks by an input move and leave the\n"
             "                   last by an output move (seed 000)\n"
+            "  --sharing ps     the tasks computing on a node share it (default): the\n"
+            "                   tasks of a node holding several become one Node<j>\n"
+            "  --sharing static each of n tasks on a node gets Speed/n (seed 000)\n"
             "\n"
             "Tasks are t0, t1, ... in depth-first order. Exit status: 0 ok, 1 bad input,\n"
             "2 usage error.\n");

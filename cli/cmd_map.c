@@ -17,7 +17,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: skelsched map SKELETON --platform FILE [--pin t0=NODE]... [--candidates FILE]\n"
-            "                     [--top K] [--budget SECONDS] [--style producer|stream] [--json]\n"
+            "                     [--top K] [--budget SECONDS] [--style producer|stream]\n"
+            "                     [--sharing ps|static] [--json]\n"
             "\n"
             "Search the placements of the skeleton's tasks on the platform's nodes and rank\n"
             "them by steady-state throughput (of the first task's compute action).\n"
@@ -30,6 +31,8 @@ static void usage(FILE *f)
             "  --budget SECONDS   stop after this long with the best found so far and a\n"
             "                     bound on what the rest may hold\n"
             "  --style S          producer (default, seed 002) or stream (seed 000)\n"
+            "  --sharing S        ps (default: the tasks computing share a node) or static\n"
+            "                     (Speed/n at all times, seed 000); overrides Sharing=\n"
             "  --json             one JSON object on standard output\n"
             "\n"
             "Placements that differ only by swapping interchangeable nodes (same speed,\n"

@@ -30,6 +30,7 @@ static void usage(FILE *f)
           "  --platform FILE    node speeds and latencies, for a skeleton (docs/platform.md)\n"
           "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
           "  --style S          producer (default) or stream: a skeleton's boundaries\n"
+          "  --sharing S        ps (default) or static: how a node's tasks share it\n"
           "  --method M         auto (default), direct, gs, sor, gmres\n"
           "  --tol X            target residual ||pi Q||_inf (default 1e-10)\n"
           "  --max-iter N       iteration cap of iterative methods (default 100000)\n"

@@ -295,7 +295,7 @@ static void usage(FILE *f)
           "  --max-states N     stop deriving beyond N states\n"
           "  --csv, --json      machine-readable output\n"
           "  --plot FILE        chart of throughput over time, .svg or .png (needs gnuplot)\n"
-          "  --platform, --place  as for skelsched gen\n", f);
+          "  --platform, --place, --sharing  as for skelsched gen\n", f);
 }
 
 typedef struct tr_args {

@@ -351,9 +351,10 @@ int search_evaluate(search *s)
             s->pthr[i] = 0;
         for (size_t t = 0; t < s->ntr; t++)
             if (s->tr_param[t] < s->nt)
-                s->pthr[s->tr_param[t]] += s->pi[s->tr_src[t]] * plan_rate(s, t, s->params, s->ps);
+                s->pthr[s->tr_param[t]] += s->pi[s->tr_src[t]] *
+                                           (s->ps ? plan_rate(s, t, s->params, 1) : s->tr_coef[t]);
         for (int i = 0; i < s->nt; i++)
-            s->thr[s->comp[i]] = s->pthr[i];
+            s->thr[s->comp[i]] = s->pthr[i] * (s->ps ? 1 : s->mu[i]);
     } else if (pepa_space_throughput(s->sp, s->pi, s->thr, s->err) < 0) {
         return -1;
     }
