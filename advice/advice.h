@@ -27,9 +27,8 @@
 
 typedef struct adv_eval {
     int ntasks;
-    double throughput;       /* items per second: the summed compute throughput
-                                of the first stage's tasks (a farm first counts
-                                all its workers, not t0 alone) */
+    double throughput;       /* the job's, items per second (skel_model_throughput):
+                                a farm first counts all its workers, not t0 alone */
     int bottleneck;          /* the task of highest utilisation */
     double *task_util;       /* ntasks: fraction of time each task computes */
     double *task_thr;        /* ntasks: items per second each task computes */

@@ -3,15 +3,17 @@
  * The chain's structure does not depend on the placement, so it is derived
  * once; each placement sets the rates, re-rates the chain through a rate
  * plan (each transition = coefficient x one rate parameter) and solves it
- * warm from the previous solution. Placements are explored depth first
+ * warm from the previous solution. What is maximised is the job's
+ * throughput X: items entering (= leaving) the skeleton per second,
+ * skel_model_throughput. Placements are explored depth first
  * over tasks t0, t1, ... (branch and bound): a partial placement is cut
  * when an upper bound on every completion is below the K-th best solved
  * throughput. The bounds, all sound:
  *   - per-task cycle bound: receive -> compute -> send, each step at least
- *     the inverse of the fastest rate it may have; X_0 = X_i / v_i with the
+ *     the inverse of the fastest rate it may have; X = X_i / v_i with the
  *     visit ratio v_i where it is known (pipes, deals, one-task stages);
  *   - stage bound: by flow conservation a stage's members together carry
- *     every item, so X_0 <= sum of their cycle bounds / the stage's ratio;
+ *     every item, so X <= sum of their cycle bounds / the stage's ratio;
  *   - sub-pipeline windows: up to WIN_MAX consecutive one-to-one tasks
  *     solved alone with saturated ends (see window_thr).
  * Rates of a partial placement are bounded from above: a node's share only
@@ -83,15 +85,9 @@ static int setup_chain(search *s)
         !(s->dense = malloc((size_t)s->sp->n * (2 * (size_t)s->sp->n + 1) * sizeof *s->dense)))
         return diag_set(err, "out of memory");
     if (!(s->pi = calloc(s->sp->n, sizeof *s->pi)) ||
-        !(s->thr = calloc((size_t)s->sys->nactions, sizeof *s->thr)) ||
-        !(s->comp = malloc((size_t)s->nt * sizeof *s->comp)))
+        !(s->thr = calloc((size_t)s->sys->nactions, sizeof *s->thr)))
         return diag_set(err, "out of memory");
-    for (int i = 0; i < s->nt; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "comp_%d", i);
-        if ((s->comp[i] = pepa_model_find_action(s->m->pepa, name)) < 0)
-            return diag_set(err, "internal error: the model has no action %s", name);
-    }
+    s->comp = s->m->comp_action;
     return 0;
 }
 
@@ -121,7 +117,10 @@ static int setup(search *s)
             search_build_flow(s, &s->d->dst[i], i, 0, &s->flows[i].dst, &s->flows[i].ndst) < 0)
             return -1;
     }
-    s->visit[0] = 1;           /* the others start unknown (0) */
+    /* X_i / X where X is the job's throughput: known for tasks outside
+     * farms (the dag's visits), the others start unknown (0). */
+    for (int i = 0; i < s->nt && !s->d->extended; i++)
+        s->visit[i] = s->d->visits[i];
     search_visit_ratios(s);
     if (!(s->stage = calloc(nt + 1, sizeof *s->stage)) ||
         !(s->stage_n = calloc(nt + 1, sizeof *s->stage_n)) ||
@@ -227,7 +226,6 @@ static void search_free(search *s)
     free(s->mx_from);
     free(s->bw);
     free(s->lat);
-    free(s->comp);
     free(s->thr);
     free(s->pi);
     pepa_space_free(s->sp);

@@ -91,8 +91,8 @@ static double node_bound(const search *s, const double *ratio)
     return best;
 }
 
-/* Upper bound on X_0 over every completion of the current partial
- * placement (0: infeasible, a link missing). Rates are bounded from above:
+/* Upper bound on the job's throughput X over every completion of the
+ * current partial placement (0: infeasible, a link missing). Rates are bounded from above:
  * under Sharing=static a node's share only falls as tasks are added; under
  * ps a task computes at most at its node's full speed. */
 double search_bound(search *s)
@@ -112,8 +112,8 @@ double search_bound(search *s)
     if (s->d->extended) {
         /* par/choice/loop: the flows' cycle bounds do not apply. A task
          * computing v_i times per item is busy at most all the time, so
-         * items pass at most bmu_i / v_i per second; t0 computes v_0 times
-         * per item, and never faster than bmu_0. */
+         * items pass at most bmu_i / v_i per second; and the job's
+         * throughput, sum_i entry_i X_i, is at most sum_i entry_i bmu_i. */
         for (int e = 0; e < s->ne; e++)
             if (!(s->blam[e] > 0))
                 return 0;
@@ -124,8 +124,10 @@ double search_bound(search *s)
                 items = s->bmu[i] / v[i];
         if (s->ps && node_bound(s, v) < items)
             items = node_bound(s, v);
-        double x0 = v[0] > 0 ? items * v[0] : INFINITY;
-        return x0 < s->bmu[0] ? x0 : s->bmu[0];
+        double all = 0;
+        for (int i = 0; i < s->nt; i++)
+            all += s->m->entry[i] * s->bmu[i];
+        return items < all ? items : all;
     }
     double best = s->ps ? node_bound(s, s->visit) : INFINITY;
     for (int i = 0; i < s->nt; i++) {
@@ -146,7 +148,7 @@ double search_bound(search *s)
             best = sum / s->stage_v[g];
     }
     /* A farm's workers share their sender's items: together they process
-     * at least X_0 * v / ndst, each at most its cycle bound. */
+     * at least X * v / ndst, each at most its cycle bound. */
     for (int g = 0; g < s->ngroups; g++) {
         double sum = 0;
         for (int k = 0; k < s->group[g]->n; k++) {
@@ -402,7 +404,7 @@ int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step 
     return 0;
 }
 
-/* Visit ratios X_i / X_0, propagated from t0 along sends whose every step
+/* Visit ratios X_i / X, propagated from the known ones along sends whose every step
  * has one partner (so the share of each partner is fixed). */
 void search_visit_ratios(search *s)
 {
@@ -443,10 +445,23 @@ void search_visit_ratios(search *s)
 
 /* Stages by flow conservation: if the tasks of a set G send only to the
  * set D, and D receives only from G, every item G sends is received by D
- * once, so sum X over D = sum X over G. Starting from {t0} this finds the
- * stages of a pipeline of farms and deals; a stage of one task gets its
- * visit ratio, and every stage bounds X_0 by the sum of its members'
- * cycle bounds (sound whatever the split inside the stage). */
+ * once, so sum X over D = sum X over G. Starting from the first stage
+ * this finds the stages of a pipeline of farms and deals; a stage of one
+ * task gets its visit ratio, and every stage bounds the job's throughput X
+ * by the sum of its members' cycle bounds (sound whatever the split inside
+ * the stage). */
+static int record_stage(search *s, const int *tasks, int n, double v, int g)
+{
+    int *m = malloc((size_t)n * sizeof *m);
+    if (!m)
+        return diag_set(s->err, "out of memory");
+    memcpy(m, tasks, (size_t)n * sizeof *m);
+    s->stage[g] = m;
+    s->stage_n[g] = n;
+    s->stage_v[g] = v;
+    return 0;
+}
+
 int search_stage_groups(search *s, int *ng_out)
 {
     int nt = s->nt, ng = 0, cap = nt + 1;
@@ -458,10 +473,17 @@ int search_stage_groups(search *s, int *ng_out)
         free(mark);
         return diag_set(s->err, "out of memory");
     }
-    int ncur = 1, gen = 0;
-    cur[0] = 0;
+    /* G starts as the first stage: together its tasks compute once per
+     * item entering (X = the sum of their X_i), a bound of its own when
+     * it has several. */
+    int ncur = 0, gen = 0;
+    for (int i = 0; i < nt; i++)
+        if (s->m->entry[i] > 0)
+            cur[ncur++] = i;
     double v = 1;
-    while (ng < cap) {
+    int rc = ncur > 1 ? record_stage(s, cur, ncur, v, ng) : 0;
+    ng += ncur > 1;
+    while (rc == 0 && ng < cap && ncur > 0) {
         /* D: every partner G sends to */
         gen++;
         int nnext = 0, ok = 1;
@@ -499,18 +521,8 @@ int search_stage_groups(search *s, int *ng_out)
             break;
         for (int b = 0; b < nnext; b++)
             mark[nxt[b]] = 0;
-        /* record D */
-        int *m = malloc((size_t)nnext * sizeof *m);
-        if (!m) {
-            free(nxt);
-            free(cur);
-            free(mark);
-            return diag_set(s->err, "out of memory");
-        }
-        memcpy(m, nxt, (size_t)nnext * sizeof *m);
-        s->stage[ng] = m;
-        s->stage_n[ng] = nnext;
-        s->stage_v[ng] = v;
+        if ((rc = record_stage(s, nxt, nnext, v, ng)) < 0)
+            break;
         ng++;
         if (nnext == 1 && !(s->visit[nxt[0]] > 0))
             s->visit[nxt[0]] = v;
@@ -521,8 +533,9 @@ int search_stage_groups(search *s, int *ng_out)
     free(cur);
     free(mark);
     *ng_out = ng;
-    return 0;
+    return rc;
 }
+
 int search_setup_platform(search *s)
 {
     size_t nn = (size_t)s->nn, ne = (size_t)(s->ne ? s->ne : 1);

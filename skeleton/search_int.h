@@ -61,7 +61,7 @@ typedef struct search {
     pepa_system *sys;
     pepa_space *sp;
     double *pi, *thr, *mu, *lambda;
-    int *comp;                 /* per task: action id of comp_i */
+    const int *comp;           /* per task: action id of comp_i (the model's) */
     int warm;                  /* pi holds a solution */
     /* The rate plan: every transition of the chain as coefficient x one
      * rate parameter (mu_i, then lambda_e), so that re-rating is one pass
@@ -86,7 +86,7 @@ typedef struct search {
     double *mx_from, *mx_to;   /* ne * nn: fastest rate of edge e from / to a node */
     double *mx_any;            /* ne */
     tflow *flows;
-    double *visit;             /* per task: X_i / X_0, or 0 when unknown */
+    double *visit;             /* per task: X_i / X (X: the job's throughput), or 0 when unknown */
     int *cls;                  /* per node: its class representative */
     /* sub-pipeline windows (see window_thr) */
     int nwin;
@@ -95,10 +95,10 @@ typedef struct search {
     double *bcyc;              /* per task: its cycle bound on X_i */
     int nstages;               /* stages found by flow conservation */
     int **stage, *stage_n;     /* their tasks */
-    double *stage_v;           /* sum of their X_i / X_0 */
+    double *stage_v;           /* sum of their X_i / X */
     int ngroups;               /* farm steps of tasks with a known visit ratio */
     const step **group;        /* the step (its members share the sender's items) */
-    double *group_scale;       /* X_0 <= (sum of members' X_i) * scale */
+    double *group_scale;       /* X <= (sum of members' X_i) * scale */
     double *wq;                /* WIN_STATES^2 scratch for a window's chain */
     struct wcache *cache;      /* WIN_CACHE entries, direct mapped */
     unsigned long long win_solved, win_hits;

@@ -191,25 +191,8 @@ int search_plan_build(search *s)
         act_param[a] = -1;
     for (int i = 0; i < s->nt; i++)
         act_param[s->comp[i]] = i;
-    for (int e = 0; e < s->ne; e++) {
-        char name[64], x[16], y[16];
-        skel_edge ed = s->m->edges[e];
-        if (ed.from == SKEL_IN)
-            snprintf(x, sizeof x, "in");
-        else
-            snprintf(x, sizeof x, "%d", ed.from);
-        if (ed.to == SKEL_OUT)
-            snprintf(y, sizeof y, "out");
-        else
-            snprintf(y, sizeof y, "%d", ed.to);
-        snprintf(name, sizeof name, "move_%s_%s", x, y);
-        int a = pepa_model_find_action(s->m->pepa, name);
-        if (a < 0) {
-            rc = 0;           /* not the generator's naming: keep the general path */
-            goto out;
-        }
-        act_param[a] = s->nt + e;
-    }
+    for (int e = 0; e < s->ne; e++)
+        act_param[s->m->move_action[e]] = s->nt + e;
     /* Probe rates: distinct, irregular values. */
     for (int k = 0; k < np; k++) {
         s->params[k] = 1.0 + 0.37 * (k % 11) + 0.011 * k;
@@ -359,7 +342,7 @@ int search_evaluate(search *s)
         return -1;
     }
     s->evaluated++;
-    double x = s->thr[s->comp[0]];
+    double x = skel_model_throughput(s->m, s->thr);
     /* Where it goes: after every entry at least as good (ties keep the
      * order found, the canonical placement first). */
     int pos = s->nranked;

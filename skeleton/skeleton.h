@@ -212,6 +212,13 @@ typedef struct skel_model {
     long nprefixes;          /* activities in the task definitions */
     int shared;              /* tasks inside Node<j> products (Sharing=ps, placed
                                 model): 0 for a placement-independent model */
+    int *comp_action;        /* per task: action id of comp_<i> in pepa */
+    int *move_action;        /* per edge: action id of its move in pepa */
+    double *entry;           /* per task: items entering the skeleton per
+                                computation of the task when it is one of the
+                                first stage's counted tasks, else 0; the job's
+                                throughput is sum_i entry[i] X(comp_i)
+                                (skel_model_throughput) */
 } skel_model;
 
 /* Generate the model of tree t with flows d. Every rate starts at the
@@ -225,6 +232,12 @@ void skel_model_free(skel_model *m);
  * positive and finite) in place: only the NUM nodes change, so a derived
  * state space stays valid (pepa_system_rerate). */
 int skel_model_set_rates(skel_model *m, const double *mu, const double *lambda, diag *err);
+
+/* The job's throughput, items per second through the skeleton, from the
+ * throughput of every action (pepa action ids, as pepa_space_throughput
+ * gives them): sum_i entry[i] X(comp_i). In steady state items enter as
+ * fast as they leave, so this is also the sum over the last stage. */
+double skel_model_throughput(const skel_model *m, const double *action_thr);
 
 /* ---- the platform (docs/platform.md) ----------------------------------- */
 
@@ -377,7 +390,8 @@ int skel_model_place(skel_model *m, const skel_platform *p, const int *node_of_t
 /* ---- placement search (docs/mapping.md) -------------------------------- */
 
 /* Search placements of a skeleton's tasks on a platform's nodes for the
- * highest steady-state throughput (of comp_0). The chain is derived once;
+ * highest steady-state throughput of the job (skel_model_throughput: items
+ * entering, equivalently leaving, the skeleton per second). The chain is derived once;
  * every placement only re-rates and re-solves it (warm start). Subtrees of
  * partial placements are cut by sound upper bounds (per-task cycle
  * bounds), placements that differ by a permutation of interchangeable
@@ -410,7 +424,7 @@ typedef struct skel_search_opts {
 
 typedef struct skel_search_entry {
     int *placement;          /* ntasks node indices: task i runs on placement[i] */
-    double throughput;       /* of comp_0, items per second */
+    double throughput;       /* the job's, items per second */
     int rank;                /* 1-based; equal for ties (1e-9 relative) */
     int bottleneck;          /* task of highest utilisation */
     double *task_util;       /* ntasks: fraction of time each task computes */
