@@ -338,14 +338,16 @@ END_TEST
 /* ---- the objective: the job's throughput ---------------------------------- */
 
 /* Items leaving the skeleton per second under placement where, found
- * without the search: a fresh chain, derived and solved, and the summed
+ * without the search: the placement's own model, derived and solved, and the summed
  * throughput of the moves to the output (stream style). */
 static double leaving(const placed *b, const int *where)
 {
     diag err;
     diag_clear(&err);
-    skel_model *m = skel_model_new(b->tree, b->dag, &err);
-    ck_assert_msg(m && skel_model_place(m, b->plat, where, &err) == 0, "%s", err.msg);
+    /* the model of that placement under the platform's Sharing= (Node<j>
+     * components under ps) */
+    skel_model *m = skel_model_new_placed(b->tree, b->dag, b->plat, where, &err);
+    ck_assert_msg(m, "%s", err.msg);
     pepa_system *sys = pepa_system_new(m->pepa, &err);
     pepa_derive_opts d = { 0 };
     pepa_space *sp = sys ? pepa_derive(sys, &d, &err) : NULL;
