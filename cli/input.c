@@ -132,7 +132,7 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
     if (o->place && skel_place_parse(o->place, n, in->platform, in->node_of_task, err) < 0)
         return -1;
     if (o->unplaced) {
-        if (!(in->skel = skel_model_new(in->tree, in->dag, err)) ||
+        if (!(in->skel = skel_model_new_placed(in->tree, in->dag, in->platform, NULL, err)) ||
             skel_model_place(in->skel, in->platform, in->node_of_task, err) < 0)
             return -1;
     } else if (!(in->skel = skel_model_new_placed(in->tree, in->dag, in->platform,

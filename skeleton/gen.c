@@ -40,6 +40,8 @@ typedef struct gen {
     int *node_share;  /* per task: its node when it is one of several on it
                          under Sharing=ps (one product component), else -1 */
     skel_lgraph *lgs;  /* per task: its local graph, kept for the products */
+    skel_lgraph *plgs; /* per task: its processor's, likewise */
+    int *work;        /* per task: action id of work_<i> (its Erlang phases), or -1 */
     diag *err;
 } gen;
 
@@ -98,6 +100,21 @@ int skel_lg_push(skel_lgraph *lg, skel_ltr t)
     }
     lg->tr[lg->ntr++] = t;
     return 0;
+}
+
+void skel_lg_group(const skel_lgraph *lg, int *first, skel_ltr *by)
+{
+    int n = lg->nstates;
+    memset(first, 0, (size_t)(n + 1) * sizeof *first);
+    for (int k = 0; k < lg->ntr; k++)
+        first[lg->tr[k].from + 1]++;
+    for (int s = 0; s < n; s++)
+        first[s + 1] += first[s];
+    for (int k = 0; k < lg->ntr; k++)
+        by[first[lg->tr[k].from]++] = lg->tr[k];
+    for (int s = n; s > 0; s--)
+        first[s] = first[s - 1];
+    first[0] = 0;
 }
 
 static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
@@ -202,6 +219,9 @@ static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
         lg_patch(lg, since, TO_JOINED, cur);
     }
     int na = D->nsteps ? nalts(D, kd) : 1;
+    /* Erlang phases of the work advance only while the task computes */
+    if (g->work[i] >= 0 && lg_add(g, lg, cur, g->work[i], 1.0, cur) < 0)
+        return -1;
     for (int a = 0; a < na; a++) {
         int x = D->nsteps ? sole(D, kd, a) : SKEL_NONE;
         double w = na > 1 ? alt_weight(D, kd, a) : 1.0;
@@ -272,17 +292,7 @@ static int define_states(gen *g, const lgraph *lg, const char *prefix, int i)
         oom(g);
         goto out;
     }
-    /* transitions grouped by source state, in the order they were made */
-    memset(first, 0, (size_t)(n + 1) * sizeof *first);
-    for (int k = 0; k < lg->ntr; k++)
-        first[lg->tr[k].from + 1]++;
-    for (int s = 0; s < n; s++)
-        first[s + 1] += first[s];
-    for (int k = 0; k < lg->ntr; k++)
-        by[first[lg->tr[k].from]++] = lg->tr[k];
-    for (int s = n; s > 0; s--)
-        first[s] = first[s - 1];
-    first[0] = 0;
+    skel_lg_group(lg, first, by);
     for (int k = 0; k < lg->ntr; k++)
         indeg[lg->tr[k].to]++;
     named[0] = 1;
@@ -380,19 +390,20 @@ static int gen_task(gen *g, int i)
 /* Node<j>: the product of the tasks sharing node j (skel_share_product). */
 #define SHARE_MAX_STATES 100000L
 
-static int define_node(gen *g, int j, int *members, int *comp)
+static int define_node(gen *g, int j, int *comp)
 {
     int n = 0;
-    const lgraph **lgs = malloc((size_t)g->m->ntasks * sizeof *lgs);
+    const lgraph **lgs = malloc(2 * (size_t)g->m->ntasks * sizeof *lgs);
     if (!lgs)
         return oom(g);
     for (int i = 0; i < g->m->ntasks; i++)
         if (g->node_share[i] == j) {
             lgs[n] = &g->lgs[i];
-            comp[n] = g->comp[i];
-            members[n++] = i;
+            comp[n++] = g->comp[i];
+            lgs[n] = &g->plgs[i];
+            comp[n++] = -1;
         }
-    skel_share_in in = { n, members, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES };
+    skel_share_in in = { n, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES };
     lgraph prod = { 0 };
     int rc = skel_share_product(&in, &prod);
     free(lgs);
@@ -404,7 +415,7 @@ static int define_node(gen *g, int j, int *members, int *comp)
                  : define_states(g, &prod, "Node", j);
     } else if (rc > 0) {
         rc = diag_set(g->err, "Sharing=ps: the %d tasks on node %s have more than %ld joint "
-                      "local states (place fewer there, or use Sharing=static)", n,
+                      "local states (place fewer there, or use Sharing=static)", n / 2,
                       g->plat->nodes[j].name, SHARE_MAX_STATES);
     } else {
         rc = oom(g);
@@ -416,19 +427,17 @@ static int define_node(gen *g, int j, int *members, int *comp)
 static int define_nodes(gen *g)
 {
     int nt = g->m->ntasks, rc = 0;
-    int *members = malloc((size_t)nt * sizeof *members);
-    int *comp = malloc((size_t)nt * sizeof *comp);
-    if (!members || !comp)
+    int *comp = malloc(2 * (size_t)nt * sizeof *comp);
+    if (!comp)
         rc = oom(g);
     for (int i = 0; i < nt && rc == 0; i++) {
         int j = g->node_share[i], first = 1;
         for (int k = 0; k < i && first; k++)
             first = g->node_share[k] != j;
         if (j >= 0 && first)
-            rc = define_node(g, j, members, comp);
+            rc = define_node(g, j, comp);
     }
     free(comp);
-    free(members);
     return rc;
 }
 
@@ -553,6 +562,12 @@ static int define_actions(gen *g)
         if ((g->comp[i] = pepa_model_action_id(g->pm, name)) < 0)
             return oom(g);
         g->in_edge[i] = -1;
+        g->work[i] = -1;
+        if (skel_erlang_phases(g->m->scv[i]) > 1) {
+            snprintf(name, sizeof name, "work_%d", i);
+            if ((g->work[i] = pepa_model_action_id(g->pm, name)) < 0)
+                return oom(g);
+        }
     }
     for (int k = 0; k < g->m->nedges; k++) {
         edge_name(name, sizeof name, "move", g->m->edges[k]);
@@ -564,30 +579,58 @@ static int define_actions(gen *g)
     return 0;
 }
 
-/* Processor<i> = (comp_i, mu_i).Processor<i>, and Network offering every
- * move at its rate: Fig. 4. One processor component per task, not per
- * node: a single-state component offering several actions is the same
- * chain as one per action, and this keeps the model's structure
- * independent of the placement (seed 000's sharing is in the rate). */
+/* The local graph of Processor<i>, the phase-type distribution of task
+ * i's work of mean 1/mu_i (skel_erlang_phases, skel_h2): exponential,
+ * (comp_i, mu_i); Erlang-k, k - 1 phases (work_i, k mu_i) then
+ * (comp_i, k mu_i), the task taking part in every phase; hyperexponential,
+ * two states, the branch of the next item picked as this one completes. */
+static int proc_graph(gen *g, int i, lgraph *lg)
+{
+    double scv = g->m->scv[i], p, ra, rb;
+    int k = skel_erlang_phases(scv), rc = 0;
+    if (scv > 1) {
+        skel_h2(scv, &p, &ra, &rb);
+        double w[4] = { p * ra, (1 - p) * ra, p * rb, (1 - p) * rb };
+        lg->nstates = 2;
+        for (int t = 0; t < 4 && rc == 0; t++)
+            rc = skel_lg_push(lg, (ltr){ t / 2, g->comp[i], t % 2, w[t], i, 1 });
+        return rc < 0 ? oom(g) : 0;
+    }
+    lg->nstates = k;
+    for (int ph = 0; ph < k && rc == 0; ph++)
+        rc = skel_lg_push(lg, (ltr){ ph, ph < k - 1 ? g->work[i] : g->comp[i],
+                                     ph < k - 1 ? ph + 1 : 0, (double)k, i, 1 });
+    return rc < 0 ? oom(g) : 0;
+}
+
+/* Processor<i> (Fig. 4: (comp_i, mu_i).Processor<i> for exponential work),
+ * and Network offering every move at its rate. One processor component
+ * per task, not per node: a single-state component offering several
+ * actions is the same chain as one per action, and this keeps the model's
+ * structure independent of the placement (seed 000's sharing is in the
+ * rate). Under Sharing=ps the processors of a shared node's tasks go into
+ * its product instead. */
 static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
 {
     skel_model *m = g->m;
     char name[64];
     *procs = NULL;
     for (int i = 0; i < m->ntasks; i++) {
-        if (g->node_share && g->node_share[i] >= 0)
-            continue;                  /* its node's product is its processor */
-        snprintf(name, sizeof name, "mu_%d", i);
-        pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
-        snprintf(name, sizeof name, "Processor%d", i);
-        int id = pepa_model_proc_id(g->pm, name);
-        pepa_proc *c = id >= 0 ? pepa_const(g->pm, id) : NULL;
-        pepa_proc *body = r && c ? pepa_prefix(g->pm, g->comp[i], r, c) : NULL;
-        if (!body)
-            return oom(g);
-        if (pepa_model_define_proc(g->pm, name, body, nopos, g->err) < 0)
+        lgraph plg = { 0 };
+        if (proc_graph(g, i, &plg) < 0) {
+            free(plg.tr);
             return -1;
-        pepa_proc *ref = pepa_const(g->pm, id);
+        }
+        if (g->node_share && g->node_share[i] >= 0) {
+            g->plgs[i] = plg;          /* its node's product takes it */
+            continue;
+        }
+        int rc = define_states(g, &plg, "Processor", i);
+        free(plg.tr);
+        if (rc < 0)
+            return -1;
+        snprintf(name, sizeof name, "Processor%d", i);
+        pepa_proc *ref = pepa_const(g->pm, pepa_model_find_proc(g->pm, name));
         *procs = !ref ? NULL : *procs ? pepa_coop(g->pm, *procs, ref, NULL, 0) : ref;
         if (!*procs)
             return oom(g);
@@ -737,8 +780,11 @@ static int build(gen *g)
         sys = pepa_coop(g->pm, net, sys, g->move, m->nedges);
     int ncomp = 0;
     for (int i = 0; i < m->ntasks; i++)
-        if (!g->node_share || g->node_share[i] < 0)
+        if (!g->node_share || g->node_share[i] < 0) {
             acts[ncomp++] = g->comp[i];
+            if (g->work[i] >= 0)
+                acts[ncomp++] = g->work[i];
+        }
     if (sys && procs)
         sys = pepa_coop(g->pm, sys, procs, acts, ncomp);
     free(acts);
@@ -777,12 +823,13 @@ double skel_model_throughput(const skel_model *m, const double *action_thr)
 static int plan_sharing(gen *g, int n)
 {
     const skel_platform *p = g->plat;
-    if (!p || p->sharing != SKEL_SHARE_PS)
+    if (!p || !g->place || p->sharing != SKEL_SHARE_PS)
         return 0;
     int *load = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof *load);
     g->node_share = malloc((size_t)n * sizeof *g->node_share);
     g->lgs = calloc((size_t)n, sizeof *g->lgs);
-    if (!load || !g->node_share || !g->lgs) {
+    g->plgs = calloc((size_t)n, sizeof *g->plgs);
+    if (!load || !g->node_share || !g->lgs || !g->plgs) {
         free(load);
         return oom(g);
     }
@@ -803,7 +850,11 @@ static void gen_free(gen *g, int n)
 {
     for (int i = 0; g->lgs && i < n; i++)
         free(g->lgs[i].tr);
+    for (int i = 0; g->plgs && i < n; i++)
+        free(g->plgs[i].tr);
+    free(g->plgs);
     free(g->lgs);
+    free(g->work);
     free(g->node_share);
     free(g->in_edge);
 }
@@ -826,9 +877,11 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
     g->move = m->move_action = malloc(ne * sizeof *g->move);
     m->entry = calloc((size_t)(n ? n : 1), sizeof *m->entry);
     g->in_edge = malloc((size_t)n * sizeof *g->in_edge);
+    g->work = malloc((size_t)(n ? n : 1) * sizeof *g->work);
+    m->scv = malloc((size_t)(n ? n : 1) * sizeof *m->scv);
     m->pepa = g->pm = pepa_model_new(skel_tree_file(t));
     if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g->comp || !g->move ||
-        !g->in_edge || !m->entry || !m->pepa)
+        !g->in_edge || !m->entry || !g->work || !m->scv || !m->pepa)
         goto nomem;
     if (d->nedges)
         memcpy(m->edges, d->edges, (size_t)d->nedges * sizeof *m->edges);
@@ -836,6 +889,8 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
         const skel_node *task = skel_tree_task(t, i);
         m->work[i] = task->rate;
         m->data[i] = task->data;
+        /* the task's scv=, else the platform's WorkSCV=, else exponential */
+        m->scv[i] = task->scv > 0 ? task->scv : g->plat && g->plat->work_scv > 0 ? g->plat->work_scv : 1;
     }
     entry_weights(skel_tree_root(t), m->entry);
     if (plan_sharing(g, n) < 0 || build(g) < 0)
@@ -858,12 +913,29 @@ skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
     return model_new(&g, t, d, err);
 }
 
+int skel_erlang_phases(double scv)
+{
+    if (!(scv < 1))
+        return 1;
+    long k = lround(1 / scv);
+    return k < 1 ? 1 : k > 100 ? 100 : (int)k;
+}
+
+/* Balanced means: each branch carries half the mean, p / ra = (1 - p) / rb
+ * = 1/2, and p = (1 + sqrt((scv - 1) / (scv + 1))) / 2 gives the scv. */
+void skel_h2(double scv, double *p, double *ra, double *rb)
+{
+    *p = (1 + sqrt((scv - 1) / (scv + 1))) / 2;
+    *ra = 2 * *p;
+    *rb = 2 * (1 - *p);
+}
+
 skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
                                   const int *node_of_task, diag *err)
 {
     gen g = { .tree = t, .dag = d, .plat = p, .place = node_of_task, .err = err };
     skel_model *m = model_new(&g, t, d, err);
-    if (m && skel_model_place(m, p, node_of_task, err) < 0) {
+    if (m && node_of_task && skel_model_place(m, p, node_of_task, err) < 0) {
         skel_model_free(m);
         return NULL;
     }
@@ -874,6 +946,7 @@ void skel_model_free(skel_model *m)
 {
     if (!m)
         return;
+    free(m->scv);
     pepa_model_free(m->pepa);
     free(m->entry);
     free(m->move_action);

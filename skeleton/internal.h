@@ -34,16 +34,22 @@ typedef struct skel_lgraph {
 /* Append t (growing through base/mem). Returns 0 or -1 (memory). */
 int skel_lg_push(skel_lgraph *lg, skel_ltr t);
 
-/* Under processor sharing, the tasks placed on one node become one
- * component: the product of their local graphs, moves between them
- * synchronised inside it, and each computation active at its task's rate
- * divided by the number of the node's tasks computing in that state
- * (a task computes in a local state that offers its comp action). */
+/* Group lg's transitions by source state, in the order they were made:
+ * state s's are by[first[s] .. first[s + 1]) (first: nstates + 1 entries,
+ * by: ntr). */
+void skel_lg_group(const skel_lgraph *lg, int *first, skel_ltr *by);
+
+/* Under processor sharing, the tasks placed on one node and their
+ * processors become one component: the product of their local graphs,
+ * actions of two members synchronised inside it, and each computation
+ * (an active rate of a processor) divided by the number of tasks computing
+ * in that state (a task computes in a local state that offers its comp
+ * action, passively). */
 typedef struct skel_share_in {
-    int n;                        /* tasks on the node */
-    const int *task;              /* their indices */
-    const skel_lgraph *const *lg; /* their local graphs (passive activities) */
-    const int *comp;              /* per member: its comp action id */
+    int n;                        /* members: tasks and processors */
+    const skel_lgraph *const *lg; /* their local graphs */
+    const int *comp;              /* per member: a task's comp action id; -1 for a
+                                     processor */
     int nactions;                 /* action ids are below this */
     long max_states;              /* refuse a larger product */
 } skel_share_in;

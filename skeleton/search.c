@@ -297,6 +297,9 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
         return NULL;
     }
     s.ps = p->sharing == SKEL_SHARE_PS;
+    s.exp_work = 1;
+    for (int i = 0; i < s.nt; i++)
+        s.exp_work &= m->scv[i] == 1;
     if (setup(&s) < 0 || search_setup_platform(&s) < 0 || setup_chain(&s) < 0 ||
         ((!s.o->no_plan || s.ps) && search_plan_build(&s) < 0))
         goto fail;

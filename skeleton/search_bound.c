@@ -159,8 +159,10 @@ double search_bound(search *s)
             best = sum * s->group_scale[g];
     }
     /* Without pruning the bounds only order the search and bound what a
-     * budget leaves out: the cycle bounds are enough. */
-    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune; k++) {
+     * budget leaves out: the cycle bounds are enough. Windows are solved
+     * with exponential work: less variable work (Erlang) can beat them, so
+     * they bound only models whose work is all exponential. */
+    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work; k++) {
         const window *w = &s->win[k];
         if (w->len == WIN_MAX && s->place[w->start + w->len - 1] < 0)
             continue;

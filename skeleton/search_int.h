@@ -77,6 +77,7 @@ typedef struct search {
      * per task); a computation's rate mu_i is divided, state by state, by
      * the number of tasks of its node computing (the busy lists). */
     int ps;
+    int exp_work;              /* every task's work is exponential (windows apply) */
     uint64_t *busy_first;      /* states + 1 offsets into busy_task */
     int *busy_task;            /* the tasks computing in each state */
     double *dense;             /* n * (2n + 1) for chains of at most DENSE_MAX states */

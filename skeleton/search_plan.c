@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "search_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 /* ---- the rate plan ---------------------------------------------------------- */
 
 #define NO_SLOT UINT64_MAX
+#define NO_PARAM INT_MIN                          /* an action no parameter rates */
 #define PLAN_MAX_TRANSITIONS ((size_t)16000000)   /* 384 MB of plan at most */
 
 /* Position of source i in row j of q (rows are sorted by source). */
@@ -53,13 +55,22 @@ static int busy_on_node(const search *s, uint32_t k, int i)
     return n > 0 ? n : 1;
 }
 
+/* The parameter of plan transition t. A phase of task i's work (work_i,
+ * Erlang) is stored as -1 - i: rated by mu_i like comp_i, but no item
+ * completes (throughputs count tr_param >= 0 only). */
+static int param_of(const search *s, size_t t)
+{
+    return s->tr_param[t] >= 0 ? s->tr_param[t] : -1 - s->tr_param[t];
+}
+
 /* The rate of plan transition t at parameters r; shared: under Sharing=ps,
  * for the placement s->place. */
 static double plan_rate(const search *s, size_t t, const double *r, int shared)
 {
-    double v = s->tr_coef[t] * r[s->tr_param[t]];
-    if (shared && s->tr_param[t] < s->nt)
-        v /= busy_on_node(s, s->tr_src[t], s->tr_param[t]);
+    int prm = param_of(s, t);
+    double v = s->tr_coef[t] * r[prm];
+    if (shared && prm < s->nt)
+        v /= busy_on_node(s, s->tr_src[t], prm);
     return v;
 }
 
@@ -188,9 +199,15 @@ int search_plan_build(search *s)
         goto out;
     }
     for (int a = 0; a < sys->nactions; a++)
-        act_param[a] = -1;
-    for (int i = 0; i < s->nt; i++)
+        act_param[a] = NO_PARAM;
+    for (int i = 0; i < s->nt; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "work_%d", i);
+        int w = pepa_model_find_action(s->m->pepa, name);
         act_param[s->comp[i]] = i;
+        if (w >= 0)
+            act_param[w] = -1 - i;
+    }
     for (int e = 0; e < s->ne; e++)
         act_param[s->m->move_action[e]] = s->nt + e;
     /* Probe rates: distinct, irregular values. */
@@ -211,7 +228,7 @@ int search_plan_build(search *s)
             goto out;
         for (long t = 0; t < ntr; t++) {
             int prm = act_param[tr[t].action];
-            if (prm < 0 || s->ntr >= PLAN_MAX_TRANSITIONS) {
+            if (prm == NO_PARAM || s->ntr >= PLAN_MAX_TRANSITIONS) {
                 rc = 0;
                 goto out;
             }
@@ -232,7 +249,7 @@ int search_plan_build(search *s)
             s->tr_src[s->ntr] = i;
             s->tr_slot[s->ntr] = slot;
             s->tr_param[s->ntr] = prm;
-            s->tr_coef[s->ntr] = tr[t].rate / s->params[prm];
+            s->tr_coef[s->ntr] = tr[t].rate / s->params[param_of(s, s->ntr)];
             s->ntr++;
         }
     }
@@ -333,7 +350,7 @@ int search_evaluate(search *s)
         for (int i = 0; i < s->nt; i++)
             s->pthr[i] = 0;
         for (size_t t = 0; t < s->ntr; t++)
-            if (s->tr_param[t] < s->nt)
+            if (s->tr_param[t] >= 0 && s->tr_param[t] < s->nt)
                 s->pthr[s->tr_param[t]] += s->pi[s->tr_src[t]] *
                                            (s->ps ? plan_rate(s, t, s->params, 1) : s->tr_coef[t]);
         for (int i = 0; i < s->nt; i++)

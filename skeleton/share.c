@@ -3,11 +3,12 @@
  * The tasks placed on a node run as one component whose local state is the
  * tuple of their local states, so that it knows which of them compute and
  * gives each computing task Speed / (tasks computing). The tuple is a
- * function of the tasks' states: the chain has exactly the states of the
- * model with one component per task. Rates are those the cooperation of
- * the separate tasks would have (Hillston's passive weights): a move
- * between two members, passive in both, keeps weight (w1/W1)(w2/W2) of the
- * network's rate; a computation of weight w among W takes w/W of its rate. */
+ * function of the tasks' states (and their processors' phases): the chain
+ * has exactly the states of the model with one component per task and one
+ * per processor. Rates are those the cooperation of the separate components
+ * would have (Hillston's passive weights): a move between two members,
+ * passive in both, keeps weight (w1/W1)(w2/W2) of the network's rate; a
+ * computation of weight w among W takes w/W of its processor's rate. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -98,18 +99,10 @@ static int index_member(prod *pr, int p)
     pr->busy[p] = busy;
     if (!first || !by || !busy)
         return -1;
-    for (int k = 0; k < lg->ntr; k++)
-        first[lg->tr[k].from + 1]++;
-    for (int s = 0; s < ns; s++)
-        first[s + 1] += first[s];
-    for (int k = 0; k < lg->ntr; k++)
-        by[first[lg->tr[k].from]++] = lg->tr[k];
-    for (int s = ns; s > 0; s--)
-        first[s] = first[s - 1];
-    first[0] = 0;
+    skel_lg_group(lg, first, by);
     for (int k = 0; k < lg->ntr; k++) {
         int a = lg->tr[k].act;
-        if (a == pr->in->comp[p])
+        if (a == pr->in->comp[p] && lg->tr[k].task < 0)
             busy[lg->tr[k].from] = 1;
         int *o = pr->owner + 2 * (size_t)a;
         if (o[0] != p && o[1] != p)
@@ -138,33 +131,47 @@ static int emit(prod *pr, skel_lgraph *out, long s, skel_ltr t)
     return skel_lg_push(out, t) < 0 ? -1 : 0;
 }
 
-/* The activities of member p in product state s (its tuple in cur). A move
- * with another member is made once, by the member that owns it first. */
+/* One activity of two members on the same action: moves between two tasks
+ * (both passive) keep the product of their fractions of weight; a task's
+ * computation (passive) with its processor's phase (active) keeps the
+ * phase's rate times the task's fraction (Hillston's rule). */
+static skel_ltr combine(skel_ltr t, double wt, skel_ltr u, double wu)
+{
+    if (u.task >= 0)
+        return (skel_ltr){ 0, t.act, 0, u.w * (t.w / wt), u.task, 1 };
+    if (t.task >= 0)
+        return (skel_ltr){ 0, t.act, 0, t.w * (u.w / wu), t.task, 1 };
+    return (skel_ltr){ 0, t.act, 0, (t.w / wt) * (u.w / wu), -1, 1 };
+}
+
+/* The activities of member p in product state s (its tuple in cur). An
+ * action of two members is made once, by the first of them; every active
+ * rate (a computation) is divided among the tasks computing. */
 static int expand_member(prod *pr, skel_lgraph *out, long s, const int *cur, int p, int nbusy)
 {
-    const skel_share_in *in = pr->in;
-    int n = in->n, ls = cur[p], rc = 0;
+    int n = pr->in->n, ls = cur[p], rc = 0;
     for (int k = pr->first[p][ls]; k < pr->first[p][ls + 1] && rc == 0; k++) {
         skel_ltr t = pr->by[p][k];
         const int *o = pr->owner + 2 * (size_t)t.act;
         int q = o[0] == p ? o[1] : o[0];
         memcpy(pr->tmp, cur, (size_t)n * sizeof *cur);
         pr->tmp[p] = t.to;
-        if (t.act == in->comp[p]) {
-            skel_ltr a = { 0, t.act, 0, t.w / wsum(pr, p, ls, t.act), in->task[p], nbusy };
-            rc = emit(pr, out, s, a);
-        } else if (q < 0) {
+        if (q < 0) {
+            t.div = t.task >= 0 ? nbusy : 1;
             rc = emit(pr, out, s, t);
-        } else if (p < q) {
-            double wp = t.w / wsum(pr, p, ls, t.act), wq = wsum(pr, q, cur[q], t.act);
-            for (int j = pr->first[q][cur[q]]; j < pr->first[q][cur[q] + 1] && rc == 0; j++) {
-                skel_ltr u = pr->by[q][j];
-                if (u.act != t.act)
-                    continue;
-                pr->tmp[q] = u.to;
-                skel_ltr a = { 0, t.act, 0, wp * (u.w / wq), -1, 1 };
-                rc = emit(pr, out, s, a);
-            }
+            continue;
+        }
+        if (q < p)
+            continue;
+        double wt = wsum(pr, p, ls, t.act), wu = wsum(pr, q, cur[q], t.act);
+        for (int j = pr->first[q][cur[q]]; j < pr->first[q][cur[q] + 1] && rc == 0; j++) {
+            skel_ltr u = pr->by[q][j];
+            if (u.act != t.act)
+                continue;
+            pr->tmp[q] = u.to;
+            skel_ltr a = combine(t, wt, u, wu);
+            a.div = a.task >= 0 ? nbusy : 1;
+            rc = emit(pr, out, s, a);
         }
     }
     return rc;

@@ -38,6 +38,8 @@
 #define SKEL_MAX_GROUPS 12         /* branches one item forks to or joins from */
 #define SKEL_MAX_ALTS 4096         /* alternatives of one step (choices multiply) */
 #define SKEL_MAX_LOOP_CAP 64       /* items inside one loop over several stages */
+#define SKEL_MIN_SCV 0.01          /* squared coefficients of variation: Erlang-100 */
+#define SKEL_MAX_SCV 100.0
 
 /* ---- the skeleton hierarchy tree ------------------------------------- */
 
@@ -54,6 +56,9 @@ typedef struct skel_node {
     const char *name;            /* TASK: the label given ("task") */
     double rate;                 /* TASK: items per second on Speed=1 */
     double data;                 /* TASK: bytes of each item it sends (0: none) */
+    double scv;                  /* TASK: squared coefficient of variation of its
+                                    work per item (scv=); 0: the platform's WorkSCV=
+                                    (skel_phases) */
     int index;                   /* TASK: depth-first number, task "t<index>" */
     int lo, hi;                  /* tasks of this subtree: [lo, hi) */
     int declared;                /* count written in the description (0 if built) */
@@ -212,6 +217,8 @@ typedef struct skel_model {
     long nprefixes;          /* activities in the task definitions */
     int shared;              /* tasks inside Node<j> products (Sharing=ps, placed
                                 model): 0 for a placement-independent model */
+    double *scv;             /* per task: squared coefficient of variation of its
+                                work (task scv=, platform WorkSCV=, else 1) */
     int *comp_action;        /* per task: action id of comp_<i> in pepa */
     int *move_action;        /* per edge: action id of its move in pepa */
     double *entry;           /* per task: items entering the skeleton per
@@ -300,6 +307,7 @@ typedef struct skel_platform {
     void *priv;              /* name index and storage */
     double param[SKEL_PARAM_COUNT];  /* cost model parameters; 0: not given */
     skel_sharing sharing;    /* Sharing=; SKEL_SHARE_PS when not given */
+    double work_scv;         /* WorkSCV=: a task's work when it gives no scv=; 0: 1 */
 } skel_platform;
 
 
@@ -371,8 +379,19 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
 int skel_place_rates(const skel_model *m, const skel_platform *p, const int *node_of_task,
                      double *mu, double *lambda, diag *err);
 
+/* Phases of a task's work (or a move's time) of squared coefficient of
+ * variation scv (docs/platform.md, "Variability"): below 1, Erlang-k with
+ * k = round(1/scv) (1..100) phases of rate k/mean; at 1 (and above, where
+ * this returns 1) one phase. Above 1 the work is a balanced-means
+ * hyperexponential H2: with probability p at rate ra/mean, else at rate
+ * rb/mean (skel_h2 gives p, ra, rb; p/ra = (1-p)/rb = 1/2). */
+int skel_erlang_phases(double scv);
+void skel_h2(double scv, double *p, double *ra, double *rb);
+
 /* The model of one placement on p under p's semantics, rates set (as by
- * skel_model_place). Under Sharing=ps the tasks of each node that holds
+ * skel_model_place). node_of_task NULL: the placement-independent model
+ * under p's other semantics (WorkSCV=), rates not set, as the search
+ * wants it. Under Sharing=ps the tasks of each node that holds
  * several are one component, Node<j> (and Node<j>_<k>), whose local state
  * is the tuple of theirs: it gives each computing task mu_<i> (its rate
  * alone on the node) divided by the number of them computing, so its

@@ -611,7 +611,8 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
                 goto out;
             }
     }
-    if (!(dag = skel_dag_build(job->tree, job->style, err)) || !(model = skel_model_new(job->tree, dag, err)))
+    if (!(dag = skel_dag_build(job->tree, job->style, err)) ||
+        !(model = skel_model_new_placed(job->tree, dag, p, NULL, err)))
         goto out;
 
     skel_search_opts so = { 0 };

@@ -6,9 +6,12 @@
  *  - the placement search's state-by-state re-rating of the
  *    placement-independent chain gives, for every placement of small
  *    pipes, farms and deals, the throughput of the generated model of that
- *    placement solved afresh;
+ *    placement solved afresh, and the search with its bounds finds the
+ *    best of them;
  *  - Sharing=static is seed 000's equitable sharing (its table is in
- *    test_skel_seed000); ps is never slower than static. */
+ *    test_skel_seed000); ps is never slower than static;
+ *  - a task's work of scv < 1 (Erlang phases in its processor) and > 1
+ *    (balanced H2) has the throughput of textbook hand-written models. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
@@ -169,6 +172,9 @@ static const char *const skels[] = {
     "pipe(3); task(\"a\", 2.0); farm(2, \"w\", 1.0); task(\"c\", 3.0);",
     "pipe(3); task(\"a\", 2.0); deal(2, \"w\", 1.0); task(\"c\", 3.0);",
     "pipe(2); task(\"a\", 3.0); loop(2.0); task(\"b\", 5.0);",
+    /* variable work: Erlang phases and H2 branches inside Node<j> */
+    "pipe(3); task(\"a\", 1.0, scv=0.25); task(\"b\", 3.0, scv=4); task(\"c\", 2.0, scv=0.5);",
+    "pipe(3); task(\"a\", 2.0, scv=0.5); farm(2, \"w\", 1.0, scv=0.34); task(\"c\", 3.0);",
 };
 static const char three_nodes[] = "LocalLatency=0.01 Input=n1 Output=local\n"
                                   "NodeName=n1 Speed=1\nNodeName=n2 Speed=2\nNodeName=n3 Speed=5\n"
@@ -199,8 +205,98 @@ START_TEST(test_search_matches_generated)
                           skel_sharing_name(b.plat->sharing), k, e->throughput, fresh);
         }
         (void)nt;
+        /* bounds and symmetry on: the same best (bounds sound under ps and
+         * with non-exponential work) */
+        skel_search_opts fast = { 0 };
+        fast.top = 1;
+        skel_search_result *f = skel_search(b.model, b.dag, b.plat, &fast, &err);
+        ck_assert_msg(f, "%s", err.msg);
+        ck_assert_msg(close_rel(f->ranked[0].throughput, r->ranked[0].throughput, 1e-9),
+                      "%s: pruned search %.12g, brute force %.12g", skels[_i / 2],
+                      f->ranked[0].throughput, r->ranked[0].throughput);
+        skel_search_result_free(f);
         skel_search_result_free(r);
     }
+    placed_free(&b);
+}
+END_TEST
+
+/* ---- variability of the work (scv=) ----------------------------------- */
+
+/* Stage 0 with Erlang-2 work (scv 0.5) of mean 1/4, written the textbook
+ * way: the phases are states of the stage itself. The generator puts them
+ * in Processor0 instead, the stage taking part in each (work_0). */
+static const char pipe2_erlang[] =
+    "r0 = 4; r1 = 3; l = 20;\n"
+    "S0 = (move_in_0, l).A1;\n"
+    "A1 = (ph, 2 * r0).A2;\n"
+    "A2 = (comp_0, 2 * r0).S0c;\n"
+    "S0c = (move_0_1, infty).S0;\n"
+    "S1 = (move_0_1, l).(comp_1, r1).(move_1_out, l).S1;\n"
+    "S0 <move_0_1> S1\n";
+
+/* Stage 0 with balanced-means H2 work (scv 4): the branch is drawn as the
+ * item arrives (the generator draws it as the previous item completes:
+ * the same sequence of independent work times). */
+static void pipe2_h2(char *buf, size_t n)
+{
+    double p, ra, rb;
+    skel_h2(4.0, &p, &ra, &rb);
+    snprintf(buf, n,
+             "r0 = 4; r1 = 3; l = 20;\n"
+             "S0 = (move_in_0, %.17g * l).A + (move_in_0, %.17g * l).B;\n"
+             "A = (comp_0, %.17g * r0).S0c;\n"
+             "B = (comp_0, %.17g * r0).S0c;\n"
+             "S0c = (move_0_1, infty).S0;\n"
+             "S1 = (move_0_1, l).(comp_1, r1).(move_1_out, l).S1;\n"
+             "S0 <move_0_1> S1\n", p, 1 - p, ra, rb);
+}
+
+static const char two_apart[] = "LocalLatency=0.05 DefaultLatency=0.05 Input=local Output=local\n"
+                                "NodeName=n1,n2 Speed=2\n";
+
+START_TEST(test_erlang_hand)
+{
+    placed b;
+    placed_build(&b, "pipe(2); task(\"a\", 2.0, scv=0.5); task(\"b\", 1.5);",
+                 SKEL_STYLE_STREAM, two_apart);
+    int where[2] = { 0, 1 };
+    double gen = placed_thr(&b, where, NULL), hand = hand_thr(pipe2_erlang, "comp_0");
+    ck_assert_msg(close_rel(gen, hand, 1e-12), "erlang %.15g vs hand %.15g", gen, hand);
+    placed_free(&b);
+    /* less variable work, more throughput than exponential */
+    placed_build(&b, "pipe(2); task(\"a\", 2.0); task(\"b\", 1.5);", SKEL_STYLE_STREAM,
+                 two_apart);
+    ck_assert(placed_thr(&b, where, NULL) < gen);
+    placed_free(&b);
+}
+END_TEST
+
+START_TEST(test_h2_hand)
+{
+    placed b;
+    placed_build(&b, "pipe(2); task(\"a\", 2.0, scv=4); task(\"b\", 1.5);", SKEL_STYLE_STREAM,
+                 two_apart);
+    int where[2] = { 0, 1 };
+    char text[2048];
+    pipe2_h2(text, sizeof text);
+    double gen = placed_thr(&b, where, NULL), hand = hand_thr(text, "comp_0");
+    ck_assert_msg(close_rel(gen, hand, 1e-12), "h2 %.15g vs hand %.15g", gen, hand);
+    placed_free(&b);
+}
+END_TEST
+
+/* The platform's WorkSCV= for tasks that give none; a task's scv= wins. */
+START_TEST(test_work_scv_default)
+{
+    placed b;
+    char plat[512];
+    snprintf(plat, sizeof plat, "WorkSCV=0.5\n%s", two_apart);
+    placed_build(&b, "pipe(2); task(\"a\", 2.0); task(\"b\", 1.5, scv=1);", SKEL_STYLE_STREAM,
+                 plat);
+    int where[2] = { 0, 1 };
+    double x = placed_thr(&b, where, NULL);
+    ck_assert_msg(close_rel(x, hand_thr(pipe2_erlang, "comp_0"), 1e-12), "%.15g", x);
     placed_free(&b);
 }
 END_TEST
@@ -247,7 +343,10 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_pipe2_hand);
     tcase_add_test(tc, test_pipe3_hand);
-    tcase_add_loop_test(tc, test_search_matches_generated, 0, 8);
+    tcase_add_loop_test(tc, test_search_matches_generated, 0, 12);
+    tcase_add_test(tc, test_erlang_hand);
+    tcase_add_test(tc, test_h2_hand);
+    tcase_add_test(tc, test_work_scv_default);
     tcase_add_test(tc, test_ps_not_slower);
     tcase_add_test(tc, test_product_limit);
     suite_add_tcase(s, tc);

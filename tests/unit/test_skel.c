@@ -196,7 +196,9 @@ START_TEST(test_parse_errors)
     parse_fails("foo(1);", "t.skel:1:1: unknown skeleton 'foo' (expected pipe, task, deal, farm, xdeal, xfarm, par, choice or loop)");
     parse_fails("pipe(1);\n\ttask(\"a, 1);", "t.skel:2:7: unterminated string");
     parse_fails("/* open", "t.skel:1:1: unterminated comment");
-    parse_fails("task(\"a\", 1, foo=1);", "t.skel:1:14: unknown option 'foo' (known: data)");
+    parse_fails("task(\"a\", 1, foo=1);", "t.skel:1:14: unknown option 'foo' (known: data, scv)");
+    parse_fails("task(\"a\", 1, scv=0);", "t.skel:1:18: scv= must be between 0.01 and 100 (got 0)");
+    parse_fails("task(\"a\", 1, scv=2, scv=3);", "t.skel:1:21: scv= given twice");
     parse_fails("task(\"a\", 1, data=-1);",
                 "t.skel:1:19: data size must be non-negative and finite (got -1)");
     parse_fails("xdeal(2);\n pipe(1);\n  task(\"a\", 1);\n",
