@@ -96,6 +96,20 @@ expect_exit 1 "bad sharing" -- gen "$S/fig4.skel" --platform "$TMP/fair.conf"
 err_has "bad sharing" "fair.conf:1:9: Sharing= must be ps or static, not 'fair'"
 expect_exit 2 "bad sharing option" -- gen "$S/fig4.skel" --sharing fair
 
+# ps with Erlang and H2 work inside Node<j> components: the exact chain's
+# throughput within the 95% interval of the Gillespie simulation of the
+# same model (an independent engine; fixed seed, so deterministic)
+printf 'pipe(5); task("a", 2.0, scv=0.25); task("b", 1.5, scv=0.25); task("c", 2.5, scv=4);\n task("d", 1.0, scv=0.5); task("e", 2.0);\n' >"$TMP/var.skel"
+VAR="--style stream --platform $SRCDIR/examples/platforms/cluster.conf --place t0=n01,t1=n01,t2=n02,t3=n02,t4=n01"
+expect_exit 0 "variable exact" -- solve $VAR "$TMP/var.skel"
+exact=$(awk '$1 == "comp_0" { print $2 }' "$TMP/out")
+expect_exit 0 "variable simulated" -- simulate $VAR --events 200000 --reps 10 --no-local "$TMP/var.skel"
+if awk -v x="$exact" '$1 == "comp_0" { d = $2 - x; if (d < 0) d = -d; ok = x > 0 && d <= $3 } END { exit !ok }' "$TMP/out"; then
+    ok
+else
+    fail "variable: exact $exact outside the simulation's interval: $(grep '^comp_0' "$TMP/out")"
+fi
+
 # usage: exit 2
 expect_exit 2 "no argument" -- gen
 expect_exit 2 "bad style" -- gen "$S/fig4.skel" --style fast
