@@ -30,6 +30,7 @@
  * a Slurm without them still loads the plugin (every described node is
  * then a candidate) instead of failing to start. */
 extern void *avail_node_bitmap __attribute__((weak));
+extern void *idle_node_bitmap __attribute__((weak));
 extern char *bitmap2node_name(void *bitmap) __attribute__((weak));
 extern void *default_part_loc __attribute__((weak));
 extern void *find_part_record(char *name) __attribute__((weak));
@@ -81,6 +82,11 @@ static char conf_why[PATH_MAX + DIAG_MAX];     /* why there is no usable conf */
 #define SK_BITSTR_MAGIC 0x42434445
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) && SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
 #define SK_PART_BITMAP_OFFSET 0xd0
+/* default_time and max_time (uint32_t minutes): offsetof in 22.05.8's
+ * part_record_t (slurmctld.h), which also gives node_bitmap at 0xd0 as
+ * measured */
+#define SK_PART_DEFAULT_TIME_OFFSET 0x68
+#define SK_PART_MAX_TIME_OFFSET 0xbc
 #define SK_SLURM_2205 1            /* get_job_env's ownership, below, as measured */
 #endif
 #define SK_MAX_PARTS 8             /* partitions of one -p list tried */
@@ -118,6 +124,24 @@ static char *part_nodes(void *rec)
     (void)rec;
     part_unsupported("built for a Slurm release other than 22.05");
     return NULL;
+#endif
+}
+
+/* The time limit a job without -t gets in a partition (DefaultTime, else
+ * MaxTime), in minutes; 0 when none or not readable. */
+static long part_default_time(void *rec)
+{
+#ifdef SK_PART_DEFAULT_TIME_OFFSET
+    if (!rec || *(const uint32_t *)rec != SK_PART_MAGIC)
+        return 0;
+    uint32_t def = *(const uint32_t *)((const char *)rec + SK_PART_DEFAULT_TIME_OFFSET),
+             max = *(const uint32_t *)((const char *)rec + SK_PART_MAX_TIME_OFFSET);
+    if (def != NO_VAL && def != INFINITE)
+        return (long)def;
+    return max != NO_VAL && max != INFINITE ? (long)max : 0;
+#else
+    (void)rec;
+    return 0;
 #endif
 }
 
@@ -198,8 +222,9 @@ static void reload_locked(void)
     slurmsk_conf_free(conf);
     conf = c;
     conf_why[0] = '\0';
-    slurm_info("job_submit/skeleton: loaded %s (%d nodes, Budget=%gms, MaxStates=%lu)", conf_path,
-               c->plat->nnodes, c->budget * 1000, c->max_states);
+    char desc[512];
+    slurmsk_conf_describe(c, desc, sizeof desc);
+    slurm_info("job_submit/skeleton: loaded %s (%s)", conf_path, desc);
 }
 
 int init(void)
@@ -251,59 +276,127 @@ static void sk_release(void *ptr)
 
 static const slurmsk_alloc slurm_alloc = { sk_grow, sk_dup, sk_release };
 
-/* Called with conf_lock held: the best plan over the job's partitions,
- * each searched with an equal share of Budget=. Returns 0 with plan
- * filled, 1 when the job's -p list names no partition slurmctld knows (the
- * job is left to Slurm, which rejects it with its own message), or -1 with
- * the first partition's reason in err. */
-static int place_job(job_desc_msg_t *jd, const slurmsk_job *job, slurmsk_plan *plan, diag *err)
+/* Slurm's error code for a refusal: the closest it has, so that sbatch's
+ * last line says what kind of problem it is. */
+static int fault_code(slurmsk_fault f)
 {
-    void *recs[SK_MAX_PARTS];
-    int nparts = job_parts(jd->partition, recs);
-    if (nparts == 0)
-        return 1;
-    if (nparts < 0)
-        nparts = 0;
-    unsigned char *allowed = calloc((size_t)conf->plat->nnodes, 1);
-    if (!allowed)
-        return diag_set(err, "out of memory");
-    char *avail = &avail_node_bitmap && bitmap2node_name && avail_node_bitmap
-                      ? bitmap2node_name(avail_node_bitmap)
-                      : NULL;
-    int rounds = nparts ? nparts : 1, found = 0;
-    double budget = conf->budget;
-    conf->budget = budget / rounds;
-    for (int i = 0; i < rounds; i++) {
-        /* partitions not readable: not restricted */
-        char *pn = nparts ? part_nodes(recs[i]) : NULL;
-        slurmsk_plan p;
-        diag e;
-        diag_clear(&e);
-        int ok = slurmsk_candidates(conf->plat, avail, pn, jd->exc_nodes, jd->req_nodes,
-                                    conf->unknown_reject, allowed, &e) > 0 &&
-                 slurmsk_place(conf, job, allowed, &p, &e) == 0;
-        if (pn)
-            SK_FREE(pn);
-        if (!ok) {
-            if (!err->set)
-                *err = e;
-        } else if (!found || p.throughput > plan->throughput) {
-            if (found)
-                slurmsk_plan_clear(plan);
-            *plan = p;
-            found = 1;
-        } else {
-            slurmsk_plan_clear(&p);
-        }
+    switch (f) {
+    case SLURMSK_FAULT_NONE:
+        return SLURM_SUCCESS;
+    case SLURMSK_FAULT_SYNTAX:
+        return EINVAL;                       /* "Invalid argument" */
+    case SLURMSK_FAULT_TOO_BIG:
+        return E2BIG;
+    case SLURMSK_FAULT_SIZE:
+        return ESLURM_BAD_TASK_COUNT;
+    case SLURMSK_FAULT_NODE_NAME:
+        return ESLURM_INVALID_NODE_NAME;
+    case SLURMSK_FAULT_NODE_AVAIL:
+        return ESLURM_NODE_NOT_AVAIL;
+    case SLURMSK_FAULT_NO_NODES:
+        return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+    case SLURMSK_FAULT_CONF:
+        return ESLURM_INTERNAL;              /* "... contact system administrator" */
+    case SLURMSK_FAULT_MEMORY:
+        return ENOMEM;
     }
-    conf->budget = budget;
+    return SLURM_ERROR;
+}
+
+/* The nodes of a bitmap slurmctld exports (Slurm's allocator), or NULL. */
+static char *bitmap_nodes(void **bitmap)
+{
+    return bitmap && bitmap2node_name && *bitmap ? bitmap2node_name(*bitmap) : NULL;
+}
+
+/* The job in the library's terms. Strings that come from Slurm's
+ * allocator are freed by request_free. */
+static void request_fill(job_desc_msg_t *jd, slurmsk_request *rq, char **parts, int nparts)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->script = jd->script;
+    rq->skeleton = slurmsk_spank_value(jd->spank_job_env, jd->spank_job_env_size);
+    rq->avail = bitmap_nodes(&avail_node_bitmap ? &avail_node_bitmap : NULL);
+    rq->idle = bitmap_nodes(&idle_node_bitmap ? &idle_node_bitmap : NULL);
+    rq->parts = (const char *const *)parts;
+    rq->nparts = nparts;
+    rq->req_nodes = jd->req_nodes;
+    rq->exc_nodes = jd->exc_nodes;
+    rq->min_nodes = jd->min_nodes != NO_VAL && jd->min_nodes ? jd->min_nodes : 0;
+    rq->num_tasks = jd->num_tasks != NO_VAL && jd->num_tasks ? jd->num_tasks : 0;
+    rq->cpus_per_task = jd->cpus_per_task != NO_VAL16 && jd->cpus_per_task ? jd->cpus_per_task : 0;
+    rq->time_limit = jd->time_limit != NO_VAL && jd->time_limit != INFINITE ? (long)jd->time_limit : 0;
+    rq->array = jd->array_inx && *jd->array_inx;
+}
+
+static void request_free(slurmsk_request *rq, char **parts, int nparts)
+{
+    char *avail = (char *)rq->avail, *idle = (char *)rq->idle;
     if (avail)
         SK_FREE(avail);
-    free(allowed);
-    if (!found)
-        return -1;
-    diag_clear(err);
-    return 0;
+    if (idle)
+        SK_FREE(idle);
+    for (int i = 0; i < nparts; i++)
+        if (parts[i])
+            SK_FREE(parts[i]);
+}
+
+/* A placed job runs on the plan's nodes with the CPUs its tasks need
+ * there, and its environment holds the plan. */
+static void apply_plan(job_desc_msg_t *jd, const slurmsk_decision *d)
+{
+    if (jd->req_nodes)
+        SK_FREE(jd->req_nodes);
+    jd->req_nodes = slurm_xstrdup(d->plan.req_nodes);
+    /* Slurm raises min_nodes to the list; max_nodes too, or a user's -N1
+     * would make the job invalid. */
+    jd->min_nodes = (uint32_t)d->plan.nnodes;
+    jd->max_nodes = (uint32_t)d->plan.nnodes;
+    /* the tasks, and the CPUs sbatch derived from the user's -n (its -n 8
+     * on the plan's 2 nodes of 2 CPUs would make the job impossible) */
+    jd->num_tasks = (uint32_t)d->num_tasks;
+    jd->min_cpus = (uint32_t)(d->num_tasks * (jd->cpus_per_task != NO_VAL16 && jd->cpus_per_task
+                                                  ? jd->cpus_per_task : 1));
+    jd->pn_min_cpus = (uint16_t)(d->min_cpus > UINT16_MAX - 1 ? UINT16_MAX - 1 : d->min_cpus);
+    /* cannot fail here: Slurm's allocator stops slurmctld rather than
+     * return NULL, as everywhere in Slurm */
+    slurmsk_env_apply(&jd->environment, &jd->env_size, d->plan.env, d->plan.nenv, &slurm_alloc);
+}
+
+/* Called with conf_lock held. */
+static int decide_locked(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
+{
+    void *recs[SK_MAX_PARTS];
+    char *parts[SK_MAX_PARTS];
+    int nparts = job_parts(jd->partition, recs);
+    if (nparts == 0) {
+        slurm_info("job_submit/skeleton: uid=%u job=%s: no known partition in '%s'; left to Slurm",
+                   submit_uid, jd->name ? jd->name : "(none)", jd->partition);
+        return SLURM_SUCCESS;
+    }
+    for (int i = 0; i < nparts; i++)
+        parts[i] = part_nodes(recs[i]);    /* NULL: not readable, not restricted */
+    slurmsk_request rq;
+    request_fill(jd, &rq, parts, nparts > 0 ? nparts : 0);
+    if (nparts > 0)
+        rq.default_time = part_default_time(recs[0]);
+    slurmsk_decision d;
+    int rc = SLURM_SUCCESS;
+    if (slurmsk_decide(conf, conf_why, &rq, &d) < 0) {
+        rc = ENOMEM;
+    } else if (d.present) {
+        if (d.accepted && d.fault == SLURMSK_FAULT_NONE)
+            apply_plan(jd, &d);
+        if (d.user)
+            set_msg(err_msg, d.user);
+        slurm_info("job_submit/skeleton: uid=%u job=%s %s", submit_uid, jd->name ? jd->name : "(none)",
+                   d.log ? d.log : "");
+        if (!d.accepted)
+            rc = fault_code(d.fault);
+    }
+    slurmsk_decision_clear(&d);
+    request_free(&rq, parts, nparts > 0 ? nparts : 0);
+    return rc;
 }
 
 int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
@@ -311,75 +404,13 @@ int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     /* Fast path: most jobs have no directive at all (srun/salloc: no script). */
     if (!jd)
         return SLURM_SUCCESS;
-    const char *extra = slurmsk_spank_value(jd->spank_job_env, jd->spank_job_env_size);
-    if (!extra && (!jd->script || !strstr(jd->script, "#SKEL")))
+    if (!slurmsk_spank_value(jd->spank_job_env, jd->spank_job_env_size) &&
+        (!jd->script || !strstr(jd->script, "#SKEL")))
         return SLURM_SUCCESS;
-
-    char msg[sizeof conf_why + 2 * DIAG_MAX];
-    diag err;
-    diag_clear(&err);
-    slurmsk_job job;
-    slurmsk_plan plan;
-    memset(&plan, 0, sizeof plan);
-    int rc = SLURM_SUCCESS, placed;
-
     pthread_mutex_lock(&conf_lock);
     reload_locked();
-    int accept_bad = conf ? conf->bad_accept : 0;
-    if (slurmsk_job_parse(jd->script, jd->script ? strlen(jd->script) : 0, "batch script", extra,
-                          extra ? strlen(extra) : 0, conf ? conf->max_tasks : 32, &job, &err) < 0)
-        goto bad;
-    if (!job.present)
-        goto out;                  /* "#SKEL" only inside some other word or line */
-    if (!conf) {
-        diag_set(&err, "the site's skeleton.conf is not usable (%s)", conf_why);
-        goto bad;
-    }
-    placed = place_job(jd, &job, &plan, &err);
-    if (placed < 0)
-        goto bad;
-    if (placed > 0) {
-        slurm_info("job_submit/skeleton: uid=%u job=%s: no known partition in '%s'; left to Slurm",
-                   submit_uid, jd->name ? jd->name : "(none)", jd->partition);
-        goto out;
-    }
-
-    if (jd->req_nodes)
-        SK_FREE(jd->req_nodes);
-    jd->req_nodes = slurm_xstrdup(plan.req_nodes);
-    /* Slurm raises min_nodes to the list; max_nodes too, or a user's -N1
-     * would make the job invalid. */
-    jd->min_nodes = (uint32_t)plan.nnodes;
-    jd->max_nodes = (uint32_t)plan.nnodes;
-    /* cannot fail here: Slurm's allocator stops slurmctld rather than
-     * return NULL, as everywhere in Slurm */
-    slurmsk_env_apply(&jd->environment, &jd->env_size, plan.env, plan.nenv, &slurm_alloc);
-    /* warnings: sbatch prints them and the job is accepted */
-    msg[0] = '\0';
-    if (jd->time_limit != NO_VAL && jd->time_limit != INFINITE)
-        slurmsk_time_check(job.items, plan.throughput, (long)jd->time_limit, msg, sizeof msg);
-    if (job.warning)
-        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%sskeleton: warning: BPEL: %s",
-                 msg[0] ? "\n" : "", job.warning);
-    if (msg[0])
-        set_msg(err_msg, msg);
-    slurmsk_plan_describe(&plan, conf->plat, msg, sizeof msg);
-    slurm_info("job_submit/skeleton: uid=%u job=%s %s", submit_uid, jd->name ? jd->name : "(none)",
-               msg);
-    goto out;
-
-bad:
-    snprintf(msg, sizeof msg, "skeleton: %s%s", err.msg,
-             accept_bad ? " (the job is accepted without a placement)" : "");
-    set_msg(err_msg, msg);
-    slurm_info("job_submit/skeleton: uid=%u job=%s %s: %s", submit_uid,
-               jd->name ? jd->name : "(none)", accept_bad ? "passed through" : "rejected", err.msg);
-    if (!accept_bad)
-        rc = SLURM_ERROR;
-out:
+    int rc = decide_locked(jd, submit_uid, err_msg);
     pthread_mutex_unlock(&conf_lock);
-    slurmsk_plan_clear(&plan);
-    slurmsk_job_clear(&job);
     return rc;
 }
 

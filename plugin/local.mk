@@ -23,3 +23,13 @@ plugin_spank_skeleton_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS)
 plugin_spank_skeleton_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|spank_plugin_version|slurm_spank_init|slurm_spank_init_post_opt)$$'
 endif
+
+# Slurm loads plugins by their .so; the libtool archives make install puts
+# beside them would sit in Slurm's plugin directory for nothing.
+if HAVE_SLURM
+install-data-hook:
+	rm -f "$(DESTDIR)$(slurm_plugindir)/job_submit_skeleton.la" "$(DESTDIR)$(slurm_plugindir)/spank_skeleton.la"
+uninstall-hook:
+	rm -f "$(DESTDIR)$(slurm_plugindir)/job_submit_skeleton.so" "$(DESTDIR)$(slurm_plugindir)/spank_skeleton.so"
+endif
+dist_man_MANS += docs/skeleton.conf.5 docs/job_submit_skeleton.8

@@ -174,8 +174,8 @@ static int advance(const run *r, worker *w, rep *p)
             if (step(r, w, p, 1) < 0)
                 return -1;
         }
-    else
-        while (p->t - p->t0 < r->target_time)
+    else                                /* at least one event, else 0/0 */
+        while (p->t - p->t0 < r->target_time || p->measured == 0)
             if (step(r, w, p, 1) < 0)
                 return -1;
     return 0;

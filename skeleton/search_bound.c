@@ -109,6 +109,14 @@ double search_bound(search *s)
     }
     for (int e = 0; e < s->ne; e++)
         s->blam[e] = edge_ub(s, e);
+    return search_bound_rates(s);
+}
+
+/* The bound for the rate upper bounds in s->bmu (tasks) and s->blam
+ * (edges); with a complete placement's own rates, the best sound bound on
+ * its throughput the search has without the chain. */
+double search_bound_rates(search *s)
+{
     if (s->d->extended) {
         /* par/choice/loop: the flows' cycle bounds do not apply. A task
          * computing v_i times per item is busy at most all the time, so
@@ -562,6 +570,17 @@ int search_setup_platform(search *s)
     }
     for (int e = 0; e < s->ne; e++) {
         double data = edge_data(s, e);
+        /* Edges carrying as many bytes have the same fastest rates: copy
+         * (nodes squared per distinct size, not per edge). */
+        int same = e - 1;
+        while (same >= 0 && edge_data(s, same) != data)
+            same--;
+        if (same >= 0) {
+            memcpy(s->mx_from + (size_t)e * nn, s->mx_from + (size_t)same * nn, nn * sizeof *s->mx_from);
+            memcpy(s->mx_to + (size_t)e * nn, s->mx_to + (size_t)same * nn, nn * sizeof *s->mx_to);
+            s->mx_any[e] = s->mx_any[same];
+            continue;
+        }
         for (int a = 0; a < s->nn; a++)
             for (int b = 0; b < s->nn; b++) {
                 double r = 1.0 / move_secs(s, a, b, data);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/mem.h"
+#include "../base/clock.h"
 #include "../pepa/enum.h"
 #include "../pepa/index.h"
 #include "../pepa/solve.h"
@@ -317,6 +318,11 @@ static int solve_now(search *s)
     pepa_solve_opts_init(&so);
     so.tol = 1e-12;
     so.warm = s->warm;
+    if (s->deadline > 0) {
+        /* never held past the budget: a solve left unfinished is given up */
+        double left = s->deadline - clock_now();
+        so.time_limit = left > 0.002 ? left : 0.002;
+    }
     pepa_solve_result res;
     diag tmp;
     diag_clear(&tmp);
@@ -325,7 +331,10 @@ static int solve_now(search *s)
     /* A warm start that went astray: start again from scratch. */
     so.warm = 0;
     so.tol = 1e-10;
-    return pepa_solve(s->sp->q, &so, s->pi, &res, s->err);
+    if (pepa_solve(s->sp->q, &so, s->pi, &res, s->err) == 0)
+        return 0;
+    s->solve_late = s->deadline > 0 && clock_now() >= s->deadline;
+    return -1;
 }
 
 /* Solve the complete placement s->place and rank it. */
@@ -358,8 +367,14 @@ int search_evaluate(search *s)
     } else if (pepa_space_throughput(s->sp, s->pi, s->thr, s->err) < 0) {
         return -1;
     }
-    s->evaluated++;
+    s->evaluated += !s->seeding;
     double x = skel_model_throughput(s->m, s->thr);
+    /* A placement solved again (a seed from the large-scale search, found
+     * again by the branch and bound) is ranked once. */
+    for (int k = 0; k < s->nranked; k++)
+        if (fabs(s->ranked[k].throughput - x) <= 1e-6 * x &&
+            memcmp(s->ranked[k].placement, s->place, (size_t)s->nt * sizeof *s->place) == 0)
+            return 0;
     /* Where it goes: after every entry at least as good (ties keep the
      * order found, the canonical placement first). */
     int pos = s->nranked;

@@ -1,7 +1,9 @@
 # tests/: Check unit suites (tests/unit) and command-line tests (tests/cli).
 # Tests read the shared corpus from $(SHARED_DIR) (default ../shared beside
 # the source tree) and never copy it.
-SHARED_DIR ?= $(abs_top_srcdir)/../shared
+# (`./configure SHARED_DIR=DIR` or the environment at `make` time set it;
+# `make distcheck` passes this tree's to the tarball's configure).
+SHARED_DIR ?= @SHARED_DIR@
 AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SKELSCHED='$(abs_top_builddir)/skelsched'; export SKELSCHED; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
@@ -48,7 +50,8 @@ tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_sim_LDADD = sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 endif
 
-CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh
+CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh \
+	tests/cli/docs.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 
@@ -57,12 +60,16 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # soak.sh: thousands of valid, invalid and hostile submissions and
 # skeleton.conf reloads against the same cluster (docs/robustness.md);
 # `make check` runs it for 30 s, `make soak` for SOAK_SECONDS (default 600).
-EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh
+# users.sh: issue 17's user and administrator checks on the documented
+# configuration; install.sh: what make install puts where.
+EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh tests/slurm/users.sh \
+	tests/slurm/install.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
+TESTS += tests/slurm/install.sh
 if !SANITIZE
-TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh
+TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh tests/slurm/users.sh
 endif
 endif
 

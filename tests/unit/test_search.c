@@ -449,6 +449,111 @@ START_TEST(test_farm_first)
 }
 END_TEST
 
+/* ---- the large-scale search (issue 15, part 4) ------------------------------ */
+
+/* A platform of n nodes in 4 classes of speeds 8, 4, 2, 1 (n/4 each), every
+ * pair at the default latency. */
+static char *class_platform(int n)
+{
+    size_t cap = 512;
+    char *t = malloc(cap);
+    snprintf(t, cap, "LocalLatency=0.0001\nDefaultLatency=0.01\nInput=local\nOutput=local\n"
+             "NodeName=a[1-%d] Speed=8\nNodeName=b[1-%d] Speed=4\nNodeName=c[1-%d] Speed=2\n"
+             "NodeName=d[1-%d] Speed=1\n", n / 4, n / 4, n / 4, n / 4);
+    return t;
+}
+
+/* Beyond the exact search: 10,000 nodes, a farm of 1000 workers. The
+ * answer comes, by the large-scale search, every task on a node; the
+ * constructive placement took under a millisecond; local moves never make
+ * the estimate worse. */
+START_TEST(test_scale_large)
+{
+    char *plat = class_platform(10000);
+    placed b;
+    placed_build(&b, "pipe(3);\n\ttask(\"src\", 50.0);\n\tfarm(1000, \"w\", 1.0);\n"
+                 "\ttask(\"sink\", 50.0);\n", SKEL_STYLE_STREAM, plat);
+    skel_search_opts o = { 0 };
+    o.top = 2;
+    o.budget = 0.05;
+    skel_search_result *r = run(&b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_msg(strstr(r->why, "10000 nodes"), "%s", r->why);
+    ck_assert(!r->optimal);
+    ck_assert_msg(r->constructive_secs < 1e-3, "constructive placement took %.3f ms",
+                  1000 * r->constructive_secs);
+    ck_assert(r->constructive > 0);
+    ck_assert(r->ranked[0].throughput >= r->constructive);
+    for (int i = 0; i < r->ntasks; i++)
+        ck_assert(r->ranked[0].placement[i] >= 0 && r->ranked[0].placement[i] < 10000);
+    skel_search_result_free(r);
+    placed_free(&b);
+    free(plat);
+}
+END_TEST
+
+/* Over the state cap: the large-scale answer, with the reason; the same
+ * skeleton under the cap is exact, at least as good as its constructive
+ * placement solved, and proven optimal. */
+START_TEST(test_scale_cap)
+{
+    char *plat = class_platform(16);
+    placed b;
+    placed_build(&b, skels[4], SKEL_STYLE_STREAM, plat);
+    skel_search_opts o = { 0 };
+    o.max_states = 10;
+    skel_search_result *r = run(&b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_msg(strstr(r->why, "states"), "%s", r->why);
+    skel_search_result_free(r);
+    o.max_states = 0;
+    r = run(&b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_EXACT);
+    ck_assert(r->optimal);
+    ck_assert(r->constructive > 0);
+    ck_assert(r->ranked[0].throughput >= r->constructive * (1 - 1e-9));
+    ck_assert_msg(close_rel(r->ranked[0].throughput, leaving(&b, r->ranked[0].placement), 1e-8),
+                  "%.12g", r->ranked[0].throughput);
+    skel_search_result_free(r);
+    placed_free(&b);
+    free(plat);
+}
+END_TEST
+
+/* Classes from the written links (past 64 nodes) on 100 nodes: 4 speeds;
+ * x1 and x2 linked to each other only stay one class; y1 has a link of its
+ * own, so it is alone. */
+START_TEST(test_scale_classes)
+{
+    const char *t = "DefaultLatency=0.1\nLocalLatency=0.01\nInput=local\nOutput=local\n"
+                    "NodeName=a[1-24] Speed=1\nNodeName=b[1-24] Speed=2\nNodeName=c[1-24] Speed=3\n"
+                    "NodeName=d[1-24] Speed=4\nNodeName=x[1-2] Speed=5\nNodeName=y[1-2] Speed=5\n"
+                    "Link=x1,x2 Latency=0.001\nLink=y1,a1 Latency=0.5\n";
+    diag err;
+    diag_clear(&err);
+    skel_platform *p = skel_platform_parse_string(t, strlen(t), "t.conf", NULL, NULL, &err);
+    ck_assert_msg(p, "%s", err.msg);
+    int cls[100];
+    ck_assert_int_eq(skel_search_classes(p, NULL, cls, &err), 0);
+    int x1 = skel_platform_find(p, "x1"), x2 = skel_platform_find(p, "x2");
+    int y1 = skel_platform_find(p, "y1"), y2 = skel_platform_find(p, "y2");
+    int a1 = skel_platform_find(p, "a1"), a2 = skel_platform_find(p, "a2");
+    ck_assert_int_eq(cls[x2], x1);
+    ck_assert_int_eq(cls[y1], y1);
+    ck_assert_int_eq(cls[y2], y2);
+    ck_assert_int_eq(cls[a1], a1);  /* its link to y1 */
+    ck_assert_int_eq(cls[a2], a2);
+    for (int k = 3; k <= 24; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "a%d", k);
+        ck_assert_int_eq(cls[skel_platform_find(p, name)], a2);
+        snprintf(name, sizeof name, "d%d", k);
+        ck_assert_int_eq(cls[skel_platform_find(p, name)], skel_platform_find(p, "d1"));
+    }
+    skel_platform_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
@@ -462,6 +567,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_classes);
     tcase_add_loop_test(tc, test_job_throughput, 0, (int)(sizeof firsts / sizeof firsts[0]));
     tcase_add_test(tc, test_farm_first);
+    tcase_add_test(tc, test_scale_large);
+    tcase_add_test(tc, test_scale_cap);
+    tcase_add_test(tc, test_scale_classes);
     suite_add_tcase(s, tc);
     return s;
 }

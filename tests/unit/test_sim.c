@@ -207,6 +207,10 @@ START_TEST(precision_and_until)
     ck_assert(r.sim_time >= 20000 && r.sim_time < 20010);
     ck_assert(fabs(r.thr[1].mean - 7.0 / 6) <= 2 * r.thr[1].half);
     sim_result_free(&r);
+    o.until = 1e-12;                              /* shorter than any holding time */
+    ck_assert(sim_run(x.s, &o, &r, &x.err) == 0);
+    ck_assert(r.measured >= 1 && isfinite(r.thr[1].mean) && isfinite(r.thr[1].half));
+    sim_result_free(&r);
     solved_free(&x);
 }
 END_TEST
