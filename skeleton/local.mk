@@ -11,5 +11,6 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
 	skeleton/place.c \
-	skeleton/search.c
+	skeleton/search.c \
+	skeleton/approx.c
 skeleton_libskeleton_la_LIBADD = -lm

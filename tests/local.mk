@@ -77,3 +77,9 @@ soak: all
 	SKELSCHED='$(abs_top_builddir)/skelsched' SOAK_SECONDS='$(SOAK_SECONDS)' \
 		sh $(abs_top_srcdir)/tests/slurm/soak.sh
 .PHONY: soak
+
+check_PROGRAMS += tests/unit/test_approx
+TESTS += tests/unit/test_approx
+tests_unit_test_approx_SOURCES = tests/unit/test_approx.c tests/unit/placed.h
+tests_unit_test_approx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_approx_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
