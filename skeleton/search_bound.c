@@ -1,0 +1,539 @@
+/* skeleton/search_bound.c: sound upper bounds on the throughput of every
+ * completion of a partial placement (see search.c for the list), and the
+ * set-up of the structures they read: flows, visit ratios, stages,
+ * sub-pipeline windows, the platform's latency matrices. */
+#define _POSIX_C_SOURCE 200809L
+#include "search_int.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Seconds of a move between a and b (node indices or SKEL_LOCAL), INFINITY
+ * when the platform has no such link. */
+static double move_secs(const search *s, int a, int b, double data)
+{
+    if (a == SKEL_LOCAL || b == SKEL_LOCAL || a == b)
+        return s->p->local_latency < 0 ? INFINITY : s->p->local_latency;
+    size_t k = (size_t)a * (size_t)s->nn + (size_t)b;
+    double bw = s->bw[k];
+    return s->lat[k] + (bw > 0 && data > 0 ? data / bw : 0);
+}
+
+static double edge_data(const search *s, int e)
+{
+    int f = s->m->edges[e].from;
+    return f >= 0 ? s->m->data[f] : 0;
+}
+
+/* Endpoint of edge e at one end: a node, SKEL_LOCAL, or -3 when unplaced. */
+#define UNPLACED (-3)
+static int end_node(const search *s, int t, int io)
+{
+    if (t == SKEL_IN || t == SKEL_OUT)
+        return io;
+    return s->place[t] >= 0 ? s->place[t] : UNPLACED;
+}
+
+/* Upper bound on edge e's rate given the tasks placed so far. */
+static double edge_ub(const search *s, int e)
+{
+    skel_edge ed = s->m->edges[e];
+    int a = end_node(s, ed.from, s->p->input);
+    int b = end_node(s, ed.to, s->p->output);
+    if (a != UNPLACED && b != UNPLACED)
+        return 1.0 / move_secs(s, a, b, edge_data(s, e));
+    if (a == UNPLACED && b == UNPLACED)
+        return s->mx_any[e];
+    if (a == SKEL_LOCAL || b == SKEL_LOCAL)
+        return s->p->local_latency < 0 ? 0 : 1.0 / s->p->local_latency;
+    if (a != UNPLACED)
+        return s->mx_from[(size_t)e * (size_t)s->nn + (size_t)a];
+    return s->mx_to[(size_t)e * (size_t)s->nn + (size_t)b];
+}
+
+/* Mean over steps of the least time one exchange can take. */
+static double steps_time(const search *s, const step *st, int n)
+{
+    if (n == 0)
+        return 0;
+    double sum = 0;
+    for (int k = 0; k < n; k++) {
+        double rate = 0;
+        for (int j = 0; j < st[k].n; j++)
+            rate += s->blam[st[k].edges[j]];
+        if (!(rate > 0))
+            return INFINITY;
+        sum += 1.0 / rate;
+    }
+    return sum / n;
+}
+
+static double window_thr(search *s, int wi);
+
+/* Upper bound on X_0 over every completion of the current partial
+ * placement (0: infeasible, a link missing). */
+double search_bound(search *s)
+{
+    for (int i = 0; i < s->nt; i++) {
+        int j = s->place[i];
+        if (j >= 0)
+            s->bmu[i] = s->m->work[i] * s->p->nodes[j].speed / s->load[j];
+        else if (s->o->pins && s->o->pins[i] >= 0)
+            s->bmu[i] = s->m->work[i] * s->p->nodes[s->o->pins[i]].speed /
+                        (s->load[s->o->pins[i]] + 1);
+        else
+            s->bmu[i] = s->m->work[i] * s->maxspeed;
+    }
+    for (int e = 0; e < s->ne; e++)
+        s->blam[e] = edge_ub(s, e);
+    if (s->d->extended) {
+        /* par/choice/loop: the flows' cycle bounds do not apply. A task
+         * computing v_i times per item is busy at most all the time, so
+         * items pass at most bmu_i / v_i per second; t0 computes v_0 times
+         * per item, and never faster than bmu_0. */
+        for (int e = 0; e < s->ne; e++)
+            if (!(s->blam[e] > 0))
+                return 0;
+        const double *v = s->d->visits;
+        double items = INFINITY;
+        for (int i = 0; i < s->nt; i++)
+            if (v[i] > 0 && s->bmu[i] / v[i] < items)
+                items = s->bmu[i] / v[i];
+        double x0 = v[0] > 0 ? items * v[0] : INFINITY;
+        return x0 < s->bmu[0] ? x0 : s->bmu[0];
+    }
+    double best = INFINITY;
+    for (int i = 0; i < s->nt; i++) {
+        double cycle = 1.0 / s->bmu[i] + steps_time(s, s->flows[i].src, s->flows[i].nsrc) +
+                       steps_time(s, s->flows[i].dst, s->flows[i].ndst);
+        s->bcyc[i] = 1.0 / cycle;
+        if (!(s->visit[i] > 0))
+            continue;
+        double x = s->bcyc[i] / s->visit[i];
+        if (x < best)
+            best = x;
+    }
+    for (int g = 0; g < s->nstages; g++) {
+        double sum = 0;
+        for (int k = 0; k < s->stage_n[g]; k++)
+            sum += s->bcyc[s->stage[g][k]];
+        if (sum / s->stage_v[g] < best)
+            best = sum / s->stage_v[g];
+    }
+    /* A farm's workers share their sender's items: together they process
+     * at least X_0 * v / ndst, each at most its cycle bound. */
+    for (int g = 0; g < s->ngroups; g++) {
+        double sum = 0;
+        for (int k = 0; k < s->group[g]->n; k++) {
+            skel_edge ed = s->m->edges[s->group[g]->edges[k]];
+            sum += s->bcyc[ed.to];
+        }
+        if (sum * s->group_scale[g] < best)
+            best = sum * s->group_scale[g];
+    }
+    /* Without pruning the bounds only order the search and bound what a
+     * budget leaves out: the cycle bounds are enough. */
+    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune; k++) {
+        const window *w = &s->win[k];
+        if (w->len == WIN_MAX && s->place[w->start + w->len - 1] < 0)
+            continue;
+        double x = window_thr(s, k) / s->visit[s->win[k].start];
+        if (x < best)
+            best = x;
+    }
+    return isfinite(best) ? best : 0;
+}
+
+/* ---- sub-pipeline windows ------------------------------------------------- */
+
+/* A window is up to WIN_MAX consecutive pipeline tasks joined by one-to-one
+ * links. Solved alone, with its input always available and its output
+ * always accepted, its throughput bounds the whole skeleton's: each task's
+ * completion times are a max-plus function of the exponential durations
+ * (receive, compute, send), increasing in every one of them, and cutting
+ * the window loose only removes waits; faster rates only shorten
+ * durations. The chains are tiny (3^len states) and cached by their rates. */
+/* Task i's only partner on one side, through a one-step, one-member flow
+ * (SKEL_IN / SKEL_OUT included); -4 when there is none, -5 when several. */
+static int sole_partner(const skel_flow *f)
+{
+    if (f->pattern == SKEL_PAT_NONE || f->nsteps == 0)
+        return -4;
+    if (f->nsteps != 1 || f->start[1] - f->start[0] != 1)
+        return -5;
+    return f->tasks[0];
+}
+
+int search_setup_windows(search *s)
+{
+    if (!(s->win = calloc(2 * (size_t)s->nt, sizeof *s->win)) ||
+        !(s->wq = malloc((size_t)WIN_STATES * (2 * WIN_STATES + 1) * sizeof *s->wq)) ||
+        !(s->cache = malloc((size_t)WIN_CACHE * sizeof *s->cache)) ||
+        !(s->bmu = malloc((size_t)s->nt * sizeof *s->bmu)) ||
+        !(s->blam = malloc((size_t)(s->ne ? s->ne : 1) * sizeof *s->blam)))
+        return diag_set(s->err, "out of memory");
+    for (int k = 0; k < WIN_CACHE; k++)
+        s->cache[k].win = -1;
+    if (s->d->extended)
+        return 0;             /* no windows: search_bound() has its own rule */
+    for (int j = 0; j < s->nt; j++) {
+        if (!(s->visit[j] > 0))
+            continue;
+        int src = sole_partner(&s->d->src[j]);
+        if (src == -5)
+            continue;
+        window w = { .start = j, .len = 1, .in_edge = -1, .out_edge = -1 };
+        if (src != -4 && (w.in_edge = skel_dag_edge(s->d, src, j)) < 0)
+            continue;
+        int last = j;
+        while (w.len < WIN_MAX && last + 1 < s->nt && sole_partner(&s->d->dst[last]) == last + 1 &&
+               sole_partner(&s->d->src[last + 1]) == last) {
+            int e = skel_dag_edge(s->d, last, last + 1);
+            if (e < 0)
+                break;
+            w.link[w.len - 1] = e;
+            w.len++;
+            last++;
+        }
+        /* The last task's send: none, or one partner. */
+        int dst;
+        while (w.len > 1 && (dst = sole_partner(&s->d->dst[last])) == -5) {
+            w.len--;
+            last--;
+        }
+        dst = sole_partner(&s->d->dst[last]);
+        if (dst == -5 || w.len < 2)
+            continue;
+        if (dst != -4 && (w.out_edge = skel_dag_edge(s->d, last, dst)) < 0)
+            continue;
+        s->win[s->nwin++] = w;
+        /* A longest window is solved only once all its tasks are placed
+         * (81 states); its shorter prefix bounds the partial placements. */
+        if (w.len == WIN_MAX && WIN_MAX > 2) {
+            window p = w;
+            p.len = WIN_MAX - 1;
+            p.out_edge = w.link[WIN_MAX - 2];
+            s->win[s->nwin++] = p;
+        }
+    }
+    return 0;
+}
+
+/* Steady state of a dense generator q (n x n, row i = from state i) into
+ * pi, by Gaussian elimination on pi Q = 0 with sum pi = 1. Returns -1 when
+ * singular. a is n * (n + 1) scratch. */
+int search_dense_steady(const double *q, int n, double *a, double *pi)
+{
+    int m = n + 1;
+    for (int r = 0; r < n; r++) {
+        for (int c = 0; c < n; c++)
+            a[r * m + c] = r == n - 1 ? 1.0 : q[c * n + r];
+        a[r * m + n] = r == n - 1 ? 1.0 : 0.0;
+    }
+    for (int c = 0; c < n; c++) {
+        int piv = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(a[r * m + c]) > fabs(a[piv * m + c]))
+                piv = r;
+        if (a[piv * m + c] == 0)
+            return -1;
+        if (piv != c)
+            for (int k = 0; k <= n; k++) {
+                double t = a[c * m + k];
+                a[c * m + k] = a[piv * m + k];
+                a[piv * m + k] = t;
+            }
+        for (int r = c + 1; r < n; r++) {
+            double f = a[r * m + c] / a[c * m + c];
+            if (f != 0)
+                for (int k = c; k <= n; k++)
+                    a[r * m + k] -= f * a[c * m + k];
+        }
+    }
+    for (int r = n - 1; r >= 0; r--) {
+        double v = a[r * m + n];
+        for (int k = r + 1; k < n; k++)
+            v -= a[r * m + k] * pi[k];
+        pi[r] = v / a[r * m + r];
+    }
+    return 0;
+}
+
+enum { PH_R, PH_C, PH_S };
+
+/* Throughput of window w alone at rates bmu/blam (its first task's
+ * compute), 0 when a rate is 0 (a missing link), cached. */
+static double window_thr(search *s, int wi)
+{
+    const window *w = &s->win[wi];
+    int len = w->len, nk = 0;
+    double key[WIN_RATES];
+    for (int k = 0; k < len; k++)
+        key[nk++] = s->bmu[w->start + k];
+    key[nk++] = w->in_edge >= 0 ? s->blam[w->in_edge] : -1;
+    key[nk++] = w->out_edge >= 0 ? s->blam[w->out_edge] : -1;
+    for (int k = 0; k + 1 < len; k++)
+        key[nk++] = s->blam[w->link[k]];
+    for (int k = 0; k < nk; k++)
+        if (key[k] == 0)
+            return 0;
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)wi;
+    for (int k = 0; k < nk; k++) {
+        uint64_t bits;
+        memcpy(&bits, &key[k], sizeof bits);
+        h = (h ^ bits) * 1099511628211ULL;
+    }
+    wcache *c = &s->cache[(h ^ (h >> 29)) % WIN_CACHE];
+    if (c->win == wi && memcmp(c->key, key, (size_t)nk * sizeof *key) == 0) {
+        s->win_hits++;
+        return c->thr;
+    }
+    /* Phases of each task: R (if it receives), C, S (if it sends). */
+    int nph[WIN_MAX], ph[WIN_MAX][3], radix[WIN_MAX], n = 1;
+    for (int k = 0; k < len; k++) {
+        nph[k] = 0;
+        if (k > 0 || w->in_edge >= 0)
+            ph[k][nph[k]++] = PH_R;
+        ph[k][nph[k]++] = PH_C;
+        if (k + 1 < len || w->out_edge >= 0)
+            ph[k][nph[k]++] = PH_S;
+        radix[k] = n;
+        n *= nph[k];
+    }
+    double *q = s->wq, *a = s->wq + (size_t)n * (size_t)n;
+    double pi[WIN_STATES];
+    memset(q, 0, (size_t)n * (size_t)n * sizeof *q);
+    for (int x = 0; x < n; x++) {
+        int at[WIN_MAX];
+        for (int k = 0; k < len; k++)
+            at[k] = (x / radix[k]) % nph[k];
+        for (int k = 0; k < len; k++) {
+            int p = ph[k][at[k]], next = (at[k] + 1) % nph[k];
+            int y = x + (next - at[k]) * radix[k];
+            if (p == PH_C)
+                q[x * n + y] += s->bmu[w->start + k];
+            else if (p == PH_R && k == 0)
+                q[x * n + y] += s->blam[w->in_edge];
+            else if (p == PH_S && k + 1 == len)
+                q[x * n + y] += s->blam[w->out_edge];
+            else if (p == PH_R && ph[k - 1][at[k - 1]] == PH_S) {
+                /* the move from task k-1 to task k: both advance */
+                int pn = (at[k - 1] + 1) % nph[k - 1];
+                y += (pn - at[k - 1]) * radix[k - 1];
+                q[x * n + y] += s->blam[w->link[k - 1]];
+            }
+        }
+    }
+    for (int x = 0; x < n; x++) {
+        double out = 0;
+        for (int y = 0; y < n; y++)
+            if (y != x)
+                out += q[x * n + y];
+        q[x * n + x] = -out;  /* a self-loop (a lone compute phase) changes nothing */
+    }
+    double thr = INFINITY;
+    if (search_dense_steady(q, n, a, pi) == 0) {
+        int cph = ph[0][0] == PH_C ? 0 : 1;
+        double pc = 0;
+        for (int x = 0; x < n; x++)
+            if ((x / radix[0]) % nph[0] == cph)
+                pc += pi[x];
+        thr = s->bmu[w->start] * pc;
+    }
+    s->win_solved++;
+    if (!isfinite(thr) || thr < 0)
+        thr = INFINITY;       /* no usable answer: no constraint */
+    c->win = wi;
+    memcpy(c->key, key, (size_t)nk * sizeof *key);
+    c->thr = thr;
+    return thr;
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step **out, int *n)
+{
+    *n = f->pattern == SKEL_PAT_NONE ? 0 : f->nsteps;
+    *out = NULL;
+    if (*n == 0)
+        return 0;
+    if (!(*out = calloc((size_t)*n, sizeof **out)))
+        return diag_set(s->err, "out of memory");
+    for (int k = 0; k < *n; k++) {
+        int lo = f->start[k], hi = f->start[k + 1];
+        step *st = &(*out)[k];
+        if (!(st->edges = malloc((size_t)(hi - lo > 0 ? hi - lo : 1) * sizeof *st->edges)))
+            return diag_set(s->err, "out of memory");
+        for (int j = lo; j < hi; j++) {
+            int other = f->tasks[j];
+            int e = is_src ? skel_dag_edge(s->d, other, task) : skel_dag_edge(s->d, task, other);
+            if (e < 0)
+                return diag_set(s->err, "internal error: task t%d has no edge to its partner", task);
+            st->edges[st->n++] = e;
+        }
+    }
+    return 0;
+}
+
+/* Visit ratios X_i / X_0, propagated from t0 along sends whose every step
+ * has one partner (so the share of each partner is fixed). */
+void search_visit_ratios(search *s)
+{
+    for (int pass = 0, changed = 1; changed && pass <= s->nt; pass++) {
+        changed = 0;
+        for (int j = 1; j < s->nt; j++) {
+            if (s->visit[j] > 0)
+                continue;
+            double v = 0;
+            int known = 1;
+            for (int e = 0; e < s->ne && known; e++) {
+                skel_edge ed = s->m->edges[e];
+                if (ed.to != j)
+                    continue;
+                if (ed.from < 0 || !(s->visit[ed.from] > 0)) {
+                    known = 0;
+                    break;
+                }
+                const tflow *fl = &s->flows[ed.from];
+                int count = 0;
+                for (int k = 0; k < fl->ndst; k++)
+                    for (int q = 0; q < fl->dst[k].n; q++)
+                        if (fl->dst[k].edges[q] == e) {
+                            if (fl->dst[k].n != 1)
+                                known = 0;
+                            count++;
+                        }
+                if (known && fl->ndst > 0)
+                    v += s->visit[ed.from] * count / fl->ndst;
+            }
+            if (known && v > 0) {
+                s->visit[j] = v;
+                changed = 1;
+            }
+        }
+    }
+}
+
+/* Stages by flow conservation: if the tasks of a set G send only to the
+ * set D, and D receives only from G, every item G sends is received by D
+ * once, so sum X over D = sum X over G. Starting from {t0} this finds the
+ * stages of a pipeline of farms and deals; a stage of one task gets its
+ * visit ratio, and every stage bounds X_0 by the sum of its members'
+ * cycle bounds (sound whatever the split inside the stage). */
+int search_stage_groups(search *s, int *ng_out)
+{
+    int nt = s->nt, ng = 0, cap = nt + 1;
+    int *mark = calloc((size_t)nt, sizeof *mark);
+    int *cur = malloc((size_t)nt * sizeof *cur), *nxt = malloc((size_t)nt * sizeof *nxt);
+    if (!mark || !cur || !nxt) {
+        free(nxt);
+        free(cur);
+        free(mark);
+        return diag_set(s->err, "out of memory");
+    }
+    int ncur = 1, gen = 0;
+    cur[0] = 0;
+    double v = 1;
+    while (ng < cap) {
+        /* D: every partner G sends to */
+        gen++;
+        int nnext = 0, ok = 1;
+        for (int a = 0; a < ncur; a++)
+            mark[cur[a]] = -gen;          /* members of G */
+        for (int a = 0; a < ncur && ok; a++) {
+            const skel_flow *f = &s->d->dst[cur[a]];
+            if (f->pattern == SKEL_PAT_NONE)
+                continue;
+            for (int k = f->start[0]; k < f->start[f->nsteps]; k++) {
+                int t = f->tasks[k];
+                if (t < 0) {
+                    ok = 0;               /* items leave: not conserved in D */
+                    break;
+                }
+                if (mark[t] != gen) {
+                    if (mark[t] == -gen) {
+                        ok = 0;           /* a cycle back into G */
+                        break;
+                    }
+                    mark[t] = gen;
+                    nxt[nnext++] = t;
+                }
+            }
+        }
+        /* every task of D receives only from G */
+        for (int b = 0; b < nnext && ok; b++) {
+            const skel_flow *f = &s->d->src[nxt[b]];
+            for (int k = f->start[0]; k < f->start[f->nsteps] && ok; k++)
+                ok = f->tasks[k] >= 0 && mark[f->tasks[k]] == -gen;
+        }
+        for (int a = 0; a < ncur; a++)
+            mark[cur[a]] = 0;
+        if (!ok || nnext == 0)
+            break;
+        for (int b = 0; b < nnext; b++)
+            mark[nxt[b]] = 0;
+        /* record D */
+        int *m = malloc((size_t)nnext * sizeof *m);
+        if (!m) {
+            free(nxt);
+            free(cur);
+            free(mark);
+            return diag_set(s->err, "out of memory");
+        }
+        memcpy(m, nxt, (size_t)nnext * sizeof *m);
+        s->stage[ng] = m;
+        s->stage_n[ng] = nnext;
+        s->stage_v[ng] = v;
+        ng++;
+        if (nnext == 1 && !(s->visit[nxt[0]] > 0))
+            s->visit[nxt[0]] = v;
+        memcpy(cur, nxt, (size_t)nnext * sizeof *cur);
+        ncur = nnext;
+    }
+    free(nxt);
+    free(cur);
+    free(mark);
+    *ng_out = ng;
+    return 0;
+}
+int search_setup_platform(search *s)
+{
+    size_t nn = (size_t)s->nn, ne = (size_t)(s->ne ? s->ne : 1);
+    if (s->nn > MAX_MATRIX_NODES)
+        return diag_set(s->err, "%s: %d nodes: the search handles at most %d", s->p->file, s->nn,
+                        MAX_MATRIX_NODES);
+    if (!(s->lat = malloc(nn * nn * sizeof *s->lat)) || !(s->bw = malloc(nn * nn * sizeof *s->bw)) ||
+        !(s->mx_from = calloc(ne * nn, sizeof *s->mx_from)) ||
+        !(s->mx_to = calloc(ne * nn, sizeof *s->mx_to)) || !(s->mx_any = calloc(ne, sizeof *s->mx_any)))
+        return diag_set(s->err, "out of memory");
+    for (int a = 0; a < s->nn; a++) {
+        if (s->p->nodes[a].speed > s->maxspeed && (!s->o->allowed || s->o->allowed[a]))
+            s->maxspeed = s->p->nodes[a].speed;
+        for (int b = 0; b < s->nn; b++) {
+            double l, w;
+            size_t k = (size_t)a * nn + (size_t)b;
+            if (skel_platform_link(s->p, a, b, &l, &w, NULL) < 0)
+                l = INFINITY, w = 0;
+            s->lat[k] = l;
+            s->bw[k] = w;
+        }
+    }
+    for (int e = 0; e < s->ne; e++) {
+        double data = edge_data(s, e);
+        for (int a = 0; a < s->nn; a++)
+            for (int b = 0; b < s->nn; b++) {
+                double r = 1.0 / move_secs(s, a, b, data);
+                size_t ka = (size_t)e * nn + (size_t)a, kb = (size_t)e * nn + (size_t)b;
+                if (r > s->mx_from[ka])
+                    s->mx_from[ka] = r;
+                if (r > s->mx_to[kb])
+                    s->mx_to[kb] = r;
+                if (r > s->mx_any[e])
+                    s->mx_any[e] = r;
+            }
+    }
+    return 0;
+}

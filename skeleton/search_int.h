@@ -1,0 +1,132 @@
+/* skeleton/search_int.h: the placement search's state, shared by the files
+ * of the search only (skeleton/search*.c; docs/mapping.md):
+ *   search.c        the driver: set-up, node classes, result, clean-up;
+ *   search_bound.c  sound upper bounds on a partial placement's throughput;
+ *   search_plan.c   the rate plan and the exact evaluation of a placement;
+ *   search_exact.c  exhaustive branch and bound, and listed candidates.
+ */
+#ifndef SKELSCHED_SKELETON_SEARCH_INT_H
+#define SKELSCHED_SKELETON_SEARCH_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skeleton.h"
+#include "../pepa/space.h"
+#include "../pepa/system.h"
+
+#define TIE 1e-9                      /* relative difference reported as a tie */
+#define MAX_TOP 100000                /* placements one result may rank */
+#define MAX_MATRIX_NODES 2048         /* nodes for the latency matrices */
+#define DEFAULT_MAX_STATES 2000000ul
+/* Chains this small are solved exactly by dense elimination: cheaper than
+ * setting up an iterative solver. */
+#define DENSE_MAX 64
+
+/* One step of a task's flow: the edges over which it may exchange the item. */
+typedef struct step {
+    int n;
+    int *edges;
+} step;
+
+typedef struct tflow {
+    int nsrc, ndst;
+    step *src, *dst;
+} tflow;
+
+#define WIN_MAX 4
+#define WIN_STATES 81                 /* 3^WIN_MAX */
+#define WIN_RATES (2 * WIN_MAX + 1)
+#define WIN_CACHE 4096
+
+typedef struct window {
+    int start, len;
+    int in_edge, out_edge;            /* -1: no receive / no send at the ends */
+    int link[WIN_MAX];                /* edge from task start+k to start+k+1 */
+} window;
+
+typedef struct wcache {
+    int win;                          /* -1: empty */
+    double key[WIN_RATES];
+    double thr;
+} wcache;
+
+typedef struct search {
+    skel_model *m;
+    const skel_dag *d;
+    const skel_platform *p;
+    const skel_search_opts *o;
+    diag *err;
+    int nt, nn, ne, top;
+    pepa_system *sys;
+    pepa_space *sp;
+    double *pi, *thr, *mu, *lambda;
+    int *comp;                 /* per task: action id of comp_i */
+    int warm;                  /* pi holds a solution */
+    /* The rate plan: every transition of the chain as coefficient x one
+     * rate parameter (mu_i, then lambda_e), so that re-rating is one pass
+     * over an array instead of a re-enumeration of every state. */
+    int use_plan;
+    size_t ntr;
+    uint32_t *tr_src;
+    uint64_t *tr_slot;         /* entry of q->val, or NO_SLOT for a self-loop */
+    int *tr_param;
+    double *tr_coef;
+    double *params, *pthr;     /* nt + ne: rate and throughput of each parameter */
+    double *dense;             /* n * (2n + 1) for chains of at most DENSE_MAX states */
+    /* platform, for bounds */
+    double *lat, *bw;          /* nn * nn; lat INFINITY: no link */
+    double maxspeed;
+    double *mx_from, *mx_to;   /* ne * nn: fastest rate of edge e from / to a node */
+    double *mx_any;            /* ne */
+    tflow *flows;
+    double *visit;             /* per task: X_i / X_0, or 0 when unknown */
+    int *cls;                  /* per node: its class representative */
+    /* sub-pipeline windows (see window_thr) */
+    int nwin;
+    struct window *win;
+    double *bmu, *blam;        /* rate upper bounds of the current partial placement */
+    double *bcyc;              /* per task: its cycle bound on X_i */
+    int nstages;               /* stages found by flow conservation */
+    int **stage, *stage_n;     /* their tasks */
+    double *stage_v;           /* sum of their X_i / X_0 */
+    int ngroups;               /* farm steps of tasks with a known visit ratio */
+    const step **group;        /* the step (its members share the sender's items) */
+    double *group_scale;       /* X_0 <= (sum of members' X_i) * scale */
+    double *wq;                /* WIN_STATES^2 scratch for a window's chain */
+    struct wcache *cache;      /* WIN_CACHE entries, direct mapped */
+    unsigned long long win_solved, win_hits;
+    /* the search state */
+    int *place, *load;
+    double *raw;               /* raw[k]: placements below a node of depth k */
+    double *cbound;            /* nt * nn: children's bounds, per depth */
+    int *cnode;                /* nt * nn */
+    /* results */
+    skel_search_entry *ranked;
+    int nranked;
+    double t0, last_progress;
+    int timed_out;
+    double missed;             /* max bound of what the budget left out */
+    unsigned long long evaluated;
+    double pruned, symmetric, unexplored, total;
+    unsigned long ticks;
+} search;
+
+/* search_bound.c */
+double search_bound(search *s);
+int search_dense_steady(const double *q, int n, double *a, double *pi);
+int search_setup_windows(search *s);
+int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step **out, int *n);
+void search_visit_ratios(search *s);
+int search_stage_groups(search *s, int *ng_out);
+int search_setup_platform(search *s);
+
+/* search_plan.c */
+int search_plan_build(search *s);
+int search_evaluate(search *s);
+
+/* search_exact.c */
+int search_dfs(search *s, int k);
+int search_run_candidates(search *s);
+
+#endif

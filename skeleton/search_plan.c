@@ -1,0 +1,300 @@
+/* skeleton/search_plan.c: the rate plan (every transition of the chain as
+ * coefficient x one rate parameter) and the exact evaluation of a complete
+ * placement: re-rate, solve warm, rank. */
+#define _POSIX_C_SOURCE 200809L
+#include "search_int.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pepa/enum.h"
+#include "../pepa/index.h"
+#include "../pepa/solve.h"
+
+/* ---- the rate plan ---------------------------------------------------------- */
+
+#define NO_SLOT UINT64_MAX
+#define PLAN_MAX_TRANSITIONS ((size_t)16000000)   /* 384 MB of plan at most */
+
+/* Position of source i in row j of q (rows are sorted by source). */
+static uint64_t find_slot(const pepa_ctmc *q, uint32_t j, uint32_t i)
+{
+    uint64_t lo = q->rowp[j], hi = q->rowp[j + 1];
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (q->col[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < q->rowp[j + 1] && q->col[lo] == i ? lo : NO_SLOT;
+}
+
+/* Set the model's rates to the parameter vector r (nt mu, then ne lambda)
+ * and re-rate the chain the reference way. */
+static int reference_rate(search *s, const double *r)
+{
+    if (skel_model_set_rates(s->m, r, r + s->nt, s->err) < 0 ||
+        pepa_system_rerate(s->sys, s->err) < 0 || pepa_space_rate(s->sp, s->err) < 0)
+        return -1;
+    return 0;
+}
+
+static void plan_apply(search *s, const double *r)
+{
+    pepa_ctmc *q = s->sp->q;
+    memset(q->val, 0, q->nnz * sizeof *q->val);
+    memset(q->out, 0, (size_t)q->n * sizeof *q->out);
+    for (size_t t = 0; t < s->ntr; t++) {
+        if (s->tr_slot[t] == NO_SLOT)
+            continue;
+        double v = s->tr_coef[t] * r[s->tr_param[t]];
+        q->val[s->tr_slot[t]] += v;
+        q->out[s->tr_src[t]] += v;
+    }
+}
+
+static int plan_grow(search *s, size_t *cap)
+{
+    size_t nc = *cap ? 2 * *cap : 4096;
+    uint32_t *a = realloc(s->tr_src, nc * sizeof *a);
+    if (!a)
+        return -1;
+    s->tr_src = a;
+    uint64_t *b = realloc(s->tr_slot, nc * sizeof *b);
+    if (!b)
+        return -1;
+    s->tr_slot = b;
+    int *c = realloc(s->tr_param, nc * sizeof *c);
+    if (!c)
+        return -1;
+    s->tr_param = c;
+    double *d = realloc(s->tr_coef, nc * sizeof *d);
+    if (!d)
+        return -1;
+    s->tr_coef = d;
+    *cap = nc;
+    return 0;
+}
+
+/* Build the plan at probe rates, then check it against the reference
+ * re-rating at other rates. A model where a transition's rate is not one
+ * parameter times a constant keeps the slow, general path. */
+int search_plan_build(search *s)
+{
+    int np = s->nt + s->ne, rc = -1;
+    const pepa_system *sys = s->sys;
+    int *act_param = malloc((size_t)sys->nactions * sizeof *act_param);
+    double *p2 = malloc((size_t)np * sizeof *p2);
+    pepa_enum *en = pepa_enum_new(sys);
+    size_t cap = 0;
+    if (!(s->params = malloc((size_t)np * sizeof *s->params)) ||
+        !(s->pthr = malloc((size_t)np * sizeof *s->pthr)) || !act_param || !p2 || !en) {
+        diag_set(s->err, "out of memory");
+        goto out;
+    }
+    for (int a = 0; a < sys->nactions; a++)
+        act_param[a] = -1;
+    for (int i = 0; i < s->nt; i++)
+        act_param[s->comp[i]] = i;
+    for (int e = 0; e < s->ne; e++) {
+        char name[64], x[16], y[16];
+        skel_edge ed = s->m->edges[e];
+        if (ed.from == SKEL_IN)
+            snprintf(x, sizeof x, "in");
+        else
+            snprintf(x, sizeof x, "%d", ed.from);
+        if (ed.to == SKEL_OUT)
+            snprintf(y, sizeof y, "out");
+        else
+            snprintf(y, sizeof y, "%d", ed.to);
+        snprintf(name, sizeof name, "move_%s_%s", x, y);
+        int a = pepa_model_find_action(s->m->pepa, name);
+        if (a < 0) {
+            rc = 0;           /* not the generator's naming: keep the general path */
+            goto out;
+        }
+        act_param[a] = s->nt + e;
+    }
+    /* Probe rates: distinct, irregular values. */
+    for (int k = 0; k < np; k++) {
+        s->params[k] = 1.0 + 0.37 * (k % 11) + 0.011 * k;
+        p2[k] = 2.5 - 0.13 * (k % 7) + 0.007 * k;
+    }
+    if (reference_rate(s, s->params) < 0)
+        goto out;
+    const pepa_ctmc *q = s->sp->q;
+    uint64_t target[PEPA_MAX_WORDS];
+    for (uint32_t i = 0; i < s->sp->n; i++) {
+        const uint64_t *src = pepa_space_state(s->sp, i);
+        const pepa_tr *tr;
+        const uint64_t *mask;
+        long ntr = pepa_enum_state(en, src, &tr, &mask, s->err);
+        if (ntr < 0)
+            goto out;
+        for (long t = 0; t < ntr; t++) {
+            int prm = act_param[tr[t].action];
+            if (prm < 0 || s->ntr >= PLAN_MAX_TRANSITIONS) {
+                rc = 0;
+                goto out;
+            }
+            uint64_t slot = NO_SLOT;
+            for (int w = 0; w < s->sp->nw; w++)
+                target[w] = src[w] ^ mask[(size_t)t * (size_t)s->sp->nw + (size_t)w];
+            if (!pepa_same_state(target, src, s->sp->nw)) {
+                int64_t j = pepa_space_find(s->sp, target);
+                if (j < 0 || (slot = find_slot(q, (uint32_t)j, i)) == NO_SLOT) {
+                    rc = 0;
+                    goto out;
+                }
+            }
+            if (s->ntr == cap && plan_grow(s, &cap) < 0) {
+                diag_set(s->err, "out of memory");
+                goto out;
+            }
+            s->tr_src[s->ntr] = i;
+            s->tr_slot[s->ntr] = slot;
+            s->tr_param[s->ntr] = prm;
+            s->tr_coef[s->ntr] = tr[t].rate / s->params[prm];
+            s->ntr++;
+        }
+    }
+    /* Check: the plan at p2 against the reference at p2. */
+    if (reference_rate(s, p2) < 0)
+        goto out;
+    double *val = malloc((q->nnz ? q->nnz : 1) * sizeof *val);
+    double *outr = malloc((size_t)q->n * sizeof *outr);
+    if (!val || !outr) {
+        free(outr);
+        free(val);
+        diag_set(s->err, "out of memory");
+        goto out;
+    }
+    memcpy(val, q->val, q->nnz * sizeof *val);
+    memcpy(outr, q->out, (size_t)q->n * sizeof *outr);
+    plan_apply(s, p2);
+    int same = 1;
+    for (uint64_t k = 0; k < q->nnz && same; k++)
+        same = fabs(val[k] - q->val[k]) <= 1e-12 * fabs(val[k]);
+    for (uint32_t k = 0; k < q->n && same; k++)
+        same = fabs(outr[k] - q->out[k]) <= 1e-12 * fabs(outr[k]);
+    /* Leave the chain as the reference rated it. */
+    memcpy(q->val, val, q->nnz * sizeof *val);
+    memcpy(q->out, outr, (size_t)q->n * sizeof *outr);
+    free(outr);
+    free(val);
+    s->use_plan = same;
+    rc = 0;
+out:
+    if (!s->use_plan)
+        s->ntr = 0;
+    pepa_enum_free(en);
+    free(p2);
+    free(act_param);
+    return rc;
+}
+
+/* ---- evaluation ------------------------------------------------------------- */
+
+static int solve_dense(search *s)
+{
+    const pepa_ctmc *q = s->sp->q;
+    int n = (int)q->n;
+    double *g = s->dense, *a = s->dense + (size_t)n * (size_t)n;
+    memset(g, 0, (size_t)n * (size_t)n * sizeof *g);
+    for (int j = 0; j < n; j++) {
+        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
+            g[(size_t)q->col[k] * (size_t)n + (size_t)j] += q->val[k];
+        g[(size_t)j * (size_t)n + (size_t)j] = -q->out[j];
+    }
+    if (search_dense_steady(g, n, a, s->pi) < 0)
+        return -1;
+    for (int j = 0; j < n; j++)
+        if (!(s->pi[j] >= -1e-12) || !isfinite(s->pi[j]))
+            return -1;
+    return 0;
+}
+
+static int solve_now(search *s)
+{
+    if (s->dense && solve_dense(s) == 0)
+        return 0;
+    pepa_solve_opts so;
+    pepa_solve_opts_init(&so);
+    so.tol = 1e-12;
+    so.warm = s->warm;
+    pepa_solve_result res;
+    diag tmp;
+    diag_clear(&tmp);
+    if (pepa_solve(s->sp->q, &so, s->pi, &res, &tmp) == 0)
+        return 0;
+    /* A warm start that went astray: start again from scratch. */
+    so.warm = 0;
+    so.tol = 1e-10;
+    return pepa_solve(s->sp->q, &so, s->pi, &res, s->err);
+}
+
+/* Solve the complete placement s->place and rank it. */
+int search_evaluate(search *s)
+{
+    if (skel_place_rates(s->m, s->p, s->place, s->mu, s->lambda, s->err) < 0 ||
+        skel_model_set_rates(s->m, s->mu, s->lambda, s->err) < 0)
+        return -1;
+    if (s->use_plan) {
+        memcpy(s->params, s->mu, (size_t)s->nt * sizeof *s->mu);
+        memcpy(s->params + s->nt, s->lambda, (size_t)s->ne * sizeof *s->lambda);
+        plan_apply(s, s->params);
+    } else if (pepa_system_rerate(s->sys, s->err) < 0 || pepa_space_rate(s->sp, s->err) < 0) {
+        return -1;
+    }
+    if (solve_now(s) < 0)
+        return -1;
+    s->warm = 1;
+    if (s->use_plan) {
+        /* Throughput of comp_i: pi-weighted rate of its transitions,
+         * self-loops included. */
+        for (int i = 0; i < s->nt; i++)
+            s->pthr[i] = 0;
+        for (size_t t = 0; t < s->ntr; t++)
+            if (s->tr_param[t] < s->nt)
+                s->pthr[s->tr_param[t]] += s->pi[s->tr_src[t]] * s->tr_coef[t];
+        for (int i = 0; i < s->nt; i++)
+            s->thr[s->comp[i]] = s->pthr[i] * s->mu[i];
+    } else if (pepa_space_throughput(s->sp, s->pi, s->thr, s->err) < 0) {
+        return -1;
+    }
+    s->evaluated++;
+    double x = s->thr[s->comp[0]];
+    /* Where it goes: after every entry at least as good (ties keep the
+     * order found, the canonical placement first). */
+    int pos = s->nranked;
+    while (pos > 0 && s->ranked[pos - 1].throughput < x)
+        pos--;
+    if (pos >= s->top)
+        return 0;
+    skel_search_entry spare = s->ranked[s->nranked < s->top ? s->nranked : s->top - 1];
+    int last = s->nranked < s->top ? s->nranked : s->top - 1;
+    memmove(&s->ranked[pos + 1], &s->ranked[pos], (size_t)(last - pos) * sizeof *s->ranked);
+    if (s->nranked < s->top)
+        s->nranked++;
+    skel_search_entry *e = &s->ranked[pos];
+    *e = spare;
+    memcpy(e->placement, s->place, (size_t)s->nt * sizeof *s->place);
+    e->throughput = x;
+    e->bottleneck = 0;
+    for (int j = 0; j < s->nn; j++)
+        e->node_util[j] = 0;
+    for (int i = 0; i < s->nt; i++) {
+        double xi = s->thr[s->comp[i]];
+        int j = s->place[i];
+        e->task_util[i] = xi / s->mu[i];
+        /* Work done over capacity: comp_i needs 1/(work_i speed_j) of the node's time. */
+        e->node_util[j] += xi / (s->m->work[i] * s->p->nodes[j].speed);
+        if (e->task_util[i] > e->task_util[e->bottleneck])
+            e->bottleneck = i;
+    }
+    return 0;
+}
