@@ -442,12 +442,13 @@ int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *
 typedef struct skel_approx skel_approx;
 
 typedef struct skel_approx_opts {
-    int max_iter;            /* fixed-point sweeps; 0: 500 */
+    int max_iter;            /* fixed-point sweeps; 0: 200 */
     double tol;              /* relative change of every delay that stops them; 0: 1e-9 */
     unsigned long max_states; /* states of one sub-chain; 0: 4096 */
-    unsigned long window_states; /* a pair's sub-chain grows by its partners'
-                                partners while within this many states; 0: 1
-                                (no growth: measured no better on deals) */
+    unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
+                                ready/not-ready bits within this many states; 0: 96 */
+    unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
+                                grows by its partners within this many states; 0: 2500 */
 } skel_approx_opts;
 
 typedef struct skel_approx_result {
@@ -467,7 +468,8 @@ void skel_approx_free(skel_approx *a);       /* a may be NULL */
 /* The throughput for the rates mu (ntasks: compute rates, as
  * skel_place_rates gives them) and lambda (nedges, the dag's edge order:
  * move rates). Returns 0, or -1 with a message (a rate not positive and
- * finite). Warm-starts from the previous evaluation. */
+ * finite, or a fixed point below the one-item-at-a-time bound: deals of
+ * deals wider than a sub-chain). Warm-starts from the previous evaluation. */
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
                      skel_approx_result *r, diag *err);
 
