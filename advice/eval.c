@@ -15,33 +15,6 @@ void adv_eval_free(adv_eval *e)
     memset(e, 0, sizeof *e);
 }
 
-/* Items per second entering subtree n: its first stage's tasks together
- * (a pipe's first component, every member of a deal or farm). -1 for a
- * construct this module does not know: the caller then uses the first
- * task's throughput, the measure the placement search ranks by. */
-static double entry_thr(const skel_node *n, const double *thr)
-{
-    switch (n->kind) {
-    case SKEL_TASK:
-        return thr[n->index];
-    case SKEL_PIPE:
-        return entry_thr(n->children[0], thr);
-    case SKEL_DEAL:
-    case SKEL_FARM: {
-        double sum = 0;
-        for (int i = 0; i < n->nchildren; i++) {
-            double x = entry_thr(n->children[i], thr);
-            if (x < 0)
-                return -1;
-            sum += x;
-        }
-        return sum;
-    }
-    default:
-        return -1;
-    }
-}
-
 int adv_evaluate(const skel_tree *t, skel_style style, const skel_platform *p, const int *place,
                  adv_eval *out, diag *err)
 {
@@ -86,9 +59,7 @@ int adv_evaluate(const skel_tree *t, skel_style style, const skel_platform *p, c
         out->task_util[i] = e->task_util[i];
         out->task_thr[i] = e->task_util[i] * out->mu[i];
     }
-    out->throughput = entry_thr(skel_tree_root(t), out->task_thr);
-    if (out->throughput < 0)
-        out->throughput = e->throughput;
+    out->throughput = e->throughput;   /* the job's: items through the skeleton */
     rc = 0;
 done:
     if (rc)

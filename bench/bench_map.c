@@ -57,7 +57,7 @@ static void job_free(job *j)
 }
 
 /* AMoGeT's way: a fresh model, compiled, derived and solved for one
- * placement. Returns the throughput of comp_0, or -1. */
+ * placement. Returns the job's throughput, or -1. */
 static double baseline_one(const job *j, const int *where, diag *err)
 {
     skel_model *m = skel_model_new(j->tree, j->dag, err);
@@ -78,7 +78,7 @@ static double baseline_one(const job *j, const int *where, diag *err)
     if (!pi || !thr || pepa_solve(sp->q, &so, pi, &res, err) < 0 ||
         pepa_space_throughput(sp, pi, thr, err) < 0)
         goto out;
-    x = thr[pepa_model_find_action(m->pepa, "comp_0")];
+    x = skel_model_throughput(m, thr);
 out:
     free(thr);
     free(pi);

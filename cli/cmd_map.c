@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ static void usage(FILE *f)
             "                     [--top K] [--budget SECONDS] [--style producer|stream] [--json]\n"
             "\n"
             "Search the placements of the skeleton's tasks on the platform's nodes and rank\n"
-            "them by steady-state throughput (of the first task's compute action).\n"
+            "them by the job's steady-state throughput: items through the skeleton per\n"
+            "second (entering its first stage, equivalently leaving its last).\n"
             "\n"
             "  --platform FILE    node speeds and latencies (docs/platform.md); required\n"
             "  --pin tN=NODE      task tN must run on NODE (repeatable, or t0=a,t1=b)\n"
@@ -29,7 +31,7 @@ static void usage(FILE *f)
             "  --top K            rank the K best placements (default 10)\n"
             "  --budget SECONDS   stop after this long with the best found so far and a\n"
             "                     bound on what the rest may hold\n"
-            "  --style S          producer (default, seed 002) or stream (seed 000)\n"
+            "  --style S          producer (default, Yaikhom et al. 2007) or stream (Benoit et al. 2004)\n"
             "  --json             one JSON object on standard output\n"
             "\n"
             "Placements that differ only by swapping interchangeable nodes (same speed,\n"
@@ -288,11 +290,17 @@ static void print_json(const skel_search_result *r, const skel_platform *p)
     json_number(f, r->symmetric);
     fputs(", \"placements\": ", f);
     json_number(f, r->total);
-    fprintf(f, ", \"states\": %lu, \"transitions\": %llu, \"seconds\": %.6f}\n", r->states,
+    fprintf(f, ", \"states\": %lu, \"transitions\": %llu, \"seconds\": %.6f", r->states,
             r->transitions, r->seconds);
+    fprintf(f, ", \"method\": \"%s\", \"constructive\": ", skel_search_method_name(r->method));
+    json_number(f, r->constructive);
+    fputs(", \"why\": ", f);
+    json_string(f, r->why);
+    fputs("}\n", f);
 }
 
-static void print_table(const map_args *a, const skel_search_result *r, const skel_platform *p)
+/* The large-scale search's answer: what it is and why. */
+static void print_exact(const map_args *a, const skel_search_result *r)
 {
     printf("skeleton     %s (%d tasks, %lu states, %llu transitions)\n", a->skel, r->ntasks,
            r->states, r->transitions);
@@ -302,9 +310,31 @@ static void print_table(const map_args *a, const skel_search_result *r, const sk
            r->seconds);
     if (r->optimal)
         printf("optimal      yes%s\n", r->ties > 1 ? " (tied)" : "");
-    else
+    else if (isfinite(r->bound))
         printf("optimal      not proven: the budget ran out; unexplored placements are at most "
                "%.6g (gap %.3g%%)\n", r->bound, 100 * r->gap);
+    else
+        printf("optimal      not proven: the budget ran out during a solve\n");
+}
+
+static void print_approx(const map_args *a, const skel_search_result *r)
+{
+    printf("skeleton     %s (%d tasks)\n", a->skel, r->ntasks);
+    printf("platform     %s (%d nodes)\n", a->platform, r->nnodes);
+    printf("method       approximate: %s\n", r->why);
+    printf("             constructive placement, then local moves valued by %s\n", r->estimator);
+    printf("             (try `skelsched simulate` on the best placement for a confidence interval)\n");
+    printf("constructive %.6g in %.3f ms; answered in %.3f s\n", r->constructive,
+           1000 * r->constructive_secs, r->seconds);
+    printf("optimal      not proven\n");
+}
+
+static void print_table(const map_args *a, const skel_search_result *r, const skel_platform *p)
+{
+    if (r->method == SKEL_SEARCH_APPROX)
+        print_approx(a, r);
+    else
+        print_exact(a, r);
     printf("\n%-5s %-14s %-10s %s\n", "rank", "throughput", "bottleneck", "placement (t0 t1 ...)");
     for (int i = 0; i < r->nranked; i++) {
         const skel_search_entry *e = &r->ranked[i];

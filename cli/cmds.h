@@ -13,5 +13,7 @@ int cmd_map(int argc, char **argv);
 int cmd_bpel(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 #endif

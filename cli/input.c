@@ -116,6 +116,7 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
     slurmsk_conf_defaults(&keys);
     in->platform = o->platform ? skel_platform_parse_file(o->platform, slurmsk_conf_key, &keys, err)
                                : skel_platform_default(n, err);
+    slurmsk_conf_keys_clear(&keys);     /* CPUs= lines: the plugin's only */
     if (!in->platform)
         return -1;
     if (in->platform->nnodes == 0)
@@ -145,7 +146,7 @@ static int load_bpel(const char *path, const cli_input_opts *o, cli_input *in, d
     if (!(in->tree = bpel_load_skeleton(path, NULL, &warning, err)))
         return -1;
     if (warning)
-        fprintf(stderr, "%s: warning: %s\n", path, warning);
+        fprintf(stderr, "%s\n", warning);   /* lines naming their file */
     free(warning);
     return place_tree(o, in, err);
 }

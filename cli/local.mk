@@ -12,6 +12,8 @@ skelsched_SOURCES = \
 	cli/cmd_transient.c \
 	cli/cmd_fluid.c \
 	cli/cmd_advise.c \
-	cli/cmd_estimate.c
-skelsched_LDADD = transient/libtransient.la slurm/libskelslurm.la bpel/libbpel.la advice/libadvice.la cost/libcost.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(SUNDIALS_LIBS)
+	cli/cmd_estimate.c \
+	cli/cmd_plan.c \
+	cli/cmd_simulate.c
+skelsched_LDADD = transient/libtransient.la slurm/libskelslurm.la bpel/libbpel.la advice/libadvice.la cost/libcost.la skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(SUNDIALS_LIBS)
 dist_man_MANS += docs/skelsched.1

@@ -20,7 +20,9 @@ static const command commands[] = {
     { "map", cmd_map, "search the placement of a skeleton's tasks with the best throughput" },
     { "bpel", cmd_bpel, "import a WS-BPEL / BPEL4WS process as a skeleton or PEPA model" },
     { "advise", cmd_advise, "replicate the bottleneck (deal/farm) or merge stages: throughput of each" },
-    { "estimate", cmd_estimate, "the seeds' analytic cost models beside the Markov model" },
+    { "simulate", cmd_simulate, "stochastic simulation with confidence intervals, for models of any size" },
+    { "estimate", cmd_estimate, "the papers' analytic cost models beside the Markov model" },
+    { "plan", cmd_plan, "what the Slurm plugin decides for a batch script (#SKEL lines, skeleton.conf)" },
 };
 
 static void usage(FILE *f)

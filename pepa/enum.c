@@ -55,6 +55,7 @@ typedef struct dest {
 
 #define MEMO_MAX_BITS 24              /* subtrees with more bits are split */
 #define MEMO_MAX_MOVES ((size_t)1 << 18)  /* per memo: moves kept (6 MB), then no more */
+#define MEMO_LEAF_MOVES 32                /* a single component with more moves gets a memo */
 #define MEMO_TRIAL 1024                   /* misses before judging a memo's hit rate */
 
 /* The memo of one subtree: post[lo..hi] are its nodes, hi its root. */
@@ -185,7 +186,9 @@ static int memo_add(pepa_enum *e, int lo, int hi, const span *sp, unsigned char 
 {
     const pepa_system *s = e->s;
     memo *m = &e->memos[e->nmemos];
-    *m = (memo){ .lo = lo, .hi = hi, .word = sp->word, .bits = sp->bits };
+    /* a subtree without bits (components of one local state) has one
+     * sub-state: key 0 of word 0 */
+    *m = (memo){ .lo = lo, .hi = hi, .word = sp->word < 0 ? 0 : sp->word, .bits = sp->bits };
     int nb = 1 + 2 * s->nnodes;
     for (int k = lo; k <= hi; k++)
         inside[e->post[k]] = 1;
@@ -220,13 +223,25 @@ static int memo_add(pepa_enum *e, int lo, int hi, const span *sp, unsigned char 
     return 0;
 }
 
+/* Moves of leaf n's automaton over all its local states (0: not a leaf). */
+static int leaf_moves(const pepa_system *s, int n)
+{
+    const pepa_node *nd = &s->nodes[n];
+    if (nd->kind != PEPA_N_LEAF && nd->kind != PEPA_N_ARRAY)
+        return 0;
+    const pepa_seq *q = &s->seqs[nd->seq];
+    return q->first[q->nstates];
+}
+
 /* Memoise the largest subtrees below the root whose bits fit one word
- * (at most MEMO_MAX_BITS of them) and which hold several components. */
+ * (at most MEMO_MAX_BITS of them, none at all for components of one local
+ * state) and which hold several components, or one with many moves (a
+ * network component offering a move per link: one copy replays them). */
 static int memo_choose(pepa_enum *e, const span *sp, const int *pos, int n, unsigned char *inside,
                        unsigned char *used)
 {
     const pepa_node *nd = &e->s->nodes[n];
-    if (n != e->s->root && sp[n].ok && sp[n].word >= 0 && sp[n].leaves >= 2 &&
+    if (n != e->s->root && sp[n].ok && (sp[n].leaves >= 2 || leaf_moves(e->s, n) >= MEMO_LEAF_MOVES) &&
         __builtin_popcountll(sp[n].bits) <= MEMO_MAX_BITS)
         return memo_add(e, pos[n] - sp[n].nodes + 1, pos[n], &sp[n], inside, used);
     if (nd->kind == PEPA_N_COOP || nd->kind == PEPA_N_HIDE)

@@ -610,6 +610,30 @@ static int build(gen *g)
     return 0;
 }
 
+/* Items entering subtree node per computation of each task of its first
+ * stage: a pipe's first component; every member of a deal or farm (each
+ * item goes to one). par, choice and loop never start a skeleton
+ * (skel_dag_build refuses it), so every weight is 1. */
+static void entry_weights(const skel_node *node, double *entry)
+{
+    if (node->kind == SKEL_TASK)
+        entry[node->index] = 1;
+    else if (node->kind == SKEL_PIPE)
+        entry_weights(node->children[0], entry);
+    else
+        for (int c = 0; c < node->nchildren; c++)
+            entry_weights(node->children[c], entry);
+}
+
+double skel_model_throughput(const skel_model *m, const double *action_thr)
+{
+    double x = 0;
+    for (int i = 0; i < m->ntasks; i++)
+        if (m->entry[i] > 0)
+            x += m->entry[i] * action_thr[m->comp_action[i]];
+    return x;
+}
+
 skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
 {
     int n = d->ntasks;
@@ -625,12 +649,13 @@ skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
     m->data = malloc((size_t)n * sizeof *m->data);
     m->mu = calloc((size_t)n, sizeof *m->mu);
     m->lambda = calloc(ne, sizeof *m->lambda);
-    g.comp = malloc((size_t)n * sizeof *g.comp);
-    g.move = malloc(ne * sizeof *g.move);
+    g.comp = m->comp_action = malloc((size_t)n * sizeof *g.comp);
+    g.move = m->move_action = malloc(ne * sizeof *g.move);
+    m->entry = calloc((size_t)(n ? n : 1), sizeof *m->entry);
     g.in_edge = malloc((size_t)n * sizeof *g.in_edge);
     m->pepa = g.pm = pepa_model_new(skel_tree_file(t));
     if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g.comp || !g.move ||
-        !g.in_edge || !m->pepa)
+        !g.in_edge || !m->entry || !m->pepa)
         goto nomem;
     if (d->nedges)
         memcpy(m->edges, d->edges, (size_t)d->nedges * sizeof *m->edges);
@@ -639,18 +664,15 @@ skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
         m->work[i] = task->rate;
         m->data[i] = task->data;
     }
+    entry_weights(skel_tree_root(t), m->entry);
     if (build(&g) < 0)
         goto fail;
     free(g.in_edge);
-    free(g.move);
-    free(g.comp);
     return m;
 nomem:
     diag_set(err, "out of memory");
 fail:
     free(g.in_edge);
-    free(g.move);
-    free(g.comp);
     skel_model_free(m);
     return NULL;
 }
@@ -660,6 +682,9 @@ void skel_model_free(skel_model *m)
     if (!m)
         return;
     pepa_model_free(m->pepa);
+    free(m->entry);
+    free(m->move_action);
+    free(m->comp_action);
     free(m->lambda);
     free(m->mu);
     free(m->data);

@@ -3,15 +3,17 @@
  * The chain's structure does not depend on the placement, so it is derived
  * once; each placement sets the rates, re-rates the chain through a rate
  * plan (each transition = coefficient x one rate parameter) and solves it
- * warm from the previous solution. Placements are explored depth first
+ * warm from the previous solution. What is maximised is the job's
+ * throughput X: items entering (= leaving) the skeleton per second,
+ * skel_model_throughput. Placements are explored depth first
  * over tasks t0, t1, ... (branch and bound): a partial placement is cut
  * when an upper bound on every completion is below the K-th best solved
  * throughput. The bounds, all sound:
  *   - per-task cycle bound: receive -> compute -> send, each step at least
- *     the inverse of the fastest rate it may have; X_0 = X_i / v_i with the
+ *     the inverse of the fastest rate it may have; X = X_i / v_i with the
  *     visit ratio v_i where it is known (pipes, deals, one-task stages);
  *   - stage bound: by flow conservation a stage's members together carry
- *     every item, so X_0 <= sum of their cycle bounds / the stage's ratio;
+ *     every item, so X <= sum of their cycle bounds / the stage's ratio;
  *   - sub-pipeline windows: up to WIN_MAX consecutive one-to-one tasks
  *     solved alone with saturated ends (see window_thr).
  * Rates of a partial placement are bounded from above: a node's share only
@@ -32,7 +34,11 @@
 
 int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *cls, diag *err)
 {
-    (void)err;
+    /* Past a few dozen nodes, from the written links: O(n log n), not
+     * O(n^2) per class (a Link equal to the default then counts as
+     * different, which only makes classes finer). */
+    if (p->nnodes > FAST_CLASSES)
+        return search_fast_classes(p, keep, cls) < 0 ? diag_set(err, "out of memory") : 0;
     for (int a = 0; a < p->nnodes; a++) {
         cls[a] = a;
         if ((keep && keep[a]) || a == p->input || a == p->output)
@@ -58,6 +64,9 @@ int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *
     }
     return 0;
 }
+/* Derive the chain within what is left of the budget. Returns 1 when it
+ * does not fit (too many states, out of time: s->why says which), the
+ * derivation then abandoned. */
 static int setup_chain(search *s)
 {
     diag *err = s->err;
@@ -66,10 +75,22 @@ static int setup_chain(search *s)
     pepa_derive_opts dopts = { 0 };
     dopts.max_states = s->o->max_states ? s->o->max_states : DEFAULT_MAX_STATES;
     dopts.threads = s->o->threads;
-    if (s->o->budget > 0)
-        dopts.time_limit = s->o->budget;
-    if (!(s->sp = pepa_derive(s->sys, &dopts, err)))
-        return -1;
+    if (s->deadline > 0) {
+        /* leave a part of what is left for re-rating and solving */
+        dopts.time_limit = 0.8 * (s->deadline - clock_now());
+        if (dopts.time_limit <= 0) {
+            snprintf(s->why, sizeof s->why, "the budget was spent before the chain was derived");
+            return 1;
+        }
+    }
+    diag tmp;
+    diag_clear(&tmp);
+    if (!(s->sp = pepa_derive(s->sys, &dopts, &tmp))) {
+        size_t n = strlen(tmp.msg) < sizeof s->why - 1 ? strlen(tmp.msg) : sizeof s->why - 1;
+        memcpy(s->why, tmp.msg, n);    /* a long message is cut, on purpose */
+        s->why[n] = '\0';
+        return 1;
+    }
     if (s->sp->deadlocks)
         return diag_set(err, "the model of the skeleton deadlocks (%u states can do nothing)",
                         s->sp->deadlocks);
@@ -83,15 +104,9 @@ static int setup_chain(search *s)
         !(s->dense = malloc((size_t)s->sp->n * (2 * (size_t)s->sp->n + 1) * sizeof *s->dense)))
         return diag_set(err, "out of memory");
     if (!(s->pi = calloc(s->sp->n, sizeof *s->pi)) ||
-        !(s->thr = calloc((size_t)s->sys->nactions, sizeof *s->thr)) ||
-        !(s->comp = malloc((size_t)s->nt * sizeof *s->comp)))
+        !(s->thr = calloc((size_t)s->sys->nactions, sizeof *s->thr)))
         return diag_set(err, "out of memory");
-    for (int i = 0; i < s->nt; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "comp_%d", i);
-        if ((s->comp[i] = pepa_model_find_action(s->m->pepa, name)) < 0)
-            return diag_set(err, "internal error: the model has no action %s", name);
-    }
+    s->comp = s->m->comp_action;
     return 0;
 }
 
@@ -101,8 +116,6 @@ static int setup(search *s)
     if (!(s->flows = calloc(nt, sizeof *s->flows)) || !(s->visit = calloc(nt, sizeof *s->visit)) ||
         !(s->cls = malloc(nn * sizeof *s->cls)) || !(s->place = malloc(nt * sizeof *s->place)) ||
         !(s->load = calloc(nn, sizeof *s->load)) || !(s->raw = malloc((nt + 1) * sizeof *s->raw)) ||
-        !(s->cbound = malloc(nt * nn * sizeof *s->cbound)) ||
-        !(s->cnode = malloc(nt * nn * sizeof *s->cnode)) ||
         !(s->mu = malloc(nt * sizeof *s->mu)) ||
         !(s->lambda = malloc((size_t)(s->ne ? s->ne : 1) * sizeof *s->lambda)) ||
         !(s->ranked = calloc((size_t)s->top, sizeof *s->ranked)))
@@ -121,7 +134,10 @@ static int setup(search *s)
             search_build_flow(s, &s->d->dst[i], i, 0, &s->flows[i].dst, &s->flows[i].ndst) < 0)
             return -1;
     }
-    s->visit[0] = 1;           /* the others start unknown (0) */
+    /* X_i / X where X is the job's throughput: known for tasks outside
+     * farms (the dag's visits), the others start unknown (0). */
+    for (int i = 0; i < s->nt && !s->d->extended; i++)
+        s->visit[i] = s->d->visits[i];
     search_visit_ratios(s);
     if (!(s->stage = calloc(nt + 1, sizeof *s->stage)) ||
         !(s->stage_n = calloc(nt + 1, sizeof *s->stage_n)) ||
@@ -206,6 +222,7 @@ static void search_free(search *s)
     free(s->mu);
     free(s->cnode);
     free(s->cbound);
+    search_scale_free(s);
     free(s->raw);
     free(s->load);
     free(s->place);
@@ -225,11 +242,126 @@ static void search_free(search *s)
     free(s->mx_from);
     free(s->bw);
     free(s->lat);
-    free(s->comp);
     free(s->thr);
     free(s->pi);
     pepa_space_free(s->sp);
     pepa_system_free(s->sys);
+}
+
+const char *skel_search_method_name(skel_search_method m)
+{
+    return m == SKEL_SEARCH_EXACT ? "exact" : "approximate";
+}
+
+/* Time the local moves may take: a fifth of the budget (the chain gets the
+ * rest), or at most 2 s without one. */
+static double scale_until(const search *s)
+{
+    return s->t0 + (s->o->budget > 0 ? 0.2 * s->o->budget : 2.0);
+}
+
+/* Solve placement pl exactly as a seed of the ranking; its throughput, or
+ * -1 on an error. */
+static double seed(search *s, const int *pl, int *canon, int *map)
+{
+    search_canonical(s, pl, canon, map);
+    memcpy(s->place, canon, (size_t)s->nt * sizeof *s->place);
+    s->seeding = 1;
+    int rc = search_evaluate(s);
+    s->seeding = 0;
+    double x = rc < 0 ? -1 : skel_model_throughput(s->m, s->thr);
+    for (int i = 0; i < s->nt; i++)
+        s->place[i] = -1;
+    return x;
+}
+
+/* Confirm the large-scale answer on the chain, then search: the branch and
+ * bound starts with the answer ranked, so its cuts are sharper and it can
+ * only improve on it. */
+static int confirm_and_search(search *s)
+{
+    if (s->o->candidates)
+        return search_run_candidates(s);
+    int *canon = malloc((size_t)s->nt * sizeof *canon), *map = malloc((size_t)s->nn * sizeof *map);
+    if (!canon || !map) {
+        free(map);
+        free(canon);
+        return diag_set(s->err, "out of memory");
+    }
+    int feasible = s->heur_x > 0;
+    double h = feasible ? seed(s, s->heur, canon, map) : 0;
+    double c = feasible && h >= 0 ? seed(s, s->cons, canon, map) : 0;
+    free(map);
+    free(canon);
+    if (h < 0 || c < 0)
+        return -1;
+    s->cons_exact = c;
+    s->total = s->raw[0];
+    return search_dfs(s, 0);
+}
+
+/* The exact phase. Returns 0, -1 on an error, 1 when the chain does not
+ * fit (s->why says why). */
+static int exact_phase(search *s)
+{
+    size_t cells = (size_t)s->nt * (size_t)s->nn;
+    if (s->nn > MAX_MATRIX_NODES) {
+        snprintf(s->why, sizeof s->why, "%s: %d nodes: the exact search handles at most %d",
+                 s->p->file, s->nn, MAX_MATRIX_NODES);
+        return 1;
+    }
+    if (search_setup_platform(s) < 0)
+        return -1;
+    if (!(s->cbound = malloc(cells * sizeof *s->cbound)) ||
+        !(s->cnode = malloc(cells * sizeof *s->cnode)))
+        return diag_set(s->err, "out of memory");
+    int rc = setup_chain(s);
+    if (rc != 0)
+        return rc;
+    if (!s->o->no_plan && search_plan_build(s) < 0)
+        return -1;
+    s->exact = 1;
+    return confirm_and_search(s);
+}
+
+/* Utilisations from the estimate x: X_i = x v_i where the visit ratio is
+ * known, 0 (unknown) elsewhere. */
+static void approx_utils(search *s, skel_search_entry *e)
+{
+    diag tmp;
+    diag_clear(&tmp);
+    for (int j = 0; j < s->nn; j++)
+        e->node_util[j] = 0;
+    e->bottleneck = 0;
+    if (skel_place_rates(s->m, s->p, e->placement, s->mu, s->lambda, &tmp) < 0)
+        return;
+    for (int i = 0; i < s->nt; i++) {
+        double xi = s->visit[i] > 0 ? e->throughput * s->visit[i] : 0;
+        int j = e->placement[i];
+        e->task_util[i] = xi / s->mu[i] < 1 ? xi / s->mu[i] : 1;
+        e->node_util[j] += e->task_util[i] * s->mu[i] / (s->m->work[i] * s->p->nodes[j].speed);
+        if (e->task_util[i] > e->task_util[e->bottleneck])
+            e->bottleneck = i;
+    }
+}
+
+/* The large-scale search's answer when the chain did not fit: its
+ * placement (and the constructive one) ranked by their estimates. */
+static int approx_answer(search *s)
+{
+    s->exact = 0;
+    s->nranked = 0;
+    const int *pl[2] = { s->heur, s->cons };
+    double x[2] = { s->heur_x, s->cons_x };
+    for (int k = 0; k < 2 && s->nranked < s->top; k++) {
+        if (!(x[k] > 0) || (k == 1 && memcmp(pl[0], pl[1], (size_t)s->nt * sizeof *pl[0]) == 0))
+            continue;
+        skel_search_entry *e = &s->ranked[s->nranked++];
+        memcpy(e->placement, pl[k], (size_t)s->nt * sizeof *pl[k]);
+        e->throughput = x[k];
+        approx_utils(s, e);
+    }
+    return 0;
 }
 
 void skel_search_result_free(skel_search_result *r)
@@ -291,16 +423,23 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
         diag_set(err, "no candidate placements");
         return NULL;
     }
-    if (setup(&s) < 0 || search_setup_platform(&s) < 0 || setup_chain(&s) < 0 ||
-        (!s.o->no_plan && search_plan_build(&s) < 0))
+    if (s.o->budget > 0)
+        s.deadline = s.t0 + s.o->budget;
+    if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)
         goto fail;
-    if (s.o->candidates) {
-        if (search_run_candidates(&s) < 0)
-            goto fail;
-    } else {
-        s.total = s.raw[0];
-        if (search_dfs(&s, 0) < 0)
-            goto fail;
+    int ex = exact_phase(&s);
+    if (ex < 0 && s.solve_late && s.exact && s.nranked > 0) {
+        ex = 0;                   /* out of time mid-search: the best solved so far */
+        s.timed_out = 1;
+        s.missed = INFINITY;
+    }
+    if (ex < 0 && !(s.solve_late && !s.o->candidates))
+        goto fail;
+    if (ex != 0 && !s.o->candidates && approx_answer(&s) < 0)
+        goto fail;
+    if (ex > 0 && s.o->candidates) {
+        diag_set(err, "%s", s.why);
+        goto fail;
     }
     if (s.nranked == 0) {
         diag_set(err, "no feasible placement: every one needs a link %s does not describe "
@@ -332,15 +471,20 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.ranked = NULL;
     /* Proven when nothing was left out, or everything left out is bounded
      * below the best. */
-    r->optimal = !s.timed_out || s.missed < best * (1 - TIE);
+    r->optimal = s.exact && (!s.timed_out || s.missed < best * (1 - TIE));
     r->bound = r->optimal ? 0 : s.missed;
     r->gap = r->optimal || s.missed <= best ? 0 : (s.missed - best) / best;
     r->evaluated = s.evaluated;
     r->pruned = s.pruned;
     r->symmetric = s.symmetric;
     r->total = s.total;
-    r->states = s.sp->n;
-    r->transitions = (unsigned long long)s.sp->q->nnz;
+    r->states = s.sp ? s.sp->n : 0;
+    r->transitions = s.sp ? (unsigned long long)s.sp->q->nnz : 0;
+    r->method = s.exact ? SKEL_SEARCH_EXACT : SKEL_SEARCH_APPROX;
+    r->constructive = s.cons_exact > 0 ? s.cons_exact : s.cons_x;
+    r->constructive_secs = s.cons_secs;
+    snprintf(r->why, sizeof r->why, "%s", s.exact ? "" : s.why);
+    r->estimator = s.eval_name;
     search_free(&s);
     r->seconds = clock_now() - s.t0;
     return r;

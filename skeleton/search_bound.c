@@ -73,8 +73,8 @@ static double steps_time(const search *s, const step *st, int n)
 
 static double window_thr(search *s, int wi);
 
-/* Upper bound on X_0 over every completion of the current partial
- * placement (0: infeasible, a link missing). */
+/* Upper bound on the job's throughput X over every completion of the
+ * current partial placement (0: infeasible, a link missing). */
 double search_bound(search *s)
 {
     for (int i = 0; i < s->nt; i++) {
@@ -89,11 +89,19 @@ double search_bound(search *s)
     }
     for (int e = 0; e < s->ne; e++)
         s->blam[e] = edge_ub(s, e);
+    return search_bound_rates(s);
+}
+
+/* The bound for the rate upper bounds in s->bmu (tasks) and s->blam
+ * (edges); with a complete placement's own rates, the best sound bound on
+ * its throughput the search has without the chain. */
+double search_bound_rates(search *s)
+{
     if (s->d->extended) {
         /* par/choice/loop: the flows' cycle bounds do not apply. A task
          * computing v_i times per item is busy at most all the time, so
-         * items pass at most bmu_i / v_i per second; t0 computes v_0 times
-         * per item, and never faster than bmu_0. */
+         * items pass at most bmu_i / v_i per second; and the job's
+         * throughput, sum_i entry_i X_i, is at most sum_i entry_i bmu_i. */
         for (int e = 0; e < s->ne; e++)
             if (!(s->blam[e] > 0))
                 return 0;
@@ -102,8 +110,10 @@ double search_bound(search *s)
         for (int i = 0; i < s->nt; i++)
             if (v[i] > 0 && s->bmu[i] / v[i] < items)
                 items = s->bmu[i] / v[i];
-        double x0 = v[0] > 0 ? items * v[0] : INFINITY;
-        return x0 < s->bmu[0] ? x0 : s->bmu[0];
+        double all = 0;
+        for (int i = 0; i < s->nt; i++)
+            all += s->m->entry[i] * s->bmu[i];
+        return items < all ? items : all;
     }
     double best = INFINITY;
     for (int i = 0; i < s->nt; i++) {
@@ -124,7 +134,7 @@ double search_bound(search *s)
             best = sum / s->stage_v[g];
     }
     /* A farm's workers share their sender's items: together they process
-     * at least X_0 * v / ndst, each at most its cycle bound. */
+     * at least X * v / ndst, each at most its cycle bound. */
     for (int g = 0; g < s->ngroups; g++) {
         double sum = 0;
         for (int k = 0; k < s->group[g]->n; k++) {
@@ -378,7 +388,7 @@ int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step 
     return 0;
 }
 
-/* Visit ratios X_i / X_0, propagated from t0 along sends whose every step
+/* Visit ratios X_i / X, propagated from the known ones along sends whose every step
  * has one partner (so the share of each partner is fixed). */
 void search_visit_ratios(search *s)
 {
@@ -419,10 +429,23 @@ void search_visit_ratios(search *s)
 
 /* Stages by flow conservation: if the tasks of a set G send only to the
  * set D, and D receives only from G, every item G sends is received by D
- * once, so sum X over D = sum X over G. Starting from {t0} this finds the
- * stages of a pipeline of farms and deals; a stage of one task gets its
- * visit ratio, and every stage bounds X_0 by the sum of its members'
- * cycle bounds (sound whatever the split inside the stage). */
+ * once, so sum X over D = sum X over G. Starting from the first stage
+ * this finds the stages of a pipeline of farms and deals; a stage of one
+ * task gets its visit ratio, and every stage bounds the job's throughput X
+ * by the sum of its members' cycle bounds (sound whatever the split inside
+ * the stage). */
+static int record_stage(search *s, const int *tasks, int n, double v, int g)
+{
+    int *m = malloc((size_t)n * sizeof *m);
+    if (!m)
+        return diag_set(s->err, "out of memory");
+    memcpy(m, tasks, (size_t)n * sizeof *m);
+    s->stage[g] = m;
+    s->stage_n[g] = n;
+    s->stage_v[g] = v;
+    return 0;
+}
+
 int search_stage_groups(search *s, int *ng_out)
 {
     int nt = s->nt, ng = 0, cap = nt + 1;
@@ -434,10 +457,17 @@ int search_stage_groups(search *s, int *ng_out)
         free(mark);
         return diag_set(s->err, "out of memory");
     }
-    int ncur = 1, gen = 0;
-    cur[0] = 0;
+    /* G starts as the first stage: together its tasks compute once per
+     * item entering (X = the sum of their X_i), a bound of its own when
+     * it has several. */
+    int ncur = 0, gen = 0;
+    for (int i = 0; i < nt; i++)
+        if (s->m->entry[i] > 0)
+            cur[ncur++] = i;
     double v = 1;
-    while (ng < cap) {
+    int rc = ncur > 1 ? record_stage(s, cur, ncur, v, ng) : 0;
+    ng += ncur > 1;
+    while (rc == 0 && ng < cap && ncur > 0) {
         /* D: every partner G sends to */
         gen++;
         int nnext = 0, ok = 1;
@@ -475,18 +505,8 @@ int search_stage_groups(search *s, int *ng_out)
             break;
         for (int b = 0; b < nnext; b++)
             mark[nxt[b]] = 0;
-        /* record D */
-        int *m = malloc((size_t)nnext * sizeof *m);
-        if (!m) {
-            free(nxt);
-            free(cur);
-            free(mark);
-            return diag_set(s->err, "out of memory");
-        }
-        memcpy(m, nxt, (size_t)nnext * sizeof *m);
-        s->stage[ng] = m;
-        s->stage_n[ng] = nnext;
-        s->stage_v[ng] = v;
+        if ((rc = record_stage(s, nxt, nnext, v, ng)) < 0)
+            break;
         ng++;
         if (nnext == 1 && !(s->visit[nxt[0]] > 0))
             s->visit[nxt[0]] = v;
@@ -497,8 +517,9 @@ int search_stage_groups(search *s, int *ng_out)
     free(cur);
     free(mark);
     *ng_out = ng;
-    return 0;
+    return rc;
 }
+
 int search_setup_platform(search *s)
 {
     size_t nn = (size_t)s->nn, ne = (size_t)(s->ne ? s->ne : 1);
@@ -523,6 +544,17 @@ int search_setup_platform(search *s)
     }
     for (int e = 0; e < s->ne; e++) {
         double data = edge_data(s, e);
+        /* Edges carrying as many bytes have the same fastest rates: copy
+         * (nodes squared per distinct size, not per edge). */
+        int same = e - 1;
+        while (same >= 0 && edge_data(s, same) != data)
+            same--;
+        if (same >= 0) {
+            memcpy(s->mx_from + (size_t)e * nn, s->mx_from + (size_t)same * nn, nn * sizeof *s->mx_from);
+            memcpy(s->mx_to + (size_t)e * nn, s->mx_to + (size_t)same * nn, nn * sizeof *s->mx_to);
+            s->mx_any[e] = s->mx_any[same];
+            continue;
+        }
         for (int a = 0; a < s->nn; a++)
             for (int b = 0; b < s->nn; b++) {
                 double r = 1.0 / move_secs(s, a, b, data);

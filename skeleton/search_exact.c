@@ -103,7 +103,7 @@ int search_dfs(search *s, int k)
 
 /* Canonical image of a placement: each node of a class with several
  * members becomes the first member not yet used by an earlier task. */
-static void canonical(const search *s, const int *pl, int *out, int *map)
+void search_canonical(const search *s, const int *pl, int *out, int *map)
 {
     for (int j = 0; j < s->nn; j++)
         map[j] = -1;
@@ -160,7 +160,7 @@ int search_run_candidates(search *s)
                 goto out;
             }
         }
-        canonical(s, pl, canon + c * nt, map);
+        search_canonical(s, pl, canon + c * nt, map);
         memcpy(s->place, pl, nt * sizeof *s->place);
         for (size_t i = 0; i < nt; i++)
             s->load[pl[i]]++;

@@ -4,6 +4,8 @@
  *   search_bound.c  sound upper bounds on a partial placement's throughput;
  *   search_plan.c   the rate plan and the exact evaluation of a placement;
  *   search_exact.c  exhaustive branch and bound, and listed candidates.
+ *   search_scale.c  the large-scale search: classes, constructive placement,
+ *                   local moves (no chain needed)
  */
 #ifndef SKELSCHED_SKELETON_SEARCH_INT_H
 #define SKELSCHED_SKELETON_SEARCH_INT_H
@@ -19,6 +21,7 @@
 #define MAX_TOP 100000                /* placements one result may rank */
 #define MAX_MATRIX_NODES 2048         /* nodes for the latency matrices */
 #define DEFAULT_MAX_STATES 2000000ul
+#define FAST_CLASSES 64               /* nodes past which classes come from the links */
 /* Chains this small are solved exactly by dense elimination: cheaper than
  * setting up an iterative solver. */
 #define DENSE_MAX 64
@@ -51,6 +54,12 @@ typedef struct wcache {
     double thr;
 } wcache;
 
+/* An estimate of the job's throughput for the rates of a complete
+ * placement (mu: ntasks, lambda: nedges), into *x; 0 or -1 with a message.
+ * The large-scale search ranks its local moves by it. */
+typedef int (*search_eval_fn)(void *ctx, const double *mu, const double *lambda, double *x,
+                              diag *err);
+
 typedef struct search {
     skel_model *m;
     const skel_dag *d;
@@ -61,7 +70,7 @@ typedef struct search {
     pepa_system *sys;
     pepa_space *sp;
     double *pi, *thr, *mu, *lambda;
-    int *comp;                 /* per task: action id of comp_i */
+    const int *comp;           /* per task: action id of comp_i (the model's) */
     int warm;                  /* pi holds a solution */
     /* The rate plan: every transition of the chain as coefficient x one
      * rate parameter (mu_i, then lambda_e), so that re-rating is one pass
@@ -80,7 +89,7 @@ typedef struct search {
     double *mx_from, *mx_to;   /* ne * nn: fastest rate of edge e from / to a node */
     double *mx_any;            /* ne */
     tflow *flows;
-    double *visit;             /* per task: X_i / X_0, or 0 when unknown */
+    double *visit;             /* per task: X_i / X (X: the job's throughput), or 0 when unknown */
     int *cls;                  /* per node: its class representative */
     /* sub-pipeline windows (see window_thr) */
     int nwin;
@@ -89,10 +98,10 @@ typedef struct search {
     double *bcyc;              /* per task: its cycle bound on X_i */
     int nstages;               /* stages found by flow conservation */
     int **stage, *stage_n;     /* their tasks */
-    double *stage_v;           /* sum of their X_i / X_0 */
+    double *stage_v;           /* sum of their X_i / X */
     int ngroups;               /* farm steps of tasks with a known visit ratio */
     const step **group;        /* the step (its members share the sender's items) */
-    double *group_scale;       /* X_0 <= (sum of members' X_i) * scale */
+    double *group_scale;       /* X <= (sum of members' X_i) * scale */
     double *wq;                /* WIN_STATES^2 scratch for a window's chain */
     struct wcache *cache;      /* WIN_CACHE entries, direct mapped */
     unsigned long long win_solved, win_hits;
@@ -110,10 +119,32 @@ typedef struct search {
     unsigned long long evaluated;
     double pruned, symmetric, unexplored, total;
     unsigned long ticks;
+    double deadline;           /* clock_now() past which the budget is spent; 0: none */
+    int solve_late;            /* a solve failed past the deadline */
+    int seeding;               /* evaluating the large-scale search's answers */
+    int exact;                 /* the chain was derived and ranks the answer */
+    double cons_exact;         /* the constructive placement solved (0: not) */
+    char why[256];             /* why the exact chain was not used */
+    /* the large-scale search (search_scale.c) */
+    search_eval_fn eval;       /* NULL: search_eval_bound */
+    void *eval_ctx;
+    const char *eval_name;
+    int *order;                /* tasks, heaviest first */
+    int *adj_start, *adj_edge, *adj_deg;  /* each task's edges */
+    int *cand;                 /* scratch: candidate nodes */
+    int nclass;                /* classes of usable nodes, fastest first */
+    int *cls_start, *cls_member, *cls_next;  /* their members; first maybe free */
+    int *cls_pos, *node_class; /* per node: position in its class, class (-1) */
+    int *cons, *heur;          /* constructive placement; after local moves */
+    double cons_x, heur_x;     /* their estimates */
+    double cons_secs;          /* time the constructive placement took */
+    unsigned long long scale_evals;
+    int scale_stopped;         /* local moves stopped by the time given */
 } search;
 
 /* search_bound.c */
 double search_bound(search *s);
+double search_bound_rates(search *s);
 int search_dense_steady(const double *q, int n, double *a, double *pi);
 int search_setup_windows(search *s);
 int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step **out, int *n);
@@ -125,8 +156,15 @@ int search_setup_platform(search *s);
 int search_plan_build(search *s);
 int search_evaluate(search *s);
 
+/* search_scale.c */
+int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *cls);
+int search_eval_bound(void *ctx, const double *mu, const double *lambda, double *x, diag *err);
+int search_scale(search *s, double until);
+void search_scale_free(search *s);
+
 /* search_exact.c */
 int search_dfs(search *s, int k);
+void search_canonical(const search *s, const int *pl, int *out, int *map);
 int search_run_candidates(search *s);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/clock.h"
 #include "../pepa/enum.h"
 #include "../pepa/index.h"
 #include "../pepa/solve.h"
@@ -100,25 +101,8 @@ int search_plan_build(search *s)
         act_param[a] = -1;
     for (int i = 0; i < s->nt; i++)
         act_param[s->comp[i]] = i;
-    for (int e = 0; e < s->ne; e++) {
-        char name[64], x[16], y[16];
-        skel_edge ed = s->m->edges[e];
-        if (ed.from == SKEL_IN)
-            snprintf(x, sizeof x, "in");
-        else
-            snprintf(x, sizeof x, "%d", ed.from);
-        if (ed.to == SKEL_OUT)
-            snprintf(y, sizeof y, "out");
-        else
-            snprintf(y, sizeof y, "%d", ed.to);
-        snprintf(name, sizeof name, "move_%s_%s", x, y);
-        int a = pepa_model_find_action(s->m->pepa, name);
-        if (a < 0) {
-            rc = 0;           /* not the generator's naming: keep the general path */
-            goto out;
-        }
-        act_param[a] = s->nt + e;
-    }
+    for (int e = 0; e < s->ne; e++)
+        act_param[s->m->move_action[e]] = s->nt + e;
     /* Probe rates: distinct, irregular values. */
     for (int k = 0; k < np; k++) {
         s->params[k] = 1.0 + 0.37 * (k % 11) + 0.011 * k;
@@ -226,6 +210,11 @@ static int solve_now(search *s)
     pepa_solve_opts_init(&so);
     so.tol = 1e-12;
     so.warm = s->warm;
+    if (s->deadline > 0) {
+        /* never held past the budget: a solve left unfinished is given up */
+        double left = s->deadline - clock_now();
+        so.time_limit = left > 0.002 ? left : 0.002;
+    }
     pepa_solve_result res;
     diag tmp;
     diag_clear(&tmp);
@@ -234,7 +223,10 @@ static int solve_now(search *s)
     /* A warm start that went astray: start again from scratch. */
     so.warm = 0;
     so.tol = 1e-10;
-    return pepa_solve(s->sp->q, &so, s->pi, &res, s->err);
+    if (pepa_solve(s->sp->q, &so, s->pi, &res, s->err) == 0)
+        return 0;
+    s->solve_late = s->deadline > 0 && clock_now() >= s->deadline;
+    return -1;
 }
 
 /* Solve the complete placement s->place and rank it. */
@@ -266,8 +258,14 @@ int search_evaluate(search *s)
     } else if (pepa_space_throughput(s->sp, s->pi, s->thr, s->err) < 0) {
         return -1;
     }
-    s->evaluated++;
-    double x = s->thr[s->comp[0]];
+    s->evaluated += !s->seeding;
+    double x = skel_model_throughput(s->m, s->thr);
+    /* A placement solved again (a seed from the large-scale search, found
+     * again by the branch and bound) is ranked once. */
+    for (int k = 0; k < s->nranked; k++)
+        if (fabs(s->ranked[k].throughput - x) <= 1e-6 * x &&
+            memcmp(s->ranked[k].placement, s->place, (size_t)s->nt * sizeof *s->place) == 0)
+            return 0;
     /* Where it goes: after every entry at least as good (ties keep the
      * order found, the canonical placement first). */
     int pos = s->nranked;

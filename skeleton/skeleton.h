@@ -1,4 +1,4 @@
-/* skeleton: algorithmic skeletons (seed 002's pipe/deal/farm/task language,
+/* skeleton: algorithmic skeletons (Yaikhom et al. 2007's pipe/deal/farm/task language,
  * with par/choice/loop for orchestrations: docs/skeleton-language.md),
  * the task graph derived from them, PEPA model generation, the platform
  * description (node speeds and network latencies, also read by the Slurm
@@ -104,10 +104,10 @@ int skel_node_one_stage(const skel_node *n);
  * one statement per line, indented by depth). */
 void skel_tree_print(const skel_tree *t, FILE *f);
 
-/* ---- the task graph (seed 002 §4.1, Algorithm 1) ----------------------- */
+/* ---- the task graph (Yaikhom et al. 2007 §4.1, Algorithm 1) ----------------------- */
 
-/* Boundary styles. PRODUCER (seed 002): the first tasks produce, the last
- * consume. STREAM (seed 000): the first tasks receive every item by an
+/* Boundary styles. PRODUCER (Yaikhom et al. 2007): the first tasks produce, the last
+ * consume. STREAM (Benoit et al. 2004): the first tasks receive every item by an
  * input move, the last send it away by an output move. */
 typedef enum skel_style { SKEL_STYLE_PRODUCER, SKEL_STYLE_STREAM } skel_style;
 
@@ -115,7 +115,7 @@ typedef enum skel_style { SKEL_STYLE_PRODUCER, SKEL_STYLE_STREAM } skel_style;
 #define SKEL_IN (-1)
 #define SKEL_OUT (-2)
 
-/* How a task receives or sends: seed 002's source/destination pattern. */
+/* How a task receives or sends: Yaikhom et al. 2007's source/destination pattern. */
 typedef enum skel_pattern {
     SKEL_PAT_NONE = 0,   /* "*": a producer's source, a consumer's destination */
     SKEL_PAT_PIPE = 1,   /* always the same partner */
@@ -183,14 +183,14 @@ typedef struct skel_dag {
 skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err);
 void skel_dag_free(skel_dag *d);
 
-/* seed 002's case number of task i: 4 * source pattern + destination
+/* Yaikhom et al. 2007's case number of task i: 4 * source pattern + destination
  * pattern (rows *, Pipe, Deal, Farm; 0..15). */
 int skel_dag_case(const skel_dag *d, int i);
 
 /* Index of the edge from -> to, or -1. */
 int skel_dag_edge(const skel_dag *d, int from, int to);
 
-/* ---- PEPA generation (seed 002 §4.2-4.3, Algorithms 2-3, Fig. 4) ------- */
+/* ---- PEPA generation (Yaikhom et al. 2007 §4.2-4.3, Algorithms 2-3, Fig. 4) ------- */
 
 /* Names used in the generated model (i, j task indices):
  *   processes  Task<i>, Task<i>_<k> (its later local states), Processor<i>,
@@ -210,6 +210,13 @@ typedef struct skel_model {
     pepa_expr **mu;          /* per task: the NUM node of mu_<i> */
     pepa_expr **lambda;      /* per edge: the NUM node of its lambda */
     long nprefixes;          /* activities in the task definitions */
+    int *comp_action;        /* per task: action id of comp_<i> in pepa */
+    int *move_action;        /* per edge: action id of its move in pepa */
+    double *entry;           /* per task: items entering the skeleton per
+                                computation of the task when it is one of the
+                                first stage's counted tasks, else 0; the job's
+                                throughput is sum_i entry[i] X(comp_i)
+                                (skel_model_throughput) */
 } skel_model;
 
 /* Generate the model of tree t with flows d. Every rate starts at the
@@ -222,6 +229,12 @@ void skel_model_free(skel_model *m);
  * positive and finite) in place: only the NUM nodes change, so a derived
  * state space stays valid (pepa_system_rerate). */
 int skel_model_set_rates(skel_model *m, const double *mu, const double *lambda, diag *err);
+
+/* The job's throughput, items per second through the skeleton, from the
+ * throughput of every action (pepa action ids, as pepa_space_throughput
+ * gives them): sum_i entry[i] X(comp_i). In steady state items enter as
+ * fast as they leave, so this is also the sum over the last stage. */
+double skel_model_throughput(const skel_model *m, const double *action_thr);
 
 /* ---- the platform (docs/platform.md) ----------------------------------- */
 
@@ -243,18 +256,18 @@ typedef struct skel_link {
 /* Parameters of the analytic cost models (cost/, docs/platform.md), global
  * keys of the platform file; 0 when the file does not give them. */
 typedef enum skel_param {
-    SKEL_PARAM_SETUP_FIXED,      /* SetupFixed=: I_0 of T_setup = I_0 + I_1 P (seed 001 §5) */
+    SKEL_PARAM_SETUP_FIXED,      /* SetupFixed=: I_0 of T_setup = I_0 + I_1 P (Darlington et al. 1993 §5) */
     SKEL_PARAM_SETUP_PER_NODE,   /* SetupPerNode=: I_1 */
     SKEL_PARAM_FLATTEN_FIXED,    /* FlattenFixed=: T_fo, seconds per (un)flatten */
     SKEL_PARAM_FLATTEN_BYTE,     /* FlattenPerByte=: T_f, seconds per byte */
     SKEL_PARAM_GC_RATE,          /* GcRate=: G, collections per work packet */
     SKEL_PARAM_GC_TIME,          /* GcTime=: T_g, seconds per collection */
-    SKEL_PARAM_BSP_G,            /* BspG=: g_inf, seconds per byte (seed 003 §2) */
+    SKEL_PARAM_BSP_G,            /* BspG=: g_inf, seconds per byte (Zavanella 1999 §2) */
     SKEL_PARAM_BSP_NHALF,        /* BspNHalf=: N_1/2, bytes */
     SKEL_PARAM_BSP_L,            /* BspL=: l, seconds per barrier */
     SKEL_PARAM_INTERARRIVAL,     /* InterArrival=: T_e, seconds between input items */
-    SKEL_PARAM_PRECISION,        /* Precision=: prec of seed 003 eq. 8-9 */
-    SKEL_PARAM_CODE_SIZE,        /* CodeSize=: o, bytes of code shipped (seed 004 eq. 1) */
+    SKEL_PARAM_PRECISION,        /* Precision=: prec of Zavanella 1999 eq. 8-9 */
+    SKEL_PARAM_CODE_SIZE,        /* CodeSize=: o, bytes of code shipped (Alt et al. 2002 eq. 1) */
     SKEL_PARAM_COUNT
 } skel_param;
 
@@ -298,7 +311,7 @@ skel_platform *skel_platform_parse_file(const char *path, skel_conf_fn fn, void 
 
 /* The platform used when none is given: nodes n0 .. n<count-1> of Speed 1,
  * every latency (local, default, input, output) 1 second, i.e. the
- * rate-1 network of seed 002's Fig. 4. */
+ * rate-1 network of Yaikhom et al. 2007's Fig. 4. */
 skel_platform *skel_platform_default(int count, diag *err);
 
 void skel_platform_free(skel_platform *p);   /* p may be NULL */
@@ -332,7 +345,7 @@ void skel_place_default(int ntasks, const skel_platform *p, int *node_of_task);
 int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
                      int *node_of_task, diag *err);
 
-/* The rates of one placement (seed 000 §4.1): a task on node j computes at
+/* The rates of one placement (Benoit et al. 2004 §4.1): a task on node j computes at
  * mu = rate * Speed_j / n_j, n_j = tasks on j; a move between nodes a != b
  * takes latency(a,b) + data/bandwidth(a,b) seconds, within one node
  * LocalLatency; input/output moves run from/to the Input/Output node (or
@@ -347,7 +360,8 @@ int skel_model_place(skel_model *m, const skel_platform *p, const int *node_of_t
 /* ---- placement search (docs/mapping.md) -------------------------------- */
 
 /* Search placements of a skeleton's tasks on a platform's nodes for the
- * highest steady-state throughput (of comp_0). The chain is derived once;
+ * highest steady-state throughput of the job (skel_model_throughput: items
+ * entering, equivalently leaving, the skeleton per second). The chain is derived once;
  * every placement only re-rates and re-solves it (warm start). Subtrees of
  * partial placements are cut by sound upper bounds (per-task cycle
  * bounds), placements that differ by a permutation of interchangeable
@@ -378,9 +392,20 @@ typedef struct skel_search_opts {
     void *progress_ctx;
 } skel_search_opts;
 
+/* How the best placement was found and valued. */
+typedef enum skel_search_method {
+    SKEL_SEARCH_EXACT,       /* the Markov chain: every ranked throughput solved */
+    SKEL_SEARCH_APPROX       /* the chain did not fit (MaxStates, budget, platform
+                                size): the large-scale search's placement, valued
+                                by its estimate */
+} skel_search_method;
+
+/* "exact" or "approximate". */
+const char *skel_search_method_name(skel_search_method m);
+
 typedef struct skel_search_entry {
     int *placement;          /* ntasks node indices: task i runs on placement[i] */
-    double throughput;       /* of comp_0, items per second */
+    double throughput;       /* the job's, items per second */
     int rank;                /* 1-based; equal for ties (1e-9 relative) */
     int bottleneck;          /* task of highest utilisation */
     double *task_util;       /* ntasks: fraction of time each task computes */
@@ -404,14 +429,25 @@ typedef struct skel_search_result {
     unsigned long states;    /* states of the chain */
     unsigned long long transitions;
     double seconds;          /* wall time, deriving included */
+    skel_search_method method;
+    double constructive;     /* the constructive placement's throughput (exact
+                                when method is EXACT, else its estimate) */
+    double constructive_secs; /* the time it took */
+    char why[256];           /* APPROX: why the exact chain was not used */
+    const char *estimator;   /* APPROX: what valued the placements (static text) */
 } skel_search_result;
 
 /* Search the placements of model m (built from dag d; its rates are
- * overwritten) on p.
+ * overwritten) on p. A constructive placement and local moves
+ * (search_scale.c) come first and always give an answer; the exact chain
+ * then confirms and improves it when it fits (max_states, the budget, at
+ * most 2048 nodes), starting from that answer, so the best is never worse
+ * than the constructive placement. When the chain does not fit (and no
+ * candidates are listed) the result has method APPROX and says why.
  * Returns a result owned by the caller, or NULL with a message (a chain
- * with no unique steady state, too many states, a pin or candidate off the
- * platform, no feasible placement). Under a budget the result holds the
- * best placement solved so far, optimal = 0 and the bound. */
+ * with no unique steady state, a pin or candidate off the platform, no
+ * feasible placement). Under a budget the result holds the best placement
+ * solved so far, optimal = 0 and the bound. */
 skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_platform *p,
                                 const skel_search_opts *opts, diag *err);
 void skel_search_result_free(skel_search_result *r);   /* r may be NULL */

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "../base/clock.h"
+#include "../base/mem.h"
 #include "../bpel/bpel.h"
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -41,10 +42,33 @@ static int parse_number(const char *s, double *out)
 
 /* ---- skeleton.conf ------------------------------------------------------- */
 
+/* CPUs=N on a NodeName line: kept by line until the nodes exist. */
+static int cpus_key(slurmsk_conf *c, const skel_conf_item *it, diag *err)
+{
+    double v;
+    if (!it->head_key || strcasecmp(it->head_key, "NodeName") != 0)
+        return diag_at(err, it->file, it->line, it->col, "CPUs= belongs on a NodeName= line");
+    if (parse_number(it->value, &v) < 0 || v < 1 || v > 1e6 || v != floor(v))
+        return diag_at(err, it->file, it->line, it->col,
+                       "CPUs= must be a whole number of CPUs in 1 .. 1000000, not '%s'", it->value);
+    void *g = c->cpu_lines;
+    if (mem_grow(&g, 2 * (size_t)c->ncpu_lines + 2, sizeof *c->cpu_lines) < 0)
+        return diag_set(err, "out of memory");
+    c->cpu_lines = g;
+    c->cpu_lines[2 * c->ncpu_lines] = it->line;
+    c->cpu_lines[2 * c->ncpu_lines + 1] = (int)v;
+    c->ncpu_lines++;
+    return 0;
+}
+
 int slurmsk_conf_key(void *ctx, const skel_conf_item *it, diag *err)
 {
     slurmsk_conf *c = ctx;
     double v;
+    if (strcasecmp(it->key, "CPUs") == 0)
+        return cpus_key(c, it, err) < 0 ? -1 : 0;
+    if (it->head_key && strcasecmp(it->head_key, "NodeName") == 0)
+        return 1;
     if (strcasecmp(it->key, "Budget") == 0) {
         if (parse_number(it->value, &v) < 0 || !(v > 0) || v > 60000)
             return diag_at(err, it->file, it->line, it->col,
@@ -114,7 +138,35 @@ slurmsk_conf *slurmsk_conf_parse(const char *text, size_t len, const char *file,
         slurmsk_conf_free(c);
         return NULL;
     }
+    if (!(c->cpus = calloc((size_t)c->plat->nnodes, sizeof *c->cpus))) {
+        diag_set(err, "out of memory");
+        slurmsk_conf_free(c);
+        return NULL;
+    }
+    for (int j = 0; j < c->plat->nnodes; j++)
+        for (int k = 0; k < c->ncpu_lines; k++)
+            if (c->cpu_lines[2 * k] == c->plat->nodes[j].line)
+                c->cpus[j] = c->cpu_lines[2 * k + 1];
+    slurmsk_conf_keys_clear(c);
     return c;
+}
+
+void slurmsk_conf_keys_clear(slurmsk_conf *c)
+{
+    free(c->cpu_lines);
+    c->cpu_lines = NULL;
+    c->ncpu_lines = 0;
+}
+
+void slurmsk_conf_describe(const slurmsk_conf *c, char *buf, size_t size)
+{
+    char capped[96] = "";
+    if (c->budget > SLURMSK_LOCKED_BUDGET)
+        snprintf(capped, sizeof capped, " (capped to %gms: decisions hold slurmctld's locks)",
+                 SLURMSK_LOCKED_BUDGET * 1000);
+    snprintf(buf, size, "%d nodes, Budget=%gms%s, MaxStates=%lu, MaxTasks=%d, BadInput=%s, "
+             "UnknownNodes=%s", c->plat->nnodes, c->budget * 1000, capped, c->max_states,
+             c->max_tasks, c->bad_accept ? "accept" : "reject", c->unknown_reject ? "reject" : "ignore");
 }
 
 slurmsk_conf *slurmsk_conf_load(const char *path, diag *err)
@@ -140,6 +192,10 @@ slurmsk_conf *slurmsk_conf_load(const char *path, diag *err)
     else
         c = slurmsk_conf_parse(buf, n, path, err);
     free(buf);
+    /* Errors in the file name its path (for the administrator's log);
+     * messages to users name it "skeleton.conf", not where it lives. */
+    if (c)
+        c->plat->file = "skeleton.conf";
     return c;
 }
 
@@ -148,6 +204,8 @@ void slurmsk_conf_free(slurmsk_conf *c)
     if (!c)
         return;
     skel_platform_free(c->plat);
+    slurmsk_conf_keys_clear(c);
+    free(c->cpus);
     free(c);
 }
 
@@ -279,23 +337,30 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
     job->style = SKEL_STYLE_PRODUCER;
     if (!file)
         file = "batch script";
-    if (extra && extra_len > SLURMSK_MAX_SKELETON)
+    if (extra && extra_len > SLURMSK_MAX_SKELETON) {
+        job->fault = SLURMSK_FAULT_TOO_BIG;
         return diag_set(err, "--skeleton: the file is larger than %zu bytes", SLURMSK_MAX_SKELETON);
+    }
     if ((!script || len == 0) && !extra)
         return 0;
     if (!script)
         len = 0;
-    if (len > SLURMSK_MAX_SCRIPT)
+    if (len > SLURMSK_MAX_SCRIPT) {
+        job->fault = SLURMSK_FAULT_TOO_BIG;
         return diag_set(err, "%s: larger than %zu bytes", file, SLURMSK_MAX_SCRIPT);
-    if (!(job->file = dup_n(file, strlen(file))))
+    }
+    if (!(job->file = dup_n(file, strlen(file)))) {
+        job->fault = SLURMSK_FAULT_MEMORY;
         return diag_set(err, "out of memory");
+    }
 
     /* The skeleton text keeps the script's line and column numbers: lines
      * that are not skeleton directives become empty and "#SKEL" becomes
      * blanks, so the parser's "line:col" points into the script. */
     char *skel = NULL, *linebuf = NULL;
     size_t slen = 0;
-    int rc = 0, first_skel = 0;
+    int rc = 0, first_skel = 0, first_line = 0;
+    slurmsk_fault fault = SLURMSK_FAULT_SYNTAX;
     size_t pos = 0;
     for (int line = 1; pos < len && rc == 0; line++) {
         if (line > SLURMSK_MAX_LINES)
@@ -315,6 +380,8 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
                 break;
             }
             job->present = 1;
+            if (!first_line)
+                first_line = line;
             free(linebuf);
             if (!(linebuf = dup_n(s, n))) {
                 rc = diag_set(err, "out of memory");
@@ -341,6 +408,7 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
                 for (int k = 1; k < line; k++)
                     skel[slen++] = '\n';
                 first_skel = line;
+                job->skel_line = line;
             }
             memcpy(skel + slen, "     ", 5);
             memcpy(skel + slen + 5, s + 5, n - 5);
@@ -368,26 +436,34 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
             job->present = 1;
             if (!(job->tree = parse_tree(job, extra, extra_len, "--skeleton", err)))
                 rc = -1;
-            else if (skel_tree_ntasks(job->tree) > max_tasks)
+            else if (skel_tree_ntasks(job->tree) > max_tasks) {
+                fault = SLURMSK_FAULT_SIZE;
                 rc = diag_set(err, "--skeleton: the skeleton has %d tasks; this site allows at most %d "
                                    "(MaxTasks=)", skel_tree_ntasks(job->tree), max_tasks);
+            }
         }
     }
     if (rc == 0 && job->present && !skel && !job->tree)
-        rc = diag_at(err, file, job->pin_line ? job->pin_line : 1, 0,
-                     "#SKEL options but no skeleton (add lines such as '#SKEL pipe(3);')");
+        rc = diag_at(err, file, first_line, 0,
+                     "#SKEL options but no skeleton (add lines such as '#SKEL pipe(3);', or give "
+                     "sbatch --skeleton=FILE)");
     if (rc == 0 && skel) {
         job->tree = parse_tree(job, skel, slen, file, err);
-        if (!job->tree)
+        if (!job->tree) {
             rc = -1;
-        else if (skel_tree_ntasks(job->tree) > max_tasks)
+        } else if (skel_tree_ntasks(job->tree) > max_tasks) {
+            fault = SLURMSK_FAULT_SIZE;
             rc = diag_at(err, file, first_skel, 0,
                          "the skeleton has %d tasks; this site allows at most %d (MaxTasks=)",
                          skel_tree_ntasks(job->tree), max_tasks);
+        }
     }
     free(skel);
     if (rc) {
+        if (strcmp(err->msg, "out of memory") == 0)
+            fault = SLURMSK_FAULT_MEMORY;
         slurmsk_job_clear(job);
+        job->fault = fault;
         return -1;
     }
     return 0;
@@ -545,6 +621,11 @@ static int build_plan(slurmsk_plan *plan, const skel_platform *p)
             goto oom;
         first = 0;
         plan->nnodes++;
+        int here = 0;
+        for (int i = 0; i < n; i++)
+            here += plan->node_of_task[i] == j;
+        if (here > plan->max_per_node)
+            plan->max_per_node = here;
     }
     plan->req_nodes = s;
     s = NULL;
@@ -575,58 +656,151 @@ oom:
     return -1;
 }
 
+/* Where a message about the skeleton as a whole points: its first #SKEL
+ * line, or the --skeleton file. */
+static int whole_at(diag *err, const slurmsk_job *job, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int whole_at(diag *err, const slurmsk_job *job, const char *fmt, ...)
+{
+    char msg[DIAG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (job->skel_line > 0)
+        return diag_at(err, job->file ? job->file : "batch script", job->skel_line, 0, "%s", msg);
+    return diag_set(err, "--skeleton: %s", msg);
+}
+
+/* The search's refusal in the user's terms: what was exceeded, this
+ * site's limit, and what the user can do about it (the CLI's advice to
+ * raise --max-states means nothing to an sbatch user). */
+static void search_failed(const slurmsk_conf *conf, const slurmsk_job *job, const diag *why,
+                          slurmsk_plan *plan, diag *err)
+{
+    if (strstr(why->msg, "out of memory")) {
+        plan->fault = SLURMSK_FAULT_MEMORY;
+        diag_set(err, "%s", why->msg);
+    } else if (strstr(why->msg, "states (the limit")) {
+        plan->fault = SLURMSK_FAULT_SIZE;
+        whole_at(err, job, "the skeleton's performance model has more than %lu states, this site's "
+                 "limit (MaxStates=%lu): use fewer stages or narrower farms and deals, or ask "
+                 "the administrators to raise MaxStates in skeleton.conf", conf->max_states,
+                 conf->max_states);
+    } else if (strstr(why->msg, "exceeded its time limit")) {
+        plan->fault = SLURMSK_FAULT_SIZE;
+        whole_at(err, job, "the skeleton's performance model cannot be built within this site's "
+                 "decision time (%g ms): use fewer stages or narrower farms and deals",
+                 slurmsk_budget(conf) * 1000);
+    } else {
+        plan->fault = SLURMSK_FAULT_SYNTAX;
+        whole_at(err, job, "%s", why->msg);
+    }
+}
+
+/* Why the exact chain was not used, for the submitter: this site's limit
+ * and what gives an exact plan (the search's own words speak of the CLI's
+ * --max-states, which means nothing to an sbatch user). */
+static void approx_note(const slurmsk_conf *conf, const char *why, slurmsk_plan *plan)
+{
+    const char *tail = "its throughput is an estimate; fewer stages or narrower farms and deals "
+                       "give an exact plan";
+    if (strstr(why, "states (the limit"))
+        snprintf(plan->note, sizeof plan->note, "the skeleton's performance model has more than "
+                 "%lu states, this site's limit (MaxStates=%lu): placed by the approximate search; "
+                 "%s, or ask the administrators to raise MaxStates", conf->max_states,
+                 conf->max_states, tail);
+    else if (strstr(why, "time limit") || strstr(why, "budget"))
+        snprintf(plan->note, sizeof plan->note, "the skeleton's performance model could not be "
+                 "built within this site's decision time (%g ms): placed by the approximate "
+                 "search; %s", slurmsk_budget(conf) * 1000, tail);
+    else
+        snprintf(plan->note, sizeof plan->note, "placed by the approximate search (%s); %s", why, tail);
+}
+
+/* The job's pins as node indices (pins[], -1: free); -1 with a message
+ * and plan->fault set. */
+static int job_pins(const slurmsk_job *job, const skel_platform *p, const unsigned char *allowed,
+                    int n, int *pins, slurmsk_plan *plan, diag *err)
+{
+    const char *file = job->file ? job->file : "batch script";
+    for (int i = 0; i < n; i++)
+        pins[i] = -1;
+    if (!job->pins)
+        return 0;
+    diag local;
+    diag_clear(&local);
+    if (skel_place_parse(job->pins, n, p, pins, &local) < 0) {
+        const char *m = strncmp(local.msg, "--place: ", 9) == 0 ? local.msg + 9 : local.msg;
+        plan->fault = strstr(m, "no node ") ? SLURMSK_FAULT_NODE_NAME : SLURMSK_FAULT_SYNTAX;
+        return diag_at(err, file, job->pin_line, 0, "#SKEL --pin: %s", m);
+    }
+    for (int i = 0; i < n; i++)
+        if (pins[i] >= 0 && !allowed[pins[i]]) {
+            plan->fault = SLURMSK_FAULT_NODE_AVAIL;
+            return diag_at(err, file, job->pin_line, 0,
+                           "#SKEL --pin t%d=%s: that node is not available to this job (down, "
+                           "drained, outside its partition, excluded, or outside its -w list)",
+                           i, p->nodes[pins[i]].name);
+        }
+    return 0;
+}
+
+double slurmsk_budget(const slurmsk_conf *conf)
+{
+    return conf->budget < SLURMSK_LOCKED_BUDGET ? conf->budget : SLURMSK_LOCKED_BUDGET;
+}
+
 int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned char *allowed,
                   slurmsk_plan *plan, diag *err)
 {
     memset(plan, 0, sizeof *plan);
+    plan->fault = SLURMSK_FAULT_SYNTAX;
     if (!job->tree)
         return diag_set(err, "no skeleton");
     double t0 = clock_now();
     skel_platform *p = conf->plat;
     int n = skel_tree_ntasks(job->tree), rc = -1;
-    const char *file = job->file ? job->file : "batch script";
+    slurmsk_fault fault = SLURMSK_FAULT_MEMORY;
     skel_dag *dag = NULL;
     skel_model *model = NULL;
     skel_search_result *res = NULL;
+    diag why;
+    diag_clear(&why);
     int *pins = malloc((size_t)n * sizeof *pins);
     if (!pins) {
         diag_set(err, "out of memory");
         goto out;
     }
-    for (int i = 0; i < n; i++)
-        pins[i] = -1;
-    if (job->pins) {
-        diag local;
-        diag_clear(&local);
-        if (skel_place_parse(job->pins, n, p, pins, &local) < 0) {
-            const char *m = strncmp(local.msg, "--place: ", 9) == 0 ? local.msg + 9 : local.msg;
-            diag_at(err, file, job->pin_line, 0, "#SKEL --pin: %s", m);
-            goto out;
-        }
-        for (int i = 0; i < n; i++)
-            if (pins[i] >= 0 && !allowed[pins[i]]) {
-                diag_at(err, file, job->pin_line, 0,
-                        "#SKEL --pin t%d=%s: that node is not available to this job", i,
-                        p->nodes[pins[i]].name);
-                goto out;
-            }
-    }
-    if (!(dag = skel_dag_build(job->tree, job->style, err)) || !(model = skel_model_new(job->tree, dag, err)))
+    if (job_pins(job, p, allowed, n, pins, plan, err) < 0) {
+        fault = plan->fault;
         goto out;
+    }
+    if (!(dag = skel_dag_build(job->tree, job->style, &why)) ||
+        !(model = skel_model_new(job->tree, dag, &why))) {
+        fault = strstr(why.msg, "out of memory") ? SLURMSK_FAULT_MEMORY : SLURMSK_FAULT_SYNTAX;
+        whole_at(err, job, "%s", why.msg);
+        goto out;
+    }
 
     skel_search_opts so = { 0 };
     so.pins = pins;
     /* nodes the job may not use keep their links and Input/Output roles */
     so.allowed = allowed;
     so.top = 1;
-    so.budget = conf->budget;
+    so.budget = slurmsk_budget(conf);
     so.max_states = conf->max_states;
     so.threads = 1;                /* inside slurmctld: no threads of our own */
-    res = skel_search(model, dag, p, &so, err);
-    if (!res)
+    res = skel_search(model, dag, p, &so, &why);
+    if (!res) {
+        search_failed(conf, job, &why, plan, err);
+        fault = plan->fault;
         goto out;
+    }
     if (res->nranked < 1) {
-        diag_set(err, "no placement found within the time budget (Budget=%g ms)", conf->budget * 1000);
+        fault = SLURMSK_FAULT_SIZE;
+        whole_at(err, job, "no placement could be solved within this site's decision time (%g ms): "
+                 "use fewer stages or narrower farms and deals", so.budget * 1000);
         goto out;
     }
     const skel_search_entry *best = &res->ranked[0];
@@ -638,6 +812,10 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
     memcpy(plan->node_of_task, best->placement, (size_t)n * sizeof *plan->node_of_task);
     plan->throughput = best->throughput;
     plan->optimal = res->optimal;
+    plan->method = res->method;
+    plan->gap = res->gap;
+    if (res->method == SKEL_SEARCH_APPROX)
+        approx_note(conf, res->why, plan);
     plan->states = res->states;
     if (build_plan(plan, p) < 0) {
         diag_set(err, "out of memory");
@@ -646,13 +824,83 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
     plan->seconds = clock_now() - t0;
     rc = 0;
 out:
-    if (rc)
+    if (rc) {
         slurmsk_plan_clear(plan);
+        plan->fault = fault;
+    }
     skel_search_result_free(res);
     skel_model_free(model);
     skel_dag_free(dag);
     free(pins);
     return rc;
+}
+
+/* Whether node j holds a pinned task of the plan. */
+static int holds_pin(const slurmsk_plan *plan, const int *pins, int j)
+{
+    for (int i = 0; i < plan->ntasks; i++)
+        if (pins[i] >= 0 && plan->node_of_task[i] == j)
+            return 1;
+    return 0;
+}
+
+/* Node j's tasks go to node v. */
+static void move_node(slurmsk_plan *plan, int j, int v)
+{
+    for (int i = 0; i < plan->ntasks; i++)
+        if (plan->node_of_task[i] == j)
+            plan->node_of_task[i] = v;
+}
+
+/* The plan's strings again, after its nodes changed. */
+static int rebuild_plan(slurmsk_plan *plan, const skel_platform *p)
+{
+    free(plan->req_nodes);
+    plan->req_nodes = NULL;
+    for (int i = 0; i < plan->nenv; i++)
+        free(plan->env[i]);
+    plan->nenv = 0;
+    plan->nnodes = 0;
+    return build_plan(plan, p);
+}
+
+int slurmsk_prefer_idle(slurmsk_plan *plan, const slurmsk_job *job, const skel_platform *p,
+                        const unsigned char *allowed, const unsigned char *idle)
+{
+    int nn = p->nnodes, moved = 0;
+    int *cls = malloc((size_t)nn * sizeof *cls), *pins = malloc((size_t)plan->ntasks * sizeof *pins),
+        *used = calloc((size_t)nn, sizeof *used);
+    diag err;
+    diag_clear(&err);
+    if (!cls || !pins || !used || skel_search_classes(p, NULL, cls, &err) < 0) {
+        moved = -1;
+        goto out;
+    }
+    for (int i = 0; i < plan->ntasks; i++)
+        pins[i] = -1;
+    if (job->pins && skel_place_parse(job->pins, plan->ntasks, p, pins, &err) < 0)
+        goto out;          /* cannot happen: the plan was made with these pins */
+    for (int i = 0; i < plan->ntasks; i++)
+        used[plan->node_of_task[i]] = 1;
+    for (int j = 0; j < nn; j++) {
+        if (!used[j] || idle[j] || holds_pin(plan, pins, j))
+            continue;
+        for (int v = 0; v < nn; v++)
+            if (!used[v] && allowed[v] && idle[v] && cls[v] == cls[j]) {
+                move_node(plan, j, v);
+                used[v] = 1;
+                used[j] = 0;
+                moved++;
+                break;
+            }
+    }
+    if (moved > 0 && rebuild_plan(plan, p) < 0)
+        moved = -1;
+out:
+    free(cls);
+    free(pins);
+    free(used);
+    return moved;
 }
 
 int slurmsk_time_check(double items, double throughput, long limit_minutes, char *buf, size_t size)
@@ -704,10 +952,18 @@ void slurmsk_plan_describe(const slurmsk_plan *plan, const skel_platform *p, cha
                      p->nodes[plan->node_of_task[i]].name);
         used += w > 0 ? (size_t)w : 0;
     }
-    if (used < size)
-        snprintf(buf + used, size - used, " throughput=%.6g decision=%.1fms states=%lu%s",
-                 plan->throughput, plan->seconds * 1000, plan->states,
-                 plan->optimal ? "" : " (budget reached: best found so far)");
+    if (used < size) {
+        w = snprintf(buf + used, size - used, " throughput=%.6g decision=%.1fms states=%lu method=%s",
+                     plan->throughput, plan->seconds * 1000, plan->states,
+                     skel_search_method_name(plan->method));
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (used < size && plan->method == SKEL_SEARCH_EXACT && !plan->optimal && isfinite(plan->gap) &&
+        plan->gap > 0)
+        snprintf(buf + used, size - used, " gap=%.3g%% (budget reached: best found so far)",
+                 100 * plan->gap);
+    else if (used < size && plan->method == SKEL_SEARCH_EXACT && !plan->optimal)
+        snprintf(buf + used, size - used, " (budget reached: best found so far)");
 }
 
 int slurmsk_env_apply(char ***env, uint32_t *size, char *const *vars, int n, const slurmsk_alloc *a)

@@ -26,6 +26,29 @@
 #define SLURMSK_MAX_TASKS_LIMIT 256            /* hard ceiling of MaxTasks= */
 #define SLURMSK_MAX_ITEMS 1e15                 /* --items */
 
+/* The longest a decision may run, whatever Budget= says: slurmctld holds
+ * its job, node and partition locks while job_submit runs, so every other
+ * submission (and most other RPCs) waits for it. Half a second: a plain
+ * sbatch behind one decision stays well under a second, and a 9-task BPEL
+ * job still derives its chain on this 2-core machine under a load of ~25
+ * (200 ms did not). */
+#define SLURMSK_LOCKED_BUDGET 0.5          /* seconds */
+
+/* What kind of problem stopped a decision: the plugin turns it into the
+ * closest Slurm error code, so that sbatch says more than "Unspecified
+ * error". */
+typedef enum slurmsk_fault {
+    SLURMSK_FAULT_NONE = 0,
+    SLURMSK_FAULT_SYNTAX,      /* #SKEL lines, the skeleton's text, an option */
+    SLURMSK_FAULT_TOO_BIG,     /* the script or the --skeleton file beyond its size limit */
+    SLURMSK_FAULT_SIZE,        /* MaxTasks=, MaxStates=, the decision time */
+    SLURMSK_FAULT_NODE_NAME,   /* a node skeleton.conf does not describe */
+    SLURMSK_FAULT_NODE_AVAIL,  /* a pin on a node this job may not use */
+    SLURMSK_FAULT_NO_NODES,    /* no node may take the job */
+    SLURMSK_FAULT_CONF,        /* no usable skeleton.conf */
+    SLURMSK_FAULT_MEMORY
+} slurmsk_fault;
+
 /* ---- skeleton.conf -------------------------------------------------- */
 
 typedef struct slurmsk_conf {
@@ -35,10 +58,23 @@ typedef struct slurmsk_conf {
     int max_tasks;              /* MaxTasks= (default 32) */
     int unknown_reject;         /* UnknownNodes=reject: a -w node missing from the conf rejects */
     int bad_accept;             /* BadInput=accept: pass bad jobs through unchanged, with a warning */
+    int *cpus;                  /* CPUs= of each platform node, 0: not given (owned) */
+    int *cpu_lines;             /* while parsing: (line, CPUs=) pairs of NodeName lines */
+    int ncpu_lines;
 } slurmsk_conf;
 
+/* Release what slurmsk_conf_key collected in a conf the caller owns
+ * (slurmsk_conf_free does it for a parsed one). */
+void slurmsk_conf_keys_clear(slurmsk_conf *c);
+
+/* The time a decision may take: Budget=, at most SLURMSK_LOCKED_BUDGET. */
+double slurmsk_budget(const slurmsk_conf *conf);
+
+/* The "loaded" line of slurmctld's log: every key in force. */
+void slurmsk_conf_describe(const slurmsk_conf *c, char *buf, size_t size);
+
 /* The plugin's own keys (Budget=, MaxStates=, MaxTasks=, UnknownNodes=,
- * BadInput=) as a skel_conf_fn for skel_platform_parse_*: ctx is a
+ * BadInput=, and CPUs= on NodeName lines) as a skel_conf_fn for skel_platform_parse_*: ctx is a
  * slurmsk_conf whose fields it sets (start from slurmsk_conf_defaults).
  * For every reader of skeleton.conf, so that the keys live in one table
  * (skelsched map --platform skeleton.conf uses it too). */
@@ -66,6 +102,8 @@ typedef struct slurmsk_job {
     skel_style style;           /* --style (default producer) */
     int bpel;                   /* the skeleton came as BPEL */
     char *warning;              /* BPEL defaults used, or NULL (owned) */
+    int skel_line;              /* script line of the first skeleton line; 0: --skeleton */
+    slurmsk_fault fault;        /* after a failed parse: what kind */
 } slurmsk_job;
 
 /* Read the #SKEL lines of a batch script (len bytes; NULL/0 means no
@@ -110,12 +148,17 @@ typedef struct slurmsk_plan {
     int *node_of_task;          /* platform node indices */
     double throughput;          /* predicted, items per second */
     int optimal;                /* 0: the budget ran out (best found so far) */
+    skel_search_method method;  /* exact (the chain) or approximate (it did not fit) */
+    double gap;                 /* exact, not optimal: proven gap to the best left out */
+    char note[512];             /* approximate: why, in the submitter's terms */
     double seconds;             /* decision time */
     unsigned long states;
     char *req_nodes;            /* "n1,n3": the distinct nodes used */
     int nnodes;                 /* how many */
     char **env;                 /* "KEY=VALUE" strings */
     int nenv;
+    int max_per_node;           /* most tasks placed on one node */
+    slurmsk_fault fault;        /* after a failed placement: what kind */
 } slurmsk_plan;
 
 /* Search the best placement of job's skeleton on conf's platform among the
@@ -126,6 +169,15 @@ typedef struct slurmsk_plan {
 int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned char *allowed,
                   slurmsk_plan *plan, diag *err);
 void slurmsk_plan_clear(slurmsk_plan *plan);
+
+/* Move the plan off busy nodes: every node of the plan that is not idle
+ * (idle: nnodes flags) and holds no pinned task is swapped for an
+ * allowed, idle, unused node interchangeable with it (same speed, same
+ * links: skel_search_classes), which leaves the predicted throughput
+ * exactly as it was. Returns the number of nodes moved, or -1 (memory;
+ * plan unchanged). */
+int slurmsk_prefer_idle(slurmsk_plan *plan, const slurmsk_job *job, const skel_platform *p,
+                        const unsigned char *allowed, const unsigned char *idle);
 
 /* When --items was given and the job has a time limit (minutes; 0 or
  * negative: none): a warning in buf if items / throughput exceeds it.
@@ -175,5 +227,47 @@ const char *slurmsk_spank_value(char *const *env, unsigned n);
 /* One line for slurmctld's log describing the decision. */
 void slurmsk_plan_describe(const slurmsk_plan *plan, const skel_platform *p, char *buf,
                            size_t size);
+
+/* ---- the whole decision (slurm/decide.c) ------------------------------ */
+
+/* A job as job_submit sees it, in plain terms (the plugin fills it from
+ * Slurm's job descriptor; `skelsched plan` from its command line), so that
+ * both decide the same way. */
+typedef struct slurmsk_request {
+    const char *script;         /* the batch script; NULL: none (srun, salloc) */
+    const char *skeleton;       /* the content of sbatch --skeleton=FILE, or NULL */
+    const char *avail;          /* hostlist of the nodes up and available; NULL: all */
+    const char *idle;           /* hostlist of the idle nodes; NULL: no preference */
+    const char *const *parts;   /* the node hostlists of the job's partitions (an entry
+                                   NULL: not readable, no restriction) */
+    int nparts;                 /* 0: no restriction by partition */
+    const char *req_nodes;      /* -w, NULL: none */
+    const char *exc_nodes;      /* -x, NULL: none */
+    unsigned long min_nodes;    /* -N, 0: not given */
+    unsigned long num_tasks;    /* -n, 0: not given */
+    unsigned long cpus_per_task; /* -c, 0: not given */
+    long time_limit;            /* -t in minutes, 0: not given */
+    long default_time;          /* the partition's DefaultTime (else MaxTime) in minutes,
+                                   0: none or not known */
+    int array;                  /* a job array (--array) */
+} slurmsk_request;
+
+typedef struct slurmsk_decision {
+    int present;                /* the job has #SKEL lines or --skeleton */
+    slurmsk_fault fault;        /* NONE: placed (if present) */
+    int accepted;               /* the job goes on: not present, placed, or BadInput=accept */
+    slurmsk_plan plan;          /* when placed */
+    unsigned long num_tasks;    /* the job's tasks: the skeleton's */
+    unsigned long min_cpus;     /* CPUs per node the job gets (pn_min_cpus) */
+    char *user;                 /* for the submitter, one "skeleton: ..." line each, or NULL */
+    char *log;                  /* for slurmctld's log (no "job_submit/skeleton:" prefix) */
+} slurmsk_decision;
+
+/* Decide for the job of rq with conf (NULL: no usable skeleton.conf; the
+ * log names conf_why). Returns 0 (d filled; clear it with
+ * slurmsk_decision_clear) or -1 when out of memory for the messages. */
+int slurmsk_decide(slurmsk_conf *conf, const char *conf_why, const slurmsk_request *rq,
+                   slurmsk_decision *d);
+void slurmsk_decision_clear(slurmsk_decision *d);
 
 #endif

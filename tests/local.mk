@@ -1,13 +1,16 @@
 # tests/: Check unit suites (tests/unit) and command-line tests (tests/cli).
 # Tests read the shared corpus from $(SHARED_DIR) (default ../shared beside
 # the source tree) and never copy it.
-SHARED_DIR ?= $(abs_top_srcdir)/../shared
+# (`./configure SHARED_DIR=DIR` or the environment at `make` time set it;
+# `make distcheck` passes this tree's to the tarball's configure).
+SHARED_DIR ?= @SHARED_DIR@
 AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SKELSCHED='$(abs_top_builddir)/skelsched'; export SKELSCHED; \
-	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
+	SRCDIR='$(abs_top_srcdir)'; export SRCDIR; \
+	SLURM_PREFIX='$(slurm_prefix)'; export SLURM_PREFIX;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
@@ -40,9 +43,13 @@ tests_unit_test_bpel_LDADD = bpel/libbpel.la skeleton/libskeleton.la pepa/libpep
 tests_unit_test_transient_SOURCES = tests/unit/test_transient.c tests/unit/testutil.h
 tests_unit_test_transient_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_transient_LDADD = transient/libtransient.la pepa/libpepa.la base/libbase.la $(SUNDIALS_LIBS) $(CHECK_LIBS)
+tests_unit_test_sim_SOURCES = tests/unit/test_sim.c tests/unit/testutil.h
+tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_sim_LDADD = sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 endif
 
-CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh
+CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh \
+	tests/cli/docs.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 
@@ -51,12 +58,16 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 # soak.sh: thousands of valid, invalid and hostile submissions and
 # skeleton.conf reloads against the same cluster (docs/robustness.md);
 # `make check` runs it for 30 s, `make soak` for SOAK_SECONDS (default 600).
-EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh
+# users.sh: issue 17's user and administrator checks on the documented
+# configuration; install.sh: what make install puts where.
+EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh tests/slurm/users.sh \
+	tests/slurm/install.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
+TESTS += tests/slurm/install.sh
 if !SANITIZE
-TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh
+TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh tests/slurm/users.sh
 endif
 endif
 
@@ -83,3 +94,13 @@ TESTS += tests/unit/test_approx
 tests_unit_test_approx_SOURCES = tests/unit/test_approx.c tests/unit/placed.h
 tests_unit_test_approx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_approx_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+
+# The real-Slurm suite against a Slurm release built from its tarball into
+# a cache directory (once): make check-slurm SLURM_TARBALL=slurm-25.11.7.tar.gz
+# (README.md, docs/admin.md). SLURM_SYSTEM=1: the system's daemons, the
+# tarball of the same release for slurmctld's headers.
+EXTRA_DIST += contrib/check-slurm.sh contrib/slurm-build.sh
+check-slurm:
+	@test -n '$(SLURM_TARBALL)' || { echo "usage: make check-slurm SLURM_TARBALL=slurm-VERSION.tar.gz [SLURM_SYSTEM=1]" >&2; exit 2; }
+	system='$(SLURM_SYSTEM)'; sh $(abs_top_srcdir)/contrib/check-slurm.sh $${system:+--system} '$(SLURM_TARBALL)'
+.PHONY: check-slurm

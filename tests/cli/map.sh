@@ -19,7 +19,7 @@ expect_out "table optimal" "^optimal +yes"
 expect_exit 0 "json" -- map "$SK" --platform "$PL" --style stream --pin t0=p1 --json --top 3
 expect_out "json best" '^\{"best": \{"placement": \["p1", "p2", "p3"\], "throughput": 5\.634666'
 expect_out "json ranked" '"ranked": \[\{"placement": \["p1", "p2", "p3"\], "throughput": '
-expect_out "json fields" '"optimal": true, .*"evaluated": [0-9]+, "pruned": [0-9]+, .*"states": 27, .*"seconds": [0-9.]+\}$'
+expect_out "json fields" '"optimal": true, .*"evaluated": [0-9]+, "pruned": [0-9]+, .*"states": 27, .*"seconds": [0-9.]+, "method": "exact", "constructive": [0-9.e+-]+, "why": ""\}$'
 if command -v python3 >/dev/null 2>&1; then
     if python3 - "$TMP/out" <<'PY'
 import json, sys

@@ -24,8 +24,9 @@ NodeName=n4 Speed=8
 EOF
 # n5 is the fastest node but no slurmd runs for it: it is never available,
 # so a plan that used it would show the plugin ignoring slurmctld's bitmaps.
-{ echo "Budget=2000"; echo "MaxStates=200000"; echo "MaxTasks=16"; cat "$T/platform.conf"
-  echo "NodeName=n5 Speed=16"; } >"$T/skeleton.conf"
+{ echo "Budget=2000"; echo "MaxStates=200000"; echo "MaxTasks=16"
+  sed 's/^\(NodeName=.*\)$/\1 CPUs=2/' "$T/platform.conf"
+  echo "NodeName=n5 Speed=16 CPUs=2"; } >"$T/skeleton.conf"
 cp "$T/skeleton.conf" "$T/skeleton.conf.good"
 # a second partition holding a subset of the nodes (-p slow checks below)
 echo "PartitionName=slow Nodes=n[1-3] MaxTime=INFINITE State=UP" >>"$T/slurm.conf"
@@ -416,7 +417,7 @@ if [ -f "$SPANKSO" ] && [ -f "$BP" ]; then
     # parameters missing: accepted, sbatch shows the defaults used
     printf '<process name="p" xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable">\n<sequence><receive name="r" createInstance="yes"/><invoke name="a"/></sequence>\n</process>\n' >"$T/bare.bpel"
     ID=$(submit "$T/spank.sh" --skeleton="$T/bare.bpel")
-    if [ -n "$ID" ] && grep -q "skeleton: warning: BPEL: .*default" "$T/sbatch.err"; then
+    if [ -n "$ID" ] && grep -q "skeleton: BPEL .*warning: .*defaults used" "$T/sbatch.err"; then
         check_run "$ID" "--skeleton bare.bpel (defaults)"
         pass "--skeleton bare.bpel: $(tr '\n' ' ' <"$T/sbatch.err")"
     else

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pepa/solve.h"
+#include "pepa/space.h"
+#include "pepa/system.h"
 #include "skeleton/skeleton.h"
 
 #include "placed.h"
@@ -321,6 +324,223 @@ START_TEST(test_classes)
 }
 END_TEST
 
+/* ---- the objective: the job's throughput ---------------------------------- */
+
+/* Items leaving the skeleton per second under placement where, found
+ * without the search: a fresh chain, derived and solved, and the summed
+ * throughput of the moves to the output (stream style). */
+static double leaving(const placed *b, const int *where)
+{
+    diag err;
+    diag_clear(&err);
+    skel_model *m = skel_model_new(b->tree, b->dag, &err);
+    ck_assert_msg(m && skel_model_place(m, b->plat, where, &err) == 0, "%s", err.msg);
+    pepa_system *sys = pepa_system_new(m->pepa, &err);
+    pepa_derive_opts d = { 0 };
+    pepa_space *sp = sys ? pepa_derive(sys, &d, &err) : NULL;
+    ck_assert_msg(sp, "%s", err.msg);
+    double *pi = malloc(sp->n * sizeof *pi), *thr = malloc((size_t)sys->nactions * sizeof *thr);
+    pepa_solve_opts so;
+    pepa_solve_opts_init(&so);
+    so.tol = 1e-13;
+    pepa_solve_result res;
+    ck_assert_msg(pepa_solve(sp->q, &so, pi, &res, &err) == 0 &&
+                  pepa_space_throughput(sp, pi, thr, &err) == 0, "%s", err.msg);
+    double x = 0;
+    for (int e = 0; e < m->nedges; e++)
+        if (m->edges[e].to == SKEL_OUT)
+            x += thr[m->move_action[e]];
+    free(thr);
+    free(pi);
+    pepa_space_free(sp);
+    pepa_system_free(sys);
+    skel_model_free(m);
+    return x;
+}
+
+/* Skeletons whose first stage is not one task: the search ranks by the
+ * job's throughput, not by the first task's (issue 15). */
+static const char *const firsts[] = {
+    "pipe(2);\n\tfarm(3, \"w\", 1.0);\n\ttask(\"sink\", 10.0);\n",
+    "pipe(2);\n\tdeal(2, \"w\", 1.0);\n\ttask(\"sink\", 3.0);\n",
+    "farm(3, \"w\", 2.0);\n",
+    "pipe(3);\n\tfarm(2, \"a\", 2.0);\n\tfarm(2, \"b\", 1.0);\n\ttask(\"z\", 4.0);\n",
+    /* par, choice and loop never start a skeleton; after one task they
+     * take the search's other bound (visits), which must stay sound */
+    "pipe(3);\n\ttask(\"in\", 5);\n\tloop(3);\n\t\ttask(\"w\", 8);\n\ttask(\"sink\", 2);\n",
+    "pipe(3);\n\ttask(\"in\", 5);\n\tchoice(0.25, 0.75);\n\t\ttask(\"a\", 1);\n"
+    "\t\ttask(\"b\", 3);\n\ttask(\"sink\", 2);\n",
+    "pipe(3);\n\ttask(\"in\", 5);\n\tpar(2);\n\t\ttask(\"a\", 3);\n\t\ttask(\"b\", 2);\n"
+    "\ttask(\"sink\", 2);\n",
+};
+
+/* Every placement's items leaving, found without the search: the search's
+ * best (bounds and symmetry on) is the largest, and every ranked
+ * throughput is its placement's. */
+START_TEST(test_job_throughput)
+{
+    uint64_t seed = 4242 + (uint64_t)_i * 31;
+    char text[8192];
+    random_platform(text, sizeof text, 3, &seed);
+    placed b;
+    placed_build(&b, firsts[_i], SKEL_STYLE_STREAM, text);
+    int nt = b.model->ntasks, where[8] = { 0 }, total = 1;
+    ck_assert_int_le(nt, 8);
+    for (int i = 0; i < nt; i++)
+        total *= 3;
+    double best = 0;
+    for (int c = 0; c < total; c++) {
+        for (int i = 0, x = c; i < nt; i++, x /= 3)
+            where[i] = x % 3;
+        best = fmax(best, leaving(&b, where));
+    }
+    skel_search_opts o = { 0 };
+    o.top = 3;
+    skel_search_result *r = run(&b, &o);
+    ck_assert(r->optimal);
+    ck_assert_msg(close_rel(r->ranked[0].throughput, best, 1e-8), "case %d: %.12g, best %.12g", _i,
+                  r->ranked[0].throughput, best);
+    for (int k = 0; k < r->nranked; k++)
+        ck_assert_msg(close_rel(r->ranked[k].throughput, leaving(&b, r->ranked[k].placement), 1e-8),
+                      "case %d rank %d", _i, k);
+    skel_search_result_free(r);
+    placed_free(&b);
+}
+END_TEST
+
+/* The issue's case: a farm first, on the example cluster (7 nodes, every
+ * placement tried without the search). Maximising one worker's throughput
+ * put it on a fast node and its siblings on the slow I/O node. */
+START_TEST(test_farm_first)
+{
+    const char *plat = "LocalLatency=0.0001\nDefaultLatency=0.01\nInput=io1\nOutput=local\n"
+                       "NodeName=io1 Speed=1\nNodeName=fast[1-2] Speed=10\n"
+                       "NodeName=n[01-04] Speed=2\nLink=fast[1-2] Latency=0.0001\n"
+                       "Link=fast1,n01 Latency=0.001 Bandwidth=1e9\n"
+                       "Link=io1,fast1 Latency=0.0005 Bandwidth=1e8\n";
+    placed b;
+    placed_build(&b, firsts[0], SKEL_STYLE_STREAM, plat);
+    skel_search_result *r = run(&b, NULL);
+    double x = leaving(&b, r->ranked[0].placement), best = 0;
+    ck_assert_msg(close_rel(r->ranked[0].throughput, x, 1e-8), "%.12g vs %.12g leaving",
+                  r->ranked[0].throughput, x);
+    int where[4];
+    for (int c = 0; c < 7 * 7 * 7 * 7; c++) {
+        for (int i = 0, y = c; i < 4; i++, y /= 7)
+            where[i] = y % 7;
+        best = fmax(best, leaving(&b, where));
+    }
+    ck_assert_msg(close_rel(x, best, 1e-8), "%.12g, best %.12g", x, best);
+    skel_search_result_free(r);
+    placed_free(&b);
+}
+END_TEST
+
+/* ---- the large-scale search (issue 15, part 4) ------------------------------ */
+
+/* A platform of n nodes in 4 classes of speeds 8, 4, 2, 1 (n/4 each), every
+ * pair at the default latency. */
+static char *class_platform(int n)
+{
+    size_t cap = 512;
+    char *t = malloc(cap);
+    snprintf(t, cap, "LocalLatency=0.0001\nDefaultLatency=0.01\nInput=local\nOutput=local\n"
+             "NodeName=a[1-%d] Speed=8\nNodeName=b[1-%d] Speed=4\nNodeName=c[1-%d] Speed=2\n"
+             "NodeName=d[1-%d] Speed=1\n", n / 4, n / 4, n / 4, n / 4);
+    return t;
+}
+
+/* Beyond the exact search: 10,000 nodes, a farm of 1000 workers. The
+ * answer comes, by the large-scale search, every task on a node; the
+ * constructive placement took under a millisecond; local moves never make
+ * the estimate worse. */
+START_TEST(test_scale_large)
+{
+    char *plat = class_platform(10000);
+    placed b;
+    placed_build(&b, "pipe(3);\n\ttask(\"src\", 50.0);\n\tfarm(1000, \"w\", 1.0);\n"
+                 "\ttask(\"sink\", 50.0);\n", SKEL_STYLE_STREAM, plat);
+    skel_search_opts o = { 0 };
+    o.top = 2;
+    o.budget = 0.05;
+    skel_search_result *r = run(&b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_msg(strstr(r->why, "10000 nodes"), "%s", r->why);
+    ck_assert(!r->optimal);
+    ck_assert_msg(r->constructive_secs < 1e-3, "constructive placement took %.3f ms",
+                  1000 * r->constructive_secs);
+    ck_assert(r->constructive > 0);
+    ck_assert(r->ranked[0].throughput >= r->constructive);
+    for (int i = 0; i < r->ntasks; i++)
+        ck_assert(r->ranked[0].placement[i] >= 0 && r->ranked[0].placement[i] < 10000);
+    skel_search_result_free(r);
+    placed_free(&b);
+    free(plat);
+}
+END_TEST
+
+/* Over the state cap: the large-scale answer, with the reason; the same
+ * skeleton under the cap is exact, at least as good as its constructive
+ * placement solved, and proven optimal. */
+START_TEST(test_scale_cap)
+{
+    char *plat = class_platform(16);
+    placed b;
+    placed_build(&b, skels[4], SKEL_STYLE_STREAM, plat);
+    skel_search_opts o = { 0 };
+    o.max_states = 10;
+    skel_search_result *r = run(&b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_msg(strstr(r->why, "states"), "%s", r->why);
+    skel_search_result_free(r);
+    o.max_states = 0;
+    r = run(&b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_EXACT);
+    ck_assert(r->optimal);
+    ck_assert(r->constructive > 0);
+    ck_assert(r->ranked[0].throughput >= r->constructive * (1 - 1e-9));
+    ck_assert_msg(close_rel(r->ranked[0].throughput, leaving(&b, r->ranked[0].placement), 1e-8),
+                  "%.12g", r->ranked[0].throughput);
+    skel_search_result_free(r);
+    placed_free(&b);
+    free(plat);
+}
+END_TEST
+
+/* Classes from the written links (past 64 nodes) on 100 nodes: 4 speeds;
+ * x1 and x2 linked to each other only stay one class; y1 has a link of its
+ * own, so it is alone. */
+START_TEST(test_scale_classes)
+{
+    const char *t = "DefaultLatency=0.1\nLocalLatency=0.01\nInput=local\nOutput=local\n"
+                    "NodeName=a[1-24] Speed=1\nNodeName=b[1-24] Speed=2\nNodeName=c[1-24] Speed=3\n"
+                    "NodeName=d[1-24] Speed=4\nNodeName=x[1-2] Speed=5\nNodeName=y[1-2] Speed=5\n"
+                    "Link=x1,x2 Latency=0.001\nLink=y1,a1 Latency=0.5\n";
+    diag err;
+    diag_clear(&err);
+    skel_platform *p = skel_platform_parse_string(t, strlen(t), "t.conf", NULL, NULL, &err);
+    ck_assert_msg(p, "%s", err.msg);
+    int cls[100];
+    ck_assert_int_eq(skel_search_classes(p, NULL, cls, &err), 0);
+    int x1 = skel_platform_find(p, "x1"), x2 = skel_platform_find(p, "x2");
+    int y1 = skel_platform_find(p, "y1"), y2 = skel_platform_find(p, "y2");
+    int a1 = skel_platform_find(p, "a1"), a2 = skel_platform_find(p, "a2");
+    ck_assert_int_eq(cls[x2], x1);
+    ck_assert_int_eq(cls[y1], y1);
+    ck_assert_int_eq(cls[y2], y2);
+    ck_assert_int_eq(cls[a1], a1);  /* its link to y1 */
+    ck_assert_int_eq(cls[a2], a2);
+    for (int k = 3; k <= 24; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "a%d", k);
+        ck_assert_int_eq(cls[skel_platform_find(p, name)], a2);
+        snprintf(name, sizeof name, "d%d", k);
+        ck_assert_int_eq(cls[skel_platform_find(p, name)], skel_platform_find(p, "d1"));
+    }
+    skel_platform_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
@@ -332,6 +552,11 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_allowed, 0, 12);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_classes);
+    tcase_add_loop_test(tc, test_job_throughput, 0, (int)(sizeof firsts / sizeof firsts[0]));
+    tcase_add_test(tc, test_farm_first);
+    tcase_add_test(tc, test_scale_large);
+    tcase_add_test(tc, test_scale_cap);
+    tcase_add_test(tc, test_scale_classes);
     suite_add_tcase(s, tc);
     return s;
 }

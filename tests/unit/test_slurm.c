@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slurm/skelslurm.h"
 
 static const char *CONF =
     "# four nodes of different speeds\n"
-    "Budget=200\n"
+    "Budget=500\n"
     "MaxStates=50000\n"
     "LocalLatency=0.0001\n"
     "DefaultLatency=0.001\n"
@@ -167,7 +168,7 @@ END_TEST
 START_TEST(conf_keys)
 {
     slurmsk_conf *c = conf_of(CONF);
-    ck_assert(c->budget > 0.199 && c->budget < 0.201);
+    ck_assert(c->budget > 0.499 && c->budget < 0.501);
     ck_assert_uint_eq(c->max_states, 50000);
     ck_assert_int_eq(c->max_tasks, 32);
     ck_assert_int_eq(c->unknown_reject, 0);
@@ -487,7 +488,7 @@ START_TEST(conf_key_callback)
     skel_platform *p = skel_platform_parse_string(CONF, strlen(CONF), "skeleton.conf", slurmsk_conf_key, &k, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     ck_assert_int_eq(p->nnodes, 4);
-    ck_assert(k.budget > 0.199 && k.budget < 0.201);
+    ck_assert(k.budget > 0.499 && k.budget < 0.501);
     skel_platform_free(p);
     const char *bad = "NodeName=a Speed=1\nBudget=-1\n";
     ck_assert_ptr_null(skel_platform_parse_string(bad, strlen(bad), "skeleton.conf", slurmsk_conf_key, &k, &err));
@@ -585,7 +586,8 @@ END_TEST
 
 START_TEST(place_bounded)
 {
-    /* a chain larger than MaxStates is refused with a message */
+    /* a chain larger than MaxStates: placed by the large-scale search,
+     * never refused (issue 15) */
     slurmsk_conf *c = conf_of("MaxStates=10\nNodeName=n[1-4] Speed=1\nLocalLatency=0.01\nDefaultLatency=0.01\n");
     const char *s = "#SKEL pipe(4);\n#SKEL task(\"a\", 1.0);\n#SKEL farm(3, \"b\", 1.0);\n"
                     "#SKEL task(\"c\", 1.0);\n#SKEL task(\"d\", 1.0);\n";
@@ -595,8 +597,14 @@ START_TEST(place_bounded)
     ck_assert_int_eq(slurmsk_directives_parse(s, strlen(s), NULL, 32, &job, &err), 0);
     unsigned char a[4] = { 1, 1, 1, 1 };
     slurmsk_plan plan;
-    ck_assert_int_eq(slurmsk_place(c, &job, a, &plan, &err), -1);
-    ck_assert(err.set);
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(plan.method, SKEL_SEARCH_APPROX);
+    ck_assert_int_eq(plan.ntasks, 6);
+    ck_assert(plan.throughput > 0);
+    char line[512];
+    slurmsk_plan_describe(&plan, c->plat, line, sizeof line);
+    ck_assert_msg(strstr(line, " method=approximate"), "%s", line);
+    slurmsk_plan_clear(&plan);
     slurmsk_job_clear(&job);
     slurmsk_conf_free(c);
 }
@@ -608,7 +616,7 @@ END_TEST
  * them came first: a valid job was refused. */
 START_TEST(place_ties)
 {
-    slurmsk_conf *c = conf_of("LocalLatency=0.0002\nDefaultLatency=0.002\nNodeName=n[1-2] Speed=3\n"
+    slurmsk_conf *c = conf_of("Budget=500\nLocalLatency=0.0002\nDefaultLatency=0.002\nNodeName=n[1-2] Speed=3\n"
                               "NodeName=n3 Speed=1\nNodeName=n4 Speed=2\nNodeName=n5 Speed=16\n");
     const char *s = "#SKEL xdeal(2);\n#SKEL pipe(2); task(\"a\", 2); task(\"b\", 1);\n"
                     "#SKEL pipe(2); task(\"a\", 2); task(\"b\", 1);\n";
@@ -621,7 +629,7 @@ START_TEST(place_ties)
     ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
     for (int i = 0; i < plan.ntasks; i++)
         ck_assert_int_ne(plan.node_of_task[i], 4);
-    ck_assert(plan.optimal);
+    ck_assert_msg(plan.optimal, "method %s", skel_search_method_name(plan.method));
     slurmsk_plan_clear(&plan);
     slurmsk_job_clear(&job);
     slurmsk_conf_free(c);
@@ -679,6 +687,207 @@ START_TEST(time_and_env)
 }
 END_TEST
 
+/* issue 17: a decision as the plugin and `skelsched plan` make it */
+static slurmsk_decision decide(slurmsk_conf *c, const char *script, const slurmsk_request *base)
+{
+    slurmsk_request rq;
+    if (base)
+        rq = *base;
+    else
+        memset(&rq, 0, sizeof rq);
+    rq.script = script;
+    slurmsk_decision d;
+    ck_assert_int_eq(slurmsk_decide(c, "the reason", &rq, &d), 0);
+    return d;
+}
+
+static const char *PIPE3 = "#!/bin/sh\n#SBATCH -J p\n#SKEL pipe(3);\n#SKEL task(\"a\", 4.0);\n"
+                           "#SKEL task(\"b\", 1.0);\n#SKEL task(\"c\", 2.0);\n#SKEL --items 100000\n";
+
+START_TEST(decide_lines_and_faults)
+{
+    slurmsk_conf *c = conf_of(CONF);
+    /* a lone option at line 3 is reported at line 3, not 1 */
+    slurmsk_decision d = decide(c, "#!/bin/sh\n#SBATCH -J x\n#SKEL --items 100\nhostname\n", NULL);
+    ck_assert(d.present && !d.accepted);
+    ck_assert_int_eq(d.fault, SLURMSK_FAULT_SYNTAX);
+    ck_assert_msg(strstr(d.user, "skeleton: batch script:3: #SKEL options but no skeleton"), "%s", d.user);
+    slurmsk_decision_clear(&d);
+    /* a pin to an unknown node: its kind, and no path of the site's */
+    d = decide(c, "#SKEL task(\"a\", 1.0);\n#SKEL --pin t0=nosuch\n", NULL);
+    ck_assert_int_eq(d.fault, SLURMSK_FAULT_NODE_NAME);
+    ck_assert_msg(strstr(d.user, "batch script:2: #SKEL --pin: t0=nosuch: no node nosuch in skeleton.conf"),
+                  "%s", d.user);
+    slurmsk_decision_clear(&d);
+    d = decide(c, "#SKEL deal(100, \"w\", 1.0);\n", NULL);
+    ck_assert_int_eq(d.fault, SLURMSK_FAULT_SIZE);
+    slurmsk_decision_clear(&d);
+    /* a pin outside -w */
+    slurmsk_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.req_nodes = "n1";
+    d = decide(c, "#SKEL task(\"a\", 1.0);\n#SKEL --pin t0=n2\n", &rq);
+    ck_assert_int_eq(d.fault, SLURMSK_FAULT_NODE_AVAIL);
+    slurmsk_decision_clear(&d);
+    rq.req_nodes = NULL;
+    rq.exc_nodes = "n[1-4]";
+    d = decide(c, PIPE3, &rq);
+    ck_assert_int_eq(d.fault, SLURMSK_FAULT_NO_NODES);
+    slurmsk_decision_clear(&d);
+    /* no usable conf: the user is not told the reason (a path), the log is */
+    d = decide(NULL, PIPE3, NULL);
+    ck_assert_int_eq(d.fault, SLURMSK_FAULT_CONF);
+    ck_assert_msg(!d.accepted && strstr(d.log, "the reason") && !strstr(d.user, "the reason"), "%d [%s] [%s]", d.accepted, d.log, d.user);
+    slurmsk_decision_clear(&d);
+    /* no #SKEL: nothing to decide */
+    d = decide(c, "#!/bin/sh\nhostname\n", NULL);
+    ck_assert(!d.present && d.accepted && !d.user);
+    slurmsk_decision_clear(&d);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+START_TEST(decide_max_states)
+{
+    /* the model is larger than MaxStates: placed all the same, by the
+     * large-scale search, and the log line says so (issue 15) */
+    slurmsk_conf *c = conf_of("Budget=500\nMaxStates=10\nNodeName=n[1-4] Speed=1\nLocalLatency=0.01\nDefaultLatency=0.01\n");
+    slurmsk_decision d = decide(c, "#!/bin/sh\n\n#SKEL pipe(3);\n#SKEL task(\"a\", 1.0);\n"
+                                   "#SKEL farm(3, \"b\", 1.0);\n#SKEL task(\"c\", 1.0);\n", NULL);
+    ck_assert_msg(d.accepted && d.fault == SLURMSK_FAULT_NONE, "%d %s", d.fault, d.user ? d.user : "");
+    ck_assert_msg(d.log && strstr(d.log, " method=approximate"), "%s", d.log ? d.log : "");
+    /* and the submitter is told, in terms an sbatch user can act on */
+    ck_assert_msg(strstr(d.user, "(estimated)") &&
+                  strstr(d.user, "skeleton: warning: the skeleton's performance model has more than 10 "
+                                 "states, this site's limit (MaxStates=10)") &&
+                  strstr(d.user, "ask the administrators") && !strstr(d.user, "--max-states"),
+                  "%s", d.user);
+    slurmsk_decision_clear(&d);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+START_TEST(decide_shape_and_warnings)
+{
+    slurmsk_conf *c = conf_of("Budget=500\nNodeName=n1 Speed=1 CPUs=4\nNodeName=n2 Speed=1 CPUs=1\n"
+                              "LocalLatency=0.0001\nDefaultLatency=0.001\n");
+    slurmsk_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.min_nodes = 5;
+    rq.num_tasks = 8;
+    rq.array = 1;
+    rq.default_time = 1;       /* no -t: the partition's default */
+    slurmsk_decision d = decide(c, PIPE3, &rq);
+    ck_assert_msg(d.accepted && d.fault == SLURMSK_FAULT_NONE, "%s", d.user);
+    /* one Slurm task per skeleton task as far as the CPUs hold them */
+    ck_assert(d.num_tasks >= 2 && d.num_tasks <= 3);
+    /* 3 tasks on 2 nodes: 2 on one of them, at most its CPUs= */
+    ck_assert_int_eq(d.plan.max_per_node, 2);
+    ck_assert_uint_ge(d.min_cpus, 1);
+    ck_assert_uint_le(d.min_cpus, 2);
+    ck_assert_msg(strstr(d.user, "skeleton: warning: -N 5 replaced by the plan's 2 nodes"), "%s", d.user);
+    ck_assert_msg(strstr(d.user, "skeleton: warning: -n 8 replaced by the plan's "), "%s", d.user);
+    ck_assert_msg(strstr(d.user, "skeleton: plan t0="), "%s", d.user);
+    ck_assert_msg(strstr(d.user, "a job array"), "%s", d.user);
+    ck_assert_msg(strstr(d.user, "time limit of 1 min (the partition's default"), "%s", d.user);
+    ck_assert_msg(strstr(d.log, "cpus_per_node="), "%s", d.log);
+    slurmsk_decision_clear(&d);
+    /* -c 2: twice the CPUs, capped by CPUs= */
+    memset(&rq, 0, sizeof rq);
+    rq.cpus_per_task = 2;
+    rq.req_nodes = "n1";
+    d = decide(c, PIPE3, &rq);
+    ck_assert_int_eq(d.min_cpus, 4);          /* 3 tasks x 2, n1 has 4 */
+    ck_assert_int_eq(d.num_tasks, 2);         /* 4 CPUs hold 2 tasks of 2 */
+    slurmsk_decision_clear(&d);
+    slurmsk_conf_free(c);
+    /* more tasks than CPUs (9 on 2 nodes of 2): the job asks for what the
+     * nodes have, never more (it would be refused) */
+    c = conf_of("Budget=500\nNodeName=n[1-2] Speed=1 CPUs=2\nLocalLatency=0.0001\nDefaultLatency=0.001\n");
+    d = decide(c, "#SKEL deal(9, \"w\", 1.0);\n", NULL);
+    ck_assert_msg(d.accepted && d.fault == SLURMSK_FAULT_NONE, "%s", d.user);
+    ck_assert_int_le(d.min_cpus, 2);
+    ck_assert_int_le(d.num_tasks * 1, (unsigned long)d.plan.nnodes * d.min_cpus);
+    slurmsk_decision_clear(&d);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+START_TEST(decide_prefers_idle)
+{
+    /* n3 and n4 are interchangeable: a busy n3 gives way to an idle n4 */
+    slurmsk_conf *c = conf_of("Budget=500\nNodeName=n1 Speed=1\nNodeName=n2 Speed=2\nNodeName=n[3-4] Speed=8\n"
+                              "LocalLatency=0.0001\nDefaultLatency=0.001\n");
+    slurmsk_request rq;
+    memset(&rq, 0, sizeof rq);
+    slurmsk_decision d = decide(c, "#SKEL task(\"a\", 1.0);\n", &rq);
+    ck_assert_str_eq(d.plan.req_nodes, "n3");    /* no preference: the first of the class */
+    slurmsk_decision_clear(&d);
+    rq.idle = "n1,n2,n4";
+    d = decide(c, "#SKEL task(\"a\", 1.0);\n", &rq);
+    ck_assert_str_eq(d.plan.req_nodes, "n4");
+    ck_assert_msg(strstr(d.user, "t0=n4"), "%s", d.user);
+    slurmsk_decision_clear(&d);
+    /* a pin keeps its node, busy or not */
+    d = decide(c, "#SKEL task(\"a\", 1.0);\n#SKEL --pin t0=n3\n", &rq);
+    ck_assert_str_eq(d.plan.req_nodes, "n3");
+    slurmsk_decision_clear(&d);
+    /* no equal idle node: the busy one stays */
+    rq.idle = "n1,n2";
+    d = decide(c, "#SKEL task(\"a\", 1.0);\n", &rq);
+    ck_assert_str_eq(d.plan.req_nodes, "n3");
+    slurmsk_decision_clear(&d);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
+START_TEST(conf_budget_cap_and_describe)
+{
+    slurmsk_conf *c = conf_of("Budget=60000\nBadInput=accept\nNodeName=n1 Speed=1\n");
+    ck_assert(c->budget > 59.9);
+    ck_assert(slurmsk_budget(c) <= SLURMSK_LOCKED_BUDGET);
+    char buf[512];
+    slurmsk_conf_describe(c, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "Budget=60000ms (capped to 500ms") && strstr(buf, "MaxTasks=32") &&
+                  strstr(buf, "BadInput=accept") && strstr(buf, "UnknownNodes=ignore"), "%s", buf);
+    slurmsk_conf_free(c);
+    /* BadInput=accept: the message is labelled a warning */
+    c = conf_of("BadInput=accept\nNodeName=n1 Speed=1\n");
+    slurmsk_decision d = decide(c, "#SKEL pipe(2);\n#SKEL task(\"a\", 1.0);\n", NULL);
+    ck_assert(d.accepted && d.present && d.fault != SLURMSK_FAULT_NONE);
+    ck_assert_msg(strncmp(d.user, "skeleton: warning: batch script:1:", 34) == 0, "%s", d.user);
+    slurmsk_decision_clear(&d);
+    slurmsk_conf_free(c);
+    /* CPUs= belongs on NodeName lines */
+    diag err;
+    diag_clear(&err);
+    const char *bad = "CPUs=4\nNodeName=n1 Speed=1\n";
+    ck_assert_ptr_null(slurmsk_conf_parse(bad, strlen(bad), "skeleton.conf", &err));
+    ck_assert_msg(strstr(err.msg, "NodeName"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(conf_path_hidden)
+{
+    /* a loaded conf names itself "skeleton.conf" in what users see */
+    char path[] = "/tmp/test_slurm_confXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *text = "NodeName=n1 Speed=1\nLocalLatency=0.001\n";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    diag err;
+    diag_clear(&err);
+    slurmsk_conf *c = slurmsk_conf_load(path, &err);
+    unlink(path);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    slurmsk_decision d = decide(c, "#SKEL task(\"a\", 1.0);\n#SKEL --pin t0=n9\n", NULL);
+    ck_assert_msg(!strstr(d.user, "/tmp") && strstr(d.user, "skeleton.conf"), "%s", d.user);
+    slurmsk_decision_clear(&d);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("slurm");
@@ -701,6 +910,12 @@ static Suite *suite(void)
     tcase_add_test(tc, place_ties);
     tcase_add_test(tc, time_and_env);
     tcase_add_test(tc, spank_skeleton);
+    tcase_add_test(tc, decide_lines_and_faults);
+    tcase_add_test(tc, decide_max_states);
+    tcase_add_test(tc, decide_shape_and_warnings);
+    tcase_add_test(tc, decide_prefers_idle);
+    tcase_add_test(tc, conf_budget_cap_and_describe);
+    tcase_add_test(tc, conf_path_hidden);
     suite_add_tcase(s, tc);
     return s;
 }
