@@ -1,8 +1,8 @@
 /* advice: replication advice for a placed skeleton (docs/advice.md).
  *
- * Seed 002 §4.4 finds that a pipeline runs at its bottleneck stage and that
+ * Yaikhom et al. 2007 §4.4 finds that a pipeline runs at its bottleneck stage and that
  * replicating that stage, as a deal (round robin) or a farm (on demand),
- * lifts the throughput; seed 003 §3-4 adds merging fast stages and the
+ * lifts the throughput; Zavanella 1999 §3-4 adds merging fast stages and the
  * degree of a farm. This module finds the bottleneck of a placed skeleton
  * (with the Markov model: generate, derive, solve), builds the skeletons
  * that replicate it over free nodes or merge two fast stages, solves each,
@@ -12,7 +12,7 @@
  *   eval.c     the throughput and utilisations of one placed tree
  *   rewrite.c  new trees: a task replicated, two tasks merged, rates set
  *   advise.c   the options for one placement
- *   sweep.c    the options over a range of stage rates (seed 002 Fig. 5-6)
+ *   sweep.c    the options over a range of stage rates (Yaikhom et al. 2007 Fig. 5-6)
  *
  * Everything is built on the public skeleton/ API (trees, skel_dag_build,
  * skel_model_new, skel_search): no solver of its own. No global state;
@@ -53,7 +53,7 @@ void adv_eval_free(adv_eval *e);
 skel_tree *adv_replicate(const skel_tree *t, int task, skel_kind kind, int n, diag *err);
 
 /* A new tree in which tasks task and task+1 of t, consecutive stages of
- * one pipe, become one sequential task (seed 003 §3, "merging fast
+ * one pipe, become one sequential task (Zavanella 1999 §3, "merging fast
  * stages") of rate 1 / (1/r_task + 1/r_task+1) sending task+1's data. A
  * task i > task+1 becomes i - 1. NULL with a message when they are not
  * two consecutive stages of a pipe. */
@@ -70,7 +70,7 @@ int adv_free_nodes(const skel_platform *p, int ntasks, const int *place, int *fr
 /* ---- advise.c ------------------------------------------------------------- */
 
 /* DEAL, FARM: the task replicated; MERGE: two stages as one sequential
- * task (seed 003 §3); GROUP: the two stages kept, on one node. */
+ * task (Zavanella 1999 §3); GROUP: the two stages kept, on one node. */
 typedef enum adv_kind { ADV_DEAL, ADV_FARM, ADV_MERGE, ADV_GROUP } adv_kind;
 
 const char *adv_kind_name(adv_kind k);   /* "deal", "farm", "merge", "group" */
@@ -94,7 +94,7 @@ typedef struct adv_option {
                                 node kept, then the node it frees */
     double throughput;
     int bottleneck;          /* in the new tree's task numbering */
-    double seed003_s;        /* MERGE/GROUP: S(j) + S(j+1) of seed 003 §3, and ... */
+    double seed003_s;        /* MERGE/GROUP: S(j) + S(j+1) of Zavanella 1999 §3, and ... */
     double seed003_max;      /* ... max_i S(i), the condition being s < max */
 } adv_option;
 
@@ -104,7 +104,7 @@ typedef struct adv_report {
     int nfree;               /* nodes used by no task */
     int noptions;
     adv_option *options;     /* deal 2..k, farm 2..k, then merge and group of each
-                                pair seed 003 allows */
+                                pair Zavanella 1999 allows */
     int reach;               /* the smallest replication (fewest replicas; the
                                 faster at equal degree) reaching the target,
                                 index into options; -1 if none or no target */

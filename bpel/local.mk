@@ -7,7 +7,8 @@ bpel_libbpel_la_SOURCES = \
 	bpel/params.c \
 	bpel/map.c \
 	bpel/reduce.c \
-	bpel/translate.c
+	bpel/translate.c \
+	bpel/warn.c
 bpel_libbpel_la_CFLAGS = $(AM_CFLAGS) $(XML_CFLAGS)
 bpel_libbpel_la_LIBADD = $(XML_LIBS)
 # The unit and CLI tests read the example; the fuzz target is built by hand

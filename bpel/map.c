@@ -58,9 +58,9 @@ typedef struct walker {
     const bpel_params *params;
     diag *err;
     int nacts;
-    char *miss;          /* the missing-parameter list being built */
-    size_t misslen, misscap;
-    int nmissing;
+    bpel_warn warn;          /* warnings so far (warn.c) */
+    unsigned char *pmark;    /* per side-file entry: BPEL_PARAM_NAMED | _READ */
+    strmap ordered;          /* names of the links a flow orders */
 } walker;
 
 static int is_bpel_ns(const xmlNs *ns)
@@ -77,6 +77,25 @@ static int is_bpel(const xmlNode *n, const char *local)
 {
     return n && n->type == XML_ELEMENT_NODE && is_bpel_ns(n->ns) &&
            (!local || strcmp((const char *)n->name, local) == 0);
+}
+
+int bpel_is_elem(const xmlNode *n, const char *local)
+{
+    return is_bpel(n, local);
+}
+
+/* The 2004/03 draft (Apache ODE) wraps the activity of an <if> and of an
+ * <elseif> in <then>; WS-BPEL 2.0 does not. */
+#define DRAFT_NS "http://schemas.xmlsoap.org/ws/2004/03/business-process/"
+
+static const xmlNode *draft_then(const xmlNode *n)
+{
+    if (!n->ns || !n->ns->href || strcmp((const char *)n->ns->href, DRAFT_NS) != 0)
+        return NULL;
+    for (const xmlNode *c = n->children; c; c = c->next)
+        if (is_bpel(c, "then"))
+            return c;
+    return NULL;
 }
 
 static const act_info *activity(const xmlNode *n)
@@ -133,34 +152,38 @@ static const char *make_path(walker *w, const char *parent, const xmlNode *n)
 
 static int note_missing(walker *w, const bpel_act *a, const char *key, double def)
 {
-    char item[600];
-    int n = snprintf(item, sizeof item, "%s%s%s%s%s %s=%g", w->nmissing ? ", " : "", a->path,
-                     a->name ? " (" : "", a->name ? a->name : "", a->name ? ")" : "", key, def);
-    w->nmissing++;
-    if (n < 0)
-        return 0;
-    size_t len = (size_t)n < sizeof item ? (size_t)n : sizeof item - 1;
-    /* Bound the message: a huge process still gets one readable warning. */
-    if (w->misslen > 16384)
-        return 0;
-    if (w->misslen + len + 1 > w->misscap) {
-        size_t cap = (w->misscap ? w->misscap * 2 : 256) + len;
-        char *m = realloc(w->miss, cap);
-        if (!m)
-            return diag_set(w->err, "out of memory");
-        w->miss = m;
-        w->misscap = cap;
-    }
-    memcpy(w->miss + w->misslen, item, len);
-    w->misslen += len;
-    w->miss[w->misslen] = '\0';
-    return 0;
+    return bpel_warn_missing(&w->warn, w->err, a->path, a->name, key, def);
+}
+
+/* A yes/no attribute already checked: 1 for yes. */
+static int is_yes(const xmlNode *n, const char *attr)
+{
+    xmlChar *s = xmlGetNoNsProp(n, (const xmlChar *)attr);
+    int y = s && strcmp((const char *)s, "yes") == 0;
+    xmlFree(s);
+    return y;
+}
+
+/* A yes/no attribute: 1 for yes. Anything but yes or no (parallel="true")
+ * is invalid BPEL, read as no, and said so. */
+static int yes(walker *w, const xmlNode *n, const char *attr)
+{
+    xmlChar *s = xmlGetNoNsProp(n, (const xmlChar *)attr);
+    int y = s && strcmp((const char *)s, "yes") == 0;
+    int r = 0;
+    if (s && !y && strcmp((const char *)s, "no") != 0)
+        r = bpel_warn_add(&w->warn, w->err, "%s:%d: warning: <%s %s=\"%.40s\">: the value must "
+                          "be yes or no; read as no", w->file, line_of(n), (const char *)n->name,
+                          attr, (const char *)s);
+    xmlFree(s);
+    return r < 0 ? -1 : y;
 }
 
 /* A parameter: side file (path, then name) first, then the perf:KEY
  * attribute. Returns 1 with *v, 0 when absent, -1 on a bad value. */
 static int param(walker *w, const xmlNode *n, const bpel_act *a, const char *key, double *v)
 {
+    bpel_params_mark(w->params, a->path, a->name, key, w->pmark);
     if (bpel_params_get(w->params, a->path, a->name, key, v))
         return 1;
     xmlChar *s = xmlGetNsProp(n, (const xmlChar *)key, (const xmlChar *)PERF_NS);
@@ -205,6 +228,7 @@ static bpel_act *new_act(walker *w, const xmlNode *n, const char *parent_path, b
     }
     if (!a->elem || !a->path)
         goto oom;
+    bpel_params_mark(w->params, a->path, a->name, NULL, w->pmark);
     return a;
 oom:
     diag_set(w->err, "out of memory");
@@ -234,8 +258,10 @@ static int walk_children(walker *w, const xmlNode *n, bpel_act *a, int depth)
             continue;
         if (!activity(c)) {
             if (!is_other(c))
-                return fail_at(w, c, "unknown BPEL element <%s> in <%s>", (const char *)c->name,
-                               (const char *)n->name);
+                return fail_at(w, c, "unknown BPEL element <%s> in <%s>%s", (const char *)c->name,
+                               (const char *)n->name, strcmp((const char *)c->name, "then") == 0
+                               ? " (<then> is the 2004/03 draft's; WS-BPEL 2.0 has the activity "
+                                 "directly in <if> and <elseif>)" : "");
             continue;
         }
         bpel_act *k = walk(w, c, a->path, depth + 1);
@@ -327,6 +353,21 @@ static int resolve_probs(walker *w, const xmlNode *n, bpel_act *a, const double 
     return 0;
 }
 
+static int task_rate(walker *w, const xmlNode *n, bpel_act *a, const char *key, double def,
+                     int timed, int optional);
+
+/* The task of a pick branch's message (onMessage: a receive) or alarm
+ * (onAlarm: a wait), first in its branch holder. */
+static int pick_trigger(walker *w, const xmlNode *c, const bpel_act *pick, bpel_act *holder)
+{
+    if (!is_bpel(c, "onMessage") && !is_bpel(c, "onAlarm"))
+        return 0;
+    bpel_act *t = new_act(w, c, pick->path, BPEL_TASK);
+    if (!t || task_rate(w, c, t, "rate", BPEL_DEFAULT_RATE, is_bpel(c, "onAlarm"), 0) < 0)
+        return -1;
+    return add_child(w, holder, t);
+}
+
 /* Branches of if (then, elseif*, else), switch (case*, otherwise) and pick
  * (onMessage*, onAlarm*). */
 static bpel_act *walk_choice(walker *w, const xmlNode *n, const char *parent_path, int depth)
@@ -336,6 +377,10 @@ static bpel_act *walk_choice(walker *w, const xmlNode *n, const char *parent_pat
         return NULL;
     const char *name = (const char *)n->name;
     int is_if = strcmp(name, "if") == 0, is_switch = strcmp(name, "switch") == 0;
+    /* A pick's message or alarm is a step of the instance, as the same
+     * message in a receive or the same duration in a wait; an instantiating
+     * pick's message is its first task (walk()). */
+    int trigger = strcmp(name, "pick") == 0 && !is_yes(n, "createInstance");
     int nb = is_if ? 1 : 0;
     for (const xmlNode *c = n->children; c; c = c->next)
         if (is_bpel(c, "elseif") || is_bpel(c, "else") || is_bpel(c, "case") ||
@@ -354,7 +399,8 @@ static bpel_act *walk_choice(walker *w, const xmlNode *n, const char *parent_pat
     if (is_if) {
         /* The then-branch is the if's own activity; its probability is
          * perf:prob on <if>. */
-        bpel_act *then = walk_body(w, n, a->path, a->line, depth);
+        const xmlNode *tn = draft_then(n);
+        bpel_act *then = walk_body(w, tn ? tn : n, a->path, a->line, depth);
         if (!then || add_child(w, a, then) < 0)
             return NULL;
         if ((r = param(w, n, a, "prob", &given[0])) < 0)
@@ -375,9 +421,10 @@ static bpel_act *walk_choice(walker *w, const xmlNode *n, const char *parent_pat
         if (is_bpel(c, "else") || is_bpel(c, "otherwise"))
             has_default = 1;
         bpel_act *holder = new_act(w, c, a->path, BPEL_SEQ);
-        if (!holder)
+        if (!holder || (trigger && pick_trigger(w, c, a, holder) < 0))
             return NULL;
-        bpel_act *body = walk_body(w, c, holder->path, holder->line, depth + 1);
+        const xmlNode *tn = draft_then(c);
+        bpel_act *body = walk_body(w, tn ? tn : c, holder->path, holder->line, depth + 1);
         if (!body)
             return NULL;
         /* The branch keeps the branch element's path and name, so that
@@ -540,8 +587,14 @@ static int flow_links(walker *w, const xmlNode *flow, bpel_act *a)
                 from[t] = k;
                 break;
             }
-        if (from[t] >= 0 && src[from[t]].act != tgt[t].act)
+        if (from[t] >= 0 && src[from[t]].act != tgt[t].act) {
             indeg[tgt[t].act]++;
+            if (strmap_put(&w->ordered, (const char *)tgt[t].name, 1) < 0) {
+                free(from);
+                diag_set(w->err, "out of memory");
+                goto out;
+            }
+        }
     }
     for (int step = 0; step < n; step++) {
         int pick = -1;
@@ -610,14 +663,6 @@ out:
     return rc;
 }
 
-static int yes(const xmlNode *n, const char *attr)
-{
-    xmlChar *s = xmlGetNoNsProp(n, (const xmlChar *)attr);
-    int y = s && strcmp((const char *)s, "yes") == 0;
-    xmlFree(s);
-    return y;
-}
-
 /* Seconds of a literal XML Schema duration ("'P0Y0M0DT0H0M2.5S'", quotes
  * of the XPath string literal allowed); years are 365 days and months 30.
  * Returns 0 when s is not one (an expression, a variable). */
@@ -679,40 +724,49 @@ static double wait_seconds(const xmlNode *n)
     return secs;
 }
 
+/* The rate of task a (element n): key from the parameters; for a timed
+ * element (wait, a pick's onAlarm) a literal duration d gives 1/d, an
+ * exponential delay of mean d (the deterministic wait approximated by its
+ * mean); else the default, reported. A no-cost activity (optional) given
+ * no rate stays a nop. */
+static int task_rate(walker *w, const xmlNode *n, bpel_act *a, const char *key, double def,
+                     int timed, int optional)
+{
+    int r = param(w, n, a, key, &a->rate);
+    if (r < 0)
+        return -1;
+    double secs = r == 0 && timed ? wait_seconds(n) : 0;
+    if (secs > 0) {
+        a->rate = 1 / secs;
+        r = 1;
+    }
+    if (r == 0 && optional) {
+        a->kind = BPEL_NOP;   /* engine work we do not model */
+        return 0;
+    }
+    if (r == 0) {
+        a->rate = def;
+        if (note_missing(w, a, key, def) < 0)
+            return -1;
+    }
+    if (!(a->rate > 0))
+        return fail_at(w, n, "<%s> %s must be positive", (const char *)n->name, key);
+    return 0;
+}
+
 static bpel_act *walk_task(walker *w, const xmlNode *n, const char *parent_path, int what)
 {
     bpel_act *a = new_act(w, n, parent_path, BPEL_TASK);
     if (!a)
         return NULL;
-    int instantiating = (strcmp((const char *)n->name, "receive") == 0 ||
-                         strcmp((const char *)n->name, "pick") == 0) && yes(n, "createInstance");
-    const char *key = instantiating ? "arrival" : "rate";
-    double def = instantiating ? BPEL_DEFAULT_ARRIVAL : BPEL_DEFAULT_RATE;
-    int r = param(w, n, a, key, &a->rate);
-    if (r < 0)
+    const char *name = (const char *)n->name;
+    /* walk() has checked a pick's createInstance already */
+    int inst = strcmp(name, "receive") == 0 ? yes(w, n, "createInstance")
+             : strcmp(name, "pick") == 0 ? is_yes(n, "createInstance") : 0;
+    if (inst < 0 || task_rate(w, n, a, inst ? "arrival" : "rate",
+                              inst ? BPEL_DEFAULT_ARRIVAL : BPEL_DEFAULT_RATE,
+                              strcmp(name, "wait") == 0, what == 2) < 0)
         return NULL;
-    if (r == 0 && strcmp((const char *)n->name, "wait") == 0) {
-        /* A literal duration d: an exponential delay of mean d (the
-         * deterministic wait approximated by its mean). */
-        double secs = wait_seconds(n);
-        if (secs > 0) {
-            a->rate = 1 / secs;
-            r = 1;
-        }
-    }
-    if (r == 0) {
-        if (what == 2) {
-            a->kind = BPEL_NOP;   /* engine work we do not model */
-            return a;
-        }
-        a->rate = def;
-        if (note_missing(w, a, key, def) < 0)
-            return NULL;
-    }
-    if (!(a->rate > 0)) {
-        fail_at(w, n, "<%s> %s must be positive", (const char *)n->name, key);
-        return NULL;
-    }
     return a;
 }
 
@@ -802,8 +856,8 @@ static bpel_act *walk(walker *w, const xmlNode *n, const char *parent_path, int 
         return a;
     }
     if (strcmp(name, "forEach") == 0) {
-        int par = yes(n, "parallel");
-        if (!(a = new_act(w, n, parent_path, par ? BPEL_DEAL : BPEL_LOOP)))
+        int par = yes(w, n, "parallel");
+        if (par < 0 || !(a = new_act(w, n, parent_path, par ? BPEL_DEAL : BPEL_LOOP)))
             return NULL;
         if ((r = param(w, n, a, "count", &a->count)) < 0)
             return NULL;
@@ -829,7 +883,10 @@ static bpel_act *walk(walker *w, const xmlNode *n, const char *parent_path, int 
             return NULL;
         return a;
     }
-    if (strcmp(name, "pick") == 0 && yes(n, "createInstance")) {
+    int inst = strcmp(name, "pick") == 0 ? yes(w, n, "createInstance") : 0;
+    if (inst < 0)
+        return NULL;
+    if (inst) {
         /* An instantiating pick is the workload source followed by the
          * choice of its messages. */
         if (!(a = new_act(w, n, parent_path, BPEL_SEQ)))
@@ -860,7 +917,13 @@ int bpel_import_memory(const char *buf, size_t len, const char *file, const bpel
     }
     arena_init(mem);
     walker w = { .mem = mem, .file = file, .params = params, .err = err };
+    strmap_init(&w.ordered);
+    w.pmark = calloc((size_t)bpel_params_count(params) + 1, 1);
     const xmlNode *root = xmlDocGetRootElement(doc);
+    if (!w.pmark) {
+        diag_set(err, "out of memory");
+        goto fail;
+    }
     bpel_act *top = NULL;
     if (!is_bpel(root, "process")) {
         fail_at(&w, root, "the root element is <%s>%s%s%s, not a BPEL <process> (namespaces: "
@@ -901,34 +964,28 @@ int bpel_import_memory(const char *buf, size_t len, const char *file, const bpel
     out->tree = bpel_translate(top, file, err);
     if (!out->tree)
         goto fail;
-    if (w.nmissing) {
-        size_t n = w.misslen + 256;
-        out->warning = malloc(n);
-        if (!out->warning) {
-            diag_set(err, "out of memory");
-            goto fail;
-        }
-        snprintf(out->warning, n, "%s: %d performance parameter%s missing, defaults used: %s%s",
-                 file, w.nmissing, w.nmissing == 1 ? "" : "s", w.miss ? w.miss : "",
-                 w.misslen > 16384 ? ", ..." : "");
-    }
-    if (nswarn && !out->warning) {
-        const char *m = ": warning: libxml2 reported a namespace URI problem (ignored)";
-        size_t n = strlen(file) + strlen(m) + 1;
-        if ((out->warning = malloc(n)))
-            snprintf(out->warning, n, "%s%s", file, m);
-    }
-    out->nmissing = w.nmissing;
+    if (bpel_warn_links(&w.warn, err, mem, root, &w.ordered, file) < 0 ||
+        bpel_warn_params(&w.warn, err, params, w.pmark) < 0)
+        goto fail;
+    if (nswarn && bpel_warn_add(&w.warn, err, "%s: warning: libxml2 reported a namespace URI "
+                                "problem (ignored)", file) < 0)
+        goto fail;
+    out->nmissing = w.warn.nmissing;
+    if (bpel_warn_finish(&w.warn, file, &out->warning, err) < 0)
+        goto fail;
     out->root = top;
     out->priv = mem;
-    free(w.miss);
+    strmap_free(&w.ordered);
+    free(w.pmark);
     xmlFreeDoc(doc);
     return 0;
 fail:
     skel_tree_free(out->tree);
     free(out->warning);
     memset(out, 0, sizeof *out);
-    free(w.miss);
+    bpel_warn_free(&w.warn);
+    strmap_free(&w.ordered);
+    free(w.pmark);
     arena_free(mem);
     free(mem);
     xmlFreeDoc(doc);

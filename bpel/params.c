@@ -6,17 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/mem.h"
 #include "internal.h"
 
 typedef struct param {
     char *who;      /* name or path */
     char *key;      /* rate, prob, ... */
     double value;
+    int line;
 } param;
 
 struct bpel_params {
     int n, cap;
     param *v;
+    char *file;     /* for warnings about entries */
 };
 
 static const char *const known_keys[] = { "rate", "prob", "iterations", "count", "arrival" };
@@ -30,6 +33,7 @@ void bpel_params_free(bpel_params *p)
         free(p->v[i].who);
     }
     free(p->v);
+    free(p->file);
     free(p);
 }
 
@@ -44,14 +48,14 @@ static char *dup_n(const char *s, size_t n)
 }
 
 static int add(bpel_params *p, const char *who, size_t wn, const char *key, size_t kn, double v,
-               diag *err)
+               int line, diag *err)
 {
     if (p->n == p->cap) {
         int ncap = p->cap ? p->cap * 2 : 16;
         if (ncap > 1000000)
             return diag_set(err, "too many parameters");
-        param *nv = realloc(p->v, (size_t)ncap * sizeof *nv);
-        if (!nv)
+        void *nv = p->v;
+        if (mem_grow(&nv, (size_t)ncap, sizeof *p->v) < 0)
             return diag_set(err, "out of memory");
         p->v = nv;
         p->cap = ncap;
@@ -64,6 +68,7 @@ static int add(bpel_params *p, const char *who, size_t wn, const char *key, size
         return diag_set(err, "out of memory");
     }
     e->value = v;
+    e->line = line;
     p->n++;
     return 0;
 }
@@ -73,7 +78,8 @@ bpel_params *bpel_params_parse_string(const char *text, size_t len, const char *
     if (!file)
         file = "<params>";
     bpel_params *p = calloc(1, sizeof *p);
-    if (!p) {
+    if (!p || !(p->file = dup_n(file, strlen(file)))) {
+        free(p);
         diag_set(err, "out of memory");
         return NULL;
     }
@@ -142,7 +148,7 @@ bpel_params *bpel_params_parse_string(const char *text, size_t len, const char *
                             "'%s' is not a non-negative number", num);
                     goto fail;
                 }
-                if (add(p, text + w0, w1 - w0, text + k0, k1 - k0, v, err) < 0)
+                if (add(p, text + w0, w1 - w0, text + k0, k1 - k0, v, line, err) < 0)
                     goto fail;
                 pairs++;
             }
@@ -188,4 +194,31 @@ int bpel_params_get(const bpel_params *p, const char *path, const char *name, co
             }
     }
     return 0;
+}
+
+int bpel_params_count(const bpel_params *p)
+{
+    return p ? p->n : 0;
+}
+
+void bpel_params_mark(const bpel_params *p, const char *path, const char *name, const char *key,
+                      unsigned char *mark)
+{
+    for (int i = 0; p && i < p->n; i++) {
+        const char *who = p->v[i].who;
+        if (!((path && strcmp(who, path) == 0) || (name && strcmp(who, name) == 0)))
+            continue;
+        mark[i] |= BPEL_PARAM_NAMED;
+        if (key && strcmp(p->v[i].key, key) == 0)
+            mark[i] |= BPEL_PARAM_READ;
+    }
+}
+
+int bpel_params_entry(const bpel_params *p, int i, const char **file, const char **who,
+                      const char **key)
+{
+    *file = p->file;
+    *who = p->v[i].who;
+    *key = p->v[i].key;
+    return p->v[i].line;
 }

@@ -1,7 +1,7 @@
 /* skelsched advise: replication advice for a placed skeleton - its
  * bottleneck, the throughput of replicating it as a deal or a farm over
  * free nodes, of merging fast stages, and the smallest replication that
- * reaches a target; --sweep reproduces seed 002's Fig. 5-6
+ * reaches a target; --sweep reproduces Yaikhom et al. 2007's Fig. 5-6
  * (docs/advice.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -27,7 +27,7 @@ static void usage(FILE *f)
             "options: the bottleneck replicated as a deal (round robin) and as a farm (on\n"
             "demand) of 2..K copies, the copies on the fastest free nodes; two consecutive\n"
             "pipe stages merged into one sequential stage, or grouped on one node, where\n"
-            "seed 003's rule allows it.\n"
+            "Zavanella 1999's rule allows it.\n"
             "\n"
             "  --platform FILE   node speeds and latencies (docs/platform.md). Without it:\n"
             "                    one node of Speed=1 per task plus K-1 free ones, rate-1 moves\n"
@@ -36,7 +36,7 @@ static void usage(FILE *f)
             "  --replicas K      largest degree tried (default 4; at most 1 + free nodes)\n"
             "  --target X        throughput wanted: report the smallest replication reaching it\n"
             "  --no-merge        no merged or grouped stages\n"
-            "  --style S         producer (default, seed 002) or stream (seed 000)\n"
+            "  --style S         producer (default, Yaikhom et al. 2007) or stream (Benoit et al. 2004)\n"
             "  --json            one JSON object on standard output\n"
             "  --sweep SPEC      set the listed tasks' rate to FROM, FROM+STEP, ... TO and solve,\n"
             "                    for each value: 'uniform' (the replicated task at that rate\n"

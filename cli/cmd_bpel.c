@@ -25,7 +25,8 @@ static void usage(FILE *f)
             "\n"
             "Parameters may also be attributes in the namespace urn:skelsched:perf\n"
             "(perf:rate, perf:prob, perf:iterations, perf:count, perf:arrival). Missing\n"
-            "ones take documented defaults and are listed in one warning. See docs/bpel.md.\n"
+            "ones take documented defaults and are listed in one warning; side-file entries\n"
+            "that nothing reads are warned about with their line. See docs/bpel.md.\n"
             "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
 }
 
@@ -108,7 +109,7 @@ int cmd_bpel(int argc, char **argv)
     if (bpel_import_file(path, params, &imp, &err) < 0)
         goto out;
     if (imp.warning)
-        fprintf(stderr, "skelsched bpel: warning: %s\n", imp.warning);
+        fprintf(stderr, "%s\n", imp.warning);   /* lines naming their file */
     if (strcmp(emit, "tree") == 0)
         bpel_import_print_tree(&imp, stdout);
     else if (strcmp(emit, "skeleton") == 0)

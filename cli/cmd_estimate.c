@@ -1,5 +1,5 @@
-/* skelsched estimate: the seeds' analytic cost models (001 Darlington,
- * 003 P3L, 004 remote execution) for a placed skeleton, beside the Markov
+/* skelsched estimate: the papers' analytic cost models (Darlington,
+ * P3L, remote execution) for a placed skeleton, beside the Markov
  * model's throughput of the same placement (docs/advice.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -20,18 +20,18 @@ static void usage(FILE *f)
             "                          [--items N] [--grain K] [--style producer|stream] [--json]\n"
             "\n"
             "Predict the throughput of the placed skeleton with each analytic model of the\n"
-            "seeds and with the Markov model, and show what each model advises:\n"
-            "  darlington  seed 001: pipe cycle t_e v + t_c, farm t_e + 2 t_c; the §5\n"
+            "papers (docs/references.md) and with the Markov model, and show what each model advises:\n"
+            "  darlington  Darlington et al. 1993: pipe cycle t_e v + t_c, farm t_e + 2 t_c; the §5\n"
             "              implementation times of PIPE and FARM for N items\n"
-            "  p3l         seed 003: stage service time (eq. 2) on tasks of K items, farms\n"
+            "  p3l         Zavanella 1999: stage service time (eq. 2) on tasks of K items, farms\n"
             "              by eq. 3-4; the optimal degree and grain of the bottleneck (eq. 6-9)\n"
-            "  remote      seed 004: T = 2ts + (n+o+r)tw + tskel per task (no sharing of\n"
+            "  remote      Alt et al. 2002: T = 2ts + (n+o+r)tw + tskel per task (no sharing of\n"
             "              a node); the server it chooses for each task\n"
             "\n"
             "  --platform FILE  speeds, latencies and the models' keys (docs/platform.md)\n"
             "  --place SPEC     where the tasks run (default: round robin in node order)\n"
             "  --items N        items in the stream for the total times (default 1000)\n"
-            "  --grain K        items per task for seed 001's g and seed 003's k (default 1)\n"
+            "  --grain K        items per task for Darlington et al. 1993's g and Zavanella 1999's k (default 1)\n"
             "  --style S        producer (default) or stream\n"
             "  --json           one JSON object on standard output\n"
             "\n"
@@ -86,15 +86,15 @@ static int parse_args(int argc, char **argv, args *a)
 typedef struct result {
     adv_eval markov;
     cost_estimate est[COST_NMODELS];
-    cost_parts pipe5, farm5;         /* seed 001 §5 */
+    cost_parts pipe5, farm5;         /* Darlington et al. 1993 §5 */
     int have5;
-    int nhat, limited;               /* seed 003 eq. 6-9 for the bottleneck */
+    int nhat, limited;               /* Zavanella 1999 eq. 6-9 for the bottleneck */
     double khat, te, tf;
-    int *servers;                    /* seed 004's choice */
+    int *servers;                    /* Alt et al. 2002's choice */
     double servers_thr;              /* the Markov model's throughput of that choice */
 } result;
 
-/* seed 001 §5 for the whole skeleton: N_w items, T_w the mean compute time
+/* Darlington et al. 1993 §5 for the whole skeleton: N_w items, T_w the mean compute time
  * of a task on its node, d the mean item size, P the nodes used plus a
  * master, N_p the tasks as virtual stages, T_o the mean time of the tasks'
  * moves out (their data term included, so T_b = 0). */
@@ -128,7 +128,7 @@ static int seed001_totals(const args *a, const cli_input *in, result *r, diag *e
     return 0;
 }
 
-/* seed 003 eq. 6-9 for the bottleneck of the Markov model: the farm that
+/* Zavanella 1999 eq. 6-9 for the bottleneck of the Markov model: the farm that
  * would bring it down to T_e (InterArrival=, else the slowest other task). */
 static int seed003_farm(const cli_input *in, result *r, diag *err)
 {
@@ -203,7 +203,7 @@ static void print_table(const args *a, const cli_input *in, const result *r)
         putchar('\n');
     }
     if (r->have5)
-        printf("\nseed 001 §5, %.0f items, grain %g:\n"
+        printf("\nDarlington et al. 1993 §5, %.0f items, grain %g:\n"
                "  PIPE  %.6g s (setup %.4g, fill %.4g, work %.4g, comms %.4g, gc %.4g; R %.0f)\n"
                "  FARM  %.6g s (setup %.4g, work %.4g, comms %.4g, gc %.4g; R %.0f)\n"
                "  Markov model: %.6g s at its throughput\n",
@@ -211,11 +211,11 @@ static void print_table(const args *a, const cli_input *in, const result *r)
                r->pipe5.comms, r->pipe5.gc, r->pipe5.rounds, r->farm5.total, r->farm5.setup,
                r->farm5.work, r->farm5.comms, r->farm5.gc, r->farm5.rounds,
                a->items / r->markov.throughput);
-    printf("\nseed 003 eq. 6-9, a farm for t%d (t_f %.6g s) to reach T_e %.6g s:\n"
+    printf("\nZavanella 1999 eq. 6-9, a farm for t%d (t_f %.6g s) to reach T_e %.6g s:\n"
            "  n^ = %d workers, k^ = %.4g items per task%s\n",
            r->markov.bottleneck, r->tf, r->te, r->nhat, r->khat,
            r->limited ? " (T_e is below the emitter's floor 2 g d0: eq. 8-9)" : "");
-    printf("\nseed 004, a server for each task:");
+    printf("\nAlt et al. 2002, a server for each task:");
     for (int i = 0; i < nt; i++)
         printf(" t%d=%s", i, p->nodes[r->servers[i]].name);
     printf("\n  Markov model's throughput of that placement: %.8g (%+.1f%% of this one)\n",
@@ -243,17 +243,17 @@ static void print_json(const args *a, const cli_input *in, const result *r)
         fputs("]}", f);
     }
     if (r->have5) {
-        fputs(", \"seed001\": {\"pipe\": ", f);
+        fputs(", \"implementation\": {\"pipe\": ", f);
         json_number(f, r->pipe5.total);
         fputs(", \"farm\": ", f);
         json_number(f, r->farm5.total);
         fputs("}", f);
     }
-    fprintf(f, ", \"seed003\": {\"task\": \"t%d\", \"te\": ", r->markov.bottleneck);
+    fprintf(f, ", \"farm_degree\": {\"task\": \"t%d\", \"te\": ", r->markov.bottleneck);
     json_number(f, r->te);
     fprintf(f, ", \"n\": %d, \"k\": ", r->nhat);
     json_number(f, r->khat);
-    fprintf(f, ", \"limited\": %s}, \"seed004\": {\"servers\": [", r->limited ? "true" : "false");
+    fprintf(f, ", \"limited\": %s}, \"server_choice\": {\"servers\": [", r->limited ? "true" : "false");
     for (int i = 0; i < nt; i++) {
         fputs(i ? ", " : "", f);
         json_string(f, p->nodes[r->servers[i]].name);

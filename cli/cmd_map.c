@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "  --top K            rank the K best placements (default 10)\n"
             "  --budget SECONDS   stop after this long with the best found so far and a\n"
             "                     bound on what the rest may hold\n"
-            "  --style S          producer (default, seed 002) or stream (seed 000)\n"
+            "  --style S          producer (default, Yaikhom et al. 2007) or stream (Benoit et al. 2004)\n"
             "  --json             one JSON object on standard output\n"
             "\n"
             "Placements that differ only by swapping interchangeable nodes (same speed,\n"

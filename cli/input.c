@@ -146,7 +146,7 @@ static int load_bpel(const char *path, const cli_input_opts *o, cli_input *in, d
     if (!(in->tree = bpel_load_skeleton(path, NULL, &warning, err)))
         return -1;
     if (warning)
-        fprintf(stderr, "%s: warning: %s\n", path, warning);
+        fprintf(stderr, "%s\n", warning);   /* lines naming their file */
     free(warning);
     return place_tree(o, in, err);
 }

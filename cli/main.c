@@ -21,7 +21,7 @@ static const command commands[] = {
     { "bpel", cmd_bpel, "import a WS-BPEL / BPEL4WS process as a skeleton or PEPA model" },
     { "advise", cmd_advise, "replicate the bottleneck (deal/farm) or merge stages: throughput of each" },
     { "simulate", cmd_simulate, "stochastic simulation with confidence intervals, for models of any size" },
-    { "estimate", cmd_estimate, "the seeds' analytic cost models beside the Markov model" },
+    { "estimate", cmd_estimate, "the papers' analytic cost models beside the Markov model" },
     { "plan", cmd_plan, "what the Slurm plugin decides for a batch script (#SKEL lines, skeleton.conf)" },
 };
 

@@ -1,18 +1,18 @@
-/* cost: the analytic cost models of the seeds, as formulas and as
+/* cost: the analytic cost models of the papers, as formulas and as
  * throughput estimates of a placed skeleton, to set beside the Markov
  * (PEPA) model that skelsched solves (docs/advice.md).
  *
- *   darlington.c  seed 001 (Darlington, Ghanem, To): PIPE and FARM, the
+ *   darlington.c  Darlington et al. 1993 (Darlington, Ghanem, To): PIPE and FARM, the
  *                 ideal models of §4.2-4.3 and the implementation models
  *                 of §5 (setup, fill, rounds R, grain g, processors P, GC)
- *   p3l.c         seed 003 (P3L on BSP): pipe service time (eq. 1-2), the
+ *   p3l.c         Zavanella 1999 (P3L on BSP): pipe service time (eq. 1-2), the
  *                 grain rule and "merging fast stages" (§3), the farm's
  *                 service times (eq. 3-4) and optimal degree and grain
  *                 n^, k^ (eq. 5-9)
- *   remote.c      seed 004 (Alt, Bischof, Gorlatch): remote execution
+ *   remote.c      Alt et al. 2002 (Alt, Bischof, Gorlatch): remote execution
  *                 T = 2ts + (n+o+r)tw + tskel (eq. 1), reduce (eq. 2)
  *   place.c       each model applied to a skeleton placed on a platform,
- *                 and seed 004's choice of a server per task
+ *                 and Alt et al. 2002's choice of a server per task
  *
  * Pure functions: no I/O, no global state. Times in seconds, sizes in
  * bytes. Functions that can fail return -1 (or NULL) with a message. */
@@ -22,7 +22,7 @@
 #include "../base/diag.h"
 #include "../skeleton/skeleton.h"
 
-/* ---- seed 001: Darlington et al. ---------------------------------------- */
+/* ---- Darlington et al. 1993: Darlington et al. ---------------------------------------- */
 
 /* §4.2, ideal FARM: t_s + R (t_e + 2 t_c), R = ceil(N / P). */
 double cost_farm_ideal(double ts, double te, double tc, double n, int p);
@@ -71,7 +71,7 @@ int cost_farm_time(const cost_machine *m, const cost_job *j, cost_parts *out, di
  * another: ceil(W G) T_g), W = N_w W_s. -1 when P < 2 or g < 1. */
 int cost_pipe_time(const cost_machine *m, const cost_job *j, cost_parts *out, diag *err);
 
-/* ---- seed 003: P3L on a BSP computer ------------------------------------ */
+/* ---- Zavanella 1999: P3L on a BSP computer ------------------------------------ */
 
 typedef struct cost_bsp {
     double g;                /* g_inf: seconds per byte of a large message */
@@ -109,7 +109,7 @@ double cost_p3l_worker(const cost_bsp *b, double d0, double tf, int n, double k)
 int cost_p3l_optimal(const cost_bsp *b, double d0, double tf, double te, double prec, int *n,
                      double *k, int *limited, diag *err);
 
-/* ---- seed 004: Alt, Bischof, Gorlatch ----------------------------------- */
+/* ---- Alt et al. 2002: Alt, Bischof, Gorlatch ----------------------------------- */
 
 /* eq. 1: T = 2 t_s + (n + o + r) t_w + t_skel. */
 double cost_remote_time(double ts, double tw, double n, double o, double r, double tskel);
@@ -121,9 +121,9 @@ double cost_remote_reduce(double n, int p, double top);
 /* ---- the models on a placed skeleton (place.c) -------------------------- */
 
 typedef enum cost_model {
-    COST_DARLINGTON,         /* seed 001: pipe of t_e v + t_c, farm of t_e + 2 t_c */
-    COST_P3L,                /* seed 003: eq. 2 stages, eq. 3-4 farms */
-    COST_REMOTE,             /* seed 004: eq. 1 per task, no sharing of servers */
+    COST_DARLINGTON,         /* Darlington et al. 1993: pipe of t_e v + t_c, farm of t_e + 2 t_c */
+    COST_P3L,                /* Zavanella 1999: eq. 2 stages, eq. 3-4 farms */
+    COST_REMOTE,             /* Alt et al. 2002: eq. 1 per task, no sharing of servers */
     COST_NMODELS
 } cost_model;
 
@@ -139,7 +139,7 @@ typedef struct cost_estimate {
 } cost_estimate;
 
 /* Estimate the throughput of tree t (generated as m) placed on p
- * (node_of_task). grain is seed 003's k (0: 1). Fills *out (task_time
+ * (node_of_task). grain is Zavanella 1999's k (0: 1). Fills *out (task_time
  * allocated here; free with cost_estimate_free). Returns 0, or -1 with a
  * message (a skeleton construct the analytic models do not describe, a
  * link the platform does not give). */
@@ -148,7 +148,7 @@ int cost_estimate_placement(cost_model k, const skel_tree *t, const skel_model *
                             double grain, cost_estimate *out, diag *err);
 void cost_estimate_free(cost_estimate *e);
 
-/* Seed 004's choice of a server per task: tasks in order t0, t1, ...; each
+/* Alt et al. 2002's choice of a server per task: tasks in order t0, t1, ...; each
  * goes to the node with the smallest eq. 1 time given where its
  * predecessors went (the client of the first tasks is the Input node, or
  * none in the producer style). Fills node_of_task. Returns 0 or -1. */

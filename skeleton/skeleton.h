@@ -1,4 +1,4 @@
-/* skeleton: algorithmic skeletons (seed 002's pipe/deal/farm/task language,
+/* skeleton: algorithmic skeletons (Yaikhom et al. 2007's pipe/deal/farm/task language,
  * with par/choice/loop for orchestrations: docs/skeleton-language.md),
  * the task graph derived from them, PEPA model generation, the platform
  * description (node speeds and network latencies, also read by the Slurm
@@ -104,10 +104,10 @@ int skel_node_one_stage(const skel_node *n);
  * one statement per line, indented by depth). */
 void skel_tree_print(const skel_tree *t, FILE *f);
 
-/* ---- the task graph (seed 002 §4.1, Algorithm 1) ----------------------- */
+/* ---- the task graph (Yaikhom et al. 2007 §4.1, Algorithm 1) ----------------------- */
 
-/* Boundary styles. PRODUCER (seed 002): the first tasks produce, the last
- * consume. STREAM (seed 000): the first tasks receive every item by an
+/* Boundary styles. PRODUCER (Yaikhom et al. 2007): the first tasks produce, the last
+ * consume. STREAM (Benoit et al. 2004): the first tasks receive every item by an
  * input move, the last send it away by an output move. */
 typedef enum skel_style { SKEL_STYLE_PRODUCER, SKEL_STYLE_STREAM } skel_style;
 
@@ -115,7 +115,7 @@ typedef enum skel_style { SKEL_STYLE_PRODUCER, SKEL_STYLE_STREAM } skel_style;
 #define SKEL_IN (-1)
 #define SKEL_OUT (-2)
 
-/* How a task receives or sends: seed 002's source/destination pattern. */
+/* How a task receives or sends: Yaikhom et al. 2007's source/destination pattern. */
 typedef enum skel_pattern {
     SKEL_PAT_NONE = 0,   /* "*": a producer's source, a consumer's destination */
     SKEL_PAT_PIPE = 1,   /* always the same partner */
@@ -183,14 +183,14 @@ typedef struct skel_dag {
 skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err);
 void skel_dag_free(skel_dag *d);
 
-/* seed 002's case number of task i: 4 * source pattern + destination
+/* Yaikhom et al. 2007's case number of task i: 4 * source pattern + destination
  * pattern (rows *, Pipe, Deal, Farm; 0..15). */
 int skel_dag_case(const skel_dag *d, int i);
 
 /* Index of the edge from -> to, or -1. */
 int skel_dag_edge(const skel_dag *d, int from, int to);
 
-/* ---- PEPA generation (seed 002 §4.2-4.3, Algorithms 2-3, Fig. 4) ------- */
+/* ---- PEPA generation (Yaikhom et al. 2007 §4.2-4.3, Algorithms 2-3, Fig. 4) ------- */
 
 /* Names used in the generated model (i, j task indices):
  *   processes  Task<i>, Task<i>_<k> (its later local states), Processor<i>,
@@ -256,18 +256,18 @@ typedef struct skel_link {
 /* Parameters of the analytic cost models (cost/, docs/platform.md), global
  * keys of the platform file; 0 when the file does not give them. */
 typedef enum skel_param {
-    SKEL_PARAM_SETUP_FIXED,      /* SetupFixed=: I_0 of T_setup = I_0 + I_1 P (seed 001 §5) */
+    SKEL_PARAM_SETUP_FIXED,      /* SetupFixed=: I_0 of T_setup = I_0 + I_1 P (Darlington et al. 1993 §5) */
     SKEL_PARAM_SETUP_PER_NODE,   /* SetupPerNode=: I_1 */
     SKEL_PARAM_FLATTEN_FIXED,    /* FlattenFixed=: T_fo, seconds per (un)flatten */
     SKEL_PARAM_FLATTEN_BYTE,     /* FlattenPerByte=: T_f, seconds per byte */
     SKEL_PARAM_GC_RATE,          /* GcRate=: G, collections per work packet */
     SKEL_PARAM_GC_TIME,          /* GcTime=: T_g, seconds per collection */
-    SKEL_PARAM_BSP_G,            /* BspG=: g_inf, seconds per byte (seed 003 §2) */
+    SKEL_PARAM_BSP_G,            /* BspG=: g_inf, seconds per byte (Zavanella 1999 §2) */
     SKEL_PARAM_BSP_NHALF,        /* BspNHalf=: N_1/2, bytes */
     SKEL_PARAM_BSP_L,            /* BspL=: l, seconds per barrier */
     SKEL_PARAM_INTERARRIVAL,     /* InterArrival=: T_e, seconds between input items */
-    SKEL_PARAM_PRECISION,        /* Precision=: prec of seed 003 eq. 8-9 */
-    SKEL_PARAM_CODE_SIZE,        /* CodeSize=: o, bytes of code shipped (seed 004 eq. 1) */
+    SKEL_PARAM_PRECISION,        /* Precision=: prec of Zavanella 1999 eq. 8-9 */
+    SKEL_PARAM_CODE_SIZE,        /* CodeSize=: o, bytes of code shipped (Alt et al. 2002 eq. 1) */
     SKEL_PARAM_COUNT
 } skel_param;
 
@@ -311,7 +311,7 @@ skel_platform *skel_platform_parse_file(const char *path, skel_conf_fn fn, void 
 
 /* The platform used when none is given: nodes n0 .. n<count-1> of Speed 1,
  * every latency (local, default, input, output) 1 second, i.e. the
- * rate-1 network of seed 002's Fig. 4. */
+ * rate-1 network of Yaikhom et al. 2007's Fig. 4. */
 skel_platform *skel_platform_default(int count, diag *err);
 
 void skel_platform_free(skel_platform *p);   /* p may be NULL */
@@ -345,7 +345,7 @@ void skel_place_default(int ntasks, const skel_platform *p, int *node_of_task);
 int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
                      int *node_of_task, diag *err);
 
-/* The rates of one placement (seed 000 §4.1): a task on node j computes at
+/* The rates of one placement (Benoit et al. 2004 §4.1): a task on node j computes at
  * mu = rate * Speed_j / n_j, n_j = tasks on j; a move between nodes a != b
  * takes latency(a,b) + data/bandwidth(a,b) seconds, within one node
  * LocalLatency; input/output moves run from/to the Input/Output node (or

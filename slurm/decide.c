@@ -182,7 +182,7 @@ static void placed_messages(const slurmsk_request *rq, const slurmsk_job *job,
                  "(it is made once, at submission), so tasks that run at the same time share "
                  "these nodes");
     if (job->warning)
-        add_line(user, "skeleton: warning: BPEL: %s", job->warning);
+        add_line(user, "skeleton: BPEL %s", job->warning);   /* lines naming their file */
 }
 
 /* The job's script and skeleton are read; no usable conf or a bad job

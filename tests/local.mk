@@ -1,7 +1,9 @@
 # tests/: Check unit suites (tests/unit) and command-line tests (tests/cli).
 # Tests read the shared corpus from $(SHARED_DIR) (default ../shared beside
 # the source tree) and never copy it.
-SHARED_DIR ?= $(abs_top_srcdir)/../shared
+# (`./configure SHARED_DIR=DIR` or the environment at `make` time set it;
+# `make distcheck` passes this tree's to the tarball's configure).
+SHARED_DIR ?= @SHARED_DIR@
 AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SKELSCHED='$(abs_top_builddir)/skelsched'; export SKELSCHED; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
@@ -45,7 +47,8 @@ tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_sim_LDADD = sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 endif
 
-CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh
+CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh \
+	tests/cli/docs.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh
 

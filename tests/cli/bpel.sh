@@ -39,9 +39,13 @@ expect_out "solve bpel throughput" "^comp_0 +0\.2079074"
 for f in "$C"/*.bpel; do
     b=$(basename "$f")
     expect_exit 0 "$b" -- bpel --emit pepa "$f"
-    expect_err "$b warning" "warning: .*performance parameters? missing, defaults used: /process/"
-    n=$(grep -c 'warning' "$TMP/err")
-    if [ "$n" -eq 1 ]; then ok; else fail "$b: $n warnings, expected one"; fi
+    expect_err "$b warning" "^$f: warning: [0-9]+ performance parameters? missing, defaults used:$"
+    n=$(grep -c 'performance parameter' "$TMP/err")
+    if [ "$n" -eq 1 ]; then ok; else fail "$b: $n missing-parameter warnings, expected one"; fi
+    # one parameter a line, the file named once per warning
+    if grep -v "^  \(/process\|link \)[^ ]* .*=[0-9.]*$" "$TMP/err" | grep -qv "^$f"; then
+        fail "$b: a warning line names no file and is no parameter"; sed 's/^/  | /' "$TMP/err"
+    else ok; fi
     cp "$TMP/out" "$TMP/m.pepa"
     expect_exit 0 "$b solves" -- solve "$TMP/m.pepa"
     expect_out "$b throughput" "^comp_0 +[0-9]"
@@ -65,6 +69,13 @@ expect_out "side file rate" "task\(\"/process/flow\[1\]/invoke\[1\]\", 3\.33333"
 expect_out "side file link" "task\(\"/process/flow\[1\]/invoke\[2\]\", 6\.896551"
 expect_out "side file reply" "task\(\"/process/flow\[1\]/reply\[1\]\", 8\);"
 if [ -s "$TMP/err" ]; then fail "side file: unexpected warning"; sed 's/^/  | /' "$TMP/err"; else ok; fi
+# the spec's purchase order links activities of different sequences: said
+expect_exit 0 "non-sibling links" -- bpel "$C/spec20-purchaseOrderProcess.bpel"
+expect_err "non-sibling links" "spec20-purchaseOrderProcess.bpel:107: warning: link 'ship-to-invoice' from <invoke .*> \(line 104\) to <invoke .*> \(line 134\) joins activities that are not children of the same <flow>: ignored"
+# a side-file entry nothing reads: file and line
+printf '/process/flow[1]/receive[1] arrival=0.5\n/process/flow[1]/invok[1] rate=2\n' >"$TMP/typo"
+expect_exit 0 "side file typo" -- bpel --params "$TMP/typo" "$C/spec20-loanApprovalProcess.bpel"
+expect_err "side file typo" "typo:2: warning: no activity or link is named '/process/flow\[1\]/invok\[1\]' or has that path: ignored"
 printf 'x speed=2\n' >"$TMP/bad"
 expect_exit 1 "bad side file" -- bpel --params "$TMP/bad" "$E"
 expect_err "bad side file message" "bad:1:3: unknown key 'speed'"

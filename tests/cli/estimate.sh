@@ -6,7 +6,7 @@ SK="$E/skeletons/seed000-pipeline.skel"
 PL="$E/platforms/seed000.conf"
 
 expect_exit 0 "help" -- estimate --help
-expect_out "help" "seed 004"
+expect_out "help" "Alt et al. 2002"
 expect_exit 0 "help lists estimate" -- --help
 expect_out "help lists estimate" "^  estimate "
 
@@ -34,8 +34,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("darlington", "p3l", "remote"):
     assert d[k]["throughput"] > 0 and len(d[k]["task_time"]) == 3
-assert d["seed001"]["pipe"] > 0 and d["seed001"]["farm"] > 0
-assert d["seed003"]["n"] >= 1 and len(d["seed004"]["servers"]) == 3
+assert d["implementation"]["pipe"] > 0 and d["implementation"]["farm"] > 0
+assert d["farm_degree"]["n"] >= 1 and len(d["server_choice"]["servers"]) == 3
 PY
     then ok; else fail "json content"; fi
 fi

@@ -417,7 +417,7 @@ if [ -f "$SPANKSO" ] && [ -f "$BP" ]; then
     # parameters missing: accepted, sbatch shows the defaults used
     printf '<process name="p" xmlns="http://docs.oasis-open.org/wsbpel/2.0/process/executable">\n<sequence><receive name="r" createInstance="yes"/><invoke name="a"/></sequence>\n</process>\n' >"$T/bare.bpel"
     ID=$(submit "$T/spank.sh" --skeleton="$T/bare.bpel")
-    if [ -n "$ID" ] && grep -q "skeleton: warning: BPEL: .*default" "$T/sbatch.err"; then
+    if [ -n "$ID" ] && grep -q "skeleton: BPEL .*warning: .*defaults used" "$T/sbatch.err"; then
         check_run "$ID" "--skeleton bare.bpel (defaults)"
         pass "--skeleton bare.bpel: $(tr '\n' ' ' <"$T/sbatch.err")"
     else

@@ -26,6 +26,7 @@
 
 #define NS20 "http://docs.oasis-open.org/wsbpel/2.0/process/executable"
 #define NS11 "http://schemas.xmlsoap.org/ws/2003/03/business-process/"
+#define NSDRAFT "http://schemas.xmlsoap.org/ws/2004/03/business-process/"
 #define PERF "urn:skelsched:perf"
 #define HEAD20 "<process name='p' xmlns='" NS20 "' xmlns:perf='" PERF "'>"
 
@@ -55,6 +56,20 @@ static char *import_ok(const char *xml, const bpel_params *params, int *nmissing
         *nmissing = imp.nmissing;
     bpel_import_clear(&imp);
     return s;
+}
+
+/* Import text; return its warning (caller frees), NULL when none. */
+static char *import_warning(const char *xml, const bpel_params *params)
+{
+    diag err;
+    diag_clear(&err);
+    bpel_import imp;
+    ck_assert_msg(bpel_import_memory(xml, strlen(xml), "t.bpel", params, &imp, &err) == 0, "%s",
+                  err.msg);
+    char *w = imp.warning;
+    imp.warning = NULL;
+    bpel_import_clear(&imp);
+    return w;
 }
 
 static void expect_skel(const char *xml, const char *want)
@@ -323,6 +338,26 @@ START_TEST(test_if)
 }
 END_TEST
 
+START_TEST(test_if_draft_then)
+{
+    /* The 2004/03 draft (Apache ODE) wraps the then-activity of <if> and
+     * <elseif> in <then>: the same skeleton as WS-BPEL 2.0's. */
+    expect_skel("<process name='p' xmlns='" NSDRAFT "' xmlns:perf='" PERF "'>"
+                "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                "<if perf:prob='0.25'><condition>true()</condition>"
+                "<then><invoke name='t' perf:rate='1'/></then>"
+                "<elseif perf:prob='0.25'><condition>1</condition>"
+                "<then><invoke name='u' perf:rate='2'/></then></elseif>"
+                "<else><invoke name='e' perf:rate='3'/></else></if>"
+                "</sequence></process>",
+                "pipe(2);\n\ttask(\"in\", 1);\n\tchoice(0.25, 0.25, 0.5);\n\t\ttask(\"t\", 1);\n"
+                "\t\ttask(\"u\", 2);\n\t\ttask(\"e\", 3);\n");
+    /* WS-BPEL 2.0 has no <then>: an error that says where it belongs */
+    const char *x = HEAD20 "<if><condition>1</condition><then><empty/></then></if></process>";
+    import_fails(x, strlen(x), "unknown BPEL element <then> in <if> (<then> is the 2004/03 draft's");
+}
+END_TEST
+
 START_TEST(test_switch_11)
 {
     expect_skel("<process name='p' xmlns='" NS11 "' xmlns:perf='" PERF "'>"
@@ -345,6 +380,39 @@ START_TEST(test_pick)
                 "</pick></process>",
                 "pipe(2);\n\ttask(\"/process/pick[1]\", 2);\n\tchoice(0.25, 0.75);\n"
                 "\t\ttask(\"a\", 1);\n\t\ttask(\"b\", 3);\n");
+    /* Inside the process, a message of a pick is a task as the same message
+     * in a receive, and an alarm with a literal duration a task as the same
+     * <for> in a wait (rate 1 / 4 s), each first in its branch. */
+    const char *x = HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                    "<pick><onMessage operation='a' perf:prob='0.5' perf:rate='5'>"
+                    "<invoke name='a' perf:rate='1'/></onMessage>"
+                    "<onAlarm perf:prob='0.5'><for>'PT4S'</for><invoke name='b' perf:rate='3'/>"
+                    "</onAlarm></pick></sequence></process>";
+    int nmissing = -1;
+    char *s = import_ok(x, NULL, &nmissing);
+    ck_assert_str_eq(s, "pipe(2);\n\ttask(\"in\", 1);\n\tchoice(0.5, 0.5);\n\t\tpipe(2);\n"
+                        "\t\t\ttask(\"/process/sequence[1]/pick[1]/onMessage[1]\", 5);\n"
+                        "\t\t\ttask(\"a\", 1);\n\t\tpipe(2);\n"
+                        "\t\t\ttask(\"/process/sequence[1]/pick[1]/onAlarm[1]\", 0.25);\n"
+                        "\t\t\ttask(\"b\", 3);\n");
+    ck_assert_int_eq(nmissing, 0);
+    free(s);
+    /* the same message's rate from a side file is read (not ignored) */
+    const char *side = "/process/sequence[1]/pick[1]/onMessage[1] rate=7\n";
+    diag err;
+    diag_clear(&err);
+    bpel_params *p = bpel_params_parse_string(side, strlen(side), "side.txt", &err);
+    ck_assert_msg(p, "%s", err.msg);
+    s = import_ok(x, p, &nmissing);
+    ck_assert_msg(strstr(s, "onMessage[1]\", 7);"), "%s", s);
+    free(s);
+    bpel_params_free(p);
+    /* without a rate, the message takes the default, reported */
+    char *w = import_warning(HEAD20 "<sequence><receive name='in' createInstance='yes' "
+                             "perf:arrival='1'/><pick><onMessage operation='a'><empty/>"
+                             "</onMessage></pick></sequence></process>", NULL);
+    ck_assert_msg(w && strstr(w, "\n  /process/sequence[1]/pick[1]/onMessage[1] rate=1"), "%s", w);
+    free(w);
 }
 END_TEST
 
@@ -727,11 +795,12 @@ START_TEST(test_missing_warning)
     ck_assert_int_eq(imp.nmissing, 4);
     ck_assert_ptr_nonnull(imp.warning);
     const char *w = imp.warning;
-    ck_assert_msg(strstr(w, "m.bpel: 4 performance parameters missing, defaults used: "), "%s", w);
-    ck_assert_msg(strstr(w, "/process/sequence[1]/receive[1] (in) arrival=1"), "%s", w);
-    ck_assert_msg(strstr(w, "/process/sequence[1]/invoke[1] (a) rate=1"), "%s", w);
-    ck_assert_msg(strstr(w, "/process/sequence[1]/while[1] iterations=1"), "%s", w);
-    ck_assert_msg(strstr(w, "/process/sequence[1]/if[1] prob=0.5"), "%s", w);
+    ck_assert_msg(strstr(w, "m.bpel: warning: 4 performance parameters missing, defaults used:\n"),
+                  "%s", w);
+    ck_assert_msg(strstr(w, "\n  /process/sequence[1]/receive[1] (in) arrival=1\n"), "%s", w);
+    ck_assert_msg(strstr(w, "\n  /process/sequence[1]/invoke[1] (a) rate=1\n"), "%s", w);
+    ck_assert_msg(strstr(w, "\n  /process/sequence[1]/while[1] iterations=1\n"), "%s", w);
+    ck_assert_msg(strstr(w, "\n  /process/sequence[1]/if[1] prob=0.5"), "%s", w);
     ck_assert_msg(!strstr(w, "invoke[2]"), "%s", w);
     bpel_import_clear(&imp);
 
@@ -741,6 +810,70 @@ START_TEST(test_missing_warning)
     ck_assert_ptr_null(imp.warning);
     ck_assert_int_eq(imp.nmissing, 0);
     bpel_import_clear(&imp);
+}
+END_TEST
+
+START_TEST(test_warnings)
+{
+    /* Side-file entries that match nothing, or a key the activity does not
+     * take, are named by file:line. */
+    const char *side = "in arrival=2\n"
+                       "/process/sequence[1]/invok[1] rate=5\n"
+                       "/process/sequence[1] rate=3\n"
+                       "in rate=4\n";
+    diag err;
+    diag_clear(&err);
+    bpel_params *p = bpel_params_parse_string(side, strlen(side), "side.txt", &err);
+    ck_assert_msg(p, "%s", err.msg);
+    char *w = import_warning(HEAD20 "<sequence><receive name='in' createInstance='yes'/>"
+                             "<invoke perf:rate='1'/></sequence></process>", p);
+    ck_assert_msg(w, "no warning");
+    ck_assert_msg(strstr(w, "side.txt:2: warning: no activity or link is named "
+                            "'/process/sequence[1]/invok[1]' or has that path: ignored"), "%s", w);
+    ck_assert_msg(strstr(w, "side.txt:3: warning: '/process/sequence[1]' takes no rate: ignored"),
+                  "%s", w);
+    ck_assert_msg(strstr(w, "side.txt:4: warning: 'in' takes no rate: ignored"), "%s", w);
+    ck_assert_msg(!strstr(w, "side.txt:1:"), "%s", w);
+    free(w);
+    bpel_params_free(p);
+
+    /* A link between activities that are not children of one flow is
+     * named, with both ends. */
+    w = import_warning(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                       "<flow><links><link name='x'/></links>"
+                       "<sequence><invoke name='a' perf:rate='1'><sources><source linkName='x'/>"
+                       "</sources></invoke></sequence>"
+                       "<invoke name='b' perf:rate='1'><targets><target linkName='x'/></targets>"
+                       "</invoke></flow></sequence></process>", NULL);
+    ck_assert_msg(w && strstr(w, "t.bpel:1: warning: link 'x' from <invoke name='a'> (line 1) to "
+                                 "<invoke name='b'> (line 1) joins activities that are not "
+                                 "children of the same <flow>: ignored"), "%s", w);
+    free(w);
+
+    /* parallel="true" is not BPEL: read as no, said so */
+    w = import_warning(HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>"
+                       "<forEach parallel='true' counterName='i' perf:count='2'>"
+                       "<startCounterValue>1</startCounterValue><finalCounterValue>2"
+                       "</finalCounterValue><scope><invoke name='w' perf:rate='1'/></scope>"
+                       "</forEach></sequence></process>", NULL);
+    ck_assert_msg(w && strstr(w, "t.bpel:1: warning: <forEach parallel=\"true\">: the value must "
+                                 "be yes or no; read as no"), "%s", w);
+    free(w);
+
+    /* The missing parameters: the file named once, one per line, the
+     * list capped (25 invokes: 20 listed, then how many more). */
+    char x[4096] = HEAD20 "<sequence><receive name='in' createInstance='yes' perf:arrival='1'/>";
+    for (int i = 0; i < 25; i++)
+        strcat(x, "<invoke/>");
+    strcat(x, "</sequence></process>");
+    w = import_warning(x, NULL);
+    ck_assert_msg(w && strncmp(w, "t.bpel: warning: 25 performance parameters missing, defaults "
+                                  "used:\n  /process/sequence[1]/invoke[1] rate=1\n", 90) == 0,
+                  "%s", w);
+    ck_assert_msg(strstr(w, "\n  /process/sequence[1]/invoke[20] rate=1\n  ... and 5 more"), "%s",
+                  w);
+    ck_assert_msg(!strstr(w, "invoke[21]") && !strstr(w + 1, "t.bpel"), "%s", w);
+    free(w);
 }
 END_TEST
 
@@ -774,6 +907,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_flow_links_series_parallel);
     tcase_add_test(tc, test_while_repeat);
     tcase_add_test(tc, test_if);
+    tcase_add_test(tc, test_if_draft_then);
     tcase_add_test(tc, test_switch_11);
     tcase_add_test(tc, test_pick);
     tcase_add_test(tc, test_foreach);
@@ -796,6 +930,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_namespaces_accepted);
     tcase_add_test(tc, test_side_file);
     tcase_add_test(tc, test_missing_warning);
+    tcase_add_test(tc, test_warnings);
     tcase_add_test(tc, test_example);
     suite_add_tcase(s, tc);
     return s;
