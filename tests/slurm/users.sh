@@ -7,7 +7,7 @@
 #    finishes (its stages run at the same time) and gets the CPUs its plan
 #    needs per node;
 #  - refusals carry Slurm's closest error code and the right #SKEL line;
-#    the MaxStates message says what an sbatch user can do;
+#    a model beyond MaxStates is placed (method=approximate), not refused;
 #  - the plan is shown at submission and with sbatch --test-only;
 #    `skelsched plan` predicts the plugin's messages and plans;
 #  - -N/-n given way to the plan with a warning; idle nodes preferred to
@@ -93,9 +93,17 @@ grep -q "Unspecified error" "$T/sbatch.err" && fail "an Unspecified error" || pa
 sleep 1
 sed 's/^MaxStates=.*/MaxStates=50/' "$T/skeleton.conf" >"$T/skeleton.conf.new" && mv "$T/skeleton.conf.new" "$T/skeleton.conf"
 printf '#!/bin/sh\n#SBATCH -J big\n#SKEL pipe(3);\n#SKEL task("a", 1.0);\n#SKEL farm(3, "b", 1.0);\n#SKEL task("c", 1.0);\nhostname\n' >"$T/big.sh"
-refused "MaxStates" "$T/big.sh" "batch script:3: .*MaxStates=50.*ask the administrators" "Task count specification invalid"
-grep -q -- "--max-states" "$T/sbatch.err" && fail "MaxStates message names --max-states" ||
-    pass "MaxStates message does not send the user to --max-states"
+# issue 15: placed all the same, by the large-scale search, and the log says so
+if ID=$(submit "$T/big.sh"); then
+    pass "MaxStates: a model beyond it is placed, not refused (job $ID)"
+    scancel "$ID" >/dev/null 2>&1
+else
+    fail "MaxStates: refused: $(cat "$T/sbatch.err")"
+fi
+sleep 1
+grep "job=big " "$T/log/slurmctld.log" | tail -1 | grep -q " method=approximate" &&
+    pass "MaxStates: the log line says method=approximate" ||
+    fail "MaxStates: no method=approximate in: $(grep "job=big " "$T/log/slurmctld.log" | tail -1)"
 sleep 1
 sed 's/^MaxStates=.*/MaxStates=200000/' "$T/skeleton.conf" >"$T/skeleton.conf.new" && mv "$T/skeleton.conf.new" "$T/skeleton.conf"
 
