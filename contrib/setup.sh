@@ -20,7 +20,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS="build-essential autoconf automake libtool pkg-config git
 check libsubunit-dev libxml2-dev libsuitesparse-dev
 libsundials-cvode6 libsundials-nvecserial6 libsundials-sunmatrix4
-libslurm-dev slurmctld slurmd slurm-client
+libslurm-dev slurmctld slurmd slurm-client munge libmunge-dev
 gnuplot-nox valgrind
 clang libclang-rt-14-dev"
 

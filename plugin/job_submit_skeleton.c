@@ -1,4 +1,5 @@
-/* job_submit/skeleton: Slurm 22.05 entry points only. The work (reading
+/* job_submit/skeleton: Slurm's entry points only (22.05 to 25.11; what
+ * differs between releases is in skcompat.h/.c). The work (reading
  * #SKEL lines and skeleton.conf, choosing nodes, the environment) is in
  * slurm/skelslurm.c; this file moves data between Slurm's job descriptor
  * and that library.
@@ -18,39 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "plugin/skcompat.h"
 #include "slurm/skelslurm.h"
 
-/* Exported by slurmctld / libslurmfull but not declared in the public
- * headers (see ../shared/notes/slurm-local-cluster.md). The bitmap type is
- * private: the plugin only passes the pointer back to Slurm. Weak, so that
- * a Slurm without them still loads the plugin (every described node is
- * then a candidate) instead of failing to start. */
-extern void *avail_node_bitmap __attribute__((weak));
-extern void *idle_node_bitmap __attribute__((weak));
-extern char *bitmap2node_name(void *bitmap) __attribute__((weak));
-extern void *default_part_loc __attribute__((weak));
-extern void *find_part_record(char *name) __attribute__((weak));
-extern char **get_job_env(void *job_ptr, uint32_t *env_size) __attribute__((weak));
-extern slurm_conf_t slurm_conf;
-extern void *slurm_xcalloc(size_t count, size_t size, bool clear, bool try_, const char *file,
-                           int line, const char *func);
-extern void *slurm_xrecalloc(void **item, size_t count, size_t size, bool clear, bool try_,
-                             const char *file, int line, const char *func);
-extern char *slurm_xstrdup(const char *str);
-extern void slurm_xfree(void **item);
-extern void slurm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-extern void slurm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern void bpel_init(void);
 
 /* The entry points slurmctld looks up by name. */
 int init(void);
 int fini(void);
 int job_submit(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg);
-int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid);
+int job_modify(SKC_JOB_MODIFY_PARAMS(jd, job_ptr, submit_uid, err_msg));
 
 const char plugin_name[] = "Skeleton placement job submit plugin";
 const char plugin_type[] = "job_submit/skeleton";
@@ -69,26 +52,10 @@ static char conf_why[PATH_MAX + DIAG_MAX];     /* why there is no usable conf */
 #define SK_FREE(p) slurm_xfree((void **)&(p))
 
 /* ---- the job's partition ------------------------------------------------
- * part_record_t is private to slurmctld, and no exported function gives a
- * partition's nodes in a public type. Its node bitmap is read at the
- * offset measured on Debian's 22.05 build (objdump of build_part_bitmap:
- * node_bitmap at byte 0xd0), for 22.05 only: the plugin is built for one
- * exact Slurm release anyway (plugin_version). Before use, the record's
- * magic cookie and the bitmap's own header (magic, and as many bits as
- * avail_node_bitmap) are checked; when anything does not match, or on
- * another release, candidates are not restricted to the partition (logged
- * once) and Slurm still refuses a plan outside it. */
-#define SK_PART_MAGIC 0xaefe8495u
-#define SK_BITSTR_MAGIC 0x42434445
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) && SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
-#define SK_PART_BITMAP_OFFSET 0xd0
-/* default_time and max_time (uint32_t minutes): offsetof in 22.05.8's
- * part_record_t (slurmctld.h), which also gives node_bitmap at 0xd0 as
- * measured */
-#define SK_PART_DEFAULT_TIME_OFFSET 0x68
-#define SK_PART_MAX_TIME_OFFSET 0xbc
-#define SK_SLURM_2205 1            /* get_job_env's ownership, below, as measured */
-#endif
+ * A partition's nodes are in slurmctld's part_record_t only, read by
+ * skcompat.c through the release's own headers. A build without them
+ * (no --with-slurm-source) places over all available nodes (logged once),
+ * and Slurm still refuses a plan outside the job's partition. */
 #define SK_MAX_PARTS 8             /* partitions of one -p list tried */
 
 static int part_warned;            /* under conf_lock */
@@ -101,48 +68,13 @@ static void part_unsupported(const char *why)
 }
 
 /* The hostlist of a partition record's nodes (Slurm's allocator), or NULL
- * when it cannot be read safely (no restriction then). */
+ * when it cannot be read (no restriction then). */
 static char *part_nodes(void *rec)
 {
-#ifdef SK_PART_BITMAP_OFFSET
-    if (!bitmap2node_name || !&avail_node_bitmap || !avail_node_bitmap) {
-        part_unsupported("slurmctld exports no bitmap2node_name/avail_node_bitmap");
-        return NULL;
-    }
-    if (*(const uint32_t *)rec != SK_PART_MAGIC) {
-        part_unsupported("unexpected partition record (magic cookie)");
-        return NULL;
-    }
-    const int64_t *bits = *(int64_t *const *)((const char *)rec + SK_PART_BITMAP_OFFSET);
-    const int64_t *avail = avail_node_bitmap;
-    if (!bits || bits[0] != SK_BITSTR_MAGIC || bits[1] != avail[1]) {
-        part_unsupported("unexpected partition node bitmap");
-        return NULL;
-    }
-    return bitmap2node_name((void *)bits);
-#else
-    (void)rec;
-    part_unsupported("built for a Slurm release other than 22.05");
-    return NULL;
-#endif
-}
-
-/* The time limit a job without -t gets in a partition (DefaultTime, else
- * MaxTime), in minutes; 0 when none or not readable. */
-static long part_default_time(void *rec)
-{
-#ifdef SK_PART_DEFAULT_TIME_OFFSET
-    if (!rec || *(const uint32_t *)rec != SK_PART_MAGIC)
-        return 0;
-    uint32_t def = *(const uint32_t *)((const char *)rec + SK_PART_DEFAULT_TIME_OFFSET),
-             max = *(const uint32_t *)((const char *)rec + SK_PART_MAX_TIME_OFFSET);
-    if (def != NO_VAL && def != INFINITE)
-        return (long)def;
-    return max != NO_VAL && max != INFINITE ? (long)max : 0;
-#else
-    (void)rec;
-    return 0;
-#endif
+    char *nodes = skc_part_nodes(rec);
+    if (!nodes)
+        part_unsupported("unreadable partition record");
+    return nodes;
 }
 
 /* The partitions a job may run in: its -p list (at most SK_MAX_PARTS), or
@@ -152,22 +84,21 @@ static long part_default_time(void *rec)
 static int job_parts(const char *list, void **recs)
 {
     int n = 0;
-    if (!list || !*list) {
-        if (!&default_part_loc || !default_part_loc)
-            return -1;
-        recs[n++] = default_part_loc;
-        return n;
-    }
-    char *buf;
-    if (!find_part_record) {
-        part_unsupported("slurmctld exports no find_part_record");
+    if (!skc_have_records()) {
+        part_unsupported("built without Slurm's source tree (configure --with-slurm-source)");
         return -1;
     }
+    if (!list || !*list) {
+        if (!(recs[n] = skc_part_default()))
+            return -1;
+        return n + 1;
+    }
+    char *buf;
     if (!(buf = strdup(list)))
         return -1;
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t && n < SK_MAX_PARTS; t = strtok_r(NULL, ",", &save)) {
-        void *r = find_part_record(t);
+        void *r = skc_part_find(t);
         if (r)
             recs[n++] = r;
     }
@@ -188,6 +119,56 @@ static void find_conf_path(void)
     snprintf(conf_path, sizeof conf_path, "%.*s/skeleton.conf", dir, slash ? sc : ".");
 }
 
+/* ---- the last good skeleton.conf, kept in StateSaveLocation ----------
+ * Since 23.11 `scontrol reconfigure` re-executes slurmctld (scontrol(1)),
+ * so the plugin starts afresh: a last good configuration kept in memory
+ * only would not survive it, nor a restart. A copy of each file that
+ * loaded goes to StateSaveLocation/skeleton.conf.good (written aside, then
+ * renamed), and a fresh plugin whose skeleton.conf is broken or missing
+ * loads that copy. */
+static int saved_path(char *buf, size_t n)
+{
+    const char *dir = slurm_conf.state_save_location;
+    int k = dir && *dir ? snprintf(buf, n, "%s/skeleton.conf.good", dir) : -1;
+    return k > 0 && (size_t)k < n - 4 ? 0 : -1;     /* room for ".tmp" */
+}
+
+/* Copy skeleton.conf, just loaded, to the saved copy. */
+static void save_good(void)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 4];
+    if (saved_path(path, sizeof path) < 0)
+        return;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *in = fopen(conf_path, "r"), *out = in ? fopen(tmp, "w") : NULL;
+    char buf[8192];
+    size_t n;
+    int bad = !out;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        bad |= fwrite(buf, 1, n, out) != n;
+    bad |= in && ferror(in);
+    if (in)
+        fclose(in);
+    if (out)
+        bad |= fclose(out) != 0;
+    if (bad || rename(tmp, path) < 0) {
+        slurm_error("job_submit/skeleton: cannot keep a copy of %s in %s", conf_path, path);
+        unlink(tmp);
+    }
+}
+
+/* Called with conf_lock held, without a configuration: the saved copy. */
+static void load_saved(void)
+{
+    char path[PATH_MAX];
+    diag err;
+    diag_clear(&err);
+    if (saved_path(path, sizeof path) < 0 || access(path, R_OK) < 0)
+        return;
+    if ((conf = slurmsk_conf_load(path, &err)))
+        slurm_info("job_submit/skeleton: loaded the last good configuration, saved in %s", path);
+}
+
 /* Called with conf_lock held: (re)load when the file changed. A broken
  * file keeps the last good configuration; the reason is logged once per
  * change of the file. */
@@ -196,6 +177,8 @@ static void reload_locked(void)
     struct stat st;
     if (stat(conf_path, &st) < 0) {
         if (!conf_tried || conf_size != -1) {
+            if (!conf)
+                load_saved();
             snprintf(conf_why, sizeof conf_why, "%s: %s", conf_path, strerror(errno));
             slurm_error("job_submit/skeleton: %s%s", conf_why,
                         conf ? "; keeping the last good configuration" : "");
@@ -214,6 +197,8 @@ static void reload_locked(void)
     diag_clear(&err);
     slurmsk_conf *c = slurmsk_conf_load(conf_path, &err);
     if (!c) {
+        if (!conf)
+            load_saved();
         snprintf(conf_why, sizeof conf_why, "%s", err.msg);
         slurm_error("job_submit/skeleton: %s%s", err.msg,
                     conf ? "; keeping the last good configuration" : "");
@@ -222,6 +207,7 @@ static void reload_locked(void)
     slurmsk_conf_free(conf);
     conf = c;
     conf_why[0] = '\0';
+    save_good();
     char desc[512];
     slurmsk_conf_describe(c, desc, sizeof desc);
     slurm_info("job_submit/skeleton: loaded %s (%s)", conf_path, desc);
@@ -234,6 +220,10 @@ int init(void)
     find_conf_path();
     reload_locked();
     pthread_mutex_unlock(&conf_lock);
+    if (!skc_have_records())
+        slurm_error("job_submit/skeleton: built without Slurm's source tree (configure "
+                    "--with-slurm-source): candidates are not restricted to the job's partition "
+                    "and updates of placed jobs are not checked");
     /* Never fail: a missing or broken skeleton.conf must not stop slurmctld. */
     return SLURM_SUCCESS;
 }
@@ -303,12 +293,6 @@ static int fault_code(slurmsk_fault f)
     return SLURM_ERROR;
 }
 
-/* The nodes of a bitmap slurmctld exports (Slurm's allocator), or NULL. */
-static char *bitmap_nodes(void **bitmap)
-{
-    return bitmap && bitmap2node_name && *bitmap ? bitmap2node_name(*bitmap) : NULL;
-}
-
 /* The job in the library's terms. Strings that come from Slurm's
  * allocator are freed by request_free. */
 static void request_fill(job_desc_msg_t *jd, slurmsk_request *rq, char **parts, int nparts)
@@ -316,8 +300,8 @@ static void request_fill(job_desc_msg_t *jd, slurmsk_request *rq, char **parts, 
     memset(rq, 0, sizeof *rq);
     rq->script = jd->script;
     rq->skeleton = slurmsk_spank_value(jd->spank_job_env, jd->spank_job_env_size);
-    rq->avail = bitmap_nodes(&avail_node_bitmap ? &avail_node_bitmap : NULL);
-    rq->idle = bitmap_nodes(&idle_node_bitmap ? &idle_node_bitmap : NULL);
+    rq->avail = skc_avail_nodes();
+    rq->idle = skc_idle_nodes();
     rq->parts = (const char *const *)parts;
     rq->nparts = nparts;
     rq->req_nodes = jd->req_nodes;
@@ -379,7 +363,7 @@ static int decide_locked(job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg
     slurmsk_request rq;
     request_fill(jd, &rq, parts, nparts > 0 ? nparts : 0);
     if (nparts > 0)
-        rq.default_time = part_default_time(recs[0]);
+        rq.default_time = skc_part_default_time(recs[0]);
     slurmsk_decision d;
     int rc = SLURM_SUCCESS;
     if (slurmsk_decide(conf, conf_why, &rq, &d) < 0) {
@@ -421,97 +405,63 @@ static const char *env_value(char *const *env, uint32_t n, const char *key)
     return k < 0 ? NULL : strchr(env[k], '=') + 1;
 }
 
-#ifdef SK_SLURM_2205
-/* Whether the job of an update has a saved environment: only batch jobs
- * do, and get_job_env logs an error for any other (salloc, srun). 22.05
- * keeps it in StateSaveLocation/hash.<id % 10>/job.<id>/environment
- * (measured: the format string in get_job_env), id being the array's for
- * an array task: the number that starts the update's job id string. */
-static int saved_env_exists(const job_desc_msg_t *jd)
+/* Whether the plan PLAN (SKEL_NODES) lies within one of the partitions of
+ * LIST; err says why not. Unknown partitions fit: Slurm refuses them. */
+static int plan_fits_parts(const char *list, const char *plan, diag *err)
 {
-    unsigned long id = 0;
-    if (jd->job_id_str && *jd->job_id_str)
-        id = strtoul(jd->job_id_str, NULL, 10);
-    else if (jd->job_id != NO_VAL)
-        id = jd->job_id;
-    if (!id || id > UINT32_MAX || !slurm_conf.state_save_location)
-        return 0;
-    char path[PATH_MAX];
-    struct stat st;
-    int n = snprintf(path, sizeof path, "%s/hash.%lu/job.%lu/environment", slurm_conf.state_save_location,
-                     id % 10, id);
-    return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    void *recs[SK_MAX_PARTS];
+    pthread_mutex_lock(&conf_lock);     /* part_warned */
+    int np = job_parts(list, recs), fits = np <= 0;
+    for (int i = 0; i < np && !fits; i++) {
+        char *pn = part_nodes(recs[i]);
+        fits = !pn || slurmsk_modify_check(plan, NULL, NULL, pn, 0, 0, err) == 0;
+        if (pn)
+            SK_FREE(pn);
+    }
+    pthread_mutex_unlock(&conf_lock);
+    return fits;
 }
-#endif
 
 /* An update of a job placed by this plugin must keep it on its plan: the
  * plan lives in the job's environment (SKEL_*), which an update cannot
  * change, and the skeleton (script or SPANK variable) cannot change
  * either; so the job is not re-placed, and an update that would move it
  * off its nodes (ReqNodeList, ExcNodeList, Partition, NumNodes) is refused
- * with the reason in slurmctld's log. Other updates, and every update of
- * other jobs, pass. The plan is read with slurmctld's get_job_env (the
- * job's saved environment) only when the update touches nodes. */
-int job_modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid)
+ * with the reason in slurmctld's log (and, since 23.02, to the user). Other
+ * updates, and every update of other jobs, pass. The plan is read from
+ * the job's saved environment (batch jobs only have one) only when the
+ * update touches nodes. */
+static int modify(job_desc_msg_t *jd, void *job_ptr, uint32_t submit_uid, char **err_msg)
 {
-#ifndef SK_SLURM_2205
-    /* get_job_env's ownership convention is known for 22.05 only */
-    (void)jd;
-    (void)job_ptr;
-    (void)submit_uid;
-    return SLURM_SUCCESS;
-#else
-    if (!jd || !job_ptr || !get_job_env)
+    if (!jd || !job_ptr)
         return SLURM_SUCCESS;
     int nodes_min = jd->min_nodes != NO_VAL && jd->min_nodes != 0,
         nodes_max = jd->max_nodes != NO_VAL && jd->max_nodes != 0;
     if (!jd->req_nodes && !jd->exc_nodes && !jd->partition && !nodes_min && !nodes_max)
         return SLURM_SUCCESS;
-    if (!saved_env_exists(jd))
-        return SLURM_SUCCESS;
     uint32_t n = 0;
-    char **env = get_job_env(job_ptr, &n);
-    const char *plan = env_value(env, n, "SKEL_NODES=");
+    char **env = skc_job_env(job_ptr, &n);
+    const char *plan = env_value(env, n, "SKEL_NODES="), *planvar = env_value(env, n, "SKEL_PLAN=");
     int rc = SLURM_SUCCESS;
-    if (plan && env_value(env, n, "SKEL_PLAN=")) {
-        diag err;
-        diag_clear(&err);
-        char *pn = NULL;
-        int fits = 1;
-        if (jd->partition && *jd->partition) {
-            /* the plan must lie within one of the new partitions */
-            void *recs[SK_MAX_PARTS];
-            pthread_mutex_lock(&conf_lock);     /* part_warned */
-            int np = job_parts(jd->partition, recs);
-            fits = np <= 0;                     /* unknown: Slurm refuses it */
-            for (int i = 0; i < np && !fits; i++) {
-                pn = part_nodes(recs[i]);
-                fits = !pn || slurmsk_modify_check(plan, NULL, NULL, pn, 0, 0, &err) == 0;
-                if (pn)
-                    SK_FREE(pn);
-            }
-            pthread_mutex_unlock(&conf_lock);
-        }
-        if (fits && slurmsk_modify_check(plan, jd->req_nodes, jd->exc_nodes, NULL,
-                                         nodes_min ? jd->min_nodes : 0, nodes_max ? jd->max_nodes : 0,
-                                         &err) < 0)
-            fits = 0;
-        if (!fits) {
-            slurm_info("job_submit/skeleton: uid=%u job=%s: update refused: %s; the job keeps its "
-                       "placement (SKEL_PLAN=%s); cancel and resubmit it to place it again",
-                       submit_uid, jd->job_id_str ? jd->job_id_str : "?", err.msg,
-                       env_value(env, n, "SKEL_PLAN="));
-            rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-        }
+    diag err;
+    diag_clear(&err);
+    if (plan && planvar &&
+        ((jd->partition && *jd->partition && !plan_fits_parts(jd->partition, plan, &err)) ||
+         slurmsk_modify_check(plan, jd->req_nodes, jd->exc_nodes, NULL, nodes_min ? jd->min_nodes : 0,
+                              nodes_max ? jd->max_nodes : 0, &err) < 0)) {
+        char msg[2 * DIAG_MAX];
+        snprintf(msg, sizeof msg, "update refused: %s; the job keeps its placement (SKEL_PLAN=%s); "
+                 "cancel and resubmit it to place it again", err.msg, planvar);
+        slurm_info("job_submit/skeleton: uid=%u job=%s: %s", submit_uid,
+                   jd->job_id_str ? jd->job_id_str : "?", msg);
+        set_msg(err_msg, msg);
+        rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
     }
-    /* get_job_env's array (22.05, measured): the strings lie in one block
-     * that starts at env[0], the array is another; both from Slurm's
-     * allocator */
-    if (env) {
-        if (n)
-            SK_FREE(env[0]);
-        SK_FREE(env);
-    }
+    skc_job_env_free(env, n);
     return rc;
-#endif
+}
+
+int job_modify(SKC_JOB_MODIFY_PARAMS(jd, job_ptr, submit_uid, err_msg))
+{
+    return modify(jd, job_ptr, submit_uid, SKC_JOB_MODIFY_ERR(err_msg));
 }

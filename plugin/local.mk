@@ -4,13 +4,26 @@
 # The convenience libraries nest (skeleton holds pepa holds base, each also
 # adding base), so a whole-archive link sees identical objects twice:
 # --allow-multiple-definition keeps the first copy of each.
+#
+# plugin/skcompat.c reads slurmctld's records through the headers of the
+# release's own source tree (--with-slurm-source); it is compiled apart,
+# with none of the project's include paths, since those headers include
+# their own "config.h" (hence DEFAULT_INCLUDES is empty in Makefile.am).
 if HAVE_SLURM
+noinst_LTLIBRARIES += plugin/libskcompat.la
+plugin_libskcompat_la_SOURCES = plugin/skcompat.c plugin/skcompat.h
+if HAVE_SLURM_SOURCE
+plugin_libskcompat_la_CPPFLAGS = -DSKC_RECORDS $(SLURM_INT_CFLAGS)
+else
+plugin_libskcompat_la_CPPFLAGS = $(SLURM_CFLAGS)
+endif
+plugin_libskcompat_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) $(SAN_CFLAGS)
 slurm_plugin_LTLIBRARIES = plugin/job_submit_skeleton.la
-plugin_job_submit_skeleton_la_SOURCES = plugin/job_submit_skeleton.c
+plugin_job_submit_skeleton_la_SOURCES = plugin/job_submit_skeleton.c plugin/skcompat.h
 plugin_job_submit_skeleton_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS)
 plugin_job_submit_skeleton_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
-plugin_job_submit_skeleton_la_LIBADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la \
+plugin_job_submit_skeleton_la_LIBADD = plugin/libskcompat.la slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la \
 	base/libbase.la $(XML_LIBS)
 endif
 

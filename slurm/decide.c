@@ -169,9 +169,14 @@ static void placed_messages(const slurmsk_request *rq, const slurmsk_job *job,
     for (int i = 0; i < p->nenv && k == 0; i++)
         if (strncmp(p->env[i], "SKEL_PLAN=", 10) == 0)
             k = (size_t)snprintf(plan, sizeof plan, "%s", p->env[i] + 10);
+    int approx = p->method == SKEL_SEARCH_APPROX;
     add_line(user, "skeleton: plan %s (nodes %s, %lu CPU%s per node), predicted %.6g items/s%s",
              k ? plan : "?", p->req_nodes, d->min_cpus, d->min_cpus == 1 ? "" : "s", p->throughput,
-             p->optimal ? "" : " (the best found within the decision time)");
+             approx        ? " (estimated)"
+             : p->optimal ? ""
+                          : " (the best found within the decision time)");
+    if (approx)
+        add_line(user, "skeleton: warning: %s", p->note);
     long limit = rq->time_limit > 0 ? rq->time_limit : rq->default_time;
     char warn[512];
     if (slurmsk_time_check(job->items, p->throughput, limit, warn, sizeof warn))

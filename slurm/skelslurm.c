@@ -698,6 +698,26 @@ static void search_failed(const slurmsk_conf *conf, const slurmsk_job *job, cons
     }
 }
 
+/* Why the exact chain was not used, for the submitter: this site's limit
+ * and what gives an exact plan (the search's own words speak of the CLI's
+ * --max-states, which means nothing to an sbatch user). */
+static void approx_note(const slurmsk_conf *conf, const char *why, slurmsk_plan *plan)
+{
+    const char *tail = "its throughput is an estimate; fewer stages or narrower farms and deals "
+                       "give an exact plan";
+    if (strstr(why, "states (the limit"))
+        snprintf(plan->note, sizeof plan->note, "the skeleton's performance model has more than "
+                 "%lu states, this site's limit (MaxStates=%lu): placed by the approximate search; "
+                 "%s, or ask the administrators to raise MaxStates", conf->max_states,
+                 conf->max_states, tail);
+    else if (strstr(why, "time limit") || strstr(why, "budget"))
+        snprintf(plan->note, sizeof plan->note, "the skeleton's performance model could not be "
+                 "built within this site's decision time (%g ms): placed by the approximate "
+                 "search; %s", slurmsk_budget(conf) * 1000, tail);
+    else
+        snprintf(plan->note, sizeof plan->note, "placed by the approximate search (%s); %s", why, tail);
+}
+
 /* The job's pins as node indices (pins[], -1: free); -1 with a message
  * and plan->fault set. */
 static int job_pins(const slurmsk_job *job, const skel_platform *p, const unsigned char *allowed,
@@ -794,6 +814,8 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
     plan->optimal = res->optimal;
     plan->method = res->method;
     plan->gap = res->gap;
+    if (res->method == SKEL_SEARCH_APPROX)
+        approx_note(conf, res->why, plan);
     plan->states = res->states;
     if (build_plan(plan, p) < 0) {
         diag_set(err, "out of memory");

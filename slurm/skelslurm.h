@@ -150,6 +150,7 @@ typedef struct slurmsk_plan {
     int optimal;                /* 0: the budget ran out (best found so far) */
     skel_search_method method;  /* exact (the chain) or approximate (it did not fit) */
     double gap;                 /* exact, not optimal: proven gap to the best left out */
+    char note[512];             /* approximate: why, in the submitter's terms */
     double seconds;             /* decision time */
     unsigned long states;
     char *req_nodes;            /* "n1,n3": the distinct nodes used */

@@ -6,7 +6,8 @@
 SHARED_DIR ?= @SHARED_DIR@
 AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SKELSCHED='$(abs_top_builddir)/skelsched'; export SKELSCHED; \
-	SRCDIR='$(abs_top_srcdir)'; export SRCDIR;
+	SRCDIR='$(abs_top_srcdir)'; export SRCDIR; \
+	SLURM_PREFIX='$(slurm_prefix)'; export SLURM_PREFIX;
 
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim
@@ -87,3 +88,13 @@ soak: all
 	SKELSCHED='$(abs_top_builddir)/skelsched' SOAK_SECONDS='$(SOAK_SECONDS)' \
 		sh $(abs_top_srcdir)/tests/slurm/soak.sh
 .PHONY: soak
+
+# The real-Slurm suite against a Slurm release built from its tarball into
+# a cache directory (once): make check-slurm SLURM_TARBALL=slurm-25.11.7.tar.gz
+# (README.md, docs/admin.md). SLURM_SYSTEM=1: the system's daemons, the
+# tarball of the same release for slurmctld's headers.
+EXTRA_DIST += contrib/check-slurm.sh contrib/slurm-build.sh
+check-slurm:
+	@test -n '$(SLURM_TARBALL)' || { echo "usage: make check-slurm SLURM_TARBALL=slurm-VERSION.tar.gz [SLURM_SYSTEM=1]" >&2; exit 2; }
+	system='$(SLURM_SYSTEM)'; sh $(abs_top_srcdir)/contrib/check-slurm.sh $${system:+--system} '$(SLURM_TARBALL)'
+.PHONY: check-slurm

@@ -4,6 +4,13 @@
 # temporary directory, on ports chosen from the PID so that concurrent runs
 # do not collide (../shared/notes/slurm-local-cluster.md). Every wait is
 # bounded; the daemons are stopped by their recorded PIDs on exit.
+# The Slurm is the system's (Debian's packages), or the installation in
+# $SLURM_PREFIX (configure --with-slurm=PREFIX sets it for `make check`;
+# contrib/slurm-build.sh makes one from a release tarball). Authentication
+# is MUNGE, as every release's slurm.conf(5) documents (auth/none is
+# undocumented, and cannot be built in without munge's headers
+# since 23.11's auth/slurm needs libjwt): a private munged with its own key
+# and socket in the cluster's directory.
 #
 #   . tests/slurm/cluster.sh    (CLUSTER_NAME set first; skips with 77
 #                                unless root with Slurm's daemons)
@@ -19,17 +26,28 @@ skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root"
 # contrib/check-all.sh's distcheck: the same sources ran in a real Slurm just before
 [ "${SKELSCHED_SKIP_CLUSTER:-0}" = 1 ] && skip "SKELSCHED_SKIP_CLUSTER=1"
-for c in slurmctld slurmd sbatch scontrol sinfo srun; do
+if [ -n "${SLURM_PREFIX:-}" ]; then
+    [ -x "$SLURM_PREFIX/sbin/slurmctld" ] || skip "no slurmctld in SLURM_PREFIX=$SLURM_PREFIX"
+    PATH="$SLURM_PREFIX/bin:$SLURM_PREFIX/sbin:$PATH"
+    export PATH
+fi
+for c in slurmctld slurmd sbatch scontrol sinfo srun munged; do
     command -v $c >/dev/null 2>&1 || skip "$c is not installed"
 done
+SLURM_VERSION=$(slurmctld -V | sed -n 's/^slurm[^0-9]*\([0-9][0-9.]*\).*/\1/p')
 SKELSCHED=${SKELSCHED:-$PWD/skelsched}
 [ -x "$SKELSCHED" ] || skip "no skelsched binary ($SKELSCHED)"
 BUILD=$(cd "$(dirname "$SKELSCHED")" && pwd)
 SO="$BUILD/plugin/.libs/job_submit_skeleton.so"
 SPANKSO="$BUILD/plugin/.libs/spank_skeleton.so"
 [ -f "$SO" ] || skip "plugin not built ($SO)"
-SYSPLUG=$(dirname "$(find /usr/lib -name auth_none.so -path '*slurm*' 2>/dev/null | head -1)")
-[ -n "$SYSPLUG" ] && [ -d "$SYSPLUG" ] || skip "Slurm's plugins (auth_none.so) not found"
+if [ -n "${SLURM_PREFIX:-}" ]; then
+    SYSPLUG=$SLURM_PREFIX/lib/slurm
+else
+    SYSPLUG=$(dirname "$(find /usr/lib -name auth_munge.so -path '*slurm*' 2>/dev/null | head -1)")
+fi
+[ -f "$SYSPLUG/auth_munge.so" ] || skip "Slurm's plugins (auth_munge.so) not found"
+echo "# Slurm $SLURM_VERSION (${SLURM_PREFIX:-system}), plugins from $SYSPLUG"
 
 FAILS=0
 PASSES=0
@@ -49,6 +67,7 @@ cleanup() {
         i=$((i + 1))
     done
     for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+    [ -f "$T/munged.pid" ] && kill "$(cat "$T/munged.pid")" 2>/dev/null
     if [ "${KEEP:-0}" = 1 ] || [ "$FAILS" != 0 ]; then
         echo "logs kept in $T"
     else
@@ -94,8 +113,9 @@ SlurmctldHost=$HOST
 SlurmctldPort=$BASE
 SlurmUser=root
 SlurmdUser=root
-AuthType=auth/none
-CredType=cred/none
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$T/munge.sock
 MpiDefault=none
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -128,7 +148,18 @@ CONF
 
 idle4() { [ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -ge 4 ]; }
 
+# munged, as root (--force), on the cluster's own key and socket
+munge_start() {
+    dd if=/dev/urandom of="$T/munge.key" bs=1024 count=1 2>/dev/null
+    chmod 0400 "$T/munge.key"
+    chmod 0755 "$T"
+    munged --force --socket="$T/munge.sock" --key-file="$T/munge.key" --pid-file="$T/munged.pid" \
+        --log-file="$T/log/munged.log" --seed-file="$T/munged.seed" ||
+        { fail "munged did not start: $(cat "$T/log/munged.log")"; exit 1; }
+}
+
 cluster_start() {
+    munge_start
     # shellcheck disable=SC2086
     env ${CLUSTER_CTLD_ENV:-} slurmctld -D -i -f "$T/slurm.conf" >"$T/log/slurmctld.stdout" 2>&1 &
     CTLD=$!
@@ -150,6 +181,9 @@ cluster_start() {
     pass "slurmctld and 4 slurmd up"
     grep -q "job_submit/skeleton: loaded" "$T/log/slurmctld.log" && pass "plugin loaded skeleton.conf" ||
         fail "plugin did not log loading skeleton.conf"
+    ! grep -q "built without Slurm's source tree" "$T/log/slurmctld.log" &&
+        pass "plugin reads slurmctld's records (built with Slurm's own headers)" ||
+        fail "plugin built without --with-slurm-source: no partition restriction, no update check (docs/admin.md, Install)"
 }
 
 # job_state JOBID: its JobState

@@ -756,6 +756,12 @@ START_TEST(decide_max_states)
                                    "#SKEL farm(3, \"b\", 1.0);\n#SKEL task(\"c\", 1.0);\n", NULL);
     ck_assert_msg(d.accepted && d.fault == SLURMSK_FAULT_NONE, "%d %s", d.fault, d.user ? d.user : "");
     ck_assert_msg(d.log && strstr(d.log, " method=approximate"), "%s", d.log ? d.log : "");
+    /* and the submitter is told, in terms an sbatch user can act on */
+    ck_assert_msg(strstr(d.user, "(estimated)") &&
+                  strstr(d.user, "skeleton: warning: the skeleton's performance model has more than 10 "
+                                 "states, this site's limit (MaxStates=10)") &&
+                  strstr(d.user, "ask the administrators") && !strstr(d.user, "--max-states"),
+                  "%s", d.user);
     slurmsk_decision_clear(&d);
     slurmsk_conf_free(c);
 }
