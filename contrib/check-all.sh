@@ -111,4 +111,14 @@ echo "== valgrind on the CLI tests"
     LOG_COMPILER="$(command -v valgrind)" AM_LOG_FLAGS="-q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite") || {
     summary "$top/_build"; exit 1; }
 summary "$top/_build" | grep -E '^[a-z_.]+: [0-9]+ passed'
+# The newest vendored Slurm release's own daemons (make check-slurm): not by
+# default, since building it (configure and the test cluster's part of the
+# tree) and a second project build with the suite add about ten minutes to
+# CI's nine on an idle 2-core machine (docs/admin.md); SKELSCHED_SLURM_NEWEST=1
+# runs it.
+if [ "${SKELSCHED_SLURM_NEWEST:-0}" = 1 ]; then
+    newest=$(ls "${SHARED_DIR:-$top/../shared}"/vendor/slurm-*.tar.gz | sort -V | tail -n 1)
+    echo "== real-Slurm suite on $(basename "$newest" .tar.gz)"
+    "$top/contrib/check-slurm.sh" "$newest"
+fi
 echo "== all test suites passed"
