@@ -40,7 +40,7 @@ src/salloc"
 # leaves (HashPlugin, PrEpPlugins, PriorityType, TLSType, TopologyPlugin);
 # each pulls its own common library in
 SLURM_PLUGINS="auth/munge cred/common cred/munge hash/k12 prep/script priority/multifactor
-proctrack/linuxproc sched/backfill select/cons_tres tls/none topology/default topology/flat"
+mpi/pmi2 proctrack/linuxproc sched/backfill select/cons_tres tls/none topology/default topology/flat"
 
 # one build at a time per release (parallel test runs share the cache)
 mkdir -p "$top"
