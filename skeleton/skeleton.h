@@ -459,4 +459,64 @@ void skel_search_result_free(skel_search_result *r);   /* r may be NULL */
 int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *cls,
                         diag *err);
 
+/* ---- throughput approximation (docs/approximation.md) ------------------ */
+
+/* An analytical estimate of a placed skeleton's steady-state throughput
+ * that costs microseconds to milliseconds at any size: the task graph is
+ * decomposed into one small exact sub-chain per communicating pair of
+ * tasks (both tasks' local states, every other partner replaced by an
+ * exponential delay), coupled by a fixed point on those delays (tandem
+ * lines with blocking: Dallery, David and Xie's decomposition; semi-
+ * numerical SPA decomposition: Bohnenkamp and Haverkort). Exact for one
+ * task and for two communicating tasks; errors on the random suite are in
+ * `make bench` (bench/bench_approx.c).
+ *
+ * A workspace is built once per task graph and evaluated per placement:
+ * evaluation allocates nothing and touches no global state, so one
+ * workspace per thread evaluates placements concurrently. */
+
+typedef struct skel_approx skel_approx;
+
+typedef struct skel_approx_opts {
+    int max_iter;            /* fixed-point sweeps; 0: 200 */
+    double tol;              /* relative change of every delay that stops them; 0: 1e-9 */
+    unsigned long max_states; /* states of one sub-chain; 0: 4096 */
+    unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
+                                ready/not-ready bits within this many states; 0: 96 */
+    unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
+                                grows by its partners within this many states; 0: 2500 */
+} skel_approx_opts;
+
+typedef struct skel_approx_result {
+    double throughput;       /* the job's: items leaving the skeleton per second */
+    int iterations;          /* sweeps done */
+    double change;           /* relative change of the delays in the last sweep */
+    int converged;           /* change <= tol */
+    int bottleneck;          /* task of highest compute utilisation */
+} skel_approx_result;
+
+/* The workspace for the task graph d (d must outlive it). opts may be
+ * NULL. Returns NULL with a message for what the method does not cover
+ * (par/choice/loop flows) or a sub-chain above max_states. */
+skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+void skel_approx_free(skel_approx *a);       /* a may be NULL */
+
+/* The throughput for the rates mu (ntasks: compute rates, as
+ * skel_place_rates gives them) and lambda (nedges, the dag's edge order:
+ * move rates). Returns 0, or -1 with a message (a rate not positive and
+ * finite, or a fixed point below the one-item-at-a-time bound: deals of
+ * deals wider than a sub-chain). Warm-starts from the previous evaluation. */
+int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
+                     skel_approx_result *r, diag *err);
+
+/* After skel_approx_eval: per task, the estimated fraction of time it
+ * computes and its computations per second (ntasks entries each). */
+const double *skel_approx_task_util(const skel_approx *a);
+const double *skel_approx_task_throughput(const skel_approx *a);
+
+/* skel_place_rates for placement node_of_task on p, then skel_approx_eval
+ * (allocates the two rate arrays). */
+int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,
+                      const int *node_of_task, skel_approx_result *r, diag *err);
+
 #endif

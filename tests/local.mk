@@ -89,6 +89,12 @@ soak: all
 		sh $(abs_top_srcdir)/tests/slurm/soak.sh
 .PHONY: soak
 
+check_PROGRAMS += tests/unit/test_approx
+TESTS += tests/unit/test_approx
+tests_unit_test_approx_SOURCES = tests/unit/test_approx.c tests/unit/placed.h
+tests_unit_test_approx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_approx_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+
 # The real-Slurm suite against a Slurm release built from its tarball into
 # a cache directory (once): make check-slurm SLURM_TARBALL=slurm-25.11.7.tar.gz
 # (README.md, docs/admin.md). SLURM_SYSTEM=1: the system's daemons, the
