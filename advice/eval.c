@@ -25,7 +25,7 @@ int adv_evaluate(const skel_tree *t, skel_style style, const skel_platform *p, c
     skel_search_result *r = NULL;
     double *lambda = NULL;
     int rc = -1;
-    if (!(d = skel_dag_build(t, style, err)) || !(m = skel_model_new(t, d, err)))
+    if (!(d = skel_dag_build(t, style, err)) || !(m = skel_model_new_placed(t, d, p, NULL, err)))
         goto done;
     size_t per = (size_t)(nt > 0 ? nt : 1);
     out->task_util = malloc(per * sizeof *out->task_util);

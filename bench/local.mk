@@ -11,6 +11,10 @@ noinst_PROGRAMS += bench/bench_map
 bench_bench_map_SOURCES = bench/bench_map.c
 bench_bench_map_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
+noinst_PROGRAMS += bench/bench_scale
+bench_bench_scale_SOURCES = bench/bench_scale.c
+bench_bench_scale_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
+
 noinst_PROGRAMS += bench/bench_transient
 bench_bench_transient_SOURCES = bench/bench_transient.c
 bench_bench_transient_LDADD = transient/libtransient.la pepa/libpepa.la base/libbase.la $(SUNDIALS_LIBS)
@@ -19,18 +23,24 @@ noinst_PROGRAMS += bench/bench_rank
 bench_bench_rank_SOURCES = bench/bench_rank.c
 bench_bench_rank_LDADD = advice/libadvice.la cost/libcost.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
+noinst_PROGRAMS += bench/bench_approx
+bench_bench_approx_SOURCES = bench/bench_approx.c
+bench_bench_approx_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
+
 noinst_PROGRAMS += bench/bench_sim
 bench_bench_sim_SOURCES = bench/bench_sim.c cli/input.c cli/util.c
 bench_bench_sim_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(XML_LIBS)
 
 .PHONY: bench
-bench: bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_transient bench/bench_rank bench/bench_sim tests/slurm/bench_decision
+bench: bench/bench_approx bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_scale bench/bench_transient bench/bench_rank bench/bench_sim tests/slurm/bench_decision
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_pepa
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_solve all
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_map
+	@$(abs_top_builddir)/bench/bench_scale
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_transient
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_sim
 	@$(abs_top_builddir)/tests/slurm/bench_decision
 	@SRCDIR='$(abs_top_srcdir)' $(abs_top_builddir)/bench/bench_rank
+	@SRCDIR='$(abs_top_srcdir)' SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_approx
 	@SKELSCHED=$(abs_top_builddir)/skelsched $(abs_top_srcdir)/tests/slurm/bench_submit.sh; \
 	 rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]     # 77: no Slurm here (needs root and the daemons)

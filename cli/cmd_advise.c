@@ -37,6 +37,8 @@ static void usage(FILE *f)
             "  --target X        throughput wanted: report the smallest replication reaching it\n"
             "  --no-merge        no merged or grouped stages\n"
             "  --style S         producer (default, Yaikhom et al. 2007) or stream (Benoit et al. 2004)\n"
+            "  --sharing S       ps (default: tasks computing share a node) or static\n"
+            "                    (Speed/n, Benoit et al. 2004); overrides the platform's Sharing=\n"
             "  --json            one JSON object on standard output\n"
             "  --sweep SPEC      set the listed tasks' rate to FROM, FROM+STEP, ... TO and solve,\n"
             "                    for each value: 'uniform' (the replicated task at that rate\n"
@@ -361,6 +363,7 @@ int cmd_advise(int argc, char **argv)
     a.task = -1;
     a.io.style = SKEL_STYLE_PRODUCER;
     a.io.skeleton = 1;
+    a.io.unplaced = 1;      /* adv_evaluate builds its own models */
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;

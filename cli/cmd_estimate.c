@@ -33,6 +33,8 @@ static void usage(FILE *f)
             "  --items N        items in the stream for the total times (default 1000)\n"
             "  --grain K        items per task for Darlington et al. 1993's g and Zavanella 1999's k (default 1)\n"
             "  --style S        producer (default) or stream\n"
+            "  --sharing S      ps or static, for the markov line (the analytic models\n"
+            "                   always share a node statically, as the seeds do)\n"
             "  --json           one JSON object on standard output\n"
             "\n"
             "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
@@ -90,6 +92,7 @@ typedef struct result {
     int have5;
     int nhat, limited;               /* Zavanella 1999 eq. 6-9 for the bottleneck */
     double khat, te, tf;
+    double *mu;                      /* per task: its rate under the seeds' sharing */
     int *servers;                    /* Alt et al. 2002's choice */
     double servers_thr;              /* the Markov model's throughput of that choice */
 } result;
@@ -105,7 +108,7 @@ static int seed001_totals(const args *a, const cli_input *in, result *r, diag *e
     double tw = 0, d = 0, to = 0;
     int senders = 0;
     for (int i = 0; i < nt; i++) {
-        tw += 1 / r->markov.mu[i] / nt;
+        tw += 1 / r->mu[i] / nt;
         d += in->skel->data[i] / nt;
         to += r->markov.send_time[i];
         senders += r->markov.send_time[i] > 0;
@@ -137,10 +140,10 @@ static int seed003_farm(const cli_input *in, result *r, diag *err)
     double te = p->param[SKEL_PARAM_INTERARRIVAL];
     for (int i = 0; te <= 0 && i < nt; i++)
         if (i != b)
-            r->te = fmax(r->te, 1 / r->markov.mu[i]);
+            r->te = fmax(r->te, 1 / r->mu[i]);
     if (te > 0)
         r->te = te;
-    r->tf = 1 / r->markov.mu[b];
+    r->tf = 1 / r->mu[b];
     if (!(r->te > 0))
         r->te = r->tf;       /* a single task: aim at its own time */
     double d0 = 0;
@@ -155,12 +158,20 @@ static int seed003_farm(const cli_input *in, result *r, diag *err)
 static int run(const args *a, cli_input *in, result *r, diag *err)
 {
     int nt = in->skel->ntasks;
+    double *lambda = NULL;
     if (adv_evaluate(in->tree, a->io.style, in->platform, in->node_of_task, &r->markov, err) < 0)
         return -1;
     for (int k = 0; k < COST_NMODELS; k++)
         if (cost_estimate_placement((cost_model)k, in->tree, in->skel, in->platform,
                                     in->node_of_task, a->grain, &r->est[k], err) < 0)
             return -1;
+    if (!(r->mu = malloc((size_t)nt * sizeof *r->mu)) ||
+        !(lambda = malloc((size_t)(in->skel->nedges ? in->skel->nedges : 1) * sizeof *lambda)))
+        return diag_set(err, "out of memory");
+    int rc = cost_static_rates(in->skel, in->platform, in->node_of_task, r->mu, lambda, err);
+    free(lambda);
+    if (rc < 0)
+        return -1;
     if (in->platform->nnodes > 0 && seed001_totals(a, in, r, err) < 0)
         return -1;
     if (seed003_farm(in, r, err) < 0)
@@ -270,6 +281,7 @@ int cmd_estimate(int argc, char **argv)
     a.grain = 1;
     a.io.style = SKEL_STYLE_PRODUCER;
     a.io.skeleton = 1;
+    a.io.unplaced = 1;      /* the search's model: adv_evaluate rates it */
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
@@ -297,6 +309,7 @@ out:
     for (int k = 0; k < COST_NMODELS; k++)
         cost_estimate_free(&r.est[k]);
     free(r.servers);
+    free(r.mu);
     cli_input_free(&in);
     return rc;
 }

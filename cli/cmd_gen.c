@@ -26,6 +26,9 @@ static void usage(FILE *f)
             "                   Yaikhom et al. 2007)\n"
             "  --style stream   items enter the first tasks by an input move and leave the\n"
             "                   last by an output move (Benoit et al. 2004)\n"
+            "  --sharing ps     the tasks computing on a node share it (default): the\n"
+            "                   tasks of a node holding several become one Node<j>\n"
+            "  --sharing static each of n tasks on a node gets Speed/n (Benoit et al. 2004)\n"
             "\n"
             "Tasks are t0, t1, ... in depth-first order. Exit status: 0 ok, 1 bad input,\n"
             "2 usage error.\n");
@@ -34,6 +37,7 @@ static void usage(FILE *f)
 int cmd_gen(int argc, char **argv)
 {
     const char *skel_path = NULL, *plat_path = NULL, *place = NULL, *style_s = NULL;
+    const char *sharing = NULL;
     for (int i = 1; i < argc; i++) {
         int bad = 0;
         const char *v;
@@ -46,6 +50,10 @@ int cmd_gen(int argc, char **argv)
             place = v;
         } else if ((v = cli_option_value("gen", argc, argv, &i, "--style", &bad))) {
             style_s = v;
+        } else if ((v = cli_option_value("gen", argc, argv, &i, "--sharing", &bad))) {
+            if (cli_sharing_arg("gen", v) < 0)
+                return 2;
+            sharing = v;
         } else if (bad) {
             return 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -63,7 +71,7 @@ int cmd_gen(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1 };
+    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1, sharing, 0 };
     if (style_s && cli_style_parse(style_s, &o.style) < 0) {
         fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n", style_s);
         return 2;

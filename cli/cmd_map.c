@@ -18,7 +18,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: skelsched map SKELETON --platform FILE [--pin t0=NODE]... [--candidates FILE]\n"
-            "                     [--top K] [--budget SECONDS] [--style producer|stream] [--json]\n"
+            "                     [--top K] [--budget SECONDS] [--style producer|stream]\n"
+            "                     [--sharing ps|static] [--json]\n"
             "\n"
             "Search the placements of the skeleton's tasks on the platform's nodes and rank\n"
             "them by the job's steady-state throughput: items through the skeleton per\n"
@@ -32,6 +33,8 @@ static void usage(FILE *f)
             "  --budget SECONDS   stop after this long with the best found so far and a\n"
             "                     bound on what the rest may hold\n"
             "  --style S          producer (default, Yaikhom et al. 2007) or stream (Benoit et al. 2004)\n"
+            "  --sharing S        ps (default: the tasks computing share a node) or static\n"
+            "                     (Speed/n at all times, Benoit et al. 2004); overrides Sharing=\n"
             "  --json             one JSON object on standard output\n"
             "\n"
             "Placements that differ only by swapping interchangeable nodes (same speed,\n"
@@ -40,7 +43,7 @@ static void usage(FILE *f)
 }
 
 typedef struct map_args {
-    const char *skel, *platform, *candidates;
+    const char *skel, *platform, *candidates, *sharing;
     char *pins;              /* all --pin values joined by ',' */
     int top, json;
     double budget;
@@ -88,6 +91,10 @@ static int parse_args(int argc, char **argv, map_args *a)
                 fprintf(stderr, "skelsched map: --budget must be a positive number of seconds\n");
                 return 2;
             }
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--sharing", &bad))) {
+            if (cli_sharing_arg("map", v) < 0)
+                return 2;
+            a->sharing = v;
         } else if ((v = cli_option_value("map", argc, argv, &i, "--style", &bad))) {
             if (strcmp(v, "stream") == 0)
                 a->style = SKEL_STYLE_STREAM;
@@ -369,7 +376,7 @@ int cmd_map(int argc, char **argv)
     diag_clear(&err);
     rc = 1;
     cli_input in = { 0 };
-    cli_input_opts io = { a.platform, NULL, a.style, 1 };
+    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1 };
     const skel_platform *plat = NULL;
     int *pins = NULL, *cand = NULL, ncand = 0;
     skel_search_result *res = NULL;

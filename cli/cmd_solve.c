@@ -30,7 +30,10 @@ static void usage(FILE *f)
           "  --platform FILE    node speeds and latencies, for a skeleton (docs/platform.md)\n"
           "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
           "  --style S          producer (default) or stream: a skeleton's boundaries\n"
-          "  --method M         auto (default), direct, gs, sor, gmres\n"
+          "  --sharing S        ps (default) or static: how a node's tasks share it\n"
+          "  --method M         auto (default), direct, gs, sor, gmres; approx: a skeleton's\n"
+          "                     throughput by the decomposition approximation, any size,\n"
+          "                     no chain derived (docs/approximation.md)\n"
           "  --tol X            target residual ||pi Q||_inf of iterative methods (default 1e-12)\n"
           "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
           "  --omega W          SOR relaxation factor (default 1.0)\n"
@@ -48,6 +51,7 @@ typedef struct solve_args {
     pepa_solve_opts sopts;
     pepa_derive_opts dopts;
     int json;
+    int approx;              /* --method approx */
     const char *export_prism, *export_mm;
 } solve_args;
 
@@ -66,6 +70,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "platform", required_argument, NULL, 'p' },
         { "place", required_argument, NULL, 'l' },
         { "style", required_argument, NULL, 'y' },
+        { "sharing", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -77,8 +82,12 @@ static int parse_args(int argc, char **argv, solve_args *a)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
+            if (strcmp(optarg, "approx") == 0) {
+                a->approx = 1;
+                break;
+            }
             if (pepa_method_parse(optarg, &a->sopts.method) < 0) {
-                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres)\n", optarg);
+                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres, approx)\n", optarg);
                 return 2;
             }
             break;
@@ -110,6 +119,11 @@ static int parse_args(int argc, char **argv, solve_args *a)
             break;
         case 'p': a->in.platform = optarg; break;
         case 'l': a->in.place = optarg; break;
+        case 'H':
+            if (cli_sharing_arg("solve", optarg) < 0)
+                return 2;
+            a->in.sharing = optarg;
+            break;
         case 'y':
             if (cli_style_parse(optarg, &a->in.style) < 0) {
                 fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", optarg);
@@ -324,6 +338,67 @@ static void out_free(solve_out *o)
     free(o->pi);
 }
 
+/* --method approx: the skeleton's throughput by skel_approx, no chain. */
+static void print_approx(const solve_args *a, const cli_input *in, const skel_approx *ax,
+                         const skel_approx_result *r, const double *times)
+{
+    const double *u = skel_approx_task_util(ax), *x = skel_approx_task_throughput(ax);
+    int nt = in->skel->ntasks;
+    if (a->json) {
+        printf("{\"model\": ");
+        json_string(stdout, a->path);
+        printf(", \"tasks\": %d, \"method\": \"approx\", \"iterations\": %d, \"converged\": %s, "
+               "\"change\": %.3g, \"throughput\": %.10g, \"bottleneck\": \"t%d\", \"task\": [",
+               nt, r->iterations, r->converged ? "true" : "false", r->change, r->throughput,
+               r->bottleneck);
+        for (int i = 0; i < nt; i++)
+            printf("%s{\"utilisation\": %.10g, \"throughput\": %.10g}", i ? ", " : "", u[i], x[i]);
+        printf("], \"time\": {\"load\": %.6f, \"approx\": %.6f}}\n", times[0], times[1]);
+        return;
+    }
+    printf("model        %s\n", a->path);
+    printf("tasks        %d\n", nt);
+    printf("method       approx, %d sweeps, last change %.3g%s\n", r->iterations, r->change,
+           r->converged ? "" : " (not converged)");
+    printf("time         load %.3f s, approx %.6f s\n\n", times[0], times[1]);
+    printf("throughput   %.10g items/s (leaving the skeleton)\n", r->throughput);
+    printf("bottleneck   t%d\n\n", r->bottleneck);
+    printf("task   utilisation  throughput\n");
+    for (int i = 0; i < nt; i++)
+        printf("t%-5d %-12.6g %.10g\n", i, u[i], x[i]);
+}
+
+static int solve_approx(const solve_args *a)
+{
+    diag err;
+    diag_clear(&err);
+    double times[2], t = clock_now();
+    cli_input_opts o = a->in;
+    o.skeleton = 1;
+    cli_input in = { 0 };
+    skel_approx *ax = NULL;
+    skel_approx_result r;
+    int rc = 1;
+    if (cli_is_skeleton(a->path, &err) == 0)
+        diag_set(&err, "%s: --method approx needs a skeleton (a PEPA model has no skeleton "
+                       "structure to decompose)", a->path);
+    else if (cli_input_load(a->path, &o, &in, &err) == 0) {
+        times[0] = clock_now() - t;
+        t = clock_now();
+        if ((ax = skel_approx_new(in.dag, NULL, &err)) &&
+            skel_approx_place(ax, in.skel, in.platform, in.node_of_task, &r, &err) == 0) {
+            times[1] = clock_now() - t;
+            print_approx(a, &in, ax, &r, times);
+            rc = 0;
+        }
+    }
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    skel_approx_free(ax);
+    cli_input_free(&in);
+    return rc;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     solve_args a = { 0 };
@@ -331,6 +406,8 @@ int cmd_solve(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
+    if (a.approx)
+        return solve_approx(&a);
 
     diag err;
     diag_clear(&err);

@@ -299,11 +299,11 @@ static void usage(FILE *f)
           "  --max-states N     stop deriving beyond N states\n"
           "  --csv, --json      machine-readable output\n"
           "  --plot FILE        chart of throughput over time, .svg or .png (needs gnuplot)\n"
-          "  --platform, --place  as for skelsched gen\n", f);
+          "  --platform, --place, --sharing  as for skelsched gen\n", f);
 }
 
 typedef struct tr_args {
-    const char *path, *platform, *place, *plot, *count_action;
+    const char *path, *platform, *place, *plot, *count_action, *sharing;
     double until, settle_tol, items;
     int points, csv, json;
     double *times;
@@ -325,6 +325,7 @@ static int parse_args(int argc, char **argv, tr_args *a)
         { "count-action", required_argument, NULL, 'A' },
         { "max-states", required_argument, NULL, 'S' },
         { "linsol", required_argument, NULL, 'L' },
+        { "sharing", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
     };
     unsigned long long u;
@@ -397,6 +398,11 @@ static int parse_args(int argc, char **argv, tr_args *a)
         case 'j': a->json = 1; break;
         case 'p': a->plot = optarg; break;
         case 'P': a->platform = optarg; break;
+        case 'H':
+            if (cli_sharing_arg("transient", optarg) < 0)
+                return 2;
+            a->sharing = optarg;
+            break;
         case 'l': a->place = optarg; break;
         case 'A': a->count_action = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -476,7 +482,7 @@ int cmd_transient(int argc, char **argv)
         }
         a.ntimes = a.points;
     }
-    cli_input_opts io = { a.platform, a.place, SKEL_STYLE_PRODUCER, 0 };
+    cli_input_opts io = { a.platform, a.place, SKEL_STYLE_PRODUCER, 0, a.sharing, 0 };
     if (cli_model_load(a.path, &io, &cm, &err) < 0)
         goto done;
     if (!(sp = pepa_derive(cm.s, &a.dopts, &err)))

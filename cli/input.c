@@ -80,7 +80,11 @@ int cli_input_option(const char *cmd, int argc, char **argv, int *i, cli_input_o
         o->platform = v;
     else if ((v = cli_option_value(cmd, argc, argv, i, "--place", &bad)))
         o->place = v;
-    else if ((v = cli_option_value(cmd, argc, argv, i, "--style", &bad))) {
+    else if ((v = cli_option_value(cmd, argc, argv, i, "--sharing", &bad))) {
+        if (cli_sharing_arg(cmd, v) < 0)
+            return -1;
+        o->sharing = v;
+    } else if ((v = cli_option_value(cmd, argc, argv, i, "--style", &bad))) {
         if (cli_style_parse(v, &o->style) < 0) {
             fprintf(stderr, "skelsched %s: --style must be producer or stream, not '%s'\n", cmd, v);
             return -1;
@@ -108,7 +112,7 @@ int cli_input_operand(const char *cmd, const char *arg, const char **file)
 static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
 {
     int n = skel_tree_ntasks(in->tree);
-    if (!(in->dag = skel_dag_build(in->tree, o->style, err)) || !(in->skel = skel_model_new(in->tree, in->dag, err)))
+    if (!(in->dag = skel_dag_build(in->tree, o->style, err)))
         return -1;
     /* the Slurm plugin's keys are accepted (and checked), so that an
      * administrator can preview its decision on skeleton.conf itself */
@@ -121,13 +125,21 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
         return -1;
     if (in->platform->nnodes == 0)
         return diag_set(err, "%s: no nodes (add NodeName= lines)", in->platform->file);
+    if (o->sharing && skel_sharing_parse(o->sharing, &in->platform->sharing) < 0)
+        return diag_set(err, "--sharing must be ps or static, not '%s'", o->sharing);
     if (!(in->node_of_task = malloc((size_t)(n ? n : 1) * sizeof *in->node_of_task)))
         return diag_set(err, "out of memory");
     skel_place_default(n, in->platform, in->node_of_task);
     if (o->place && skel_place_parse(o->place, n, in->platform, in->node_of_task, err) < 0)
         return -1;
-    if (skel_model_place(in->skel, in->platform, in->node_of_task, err) < 0)
+    if (o->unplaced) {
+        if (!(in->skel = skel_model_new_placed(in->tree, in->dag, in->platform, NULL, err)) ||
+            skel_model_place(in->skel, in->platform, in->node_of_task, err) < 0)
+            return -1;
+    } else if (!(in->skel = skel_model_new_placed(in->tree, in->dag, in->platform,
+                                                  in->node_of_task, err))) {
         return -1;
+    }
     in->model = in->skel->pepa;
     return 0;
 }

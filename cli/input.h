@@ -17,6 +17,9 @@ typedef struct cli_input_opts {
     const char *place;       /* "t0=p1,t1=p2" for a skeleton, or NULL */
     skel_style style;
     int skeleton;            /* read the file as a skeleton whatever it looks like */
+    const char *sharing;     /* --sharing ps|static over the platform's, or NULL */
+    int unplaced;            /* build the placement-independent model (the search's)
+                                even under Sharing=ps */
 } cli_input_opts;
 
 typedef struct cli_input {
@@ -45,7 +48,7 @@ void cli_input_free(cli_input *in);
 int cli_style_parse(const char *s, skel_style *style);
 
 /* The options of a command on a placed skeleton: --platform FILE, --place
- * SPEC, --style S at argv[*i] go into o (advancing *i past the value).
+ * SPEC, --style S, --sharing ps|static at argv[*i] go into o (advancing *i past the value).
  * Returns 1 when it took one, 0 when argv[*i] is something else, -1 after
  * printing a usage error ("skelsched CMD: ..."). */
 int cli_input_option(const char *cmd, int argc, char **argv, int *i, cli_input_opts *o);

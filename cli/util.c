@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "base/diag.h"
+#include "skeleton/skeleton.h"
 
 extern char **environ;
 
@@ -162,4 +163,13 @@ void cli_print_digits(FILE *f, double v, double err)
 void cli_print_digits_w(FILE *f, int width, double v, double err)
 {
     fprintf(f, "%-*.*g", width, good_digits(v, err), v);
+}
+
+int cli_sharing_arg(const char *cmd, const char *value)
+{
+    skel_sharing sh;
+    if (skel_sharing_parse(value, &sh) == 0)
+        return 0;
+    fprintf(stderr, "skelsched %s: --sharing must be ps or static, not '%s'\n", cmd, value);
+    return -1;
 }

@@ -14,6 +14,10 @@ int cli_ulong(const char *cmd, const char *opt, const char *value, unsigned long
 int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned long long lo,
                  unsigned long long hi, unsigned long long *out);
 
+/* A --sharing value: ps or static; else "skelsched CMD: --sharing must be
+ * ps or static" and -1. */
+int cli_sharing_arg(const char *cmd, const char *value);
+
 /* "--opt VALUE" or "--opt=VALUE" at argv[*i]: returns the value (advancing
  * *i past it) or NULL when argv[*i] is another option. A missing value
  * prints "skelsched CMD: --opt needs a value", sets *bad and returns NULL. */

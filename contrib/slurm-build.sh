@@ -39,8 +39,8 @@ src/salloc"
 # the plugins a test cluster loads: its slurm.conf's and the defaults it
 # leaves (HashPlugin, PrEpPlugins, PriorityType, TLSType, TopologyPlugin);
 # each pulls its own common library in
-SLURM_PLUGINS="auth/munge cred/common cred/munge hash/k12 prep/script priority/multifactor
-proctrack/linuxproc sched/backfill select/cons_tres tls/none topology/default topology/flat"
+SLURM_PLUGINS="auth/munge certgen/script certmgr/script cred/common cred/munge hash/k12 prep/script priority/multifactor
+mpi/pmi2 proctrack/linuxproc sched/backfill select/cons_tres tls/none topology/default topology/flat"
 
 # one build at a time per release (parallel test runs share the cache)
 mkdir -p "$top"

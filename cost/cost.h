@@ -148,6 +148,12 @@ int cost_estimate_placement(cost_model k, const skel_tree *t, const skel_model *
                             double grain, cost_estimate *out, diag *err);
 void cost_estimate_free(cost_estimate *e);
 
+/* The rates the analytic models take: skel_place_rates under the papers'
+ * equitable sharing (Speed / tasks on the node), whatever p's Sharing=
+ * says for the Markov model. mu has ntasks and lambda nedges entries. */
+int cost_static_rates(const skel_model *m, const skel_platform *p, const int *node_of_task,
+                      double *mu, double *lambda, diag *err);
+
 /* Alt et al. 2002's choice of a server per task: tasks in order t0, t1, ...; each
  * goes to the node with the smallest eq. 1 time given where its
  * predecessors went (the client of the first tasks is the Input node, or

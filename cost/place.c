@@ -8,8 +8,8 @@
  * workers' rates (demand driven), a deal at n times its slowest worker
  * (round robin). The rates of the placement (speed shared equally on a
  * node, moves of latency + data/bandwidth) are the ones the Markov model
- * uses (skel_place_rates), so the comparison is of the models, not of
- * their inputs. Seed 004's time ignores the sharing of a server: its
+ * uses under Sharing=static (skel_place_rates), so the comparison is of
+ * the models, not of their inputs. Seed 004's time ignores the sharing of a server: its
  * estimate for a server knows nothing of the other tasks placed there. */
 #include "cost.h"
 
@@ -237,7 +237,7 @@ int cost_estimate_placement(cost_model k, const skel_tree *t, const skel_model *
     int rc = -1;
     double svc;
     int bn;
-    if (skel_place_rates(m, p, node_of_task, c.mu, c.lambda, err) < 0 || task_inputs(&c) < 0 ||
+    if (cost_static_rates(m, p, node_of_task, c.mu, c.lambda, err) < 0 || task_inputs(&c) < 0 ||
         task_times(&c, t) < 0 || combine(&c, skel_tree_root(t), &svc, &bn) < 0)
         goto done;
     if (k == COST_P3L && p->param[SKEL_PARAM_INTERARRIVAL] > 0)
@@ -254,6 +254,16 @@ int cost_estimate_placement(cost_model k, const skel_tree *t, const skel_model *
 done:
     free(buf);
     return rc;
+}
+
+/* The seeds' models give a server a fixed rate. A read-only copy of the
+ * platform's fields, for that one call. */
+int cost_static_rates(const skel_model *m, const skel_platform *p, const int *node_of_task,
+                      double *mu, double *lambda, diag *err)
+{
+    skel_platform as_static = *p;
+    as_static.sharing = SKEL_SHARE_STATIC;
+    return skel_place_rates(m, &as_static, node_of_task, mu, lambda, err);
 }
 
 int cost_remote_choose(const skel_model *m, const skel_platform *p,

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/mem.h"
+
 typedef struct gen {
     const skel_tree *tree;
     const skel_dag *dag;
@@ -33,6 +35,13 @@ typedef struct gen {
     int *move;        /* per edge: action id of its move */
     int *in_edge;     /* per task: edge index of its input move, or -1 */
     int gate_acts;    /* actions of the last gate made */
+    const skel_platform *plat;   /* set for a placed model (skel_model_new_placed) */
+    const int *place;
+    int *node_share;  /* per task: its node when it is one of several on it
+                         under Sharing=ps (one product component), else -1 */
+    skel_lgraph *lgs;  /* per task: its local graph, kept for the products */
+    skel_lgraph *plgs; /* per task: its processor's, likewise */
+    int *work;        /* per task: action id of work_<i> (its Erlang phases), or -1 */
     diag *err;
 } gen;
 
@@ -61,13 +70,14 @@ static void edge_name(char *buf, size_t n, const char *prefix, skel_edge e)
     snprintf(buf, n, "%s_%s_%s", prefix, a, b);
 }
 
-/* Task<i> for a task's first local state, Task<i>_<k> for its k-th named one. */
-static void state_name(char *buf, size_t n, int task, int k)
+/* Task<i> for a task's first local state, Task<i>_<k> for its k-th named
+ * one (Node<j> ... for the tasks sharing node j). */
+static void state_name(char *buf, size_t n, const char *prefix, int task, int k)
 {
     if (k == 0)
-        snprintf(buf, n, "Task%d", task);
+        snprintf(buf, n, "%s%d", prefix, task);
     else
-        snprintf(buf, n, "Task%d_%d", task, k);
+        snprintf(buf, n, "%s%d_%d", prefix, task, k);
 }
 
 /* ---- the local states of one task ------------------------------------- */
@@ -77,28 +87,40 @@ static void state_name(char *buf, size_t n, int task, int k)
 #define TO_NEXT (-1)      /* the start of the next round */
 #define TO_JOINED (-2)    /* the state after a receive with alternatives */
 
-typedef struct ltr {
-    int from, act, to;
-    double w;             /* weight of a passive rate: w * infty */
-} ltr;
+typedef skel_ltr ltr;
+typedef skel_lgraph lgraph;
 
-typedef struct lgraph {
-    int nstates;
-    ltr *tr;
-    int ntr, cap;
-} lgraph;
-
-static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
+int skel_lg_push(skel_lgraph *lg, skel_ltr t)
 {
     if (lg->ntr == lg->cap) {
         int nc = lg->cap ? 2 * lg->cap : 64;
-        ltr *t = realloc(lg->tr, (size_t)nc * sizeof *t);
-        if (!t)
-            return oom(g);
-        lg->tr = t;
+        if (mem_grow((void **)&lg->tr, (size_t)nc, sizeof *lg->tr) < 0)
+            return -1;
         lg->cap = nc;
     }
-    lg->tr[lg->ntr++] = (ltr){ from, act, to, w };
+    lg->tr[lg->ntr++] = t;
+    return 0;
+}
+
+void skel_lg_group(const skel_lgraph *lg, int *first, skel_ltr *by)
+{
+    int n = lg->nstates;
+    memset(first, 0, (size_t)(n + 1) * sizeof *first);
+    for (int k = 0; k < lg->ntr; k++)
+        first[lg->tr[k].from + 1]++;
+    for (int s = 0; s < n; s++)
+        first[s + 1] += first[s];
+    for (int k = 0; k < lg->ntr; k++)
+        by[first[lg->tr[k].from]++] = lg->tr[k];
+    for (int s = n; s > 0; s--)
+        first[s] = first[s - 1];
+    first[0] = 0;
+}
+
+static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
+{
+    if (skel_lg_push(lg, (ltr){ from, act, to, w, -1, 1 }) < 0)
+        return oom(g);
     if (++g->m->nprefixes > SKEL_MAX_PREFIXES)
         return diag_set(g->err, "the model would have more than %d activities",
                         SKEL_MAX_PREFIXES);
@@ -197,6 +219,9 @@ static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
         lg_patch(lg, since, TO_JOINED, cur);
     }
     int na = D->nsteps ? nalts(D, kd) : 1;
+    /* Erlang phases of the work advance only while the task computes */
+    if (g->work[i] >= 0 && lg_add(g, lg, cur, g->work[i], 1.0, cur) < 0)
+        return -1;
     for (int a = 0; a < na; a++) {
         int x = D->nsteps ? sole(D, kd, a) : SKEL_NONE;
         double w = na > 1 ? alt_weight(D, kd, a) : 1.0;
@@ -213,14 +238,28 @@ static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
     return 0;
 }
 
-/* A passive rate of weight w. */
-static pepa_expr *passive(gen *g, double w)
+/* The rate of activity t: a passive weight, or mu_<task> * w / div. */
+static pepa_expr *rate_of(gen *g, const ltr *t)
 {
-    pepa_expr *t = pepa_infty(g->pm);
-    if (!t || w == 1.0)
-        return t;
-    pepa_expr *n = pepa_num(g->pm, w);
-    return n ? pepa_binop(g->pm, PEPA_E_MUL, n, t) : NULL;
+    if (t->task >= 0) {
+        char name[32];
+        snprintf(name, sizeof name, "mu_%d", t->task);
+        pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
+        if (r && t->w != 1.0) {
+            pepa_expr *c = pepa_num(g->pm, t->w);
+            r = c ? pepa_binop(g->pm, PEPA_E_MUL, r, c) : NULL;
+        }
+        if (r && t->div > 1) {
+            pepa_expr *c = pepa_num(g->pm, t->div);
+            r = c ? pepa_binop(g->pm, PEPA_E_DIV, r, c) : NULL;
+        }
+        return r;
+    }
+    pepa_expr *r = pepa_infty(g->pm);
+    if (!r || t->w == 1.0)
+        return r;
+    pepa_expr *n = pepa_num(g->pm, t->w);
+    return n ? pepa_binop(g->pm, PEPA_E_MUL, n, r) : NULL;
 }
 
 /* A balanced choice over transitions tr[lo, hi) of one state, so that wide
@@ -228,7 +267,7 @@ static pepa_expr *passive(gen *g, double w)
 static pepa_proc *choice_of(gen *g, const ltr *tr, int lo, int hi, const int *pid)
 {
     if (hi - lo == 1) {
-        pepa_expr *r = passive(g, tr[lo].w);
+        pepa_expr *r = rate_of(g, &tr[lo]);
         pepa_proc *c = pepa_const(g->pm, pid[tr[lo].to]);
         return r && c ? pepa_prefix(g->pm, tr[lo].act, r, c) : NULL;
     }
@@ -241,7 +280,7 @@ static pepa_proc *choice_of(gen *g, const ltr *tr, int lo, int hi, const int *pi
 /* Definitions of the graph: a state is named when it starts the cycle,
  * offers a choice, follows one, or is reached from several places; the
  * others are inlined as prefixes. */
-static int define_states(gen *g, lgraph *lg, int i)
+static int define_states(gen *g, const lgraph *lg, const char *prefix, int i)
 {
     int n = lg->nstates, rc = -1;
     int *first = malloc((size_t)(n + 1) * sizeof *first);
@@ -253,17 +292,7 @@ static int define_states(gen *g, lgraph *lg, int i)
         oom(g);
         goto out;
     }
-    /* transitions grouped by source state, in the order they were made */
-    memset(first, 0, (size_t)(n + 1) * sizeof *first);
-    for (int k = 0; k < lg->ntr; k++)
-        first[lg->tr[k].from + 1]++;
-    for (int s = 0; s < n; s++)
-        first[s + 1] += first[s];
-    for (int k = 0; k < lg->ntr; k++)
-        by[first[lg->tr[k].from]++] = lg->tr[k];
-    for (int s = n; s > 0; s--)
-        first[s] = first[s - 1];
-    first[0] = 0;
+    skel_lg_group(lg, first, by);
     for (int k = 0; k < lg->ntr; k++)
         indeg[lg->tr[k].to]++;
     named[0] = 1;
@@ -280,7 +309,7 @@ static int define_states(gen *g, lgraph *lg, int i)
     for (int s = 0, nth = 0; s < n; s++) {
         if (!named[s])
             continue;
-        state_name(name, sizeof name, i, nth++);
+        state_name(name, sizeof name, prefix, i, nth++);
         if ((pid[s] = pepa_model_proc_id(g->pm, name)) < 0) {
             oom(g);
             goto out;
@@ -302,7 +331,7 @@ static int define_states(gen *g, lgraph *lg, int i)
             } while (!named[r] && len < n);
             body = pepa_const(g->pm, pid[r]);
             for (int j = len - 1; j >= 0 && body; j--) {
-                pepa_expr *e = passive(g, by[indeg[j]].w);
+                pepa_expr *e = rate_of(g, &by[indeg[j]]);
                 body = e ? pepa_prefix(g->pm, by[indeg[j]].act, e, body) : NULL;
             }
         }
@@ -310,7 +339,7 @@ static int define_states(gen *g, lgraph *lg, int i)
             oom(g);
             goto out;
         }
-        state_name(name, sizeof name, i, nth++);
+        state_name(name, sizeof name, prefix, i, nth++);
         if (pepa_model_define_proc(g->pm, name, body, nopos, g->err) < 0)
             goto out;
     }
@@ -348,9 +377,67 @@ static int gen_task(gen *g, int i)
     }
     if (rc == 0) {
         lg_patch(&lg, since, TO_NEXT, 0);
-        rc = define_states(g, &lg, i);
+        if (g->node_share && g->node_share[i] >= 0) {
+            g->lgs[i] = lg;            /* its node's product defines it */
+            return 0;
+        }
+        rc = define_states(g, &lg, "Task", i);
     }
     free(lg.tr);
+    return rc;
+}
+
+/* Node<j>: the product of the tasks sharing node j (skel_share_product). */
+#define SHARE_MAX_STATES 100000L
+
+static int define_node(gen *g, int j, int *comp)
+{
+    int n = 0;
+    const lgraph **lgs = malloc(2 * (size_t)g->m->ntasks * sizeof *lgs);
+    if (!lgs)
+        return oom(g);
+    for (int i = 0; i < g->m->ntasks; i++)
+        if (g->node_share[i] == j) {
+            lgs[n] = &g->lgs[i];
+            comp[n++] = g->comp[i];
+            lgs[n] = &g->plgs[i];
+            comp[n++] = -1;
+        }
+    skel_share_in in = { n, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES };
+    lgraph prod = { 0 };
+    int rc = skel_share_product(&in, &prod);
+    free(lgs);
+    if (rc == 0) {
+        g->m->nprefixes += prod.ntr;
+        rc = g->m->nprefixes > SKEL_MAX_PREFIXES
+                 ? diag_set(g->err, "the model would have more than %d activities",
+                            SKEL_MAX_PREFIXES)
+                 : define_states(g, &prod, "Node", j);
+    } else if (rc > 0) {
+        rc = diag_set(g->err, "Sharing=ps: the %d tasks on node %s have more than %ld joint "
+                      "local states (place fewer there, or use Sharing=static)", n / 2,
+                      g->plat->nodes[j].name, SHARE_MAX_STATES);
+    } else {
+        rc = oom(g);
+    }
+    free(prod.tr);
+    return rc;
+}
+
+static int define_nodes(gen *g)
+{
+    int nt = g->m->ntasks, rc = 0;
+    int *comp = malloc(2 * (size_t)nt * sizeof *comp);
+    if (!comp)
+        rc = oom(g);
+    for (int i = 0; i < nt && rc == 0; i++) {
+        int j = g->node_share[i], first = 1;
+        for (int k = 0; k < i && first; k++)
+            first = g->node_share[k] != j;
+        if (j >= 0 && first)
+            rc = define_node(g, j, comp);
+    }
+    free(comp);
     return rc;
 }
 
@@ -393,6 +480,55 @@ static pepa_proc *compose(gen *g, const skel_node *n, int *acts)
     return acc;
 }
 
+/* The system of a model with Node<j> products: its parts (a task alone, or
+ * the product of a node's tasks) in the order of their first task, each new
+ * part cooperating with those before it on the moves between them. */
+static pepa_proc *compose_parts(gen *g, int *acts)
+{
+    const skel_dag *d = g->dag;
+    int nt = g->m->ntasks;
+    int *part = malloc((size_t)nt * sizeof *part);   /* per task: its part's first task */
+    if (!part)
+        return NULL;
+    for (int i = 0; i < nt; i++) {
+        part[i] = i;
+        for (int k = 0; k < i && g->node_share[i] >= 0; k++)
+            if (g->node_share[k] == g->node_share[i]) {
+                part[i] = part[k];
+                break;
+            }
+    }
+    pepa_proc *acc = NULL;
+    for (int i = 0; i < nt; i++) {
+        if (part[i] != i)
+            continue;
+        char name[32];
+        if (g->node_share[i] >= 0)
+            snprintf(name, sizeof name, "Node%d", g->node_share[i]);
+        else
+            snprintf(name, sizeof name, "Task%d", i);
+        pepa_proc *b = pepa_const(g->pm, pepa_model_find_proc(g->pm, name));
+        if (!b || !acc) {
+            acc = b;
+            if (!acc)
+                break;
+            continue;
+        }
+        /* moves between the parts before (first task < i) and this one */
+        int na = 0;
+        for (int e = 0; e < d->nedges; e++) {
+            int f = d->edges[e].from, t = d->edges[e].to;
+            if (f < 0 || t < 0)
+                continue;
+            if ((part[f] == i && part[t] < i) || (part[t] == i && part[f] < i))
+                acts[na++] = g->move[e];
+        }
+        acc = pepa_coop(g->pm, acc, b, acts, na);
+    }
+    free(part);
+    return acc;
+}
+
 static int define_rates(gen *g)
 {
     skel_model *m = g->m;
@@ -426,6 +562,12 @@ static int define_actions(gen *g)
         if ((g->comp[i] = pepa_model_action_id(g->pm, name)) < 0)
             return oom(g);
         g->in_edge[i] = -1;
+        g->work[i] = -1;
+        if (skel_erlang_phases(g->m->scv[i]) > 1) {
+            snprintf(name, sizeof name, "work_%d", i);
+            if ((g->work[i] = pepa_model_action_id(g->pm, name)) < 0)
+                return oom(g);
+        }
     }
     for (int k = 0; k < g->m->nedges; k++) {
         edge_name(name, sizeof name, "move", g->m->edges[k]);
@@ -437,28 +579,58 @@ static int define_actions(gen *g)
     return 0;
 }
 
-/* Processor<i> = (comp_i, mu_i).Processor<i>, and Network offering every
- * move at its rate: Fig. 4. One processor component per task, not per
- * node: a single-state component offering several actions is the same
- * chain as one per action, and this keeps the model's structure
- * independent of the placement (seed 000's sharing is in the rate). */
+/* The local graph of Processor<i>, the phase-type distribution of task
+ * i's work of mean 1/mu_i (skel_erlang_phases, skel_h2): exponential,
+ * (comp_i, mu_i); Erlang-k, k - 1 phases (work_i, k mu_i) then
+ * (comp_i, k mu_i), the task taking part in every phase; hyperexponential,
+ * two states, the branch of the next item picked as this one completes. */
+static int proc_graph(gen *g, int i, lgraph *lg)
+{
+    double scv = g->m->scv[i], p, ra, rb;
+    int k = skel_erlang_phases(scv), rc = 0;
+    if (scv > 1) {
+        skel_h2(scv, &p, &ra, &rb);
+        double w[4] = { p * ra, (1 - p) * ra, p * rb, (1 - p) * rb };
+        lg->nstates = 2;
+        for (int t = 0; t < 4 && rc == 0; t++)
+            rc = skel_lg_push(lg, (ltr){ t / 2, g->comp[i], t % 2, w[t], i, 1 });
+        return rc < 0 ? oom(g) : 0;
+    }
+    lg->nstates = k;
+    for (int ph = 0; ph < k && rc == 0; ph++)
+        rc = skel_lg_push(lg, (ltr){ ph, ph < k - 1 ? g->work[i] : g->comp[i],
+                                     ph < k - 1 ? ph + 1 : 0, (double)k, i, 1 });
+    return rc < 0 ? oom(g) : 0;
+}
+
+/* Processor<i> (Fig. 4: (comp_i, mu_i).Processor<i> for exponential work),
+ * and Network offering every move at its rate. One processor component
+ * per task, not per node: a single-state component offering several
+ * actions is the same chain as one per action, and this keeps the model's
+ * structure independent of the placement (seed 000's sharing is in the
+ * rate). Under Sharing=ps the processors of a shared node's tasks go into
+ * its product instead. */
 static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
 {
     skel_model *m = g->m;
     char name[64];
     *procs = NULL;
     for (int i = 0; i < m->ntasks; i++) {
-        snprintf(name, sizeof name, "mu_%d", i);
-        pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
-        snprintf(name, sizeof name, "Processor%d", i);
-        int id = pepa_model_proc_id(g->pm, name);
-        pepa_proc *c = id >= 0 ? pepa_const(g->pm, id) : NULL;
-        pepa_proc *body = r && c ? pepa_prefix(g->pm, g->comp[i], r, c) : NULL;
-        if (!body)
-            return oom(g);
-        if (pepa_model_define_proc(g->pm, name, body, nopos, g->err) < 0)
+        lgraph plg = { 0 };
+        if (proc_graph(g, i, &plg) < 0) {
+            free(plg.tr);
             return -1;
-        pepa_proc *ref = pepa_const(g->pm, id);
+        }
+        if (g->node_share && g->node_share[i] >= 0) {
+            g->plgs[i] = plg;          /* its node's product takes it */
+            continue;
+        }
+        int rc = define_states(g, &plg, "Processor", i);
+        free(plg.tr);
+        if (rc < 0)
+            return -1;
+        snprintf(name, sizeof name, "Processor%d", i);
+        pepa_proc *ref = pepa_const(g->pm, pepa_model_find_proc(g->pm, name));
         *procs = !ref ? NULL : *procs ? pepa_coop(g->pm, *procs, ref, NULL, 0) : ref;
         if (!*procs)
             return oom(g);
@@ -586,11 +758,16 @@ static int build(gen *g)
     for (int i = 0; i < m->ntasks; i++)
         if (gen_task(g, i) < 0)
             return -1;
+    int shared = 0;
+    for (int i = 0; g->node_share && i < m->ntasks; i++)
+        shared |= g->node_share[i] >= 0;
+    if (shared && define_nodes(g) < 0)
+        return -1;
     int nacts = m->nedges > m->ntasks ? m->nedges : m->ntasks;
     int *acts = malloc((size_t)(2 * nacts + 1) * sizeof *acts);
     if (!acts)
         return oom(g);
-    pepa_proc *sys = compose(g, skel_tree_root(g->tree), acts);
+    pepa_proc *sys = shared ? compose_parts(g, acts) : compose(g, skel_tree_root(g->tree), acts);
     for (int k = 0; k < g->dag->ngates && sys; k++) {
         pepa_proc *gt = gate(g, k, acts);
         if (!gt) {
@@ -601,8 +778,15 @@ static int build(gen *g)
     }
     if (sys && net)
         sys = pepa_coop(g->pm, net, sys, g->move, m->nedges);
-    if (sys)
-        sys = pepa_coop(g->pm, sys, procs, g->comp, m->ntasks);
+    int ncomp = 0;
+    for (int i = 0; i < m->ntasks; i++)
+        if (!g->node_share || g->node_share[i] < 0) {
+            acts[ncomp++] = g->comp[i];
+            if (g->work[i] >= 0)
+                acts[ncomp++] = g->work[i];
+        }
+    if (sys && procs)
+        sys = pepa_coop(g->pm, sys, procs, acts, ncomp);
     free(acts);
     if (!sys)
         return oom(g);
@@ -634,11 +818,51 @@ double skel_model_throughput(const skel_model *m, const double *action_thr)
     return x;
 }
 
-skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
+/* Under Sharing=ps, the tasks of a node holding several become one product
+ * component (node_share); elsewhere the model is placement-independent. */
+static int plan_sharing(gen *g, int n)
+{
+    const skel_platform *p = g->plat;
+    if (!p || !g->place || p->sharing != SKEL_SHARE_PS)
+        return 0;
+    int *load = calloc((size_t)(p->nnodes ? p->nnodes : 1), sizeof *load);
+    g->node_share = malloc((size_t)n * sizeof *g->node_share);
+    g->lgs = calloc((size_t)n, sizeof *g->lgs);
+    g->plgs = calloc((size_t)n, sizeof *g->plgs);
+    if (!load || !g->node_share || !g->lgs || !g->plgs) {
+        free(load);
+        return oom(g);
+    }
+    for (int i = 0; i < n; i++) {
+        if (g->place[i] < 0 || g->place[i] >= p->nnodes) {
+            free(load);
+            return diag_set(g->err, "task t%d is not placed on a node of %s", i, p->file);
+        }
+        load[g->place[i]]++;
+    }
+    for (int i = 0; i < n; i++)
+        g->node_share[i] = load[g->place[i]] > 1 ? g->place[i] : -1;
+    free(load);
+    return 0;
+}
+
+static void gen_free(gen *g, int n)
+{
+    for (int i = 0; g->lgs && i < n; i++)
+        free(g->lgs[i].tr);
+    for (int i = 0; g->plgs && i < n; i++)
+        free(g->plgs[i].tr);
+    free(g->plgs);
+    free(g->lgs);
+    free(g->work);
+    free(g->node_share);
+    free(g->in_edge);
+}
+
+static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag *err)
 {
     int n = d->ntasks;
-    skel_model *m = calloc(1, sizeof *m);
-    gen g = { .tree = t, .dag = d, .m = m, .err = err };
+    skel_model *m = g->m = calloc(1, sizeof *m);
     if (!m)
         goto nomem;
     m->ntasks = n;
@@ -649,13 +873,15 @@ skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
     m->data = malloc((size_t)n * sizeof *m->data);
     m->mu = calloc((size_t)n, sizeof *m->mu);
     m->lambda = calloc(ne, sizeof *m->lambda);
-    g.comp = m->comp_action = malloc((size_t)n * sizeof *g.comp);
-    g.move = m->move_action = malloc(ne * sizeof *g.move);
+    g->comp = m->comp_action = malloc((size_t)n * sizeof *g->comp);
+    g->move = m->move_action = malloc(ne * sizeof *g->move);
     m->entry = calloc((size_t)(n ? n : 1), sizeof *m->entry);
-    g.in_edge = malloc((size_t)n * sizeof *g.in_edge);
-    m->pepa = g.pm = pepa_model_new(skel_tree_file(t));
-    if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g.comp || !g.move ||
-        !g.in_edge || !m->entry || !m->pepa)
+    g->in_edge = malloc((size_t)n * sizeof *g->in_edge);
+    g->work = malloc((size_t)(n ? n : 1) * sizeof *g->work);
+    m->scv = malloc((size_t)(n ? n : 1) * sizeof *m->scv);
+    m->pepa = g->pm = pepa_model_new(skel_tree_file(t));
+    if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g->comp || !g->move ||
+        !g->in_edge || !m->entry || !g->work || !m->scv || !m->pepa)
         goto nomem;
     if (d->nedges)
         memcpy(m->edges, d->edges, (size_t)d->nedges * sizeof *m->edges);
@@ -663,24 +889,64 @@ skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
         const skel_node *task = skel_tree_task(t, i);
         m->work[i] = task->rate;
         m->data[i] = task->data;
+        /* the task's scv=, else the platform's WorkSCV=, else exponential */
+        m->scv[i] = task->scv > 0 ? task->scv : g->plat && g->plat->work_scv > 0 ? g->plat->work_scv : 1;
     }
     entry_weights(skel_tree_root(t), m->entry);
-    if (build(&g) < 0)
+    if (plan_sharing(g, n) < 0 || build(g) < 0)
         goto fail;
-    free(g.in_edge);
+    for (int i = 0; g->node_share && i < n; i++)
+        m->shared += g->node_share[i] >= 0;
+    gen_free(g, n);
     return m;
 nomem:
     diag_set(err, "out of memory");
 fail:
-    free(g.in_edge);
+    gen_free(g, n);
     skel_model_free(m);
     return NULL;
+}
+
+skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err)
+{
+    gen g = { .tree = t, .dag = d, .err = err };
+    return model_new(&g, t, d, err);
+}
+
+int skel_erlang_phases(double scv)
+{
+    if (!(scv < 1))
+        return 1;
+    long k = lround(1 / scv);
+    return k < 1 ? 1 : k > 100 ? 100 : (int)k;
+}
+
+/* Balanced means: each branch carries half the mean, p / ra = (1 - p) / rb
+ * = 1/2, and p = (1 + sqrt((scv - 1) / (scv + 1))) / 2 gives the scv. */
+void skel_h2(double scv, double *p, double *ra, double *rb)
+{
+    *p = (1 + sqrt((scv - 1) / (scv + 1))) / 2;
+    *ra = 2 * *p;
+    *rb = 2 * (1 - *p);
+}
+
+skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err)
+{
+    gen g = { .tree = t, .dag = d, .plat = p, .place = node_of_task, .err = err };
+    skel_model *m = model_new(&g, t, d, err);
+    if (m && node_of_task && skel_model_place(m, p, node_of_task, err) < 0) {
+        skel_model_free(m);
+        return NULL;
+    }
+    return m;
 }
 
 void skel_model_free(skel_model *m)
 {
     if (!m)
         return;
+    free(m->scv);
     pepa_model_free(m->pepa);
     free(m->entry);
     free(m->move_action);

@@ -14,4 +14,48 @@ long skel_lcm(long a, long b, long cap);
  * malloc'd, NUL-terminated buffer the caller frees. */
 int skel_read_file(const char *path, size_t max, char **text, size_t *len, diag *err);
 
+/* ---- local states of generated components (gen.c, share.c) ---------- */
+
+/* One activity of a component's local state. Passive (task < 0): rate
+ * w * infty. Active (task >= 0): rate mu_<task> * w / div. */
+typedef struct skel_ltr {
+    int from, act, to;
+    double w;
+    int task;
+    int div;
+} skel_ltr;
+
+typedef struct skel_lgraph {
+    int nstates;              /* state 0 is the initial one */
+    skel_ltr *tr;
+    int ntr, cap;
+} skel_lgraph;
+
+/* Append t (growing through base/mem). Returns 0 or -1 (memory). */
+int skel_lg_push(skel_lgraph *lg, skel_ltr t);
+
+/* Group lg's transitions by source state, in the order they were made:
+ * state s's are by[first[s] .. first[s + 1]) (first: nstates + 1 entries,
+ * by: ntr). */
+void skel_lg_group(const skel_lgraph *lg, int *first, skel_ltr *by);
+
+/* Under processor sharing, the tasks placed on one node and their
+ * processors become one component: the product of their local graphs,
+ * actions of two members synchronised inside it, and each computation
+ * (an active rate of a processor) divided by the number of tasks computing
+ * in that state (a task computes in a local state that offers its comp
+ * action, passively). */
+typedef struct skel_share_in {
+    int n;                        /* members: tasks and processors */
+    const skel_lgraph *const *lg; /* their local graphs */
+    const int *comp;              /* per member: a task's comp action id; -1 for a
+                                     processor */
+    int nactions;                 /* action ids are below this */
+    long max_states;              /* refuse a larger product */
+} skel_share_in;
+
+/* Build the product into *out (zeroed by the caller; free out->tr).
+ * Returns 0, 1 when it would exceed in->max_states, or -1 (memory). */
+int skel_share_product(const skel_share_in *in, skel_lgraph *out);
+
 #endif

@@ -11,6 +11,8 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
 	skeleton/place.c \
+	skeleton/share.c \
 	skeleton/search.c skeleton/search_int.h skeleton/search_bound.c \
-	skeleton/search_plan.c skeleton/search_exact.c skeleton/search_scale.c
+	skeleton/search_plan.c skeleton/search_exact.c skeleton/search_scale.c \
+	skeleton/approx.c
 skeleton_libskeleton_la_LIBADD = -lm

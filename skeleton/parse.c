@@ -2,7 +2,7 @@
  * (seed 002 §3, as accepted by the wflow2pepa generator):
  *
  *   pipe(n);  xdeal(n);  xfarm(n);        n components follow, depth first
- *   task("name", rate [, data=bytes]);
+ *   task("name", rate [, data=bytes] [, scv=c2]);
  *   deal(n, "name", rate [, data=bytes]); n copies of one task, round robin
  *   farm(n, "name", rate [, data=bytes]); n copies of one task, on demand
  *   par(n);                               n branches, every item visits all
@@ -345,10 +345,11 @@ static int count(parser *ps, const char *word, int *n)
     return next(ps);
 }
 
-/* Optional ", key=value" arguments after a task's rate. */
-static int options(parser *ps, double *data)
+/* Optional ", key=value" arguments after a task's rate: data=bytes of the
+ * item it sends, scv= of its work (checked by skel_tree_finish). */
+static int options(parser *ps, double *data, double *scv)
 {
-    int have_data = 0;
+    int have[2] = { 0, 0 };
     while (ps->tok.kind == T_COMMA) {
         if (next(ps) < 0)
             return -1;
@@ -356,20 +357,24 @@ static int options(parser *ps, double *data)
         if (key.kind != T_IDENT)
             return fail(ps, key.line, key.col, "expected an option such as data=, found %s",
                         describe(&key));
-        if (!is_word(&key, "data"))
-            return fail(ps, key.line, key.col, "unknown option '%.*s' (known: data)",
+        int k = is_word(&key, "data") ? 0 : is_word(&key, "scv") ? 1 : -1;
+        if (k < 0)
+            return fail(ps, key.line, key.col, "unknown option '%.*s' (known: data, scv)",
                         (int)key.len, key.start);
-        if (have_data)
-            return fail(ps, key.line, key.col, "data= given twice");
-        have_data = 1;
+        if (have[k])
+            return fail(ps, key.line, key.col, "%s= given twice", k ? "scv" : "data");
+        have[k] = 1;
         if (next(ps) < 0 || expect(ps, T_EQ, "'='") < 0)
             return -1;
         int line = ps->tok.line, col = ps->tok.col;
-        if (expr(ps, 0, data) < 0)
+        double *v = k ? scv : data;
+        if (expr(ps, 0, v) < 0)
             return -1;
-        if (!isfinite(*data) || *data < 0)
-            return fail(ps, line, col, "data size must be non-negative and finite (got %g)",
-                        *data);
+        if (k == 0 && (!isfinite(*v) || *v < 0))
+            return fail(ps, line, col, "data size must be non-negative and finite (got %g)", *v);
+        if (k == 1 && !(*v >= SKEL_MIN_SCV && *v <= SKEL_MAX_SCV))
+            return fail(ps, line, col, "scv= must be between %g and %g (got %g)", SKEL_MIN_SCV,
+                        SKEL_MAX_SCV, *v);
     }
     return 0;
 }
@@ -498,15 +503,16 @@ static int statement(parser *ps, skel_node **node, int *open)
                         describe(&ps->tok));
         char name[SKEL_MAX_NAME + 1];
         memcpy(name, ps->tok.str, sizeof name);
-        double rate, data = 0;
+        double rate, data = 0, scv = 0;
         if (next(ps) < 0 || expect(ps, T_COMMA, "','") < 0 ||
-            rate_expr(ps, "the rate of a task", &rate) < 0 || options(ps, &data) < 0)
+            rate_expr(ps, "the rate of a task", &rate) < 0 || options(ps, &data, &scv) < 0)
             return -1;
         if (is_task) {
             skel_node *t = skel_task_new(ps->tree, name, rate, w.line, w.col, err);
             if (!t)
                 return -1;
             t->data = data;
+            t->scv = scv;
             *node = t;
         } else {
             skel_node *s = skel_node_new(ps->tree, is_deal ? SKEL_DEAL : SKEL_FARM,
@@ -520,6 +526,7 @@ static int statement(parser *ps, skel_node **node, int *open)
                 if (!t || skel_node_add(ps->tree, s, t, err) < 0)
                     return -1;
                 t->data = data;
+                t->scv = scv;
             }
             *node = s;
         }

@@ -117,10 +117,12 @@ int skel_place_rates(const skel_model *m, const skel_platform *p, const int *nod
         else
             load[node_of_task[i]]++;
     }
-    /* A task on node j computes at rate * Speed_j / n_j (equitable sharing). */
+    /* A task on node j computes at rate * Speed_j / n_j (equitable sharing);
+     * under processor sharing mu is its rate alone on the node, which the
+     * model divides among the tasks computing at the time. */
     for (int i = 0; i < m->ntasks && rc == 0; i++) {
         int j = node_of_task[i];
-        mu[i] = m->work[i] * p->nodes[j].speed / load[j];
+        mu[i] = m->work[i] * p->nodes[j].speed / (p->sharing == SKEL_SHARE_STATIC ? load[j] : 1);
     }
     for (int k = 0; k < m->nedges && rc == 0; k++) {
         skel_edge e = m->edges[k];

@@ -7,6 +7,8 @@
  *   NodeName=HOSTLIST [Speed=X]
  *   Link=HOSTLIST Latency=S [Bandwidth=B]   (every pair of the listed nodes)
  *   SetupFixed=S BspG=S ...    parameters of the analytic cost models (skel_param)
+ *   Sharing=ps|static          how the tasks on one node share it (skel_sharing)
+ *   WorkSCV=c2                 variability of a task's work (skel_erlang_phases)
  *
  * Pairs the platform does not know go to the caller's callback, so that
  * the plugin keeps its own keys in the same file without this module
@@ -35,7 +37,7 @@ typedef struct priv {
     int node_cap, link_cap;
     const char *input_name, *output_name;
     int input_line, input_col, output_line, output_col;
-    int local_line, default_line;
+    int local_line, default_line, sharing_line, work_scv_line;
     int param_line[SKEL_PARAM_COUNT];
 } priv;
 
@@ -305,6 +307,22 @@ static const char *const param_keys[SKEL_PARAM_COUNT] = {
     "BspG", "BspNHalf", "BspL", "InterArrival", "Precision", "CodeSize"
 };
 
+int skel_sharing_parse(const char *s, skel_sharing *out)
+{
+    if (strcasecmp(s, "ps") == 0)
+        *out = SKEL_SHARE_PS;
+    else if (strcasecmp(s, "static") == 0)
+        *out = SKEL_SHARE_STATIC;
+    else
+        return -1;
+    return 0;
+}
+
+const char *skel_sharing_name(skel_sharing s)
+{
+    return s == SKEL_SHARE_STATIC ? "static" : "ps";
+}
+
 const char *skel_param_key(skel_param k)
 {
     return k >= 0 && k < SKEL_PARAM_COUNT ? param_keys[k] : NULL;
@@ -329,6 +347,25 @@ static int global_key(pctx *c, const pair *kv, const pair *head)
             return fail(c, kv->col, "%s= given twice (first at line %d)", kv->key, *seen);
         *seen = c->line;
         return positive(c, kv, local ? &p->local_latency : &p->default_latency);
+    }
+    if (strcasecmp(kv->key, "WorkSCV") == 0) {
+        if (pv->work_scv_line)
+            return fail(c, kv->col, "WorkSCV= given twice (first at line %d)", pv->work_scv_line);
+        pv->work_scv_line = c->line;
+        if (positive(c, kv, &p->work_scv) < 0)
+            return -1;
+        if (!(p->work_scv >= SKEL_MIN_SCV && p->work_scv <= SKEL_MAX_SCV))
+            return fail(c, kv->vcol, "WorkSCV= must be between %g and %g", SKEL_MIN_SCV,
+                        SKEL_MAX_SCV);
+        return 0;
+    }
+    if (strcasecmp(kv->key, "Sharing") == 0) {
+        if (pv->sharing_line)
+            return fail(c, kv->col, "Sharing= given twice (first at line %d)", pv->sharing_line);
+        pv->sharing_line = c->line;
+        if (skel_sharing_parse(kv->value, &p->sharing) < 0)
+            return fail(c, kv->vcol, "Sharing= must be ps or static, not '%.40s'", kv->value);
+        return 0;
     }
     if (strcasecmp(kv->key, "Input") == 0 || strcasecmp(kv->key, "Output") == 0) {
         int in = strcasecmp(kv->key, "Input") == 0;

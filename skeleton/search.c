@@ -213,6 +213,8 @@ static void search_free(search *s)
     free(s->wq);
     free(s->win);
     free(s->pthr);
+    free(s->busy_task);
+    free(s->busy_first);
     free(s->params);
     free(s->tr_coef);
     free(s->tr_param);
@@ -318,7 +320,15 @@ static int exact_phase(search *s)
     int rc = setup_chain(s);
     if (rc != 0)
         return rc;
-    if (!s->o->no_plan && search_plan_build(s) < 0)
+    if ((!s->o->no_plan || s->ps) && search_plan_build(s) < 0)
+        return -1;
+    /* Processor sharing divides each state's rates: only the plan can. */
+    if (s->ps && !s->use_plan) {
+        snprintf(s->why, sizeof s->why, "Sharing=ps: the chain (%llu transitions) is too large "
+                 "to re-rate state by state", (unsigned long long)s->sp->q->nnz);
+        return 1;
+    }
+    if (s->ps && search_busy_build(s) < 0)
         return -1;
     s->exact = 1;
     return confirm_and_search(s);
@@ -423,6 +433,15 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
         diag_set(err, "no candidate placements");
         return NULL;
     }
+    if (m->shared) {
+        diag_set(err, "internal error: the search needs the placement-independent model "
+                 "(skel_model_new), not one placed under Sharing=ps");
+        return NULL;
+    }
+    s.ps = p->sharing == SKEL_SHARE_PS;
+    s.exp_work = 1;
+    for (int i = 0; i < s.nt; i++)
+        s.exp_work &= m->scv[i] == 1;
     if (s.o->budget > 0)
         s.deadline = s.t0 + s.o->budget;
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)

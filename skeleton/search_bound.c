@@ -73,17 +73,37 @@ static double steps_time(const search *s, const step *st, int n)
 
 static double window_thr(search *s, int wi);
 
+/* Under Sharing=ps a node is work-conserving: its tasks together use at
+ * most its speed, sum over its tasks of X_i / (work_i Speed_j) <= 1. With
+ * X_i = ratio_i X (ratio 0: unknown, left out, which only weakens it) that
+ * bounds X; the placed tasks are a subset of the final ones. */
+static double node_bound(const search *s, const double *ratio)
+{
+    double best = INFINITY;
+    for (int j = 0; j < s->nn; j++) {
+        double sum = 0;
+        for (int i = 0; i < s->nt; i++)
+            if (s->place[i] == j && ratio[i] > 0)
+                sum += ratio[i] / (s->m->work[i] * s->p->nodes[j].speed);
+        if (sum > 0 && 1 / sum < best)
+            best = 1 / sum;
+    }
+    return best;
+}
+
 /* Upper bound on the job's throughput X over every completion of the
- * current partial placement (0: infeasible, a link missing). */
+ * current partial placement (0: infeasible, a link missing). Rates are bounded from above:
+ * under Sharing=static a node's share only falls as tasks are added; under
+ * ps a task computes at most at its node's full speed. */
 double search_bound(search *s)
 {
     for (int i = 0; i < s->nt; i++) {
         int j = s->place[i];
         if (j >= 0)
-            s->bmu[i] = s->m->work[i] * s->p->nodes[j].speed / s->load[j];
+            s->bmu[i] = s->m->work[i] * s->p->nodes[j].speed / (s->ps ? 1 : s->load[j]);
         else if (s->o->pins && s->o->pins[i] >= 0)
             s->bmu[i] = s->m->work[i] * s->p->nodes[s->o->pins[i]].speed /
-                        (s->load[s->o->pins[i]] + 1);
+                        (s->ps ? 1 : s->load[s->o->pins[i]] + 1);
         else
             s->bmu[i] = s->m->work[i] * s->maxspeed;
     }
@@ -110,12 +130,14 @@ double search_bound_rates(search *s)
         for (int i = 0; i < s->nt; i++)
             if (v[i] > 0 && s->bmu[i] / v[i] < items)
                 items = s->bmu[i] / v[i];
+        if (s->ps && node_bound(s, v) < items)
+            items = node_bound(s, v);
         double all = 0;
         for (int i = 0; i < s->nt; i++)
             all += s->m->entry[i] * s->bmu[i];
         return items < all ? items : all;
     }
-    double best = INFINITY;
+    double best = s->ps ? node_bound(s, s->visit) : INFINITY;
     for (int i = 0; i < s->nt; i++) {
         double cycle = 1.0 / s->bmu[i] + steps_time(s, s->flows[i].src, s->flows[i].nsrc) +
                        steps_time(s, s->flows[i].dst, s->flows[i].ndst);
@@ -145,8 +167,10 @@ double search_bound_rates(search *s)
             best = sum * s->group_scale[g];
     }
     /* Without pruning the bounds only order the search and bound what a
-     * budget leaves out: the cycle bounds are enough. */
-    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune; k++) {
+     * budget leaves out: the cycle bounds are enough. Windows are solved
+     * with exponential work: less variable work (Erlang) can beat them, so
+     * they bound only models whose work is all exponential. */
+    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work; k++) {
         const window *w = &s->win[k];
         if (w->len == WIN_MAX && s->place[w->start + w->len - 1] < 0)
             continue;
@@ -165,7 +189,9 @@ double search_bound_rates(search *s)
  * completion times are a max-plus function of the exponential durations
  * (receive, compute, send), increasing in every one of them, and cutting
  * the window loose only removes waits; faster rates only shorten
- * durations. The chains are tiny (3^len states) and cached by their rates. */
+ * durations. Under Sharing=ps a computation is an exponential amount of
+ * work done at Speed/(tasks computing) <= Speed: the window's full-speed
+ * rates only shorten it too. The chains are tiny (3^len states) and cached by their rates. */
 /* Task i's only partner on one side, through a one-step, one-member flow
  * (SKEL_IN / SKEL_OUT included); -4 when there is none, -5 when several. */
 static int sole_partner(const skel_flow *f)

@@ -51,6 +51,8 @@ int search_dfs(search *s, int k)
     for (int x = pin >= 0 ? pin : 0; x < (pin >= 0 ? pin + 1 : s->nn); x++) {
         if (s->o->allowed && !s->o->allowed[x])
             continue;
+        if (x > 0 && (x & 63) == 0)
+            tick(s);          /* hundreds of nodes: bounding the children takes time too */
         if (s->load[x] == 0 && s->cls[x] != x) {
             /* An unused node whose class has an earlier unused member: the
              * placements below are images of that member's. */

@@ -82,6 +82,13 @@ typedef struct search {
     int *tr_param;
     double *tr_coef;
     double *params, *pthr;     /* nt + ne: rate and throughput of each parameter */
+    /* Sharing=ps: the chain is the placement-independent one (a component
+     * per task); a computation's rate mu_i is divided, state by state, by
+     * the number of tasks of its node computing (the busy lists). */
+    int ps;
+    int exp_work;              /* every task's work is exponential (windows apply) */
+    uint64_t *busy_first;      /* states + 1 offsets into busy_task */
+    int *busy_task;            /* the tasks computing in each state */
     double *dense;             /* n * (2n + 1) for chains of at most DENSE_MAX states */
     /* platform, for bounds */
     double *lat, *bw;          /* nn * nn; lat INFINITY: no link */
@@ -154,6 +161,7 @@ int search_setup_platform(search *s);
 
 /* search_plan.c */
 int search_plan_build(search *s);
+int search_busy_build(search *s);
 int search_evaluate(search *s);
 
 /* search_scale.c */

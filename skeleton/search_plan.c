@@ -4,12 +4,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "search_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/mem.h"
 #include "../base/clock.h"
 #include "../pepa/enum.h"
 #include "../pepa/index.h"
@@ -18,6 +20,7 @@
 /* ---- the rate plan ---------------------------------------------------------- */
 
 #define NO_SLOT UINT64_MAX
+#define NO_PARAM INT_MIN                          /* an action no parameter rates */
 #define PLAN_MAX_TRANSITIONS ((size_t)16000000)   /* 384 MB of plan at most */
 
 /* Position of source i in row j of q (rows are sorted by source). */
@@ -44,7 +47,35 @@ static int reference_rate(search *s, const double *r)
     return 0;
 }
 
-static void plan_apply(search *s, const double *r)
+/* Tasks of task i's node computing in state k (i among them). */
+static int busy_on_node(const search *s, uint32_t k, int i)
+{
+    int n = 0, j = s->place[i];
+    for (uint64_t b = s->busy_first[k]; b < s->busy_first[k + 1]; b++)
+        n += s->place[s->busy_task[b]] == j;
+    return n > 0 ? n : 1;
+}
+
+/* The parameter of plan transition t. A phase of task i's work (work_i,
+ * Erlang) is stored as -1 - i: rated by mu_i like comp_i, but no item
+ * completes (throughputs count tr_param >= 0 only). */
+static int param_of(const search *s, size_t t)
+{
+    return s->tr_param[t] >= 0 ? s->tr_param[t] : -1 - s->tr_param[t];
+}
+
+/* The rate of plan transition t at parameters r; shared: under Sharing=ps,
+ * for the placement s->place. */
+static double plan_rate(const search *s, size_t t, const double *r, int shared)
+{
+    int prm = param_of(s, t);
+    double v = s->tr_coef[t] * r[prm];
+    if (shared && prm < s->nt)
+        v /= busy_on_node(s, s->tr_src[t], prm);
+    return v;
+}
+
+static void plan_apply(search *s, const double *r, int shared)
 {
     pepa_ctmc *q = s->sp->q;
     memset(q->val, 0, q->nnz * sizeof *q->val);
@@ -52,10 +83,81 @@ static void plan_apply(search *s, const double *r)
     for (size_t t = 0; t < s->ntr; t++) {
         if (s->tr_slot[t] == NO_SLOT)
             continue;
-        double v = s->tr_coef[t] * r[s->tr_param[t]];
+        double v = plan_rate(s, t, r, shared);
         q->val[s->tr_slot[t]] += v;
         q->out[s->tr_src[t]] += v;
     }
+}
+
+/* Which tasks compute in each state: task i computes when its component's
+ * local state offers comp_i (passively: the processor gives the rate). */
+static int busy_tables(const search *s, int **of_leaf)
+{
+    const pepa_system *sys = s->sys;
+    int *task_of = malloc((size_t)sys->nactions * sizeof *task_of);
+    if (!task_of)
+        return -1;
+    for (int a = 0; a < sys->nactions; a++)
+        task_of[a] = -1;
+    for (int i = 0; i < s->nt; i++)
+        task_of[s->comp[i]] = i;
+    for (int l = 0; l < sys->nleaves; l++) {
+        const pepa_node *nd = &sys->nodes[sys->leaves[l]];
+        of_leaf[l] = NULL;
+        if (nd->kind != PEPA_N_LEAF)
+            continue;
+        const pepa_seq *q = &sys->seqs[nd->seq];
+        if (!(of_leaf[l] = malloc((size_t)q->nstates * sizeof **of_leaf))) {
+            free(task_of);
+            return -1;
+        }
+        for (int ls = 0; ls < q->nstates; ls++) {
+            of_leaf[l][ls] = -1;
+            for (int k = q->first[ls]; k < q->first[ls + 1]; k++)
+                if (q->moves[k].passive && task_of[q->moves[k].action] >= 0)
+                    of_leaf[l][ls] = task_of[q->moves[k].action];
+        }
+    }
+    free(task_of);
+    return 0;
+}
+
+static int busy_fill(search *s, int *const *of_leaf)
+{
+    const pepa_system *sys = s->sys;
+    size_t cap = 0, n = 0;
+    if (!(s->busy_first = malloc(((size_t)s->sp->n + 1) * sizeof *s->busy_first)))
+        return -1;
+    for (uint32_t k = 0; k < s->sp->n; k++) {
+        const uint64_t *st = pepa_space_state(s->sp, k);
+        s->busy_first[k] = n;
+        for (int l = 0; l < sys->nleaves; l++) {
+            if (!of_leaf[l])
+                continue;
+            int i = of_leaf[l][pepa_field_get(st, sys->nodes[sys->leaves[l]].field)];
+            if (i < 0)
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                if (mem_grow((void **)&s->busy_task, cap, sizeof *s->busy_task) < 0)
+                    return -1;
+            }
+            s->busy_task[n++] = i;
+        }
+    }
+    s->busy_first[s->sp->n] = n;
+    return 0;
+}
+
+int search_busy_build(search *s)
+{
+    const pepa_system *sys = s->sys;
+    int **of_leaf = calloc((size_t)(sys->nleaves ? sys->nleaves : 1), sizeof *of_leaf);
+    int rc = !of_leaf || busy_tables(s, of_leaf) < 0 || busy_fill(s, of_leaf) < 0 ? -1 : 0;
+    for (int l = 0; of_leaf && l < sys->nleaves; l++)
+        free(of_leaf[l]);
+    free(of_leaf);
+    return rc < 0 ? diag_set(s->err, "out of memory") : 0;
 }
 
 static int plan_grow(search *s, size_t *cap)
@@ -98,9 +200,15 @@ int search_plan_build(search *s)
         goto out;
     }
     for (int a = 0; a < sys->nactions; a++)
-        act_param[a] = -1;
-    for (int i = 0; i < s->nt; i++)
+        act_param[a] = NO_PARAM;
+    for (int i = 0; i < s->nt; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "work_%d", i);
+        int w = pepa_model_find_action(s->m->pepa, name);
         act_param[s->comp[i]] = i;
+        if (w >= 0)
+            act_param[w] = -1 - i;
+    }
     for (int e = 0; e < s->ne; e++)
         act_param[s->m->move_action[e]] = s->nt + e;
     /* Probe rates: distinct, irregular values. */
@@ -121,7 +229,7 @@ int search_plan_build(search *s)
             goto out;
         for (long t = 0; t < ntr; t++) {
             int prm = act_param[tr[t].action];
-            if (prm < 0 || s->ntr >= PLAN_MAX_TRANSITIONS) {
+            if (prm == NO_PARAM || s->ntr >= PLAN_MAX_TRANSITIONS) {
                 rc = 0;
                 goto out;
             }
@@ -142,7 +250,7 @@ int search_plan_build(search *s)
             s->tr_src[s->ntr] = i;
             s->tr_slot[s->ntr] = slot;
             s->tr_param[s->ntr] = prm;
-            s->tr_coef[s->ntr] = tr[t].rate / s->params[prm];
+            s->tr_coef[s->ntr] = tr[t].rate / s->params[param_of(s, s->ntr)];
             s->ntr++;
         }
     }
@@ -159,7 +267,7 @@ int search_plan_build(search *s)
     }
     memcpy(val, q->val, q->nnz * sizeof *val);
     memcpy(outr, q->out, (size_t)q->n * sizeof *outr);
-    plan_apply(s, p2);
+    plan_apply(s, p2, 0);
     int same = 1;
     for (uint64_t k = 0; k < q->nnz && same; k++)
         same = fabs(val[k] - q->val[k]) <= 1e-12 * fabs(val[k]);
@@ -238,7 +346,7 @@ int search_evaluate(search *s)
     if (s->use_plan) {
         memcpy(s->params, s->mu, (size_t)s->nt * sizeof *s->mu);
         memcpy(s->params + s->nt, s->lambda, (size_t)s->ne * sizeof *s->lambda);
-        plan_apply(s, s->params);
+        plan_apply(s, s->params, s->ps);
     } else if (pepa_system_rerate(s->sys, s->err) < 0 || pepa_space_rate(s->sp, s->err) < 0) {
         return -1;
     }
@@ -251,10 +359,11 @@ int search_evaluate(search *s)
         for (int i = 0; i < s->nt; i++)
             s->pthr[i] = 0;
         for (size_t t = 0; t < s->ntr; t++)
-            if (s->tr_param[t] < s->nt)
-                s->pthr[s->tr_param[t]] += s->pi[s->tr_src[t]] * s->tr_coef[t];
+            if (s->tr_param[t] >= 0 && s->tr_param[t] < s->nt)
+                s->pthr[s->tr_param[t]] += s->pi[s->tr_src[t]] *
+                                           (s->ps ? plan_rate(s, t, s->params, 1) : s->tr_coef[t]);
         for (int i = 0; i < s->nt; i++)
-            s->thr[s->comp[i]] = s->pthr[i] * s->mu[i];
+            s->thr[s->comp[i]] = s->pthr[i] * (s->ps ? 1 : s->mu[i]);
     } else if (pepa_space_throughput(s->sp, s->pi, s->thr, s->err) < 0) {
         return -1;
     }

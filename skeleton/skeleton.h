@@ -38,6 +38,8 @@
 #define SKEL_MAX_GROUPS 12         /* branches one item forks to or joins from */
 #define SKEL_MAX_ALTS 4096         /* alternatives of one step (choices multiply) */
 #define SKEL_MAX_LOOP_CAP 64       /* items inside one loop over several stages */
+#define SKEL_MIN_SCV 0.01          /* squared coefficients of variation: Erlang-100 */
+#define SKEL_MAX_SCV 100.0
 
 /* ---- the skeleton hierarchy tree ------------------------------------- */
 
@@ -54,6 +56,9 @@ typedef struct skel_node {
     const char *name;            /* TASK: the label given ("task") */
     double rate;                 /* TASK: items per second on Speed=1 */
     double data;                 /* TASK: bytes of each item it sends (0: none) */
+    double scv;                  /* TASK: squared coefficient of variation of its
+                                    work per item (scv=); 0: the platform's WorkSCV=
+                                    (skel_phases) */
     int index;                   /* TASK: depth-first number, task "t<index>" */
     int lo, hi;                  /* tasks of this subtree: [lo, hi) */
     int declared;                /* count written in the description (0 if built) */
@@ -210,6 +215,10 @@ typedef struct skel_model {
     pepa_expr **mu;          /* per task: the NUM node of mu_<i> */
     pepa_expr **lambda;      /* per edge: the NUM node of its lambda */
     long nprefixes;          /* activities in the task definitions */
+    int shared;              /* tasks inside Node<j> products (Sharing=ps, placed
+                                model): 0 for a placement-independent model */
+    double *scv;             /* per task: squared coefficient of variation of its
+                                work (task scv=, platform WorkSCV=, else 1) */
     int *comp_action;        /* per task: action id of comp_<i> in pepa */
     int *move_action;        /* per edge: action id of its move in pepa */
     double *entry;           /* per task: items entering the skeleton per
@@ -224,6 +233,7 @@ typedef struct skel_model {
  * or skel_model_set_rates change them. Returns NULL with a message. */
 skel_model *skel_model_new(const skel_tree *t, const skel_dag *d, diag *err);
 void skel_model_free(skel_model *m);
+
 
 /* Set the rate values (mu: ntasks entries, lambda: nedges entries, all
  * positive and finite) in place: only the NUM nodes change, so a derived
@@ -274,6 +284,17 @@ typedef enum skel_param {
 /* The key of a parameter ("SetupFixed", ...), or NULL. */
 const char *skel_param_key(skel_param k);
 
+/* How the tasks placed on one node share its speed (docs/platform.md).
+ * PS: only the tasks that are computing share it, equally (processor
+ * sharing: a task computing alone gets the whole node). STATIC: each of
+ * the n tasks placed on the node always gets Speed/n, computing or not
+ * (seed 000's equitable sharing). */
+typedef enum skel_sharing { SKEL_SHARE_PS = 0, SKEL_SHARE_STATIC = 1 } skel_sharing;
+
+/* "ps" or "static" (case-insensitive) into *out. Returns 0 or -1. */
+int skel_sharing_parse(const char *s, skel_sharing *out);
+const char *skel_sharing_name(skel_sharing s);
+
 typedef struct skel_platform {
     const char *file;
     int nnodes;
@@ -285,7 +306,10 @@ typedef struct skel_platform {
     int input, output;       /* SKEL_LOCAL or a node index */
     void *priv;              /* name index and storage */
     double param[SKEL_PARAM_COUNT];  /* cost model parameters; 0: not given */
+    skel_sharing sharing;    /* Sharing=; SKEL_SHARE_PS when not given */
+    double work_scv;         /* WorkSCV=: a task's work when it gives no scv=; 0: 1 */
 } skel_platform;
+
 
 /* One Key=Value pair the platform does not know, handed to the caller so
  * that it can carry its own keys in the same file (the Slurm plugin's
@@ -346,12 +370,37 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
                      int *node_of_task, diag *err);
 
 /* The rates of one placement (Benoit et al. 2004 §4.1): a task on node j computes at
- * mu = rate * Speed_j / n_j, n_j = tasks on j; a move between nodes a != b
+ * mu = rate * Speed_j / n_j, n_j = tasks on j, under Sharing=static, and at
+ * mu = rate * Speed_j under Sharing=ps (its rate when it computes alone:
+ * the model divides it by the number of tasks computing); a move between nodes a != b
  * takes latency(a,b) + data/bandwidth(a,b) seconds, within one node
  * LocalLatency; input/output moves run from/to the Input/Output node (or
  * locally). mu has ntasks and lambda nedges entries. */
 int skel_place_rates(const skel_model *m, const skel_platform *p, const int *node_of_task,
                      double *mu, double *lambda, diag *err);
+
+/* Phases of a task's work (or a move's time) of squared coefficient of
+ * variation scv (docs/platform.md, "Variability"): below 1, Erlang-k with
+ * k = round(1/scv) (1..100) phases of rate k/mean; at 1 (and above, where
+ * this returns 1) one phase. Above 1 the work is a balanced-means
+ * hyperexponential H2: with probability p at rate ra/mean, else at rate
+ * rb/mean (skel_h2 gives p, ra, rb; p/ra = (1-p)/rb = 1/2). */
+int skel_erlang_phases(double scv);
+void skel_h2(double scv, double *p, double *ra, double *rb);
+
+/* The model of one placement on p under p's semantics, rates set (as by
+ * skel_model_place). node_of_task NULL: the placement-independent model
+ * under p's other semantics (WorkSCV=), rates not set, as the search
+ * wants it. Under Sharing=ps the tasks of each node that holds
+ * several are one component, Node<j> (and Node<j>_<k>), whose local state
+ * is the tuple of theirs: it gives each computing task mu_<i> (its rate
+ * alone on the node) divided by the number of them computing, so its
+ * structure depends on the placement. Under Sharing=static, or with one
+ * task per node, it is skel_model_new's model with skel_model_place's
+ * rates. NULL with a message (a node whose tasks have too many joint local
+ * states for one component). */
+skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err);
 
 /* skel_place_rates, then skel_model_set_rates. */
 int skel_model_place(skel_model *m, const skel_platform *p, const int *node_of_task,
@@ -458,5 +507,65 @@ void skel_search_result_free(skel_search_result *r);   /* r may be NULL */
  * may be NULL; keep has nnodes flags). Returns 0 or -1 (memory). */
 int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *cls,
                         diag *err);
+
+/* ---- throughput approximation (docs/approximation.md) ------------------ */
+
+/* An analytical estimate of a placed skeleton's steady-state throughput
+ * that costs microseconds to milliseconds at any size: the task graph is
+ * decomposed into one small exact sub-chain per communicating pair of
+ * tasks (both tasks' local states, every other partner replaced by an
+ * exponential delay), coupled by a fixed point on those delays (tandem
+ * lines with blocking: Dallery, David and Xie's decomposition; semi-
+ * numerical SPA decomposition: Bohnenkamp and Haverkort). Exact for one
+ * task and for two communicating tasks; errors on the random suite are in
+ * `make bench` (bench/bench_approx.c).
+ *
+ * A workspace is built once per task graph and evaluated per placement:
+ * evaluation allocates nothing and touches no global state, so one
+ * workspace per thread evaluates placements concurrently. */
+
+typedef struct skel_approx skel_approx;
+
+typedef struct skel_approx_opts {
+    int max_iter;            /* fixed-point sweeps; 0: 200 */
+    double tol;              /* relative change of every delay that stops them; 0: 1e-9 */
+    unsigned long max_states; /* states of one sub-chain; 0: 4096 */
+    unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
+                                ready/not-ready bits within this many states; 0: 96 */
+    unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
+                                grows by its partners within this many states; 0: 2500 */
+} skel_approx_opts;
+
+typedef struct skel_approx_result {
+    double throughput;       /* the job's: items leaving the skeleton per second */
+    int iterations;          /* sweeps done */
+    double change;           /* relative change of the delays in the last sweep */
+    int converged;           /* change <= tol */
+    int bottleneck;          /* task of highest compute utilisation */
+} skel_approx_result;
+
+/* The workspace for the task graph d (d must outlive it). opts may be
+ * NULL. Returns NULL with a message for what the method does not cover
+ * (par/choice/loop flows) or a sub-chain above max_states. */
+skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+void skel_approx_free(skel_approx *a);       /* a may be NULL */
+
+/* The throughput for the rates mu (ntasks: compute rates, as
+ * skel_place_rates gives them) and lambda (nedges, the dag's edge order:
+ * move rates). Returns 0, or -1 with a message (a rate not positive and
+ * finite, or a fixed point below the one-item-at-a-time bound: deals of
+ * deals wider than a sub-chain). Warm-starts from the previous evaluation. */
+int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
+                     skel_approx_result *r, diag *err);
+
+/* After skel_approx_eval: per task, the estimated fraction of time it
+ * computes and its computations per second (ntasks entries each). */
+const double *skel_approx_task_util(const skel_approx *a);
+const double *skel_approx_task_throughput(const skel_approx *a);
+
+/* skel_place_rates for placement node_of_task on p, then skel_approx_eval
+ * (allocates the two rate arrays). */
+int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,
+                      const int *node_of_task, skel_approx_result *r, diag *err);
 
 #endif

@@ -171,6 +171,10 @@ static int check(skel_tree *t, skel_node *n, int depth, diag *err)
         if (!(n->data >= 0) || !isfinite(n->data))
             return diag_at(err, t->file, n->line, n->col,
                            "data size must be non-negative and finite (got %g)", n->data);
+        if (n->scv != 0 && (!(n->scv >= SKEL_MIN_SCV) || !(n->scv <= SKEL_MAX_SCV)))
+            return diag_at(err, t->file, n->line, n->col,
+                           "scv= must be between %g and %g (got %g)", SKEL_MIN_SCV,
+                           SKEL_MAX_SCV, n->scv);
         if (t->ntasks >= SKEL_MAX_TASKS)
             return diag_at(err, t->file, n->line, n->col, "more than %d tasks", SKEL_MAX_TASKS);
         n->index = t->ntasks++;
@@ -253,6 +257,8 @@ static void print_task_args(const skel_node *task, FILE *f)
     fprintf(f, ", %.17g", task->rate);
     if (task->data > 0)
         fprintf(f, ", data=%.17g", task->data);
+    if (task->scv > 0)
+        fprintf(f, ", scv=%.17g", task->scv);
 }
 
 /* deal(n, ...) sugar is printed only when every child is the same task. */
@@ -264,7 +270,7 @@ static int uniform(const skel_node *n)
     for (int i = 1; i < n->nchildren; i++) {
         const skel_node *b = n->children[i];
         if (b->kind != SKEL_TASK || strcmp(a->name, b->name) || a->rate != b->rate ||
-            a->data != b->data)
+            a->data != b->data || a->scv != b->scv)
             return 0;
     }
     return 1;

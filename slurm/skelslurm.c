@@ -777,7 +777,7 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
         goto out;
     }
     if (!(dag = skel_dag_build(job->tree, job->style, &why)) ||
-        !(model = skel_model_new(job->tree, dag, &why))) {
+        !(model = skel_model_new_placed(job->tree, dag, p, NULL, &why))) {
         fault = strstr(why.msg, "out of memory") ? SLURMSK_FAULT_MEMORY : SLURMSK_FAULT_SYNTAX;
         whole_at(err, job, "%s", why.msg);
         goto out;

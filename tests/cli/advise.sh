@@ -47,7 +47,10 @@ expect_out "no free node" "no free node to put a replica of t0 on"
 printf 'pipe(5); task("a", 400); task("b", 400); task("c", 50); task("d", 400); task("e", 400);\n' >"$TMP/fast.skel"
 expect_exit 0 "merge" -- advise "$TMP/fast.skel" --platform "$PL" --replicas 2
 expect_out "merge" '^merge t0\+t1 +- +46\.8[0-9]* .* n0 \(frees n1\)$'
-expect_out "group" '^group t3\+t4 +- +46\.3[0-9]* .* n3 \(frees n4\)$'
+# grouped on one node, the two stages share it as they compute (Sharing=ps)
+expect_out "group" '^group t3\+t4 +- +48\.1[0-9]* .* n3 \(frees n4\)$'
+expect_exit 0 "group static" -- advise "$TMP/fast.skel" --platform "$PL" --replicas 2 --sharing static
+expect_out "group static" '^group t3\+t4 +- +46\.3[0-9]* .* n3 \(frees n4\)$'
 expect_exit 0 "no merge" -- advise "$TMP/fast.skel" --platform "$PL" --replicas 2 --no-merge
 if grep -qE '^(merge|group)' "$TMP/out"; then fail "--no-merge still merges"; else ok; fi
 

@@ -75,6 +75,41 @@ expect_exit 1 "unknown node" -- gen "$S/fig4.skel" --place t0=nowhere
 err_has "unknown node" "no node nowhere"
 expect_exit 1 "missing file" -- gen "$TMP/none.skel"
 
+# Sharing=ps (default): stages 1 and 3 share fast1 and are one component
+# that offers each computation at mu_i / (stages computing); static: seed 000
+PLACE="--style stream --platform $SRCDIR/examples/platforms/cluster.conf --place t0=fast1,t1=fast2,t2=fast1"
+expect_exit 0 "ps gen" -- gen $PLACE "$S/seed000-pipeline.skel"
+expect_out "ps gen" '^Node1_4 = \(comp_0, mu_0 / 2\.0\)\.Node1_6 \+ \(comp_2, mu_2 / 2\.0\)\.Node1_7;$'
+expect_out "ps gen" '^mu_0 = 10\.0;$'
+expect_exit 0 "ps solve" -- solve $PLACE "$S/seed000-pipeline.skel"
+expect_out "ps solve" '^comp_0 +4\.344151679$'
+expect_out "ps solve" '^states +27$'
+expect_exit 0 "static solve" -- solve $PLACE --sharing static "$S/seed000-pipeline.skel"
+expect_out "static solve" '^comp_0 +3\.365066329$'
+printf 'Sharing=static\n' | cat - "$SRCDIR/examples/platforms/cluster.conf" >"$TMP/static.conf"
+expect_exit 0 "static key" -- solve --style stream --platform "$TMP/static.conf" --place t0=fast1,t1=fast2,t2=fast1 "$S/seed000-pipeline.skel"
+expect_out "static key" '^comp_0 +3\.365066329$'
+expect_exit 0 "option over key" -- solve --style stream --platform "$TMP/static.conf" --place t0=fast1,t1=fast2,t2=fast1 --sharing ps "$S/seed000-pipeline.skel"
+expect_out "option over key" '^comp_0 +4\.344151679$'
+printf 'Sharing=fair\nNodeName=a\n' >"$TMP/fair.conf"
+expect_exit 1 "bad sharing" -- gen "$S/fig4.skel" --platform "$TMP/fair.conf"
+err_has "bad sharing" "fair.conf:1:9: Sharing= must be ps or static, not 'fair'"
+expect_exit 2 "bad sharing option" -- gen "$S/fig4.skel" --sharing fair
+
+# ps with Erlang and H2 work inside Node<j> components: the exact chain's
+# throughput within the 95% interval of the Gillespie simulation of the
+# same model (an independent engine; fixed seed, so deterministic)
+printf 'pipe(5); task("a", 2.0, scv=0.25); task("b", 1.5, scv=0.25); task("c", 2.5, scv=4);\n task("d", 1.0, scv=0.5); task("e", 2.0);\n' >"$TMP/var.skel"
+VAR="--style stream --platform $SRCDIR/examples/platforms/cluster.conf --place t0=n01,t1=n01,t2=n02,t3=n02,t4=n01"
+expect_exit 0 "variable exact" -- solve $VAR "$TMP/var.skel"
+exact=$(awk '$1 == "comp_0" { print $2 }' "$TMP/out")
+expect_exit 0 "variable simulated" -- simulate $VAR --events 200000 --reps 10 --no-local "$TMP/var.skel"
+if awk -v x="$exact" '$1 == "comp_0" { d = $2 - x; if (d < 0) d = -d; ok = x > 0 && d <= $3 } END { exit !ok }' "$TMP/out"; then
+    ok
+else
+    fail "variable: exact $exact outside the simulation's interval: $(grep '^comp_0' "$TMP/out")"
+fi
+
 # usage: exit 2
 expect_exit 2 "no argument" -- gen
 expect_exit 2 "bad style" -- gen "$S/fig4.skel" --style fast

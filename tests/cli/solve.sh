@@ -149,6 +149,25 @@ expect_exit 1 "unknown node" -- solve --platform "$E/platforms/seed000.conf" --p
 expect_err "unknown node" "p9"
 expect_exit 2 "bad style" -- solve --style sideways "$E/skeletons/seed000-pipeline.skel"
 
+# --method approx: no chain; seed 000's row 1 (exact 5.63467) within 1%,
+# farm(1000) answered, a PEPA model and par/choice/loop refused with a message
+expect_exit 0 "approx" -- solve --method approx --style stream --platform "$E/platforms/seed000.conf" \
+    --place t0=p1,t1=p2,t2=p3 "$E/skeletons/seed000-pipeline.skel"
+expect_out "approx method" "^method +approx, [0-9]+ sweeps"
+expect_out "approx seed 000 row 1" "^throughput +5\.(5[89]|6[0-9]|7[01])[0-9]* items/s"
+expect_exit 0 "approx json" -- solve --method approx --json "$SHARED_DIR/corpus/wflow2pepa/model5.des"
+expect_out "approx json fields" '"method": "approx", "iterations": [0-9]+, "converged": true'
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out"; then ok; else fail "approx json parses"; fi
+fi
+printf 'pipe(3); task("src", 50); farm(1000, "w", 0.1); task("sink", 50);\n' > "$TMP/farm1000.skel"
+expect_exit 0 "approx farm(1000)" -- solve --method approx --style stream "$TMP/farm1000.skel"
+expect_out "approx farm(1000) tasks" "^tasks +1002$"
+expect_exit 1 "approx on PEPA" -- solve --method approx "$C/pypepa/simple.pepa"
+expect_err "approx on PEPA" "needs a skeleton"
+expect_exit 1 "approx on choice" -- solve --method approx "$E/skeletons/orchestration.skel"
+expect_err "approx on choice" "par/choice/loop"
+
 # exports
 expect_exit 0 "export" -- solve --export-prism "$TMP/simple" --export-mm "$TMP/simple.mtx" "$C/pypepa/simple.pepa"
 if [ "$(head -n 1 "$TMP/simple.tra")" = "4 8" ]; then ok; else fail "tra header"; fi

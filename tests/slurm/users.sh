@@ -7,7 +7,7 @@
 #    finishes (its stages run at the same time) and gets the CPUs its plan
 #    needs per node;
 #  - refusals carry Slurm's closest error code and the right #SKEL line;
-#    the MaxStates message says what an sbatch user can do;
+#    a model beyond MaxStates is placed (method=approximate), not refused;
 #  - the plan is shown at submission and with sbatch --test-only;
 #    `skelsched plan` predicts the plugin's messages and plans;
 #  - -N/-n given way to the plan with a warning; idle nodes preferred to
@@ -102,6 +102,10 @@ fi
 [ -n "$ID" ] && scancel "$ID" >/dev/null 2>&1
 grep -q -- "--max-states" "$T/sbatch.err" && fail "MaxStates message names --max-states" ||
     pass "MaxStates message does not send the user to --max-states"
+sleep 1
+grep "job=big " "$T/log/slurmctld.log" | tail -1 | grep -q " method=approximate" &&
+    pass "MaxStates: the log line says method=approximate" ||
+    fail "MaxStates: no method=approximate in: $(grep "job=big " "$T/log/slurmctld.log" | tail -1)"
 sleep 1
 sed 's/^MaxStates=.*/MaxStates=200000/' "$T/skeleton.conf" >"$T/skeleton.conf.new" && mv "$T/skeleton.conf.new" "$T/skeleton.conf"
 

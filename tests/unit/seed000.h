@@ -35,11 +35,13 @@ static const char pipeline[] =
     "\ttask(\"stage\", 1.0);\n"
     "\ttask(\"stage\", 1.0);\n";
 
-/* The platform of one row (t_j = 1/Speed_j, input and output local). */
+/* The platform of one row (t_j = 1/Speed_j, input and output local, the
+ * paper's equitable sharing of a processor among the stages on it). */
 static inline void seed000_platform(char *text, size_t n, const row *r)
 {
     snprintf(text, n,
              "# seed 000, section 4.2\n"
+             "Sharing=static\n"
              "LocalLatency=0.0001\nInput=local\nOutput=local\n"
              "NodeName=p1 Speed=%.17g\nNodeName=p2 Speed=%.17g\nNodeName=p3 Speed=%.17g\n"
              "Link=p1,p2 Latency=%.17g\nLink=p2,p3 Latency=%.17g\nLink=p1,p3 Latency=%.17g\n",

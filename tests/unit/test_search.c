@@ -5,7 +5,7 @@
  *    pin give the same best value;
  *  - on small random platforms, branch and bound with symmetry finds the
  *    best of brute force (every placement solved, nothing cut), and bounds
- *    never lose one of the K best;
+ *    never lose one of the K best, under Sharing=ps and Sharing=static;
  *  - a budget returns a valid best-so-far with optimal = 0 and a bound. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -130,6 +130,41 @@ static const char *const skels[] = {
     "\ttask(\"d\", 1.5);\n\ttask(\"e\", 3.0);\n",
 };
 
+/* Brute force against branch and bound with each of its devices off in
+ * turn, on b's platform as it is. */
+static void brute_case(placed *b, int i)
+{
+    skel_search_opts brute = { 0 };
+    brute.no_prune = brute.no_symmetry = 1;
+    brute.top = 100000;
+    skel_search_result *bf = run(b, &brute);
+    ck_assert(bf->evaluated == bf->total);
+    ck_assert_int_eq(bf->nranked, (int)bf->total);
+    double best = bf->ranked[0].throughput;
+    for (int variant = 0; variant < 3; variant++) {
+        skel_search_opts o = { 0 };
+        o.no_prune = variant == 1;
+        o.no_symmetry = variant == 2;
+        o.top = 3;
+        skel_search_result *r = run(b, &o);
+        ck_assert_msg(close_rel(r->ranked[0].throughput, best, 1e-9),
+                      "case %d %s variant %d: %.12g vs brute force %.12g", i,
+                      skel_sharing_name(b->plat->sharing), variant, r->ranked[0].throughput, best);
+        ck_assert(r->optimal);
+        ck_assert(r->evaluated + r->pruned + r->symmetric == r->total);
+        ck_assert(r->total == bf->total);
+        if (variant == 2) {
+            /* No symmetry: the K best values are brute force's K best. */
+            for (int k = 0; k < r->nranked; k++)
+                ck_assert_msg(close_rel(r->ranked[k].throughput, bf->ranked[k].throughput, 1e-9),
+                              "case %d: rank %d %.12g vs %.12g", i, k,
+                              r->ranked[k].throughput, bf->ranked[k].throughput);
+        }
+        skel_search_result_free(r);
+    }
+    skel_search_result_free(bf);
+}
+
 START_TEST(test_brute_force)
 {
     uint64_t seed = 12345 + (uint64_t)_i * 7919;
@@ -140,35 +175,11 @@ START_TEST(test_brute_force)
     random_platform(text, sizeof text, nodes, &seed);
     placed b;
     placed_build(&b, skel, style, text);
-    skel_search_opts brute = { 0 };
-    brute.no_prune = brute.no_symmetry = 1;
-    brute.top = 100000;
-    skel_search_result *bf = run(&b, &brute);
-    ck_assert(bf->evaluated == bf->total);
-    ck_assert_int_eq(bf->nranked, (int)bf->total);
-    double best = bf->ranked[0].throughput;
-    for (int variant = 0; variant < 3; variant++) {
-        skel_search_opts o = { 0 };
-        o.no_prune = variant == 1;
-        o.no_symmetry = variant == 2;
-        o.top = 3;
-        skel_search_result *r = run(&b, &o);
-        ck_assert_msg(close_rel(r->ranked[0].throughput, best, 1e-9),
-                      "case %d variant %d: %.12g vs brute force %.12g", _i, variant,
-                      r->ranked[0].throughput, best);
-        ck_assert(r->optimal);
-        ck_assert(r->evaluated + r->pruned + r->symmetric == r->total);
-        ck_assert(r->total == bf->total);
-        if (variant == 2) {
-            /* No symmetry: the K best values are brute force's K best. */
-            for (int k = 0; k < r->nranked; k++)
-                ck_assert_msg(close_rel(r->ranked[k].throughput, bf->ranked[k].throughput, 1e-9),
-                              "case %d: rank %d %.12g vs %.12g", _i, k,
-                              r->ranked[k].throughput, bf->ranked[k].throughput);
-        }
-        skel_search_result_free(r);
-    }
-    skel_search_result_free(bf);
+    /* Both ways of sharing a node: their bounds differ (under ps a task may
+     * compute at its node's full speed; the node's work is bounded instead). */
+    brute_case(&b, _i);
+    b.plat->sharing = SKEL_SHARE_STATIC;
+    brute_case(&b, _i);
     placed_free(&b);
 }
 END_TEST
@@ -327,14 +338,16 @@ END_TEST
 /* ---- the objective: the job's throughput ---------------------------------- */
 
 /* Items leaving the skeleton per second under placement where, found
- * without the search: a fresh chain, derived and solved, and the summed
+ * without the search: the placement's own model, derived and solved, and the summed
  * throughput of the moves to the output (stream style). */
 static double leaving(const placed *b, const int *where)
 {
     diag err;
     diag_clear(&err);
-    skel_model *m = skel_model_new(b->tree, b->dag, &err);
-    ck_assert_msg(m && skel_model_place(m, b->plat, where, &err) == 0, "%s", err.msg);
+    /* the model of that placement under the platform's Sharing= (Node<j>
+     * components under ps) */
+    skel_model *m = skel_model_new_placed(b->tree, b->dag, b->plat, where, &err);
+    ck_assert_msg(m, "%s", err.msg);
     pepa_system *sys = pepa_system_new(m->pepa, &err);
     pepa_derive_opts d = { 0 };
     pepa_space *sp = sys ? pepa_derive(sys, &d, &err) : NULL;

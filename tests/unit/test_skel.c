@@ -196,7 +196,9 @@ START_TEST(test_parse_errors)
     parse_fails("foo(1);", "t.skel:1:1: unknown skeleton 'foo' (expected pipe, task, deal, farm, xdeal, xfarm, par, choice or loop)");
     parse_fails("pipe(1);\n\ttask(\"a, 1);", "t.skel:2:7: unterminated string");
     parse_fails("/* open", "t.skel:1:1: unterminated comment");
-    parse_fails("task(\"a\", 1, foo=1);", "t.skel:1:14: unknown option 'foo' (known: data)");
+    parse_fails("task(\"a\", 1, foo=1);", "t.skel:1:14: unknown option 'foo' (known: data, scv)");
+    parse_fails("task(\"a\", 1, scv=0);", "t.skel:1:18: scv= must be between 0.01 and 100 (got 0)");
+    parse_fails("task(\"a\", 1, scv=2, scv=3);", "t.skel:1:21: scv= given twice");
     parse_fails("task(\"a\", 1, data=-1);",
                 "t.skel:1:19: data size must be non-negative and finite (got -1)");
     parse_fails("xdeal(2);\n pipe(1);\n  task(\"a\", 1);\n",
@@ -754,7 +756,13 @@ START_TEST(test_place_rates)
     double mu[3], lambda[8];
     ck_assert_int_eq(g.model->nedges, 4);
     ck_assert_msg(skel_place_rates(g.model, p, where, mu, lambda, &err) == 0, "%s", err.msg);
-    /* Two tasks share p1 (Speed 10): 1 * 10 / 2, 2 * 10 / 2; c alone on p3. */
+    /* Sharing=ps (the default): each task's rate alone on its node. */
+    ck_assert(p->sharing == SKEL_SHARE_PS);
+    ck_assert(mu[0] == 10 && mu[1] == 20 && mu[2] == 3);
+    /* Sharing=static: two tasks share p1 (Speed 10): 1 * 10 / 2, 2 * 10 / 2;
+     * c alone on p3. */
+    p->sharing = SKEL_SHARE_STATIC;
+    ck_assert_msg(skel_place_rates(g.model, p, where, mu, lambda, &err) == 0, "%s", err.msg);
     ck_assert(mu[0] == 5 && mu[1] == 10 && mu[2] == 3);
     int in0 = skel_dag_edge(g.dag, SKEL_IN, 0), e01 = skel_dag_edge(g.dag, 0, 1);
     int e12 = skel_dag_edge(g.dag, 1, 2), out2 = skel_dag_edge(g.dag, 2, SKEL_OUT);

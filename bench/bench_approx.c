@@ -1,0 +1,373 @@
+/* bench_approx: the throughput approximation (skel_approx, docs/
+ * approximation.md) against the exact chain on the same placements.
+ *
+ *   (a) a random suite from a fixed seed: pipelines of tasks, pipelines
+ *       with a farm or a deal of tasks, and nested skeletons (xfarm/xdeal
+ *       of sub-pipelines, several replicated stages), 2-12 tasks, in both
+ *       boundary styles, on random heterogeneous platforms (speeds 1-8,
+ *       latencies 1 ms - 1 s, some bandwidths), at a random placement whose
+ *       exact chain has at most MAX_STATES states;
+ *   (b) every corpus skeleton (examples/skeletons, ../shared/corpus/
+ *       wflow2pepa) on the default platform and on three random ones.
+ * Printed: the relative error |approx / exact - 1| per construct and in
+ * all (median, p95, max), and the time of one exact solution (derivation
+ * included) against one approximation.
+ *
+ * usage: bench_approx [cases]   (SRCDIR, SHARED_DIR locate the inputs;
+ *                                APPROX_VERBOSE=1 prints every case) */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "skeleton/skeleton.h"
+
+#define MAX_STATES 300000UL
+#define NCAT 5
+
+static const char *const catname[NCAT] = { "pipe", "farm", "deal", "nested", "corpus" };
+
+static double uniform(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static int pick(uint64_t *s, int lo, int hi)   /* lo..hi inclusive */
+{
+    return lo + (int)(uniform(s) * (hi - lo + 1));
+}
+
+static double loguni(uint64_t *s, double lo, double hi)
+{
+    return lo * pow(hi / lo, uniform(s));
+}
+
+/* A platform of n nodes: speeds 1..8, a default latency, some links
+ * faster or slower, some with bandwidths (tasks then send data). */
+static char *random_platform(int n, uint64_t *s)
+{
+    size_t cap = 8192;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    int len = snprintf(buf, cap, "LocalLatency=%g DefaultLatency=%g Input=h0 Output=h%d\n",
+                       loguni(s, 1e-3, 0.05), loguni(s, 0.01, 1.0), pick(s, 0, n - 1));
+    for (int j = 0; j < n; j++)
+        len += snprintf(buf + len, cap - (size_t)len, "NodeName=h%d Speed=%d\n", j, pick(s, 1, 8));
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n && len < (int)cap - 200; b++)
+            if (uniform(s) < 0.4)
+                len += snprintf(buf + len, cap - (size_t)len,
+                                "Link=h%d,h%d Latency=%g Bandwidth=%g\n", a, b,
+                                loguni(s, 1e-3, 1.0), uniform(s) < 0.5 ? 1e6 : 1e8);
+    return buf;
+}
+
+typedef struct sbuf {
+    char b[4096];
+    int n;
+} sbuf;
+
+static void put_task(sbuf *t, uint64_t *s)
+{
+    t->n += snprintf(t->b + t->n, sizeof t->b - (size_t)t->n, " task(\"t\", %.3g%s);",
+                     loguni(s, 0.3, 10.0), uniform(s) < 0.3 ? ", data=1e5" : "");
+}
+
+static void put_rep(sbuf *t, uint64_t *s, const char *kind, int n)
+{
+    t->n += snprintf(t->b + t->n, sizeof t->b - (size_t)t->n, " %s(%d, \"w\", %.3g);", kind, n,
+                     loguni(s, 0.3, 10.0));
+}
+
+/* A sub-pipeline of len tasks (a task when len is 1). */
+static void put_sub(sbuf *t, uint64_t *s, int len)
+{
+    if (len > 1)
+        t->n += snprintf(t->b + t->n, sizeof t->b - (size_t)t->n, " pipe(%d);", len);
+    for (int k = 0; k < len; k++)
+        put_task(t, s);
+}
+
+/* Random skeleton of category cat with 2..12 tasks. */
+static void random_skeleton(int cat, uint64_t *s, sbuf *t)
+{
+    t->n = 0;
+    if (cat == 0) {                                  /* pipe of tasks */
+        int m = pick(s, 2, 10);
+        put_sub(t, s, m);
+        return;
+    }
+    if (cat == 1 || cat == 2) {                      /* a farm or a deal of tasks */
+        int w = pick(s, 2, cat == 1 ? 5 : 4), before = pick(s, 0, 2), after = pick(s, 0, 2);
+        if (before + after == 0 && uniform(s) < 0.5)
+            after = 1;
+        int m = before + 1 + after;
+        if (m > 1)
+            t->n += snprintf(t->b, sizeof t->b, "pipe(%d);", m);
+        for (int k = 0; k < before; k++)
+            put_task(t, s);
+        put_rep(t, s, cat == 1 ? "farm" : "deal", w);
+        for (int k = 0; k < after; k++)
+            put_task(t, s);
+        return;
+    }
+    /* nested: task, x{farm,deal}(2) of sub-pipelines, and a replicated stage or a task */
+    int x = pick(s, 2, 3), len = pick(s, 1, 2), tail = pick(s, 0, 2);
+    t->n += snprintf(t->b, sizeof t->b, "pipe(%d);", 2 + (tail > 0));
+    put_task(t, s);
+    t->n += snprintf(t->b + t->n, sizeof t->b - (size_t)t->n, " %s(%d);",
+                     uniform(s) < 0.5 ? "xfarm" : "xdeal", x);
+    for (int k = 0; k < x; k++)
+        put_sub(t, s, len);
+    if (tail == 1)
+        put_task(t, s);
+    else if (tail == 2)
+        put_rep(t, s, uniform(s) < 0.5 ? "farm" : "deal", 2);
+}
+
+/* Items per second entering subtree n (its first stage's tasks), from the
+ * exact chain's per-task throughputs: the reference measure. */
+static double entry_thr(const skel_node *n, const double *thr)
+{
+    if (n->kind == SKEL_TASK)
+        return thr[n->index];
+    if (n->kind == SKEL_PIPE)
+        return entry_thr(n->children[0], thr);
+    double sum = 0;
+    for (int i = 0; i < n->nchildren; i++)
+        sum += entry_thr(n->children[i], thr);
+    return sum;
+}
+
+typedef struct sample {
+    double err[2048];
+    int n;
+    double exact_s, approx_s;
+    unsigned long states_max;
+    int uncovered, too_big, refused;
+} sample;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantile(double *v, int n, double q)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    int k = (int)ceil(q * n) - 1;
+    return v[k < 0 ? 0 : k];
+}
+
+/* Exact and approximate throughput of t on p at placement pl; 1 when the
+ * exact chain is too large or the approximation does not cover t. */
+static int compare(const skel_tree *t, skel_style style, const skel_platform *p, const int *pl,
+                   sample *sm, const char *label, diag *err)
+{
+    skel_dag *d = skel_dag_build(t, style, err);
+    skel_model *m = d ? skel_model_new(t, d, err) : NULL;
+    skel_search_result *r = NULL;
+    skel_approx *a = NULL;
+    double *mu = NULL, *lambda = NULL;
+    int rc = -1, nt = skel_tree_ntasks(t);
+    if (!m)
+        goto done;
+    mu = malloc((size_t)nt * sizeof *mu);
+    lambda = malloc((size_t)(m->nedges + 1) * sizeof *lambda);
+    if (!mu || !lambda || skel_place_rates(m, p, pl, mu, lambda, err) < 0)
+        goto done;
+    diag aerr = { 0 };
+    double t0 = clock_now();
+    if (!(a = skel_approx_new(d, NULL, &aerr))) {
+        sm->uncovered++;
+        rc = 1;
+        goto done;
+    }
+    skel_approx_result ar;
+    if (skel_approx_eval(a, mu, lambda, &ar, &aerr) < 0) {
+        sm->refused++;                  /* said so rather than answer: counted apart */
+        if (getenv("APPROX_VERBOSE"))
+            printf("  %-8s %-40.40s refused: %s\n", label, skel_tree_file(t), aerr.msg);
+        rc = 0;
+        goto done;
+    }
+    double t1 = clock_now();
+    skel_search_opts so = { 0 };
+    so.candidates = pl;
+    so.ncandidates = 1;
+    so.top = 1;
+    so.no_prune = 1;
+    so.max_states = MAX_STATES;
+    diag serr = { 0 };
+    if (!(r = skel_search(m, d, p, &so, &serr))) {
+        sm->too_big++;
+        rc = 1;
+        goto done;
+    }
+    double t2 = clock_now();
+    for (int i = 0; i < nt; i++)
+        mu[i] *= r->ranked[0].task_util[i];
+    double x = entry_thr(skel_tree_root(t), mu);
+    double e = fabs(ar.throughput / x - 1);
+    if (getenv("APPROX_VERBOSE"))
+        printf("  %-8s %-40.40s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+               label, skel_tree_file(t), r->states, x, ar.throughput, 100 * e, ar.iterations);
+    if (sm->n < 2048)
+        sm->err[sm->n++] = e;
+    sm->approx_s += t1 - t0;
+    sm->exact_s += t2 - t1;
+    if (r->states > sm->states_max)
+        sm->states_max = r->states;
+    rc = 0;
+done:
+    skel_approx_free(a);
+    skel_search_result_free(r);
+    free(mu);
+    free(lambda);
+    skel_model_free(m);
+    skel_dag_free(d);
+    return rc;
+}
+
+/* One random case of category cat; retried on a chain too large. */
+static int random_case(int cat, uint64_t *s, sample *sm, diag *err)
+{
+    for (int tries = 0; tries < 20; tries++) {
+        sbuf sk;
+        random_skeleton(cat, s, &sk);
+        int nn = pick(s, 2, 8);
+        char *pt = random_platform(nn, s);
+        skel_platform *p = pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
+                                                           NULL, NULL, err) : NULL;
+        skel_tree *t = p ? skel_parse_string(sk.b, (size_t)sk.n, sk.b, err) : NULL;
+        free(pt);
+        int rc = -1, pl[SKEL_MAX_TASKS];
+        if (t) {
+            int nt = skel_tree_ntasks(t);
+            for (int i = 0; i < nt; i++)
+                pl[i] = pick(s, 0, nn - 1);
+            int big = sm->too_big;
+            rc = compare(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER, p, pl,
+                         sm, catname[cat], err);
+            if (rc == 1 && sm->too_big > big) {
+                sm->too_big = big;          /* redraw: the suite is of chains that fit */
+                rc = 2;
+            }
+        }
+        skel_tree_free(t);
+        skel_platform_free(p);
+        if (rc != 2)
+            return rc < 0 ? -1 : 0;
+    }
+    return diag_set(err, "no random %s case fits in %lu states", catname[cat], MAX_STATES);
+}
+
+/* A corpus file on the default platform and on three random ones. */
+static int corpus_file(const char *path, skel_style style, uint64_t *s, sample *sm, diag *err)
+{
+    skel_tree *t = skel_parse_file(path, err);
+    if (!t)
+        return -1;
+    int nt = skel_tree_ntasks(t), rc = 0, pl[SKEL_MAX_TASKS];
+    for (int k = 0; k < 4 && rc >= 0; k++) {
+        int nn = k == 0 ? nt : pick(s, 2, 8);
+        char *pt = k ? random_platform(nn, s) : NULL;
+        skel_platform *p = k ? (pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
+                                                                NULL, NULL, err) : NULL)
+                             : skel_platform_default(nt, err);
+        free(pt);
+        if (!p)
+            return skel_tree_free(t), -1;
+        for (int i = 0; i < nt; i++)
+            pl[i] = k == 0 ? i : pick(s, 0, nn - 1);
+        rc = compare(t, style, p, pl, sm, "corpus", err);
+        skel_platform_free(p);
+        if (rc == 1)
+            break;        /* not covered or too large: the same on every platform */
+    }
+    skel_tree_free(t);
+    return rc < 0 ? -1 : 0;
+}
+
+static int corpus_dir(const char *dir, const char *ext, skel_style style, uint64_t *s,
+                      sample *sm, diag *err)
+{
+    struct dirent **ents;
+    int n = scandir(dir, &ents, NULL, alphasort), rc = 0;
+    if (n < 0)
+        return diag_set(err, "%s: cannot list", dir);
+    for (int k = 0; k < n; k++) {
+        size_t len = strlen(ents[k]->d_name), el = strlen(ext);
+        if (rc == 0 && len > el && strcmp(ents[k]->d_name + len - el, ext) == 0) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, ents[k]->d_name);
+            rc = corpus_file(path, style, s, sm, err);
+        }
+        free(ents[k]);
+    }
+    free(ents);
+    return rc;
+}
+
+static void row(const char *name, sample *sm)
+{
+    double med = quantile(sm->err, sm->n, 0.5), p95 = quantile(sm->err, sm->n, 0.95);
+    double mx = quantile(sm->err, sm->n, 1.0);
+    printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%  %s  %10.2e %10.2e %8.0fx %9lu %4d %4d %4d\n", name,
+           sm->n, 100 * med, 100 * p95, 100 * mx,
+           sm->n && med <= 0.01 && p95 <= 0.03 && mx <= 0.05 ? "met " : "MISS",
+           sm->n ? sm->exact_s / sm->n : 0, sm->n ? sm->approx_s / sm->n : 0,
+           sm->approx_s > 0 ? sm->exact_s / sm->approx_s : 0, sm->states_max, sm->uncovered,
+           sm->too_big, sm->refused);
+}
+
+int main(int argc, char **argv)
+{
+    int ncases = argc > 1 ? atoi(argv[1]) : 400;
+    static sample sm[NCAT], all;
+    uint64_t s = 20261125;
+    diag err = { 0 };
+    for (int k = 0; k < ncases; k++)
+        if (random_case(k % 4, &s, &sm[k % 4], &err) < 0) {
+            fprintf(stderr, "bench_approx: %s\n", err.msg);
+            return 1;
+        }
+    const char *src = getenv("SRCDIR"), *shared = getenv("SHARED_DIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/examples/skeletons", src ? src : ".");
+    if (corpus_dir(dir, ".skel", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0 ||
+        (snprintf(dir, sizeof dir, "%s/corpus/wflow2pepa", shared ? shared : "../shared"),
+         corpus_dir(dir, ".des", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0)) {
+        fprintf(stderr, "bench_approx: %s\n", err.msg);
+        return 1;
+    }
+    printf("bench_approx: approximation vs exact chain, |approx/exact - 1| "
+           "(goal: median <= 1%%, p95 <= 3%%, max <= 5%%)\n");
+    printf("%-8s %5s %9s %9s %9s  %-4s  %10s %10s %9s %9s %4s %4s %4s\n", "case", "n", "median",
+           "p95", "max", "goal", "exact s", "approx s", "speedup", "states", "n/c", "big", "ref");
+    for (int c = 0; c < NCAT; c++) {
+        row(catname[c], &sm[c]);
+        for (int k = 0; k < sm[c].n && all.n < 2048; k++)
+            all.err[all.n++] = sm[c].err[k];
+        all.exact_s += sm[c].exact_s;
+        all.approx_s += sm[c].approx_s;
+        all.uncovered += sm[c].uncovered;
+        all.too_big += sm[c].too_big;
+        all.refused += sm[c].refused;
+        all.states_max = sm[c].states_max > all.states_max ? sm[c].states_max : all.states_max;
+    }
+    row("all", &all);
+    printf("(n/c: corpus cases the approximation does not cover; big: exact chain over %lu "
+           "states; ref: refused, the fixed point below the one-item-at-a-time bound)\n",
+           MAX_STATES);
+    return 0;
+}

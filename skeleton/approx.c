@@ -1,0 +1,970 @@
+/* skeleton/approx.c: the throughput approximation (skeleton.h,
+ * docs/approximation.md).
+ *
+ * Every task of the generated model is a cycle of local states (gen.c):
+ * per round, receive from one member of a source step, compute, send to one
+ * member of a destination step. Two tasks interact only through the move
+ * between them, a rendezvous at the link's rate. The approximation keeps
+ * each communicating pair exact and replaces every other partner by an
+ * exponential delay:
+ *
+ *   window e = (a -> b):  the product of a's and b's local states; a's and
+ *   b's moves with each other at lambda_e; their computations at mu; their
+ *   moves with the outside world at lambda; their moves with any other task
+ *   c at the delay rate rho measured for that move in c's own window.
+ *
+ *   rho_send[e] = T_e / P(a ready to send on e),
+ *   rho_recv[e] = T_e / P(b ready to receive on e),
+ *
+ * T_e the move's throughput in window e: the rate at which the wait for
+ * the move ends, so the mean time a task spends waiting for a partner is
+ * the one the partner's window gives (the decomposition equations of
+ * tandem lines with blocking; the partner's own compute and wait are exact
+ * inside the window). Sweeps alternate forward and backward over the
+ * windows until no delay changes by more than tol. A task alone, or two
+ * tasks alone, make one window with no delay: the answer is exact.
+ *
+ * The job's throughput is the computations per second of the tasks the
+ * items enter (every item is computed once by one of them), each task's
+ * being the mean of its windows' estimates. */
+#include "skeleton.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/mem.h"
+#include "../pepa/ctmc.h"
+#include "../pepa/solve.h"
+
+#define AX_DENSE_MAX 96       /* sub-chains solved by elimination up to this size */
+#define AX_WMAX 12            /* tasks in one window */
+
+typedef enum ax_src {
+    AX_MU, AX_LAMBDA,                 /* a computation, a move at its link's rate */
+    AX_RHO_SEND, AX_RHO_RECV,         /* a move with an outside partner, as a delay */
+    AX_ALPHA_SEND, AX_ALPHA_RECV,     /* an outside partner becomes ready for it */
+    AX_GAMMA_SEND, AX_GAMMA_RECV      /* ... or stops being ready (it chose another) */
+} ax_src;
+
+typedef struct ax_ltr {       /* a local transition of one task */
+    int from, to;
+    int edge;                 /* -1: compute */
+    int send;                 /* on edge: 1 sends, 0 receives */
+} ax_ltr;
+
+typedef struct ax_ctr {       /* a transition of a sub-chain */
+    int from, to;
+    ax_src src;
+    int idx;                  /* task (AX_MU) or edge */
+    int cnt;                  /* delays: edges idx .. idx + cnt - 1 (a farm's
+                                 members, one transition); else 0 */
+    int leave;                /* 1: the window's sender stops being ready for its
+                                 move, 2: its receiver does (flags) */
+} ax_ctr;
+
+typedef struct ax_bit {       /* an outside partner kept as ready / not ready */
+    int edge;
+    int partner_sends;        /* the partner is the edge's sender */
+} ax_bit;
+
+typedef struct ax_win {
+    int t0, nt;               /* its tasks: wtask[t0 .. t0 + nt) */
+    int edge;                 /* the move it measures; -1: a lone task */
+    int n;                    /* states: nl local combinations times 2^nb */
+    int nl;
+    int b0, nb;               /* its partners kept as a state bit: bit[b0 .. b0 + nb) */
+    int c0, nc;               /* its transitions: ctr[c0 .. c0 + nc), by target */
+    size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
+} ax_win;
+
+struct skel_approx {
+    const skel_dag *d;
+    int ntasks, nedges;
+    skel_approx_opts o;
+    int *lstart;              /* per task: its local transitions [lstart[i], lstart[i+1]) */
+    int *nloc;                /* per task: local states */
+    ax_ltr *ltr;
+    int nltr;
+    int *wtask;               /* tasks of the windows */
+    int nwtask;
+    ax_bit *bit;              /* partners of the windows */
+    int *code;                /* per window state: its product code */
+    int nbit;
+    ax_win *win;
+    int nwin;
+    ax_ctr *ctr;
+    int nctr;
+    double *pi;               /* every window's distribution (warm starts) */
+    size_t npi;
+    int *entry;               /* per task: items enter the skeleton here */
+    /* per evaluation */
+    double *rho_send, *rho_recv;   /* per edge */
+    double *alpha_send, *alpha_recv, *gamma_send, *gamma_recv;   /* per edge */
+    double *rate;             /* per transition of the window being solved */
+    double *prev;             /* per transition of every window: its last rate */
+    double *dense;            /* AX_DENSE_MAX^2 */
+    double *marg;             /* per local state of one task */
+    int maxloc;
+    double *xsum;             /* per task: sum of the windows' estimates */
+    int *xcnt;
+    double *util, *thr;       /* per task, the results */
+    const double *mu, *lambda;
+    int fresh;                /* no delays yet */
+};
+
+static int ax_oom(diag *err)
+{
+    return diag_set(err, "out of memory");
+}
+
+/* ---- local state machines ---------------------------------------------- */
+
+static long gcd_l(long a, long b)
+{
+    while (b) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int add_ltr(skel_approx *a, int *cap, ax_ltr t, diag *err)
+{
+    if (a->nltr == *cap) {
+        int nc = *cap ? 2 * *cap : 64;
+        if (mem_grow((void **)&a->ltr, (size_t)nc, sizeof *a->ltr) < 0)
+            return ax_oom(err);
+        *cap = nc;
+    }
+    a->ltr[a->nltr++] = t;
+    return 0;
+}
+
+/* The moves of one step of flow f of task i, from local state s to t. */
+static int step_moves(skel_approx *a, int *cap, int i, const skel_flow *f, int k, int send,
+                      int s, int t, diag *err)
+{
+    for (int j = f->start[k]; j < f->start[k + 1]; j++) {
+        int x = f->tasks[j];
+        if (x == i || x == SKEL_NONE)
+            return diag_set(err, "approximation: task t%d repeats or drops items "
+                                 "(loop/choice), not covered", i);
+        int e = send ? skel_dag_edge(a->d, i, x) : skel_dag_edge(a->d, x, i);
+        if (e < 0)
+            return diag_set(err, "internal error: no edge for a move of task t%d", i);
+        if (add_ltr(a, cap, (ax_ltr){ s, t, e, send }, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Task i's rounds (gen.c): [R_k] -> C_k -> [S_k] -> round k+1. */
+static int task_machine(skel_approx *a, int *cap, int i, diag *err)
+{
+    const skel_flow *S = &a->d->src[i], *D = &a->d->dst[i];
+    long ns = S->nsteps, nd = D->nsteps;
+    long l = (ns ? ns : 1) / gcd_l(ns ? ns : 1, nd ? nd : 1) * (nd ? nd : 1);
+    int per = 1 + (ns > 0) + (nd > 0);
+    if (l * per > 4096)
+        return diag_set(err, "approximation: task t%d has %ld local states (at most 4096)", i,
+                        l * per);
+    a->nloc[i] = (int)(l * per);
+    for (long k = 0; k < l; k++) {
+        int r = (int)(k * per), c = r + (ns > 0), s = c + 1, next = (int)((k + 1) % l * per);
+        if (ns && step_moves(a, cap, i, S, (int)(k % ns), 0, r, c, err) < 0)
+            return -1;
+        if (add_ltr(a, cap, (ax_ltr){ c, nd ? s : next, -1, 0 }, err) < 0)
+            return -1;
+        if (nd && step_moves(a, cap, i, D, (int)(k % nd), 1, s, next, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_machines(skel_approx *a, diag *err)
+{
+    int cap = 0;
+    for (int i = 0; i < a->ntasks; i++) {
+        a->lstart[i] = a->nltr;
+        if (task_machine(a, &cap, i, err) < 0)
+            return -1;
+        if (a->nloc[i] > a->maxloc)
+            a->maxloc = a->nloc[i];
+    }
+    a->lstart[a->ntasks] = a->nltr;
+    return 0;
+}
+
+/* ---- windows ------------------------------------------------------------- */
+
+static int partner(const skel_approx *a, const ax_ltr *t)
+{
+    skel_edge e = a->d->edges[t->edge];
+    return t->send ? e.to : e.from;
+}
+
+/* Position of task x in window w, or -1. */
+static int win_pos(const skel_approx *a, const ax_win *w, int x)
+{
+    for (int p = 0; p < w->nt; p++)
+        if (a->wtask[w->t0 + p] == x)
+            return p;
+    return -1;
+}
+
+typedef struct ax_cbuf {
+    ax_ctr *v;
+    int n, cap;
+    int start;                /* the window being built starts here */
+} ax_cbuf;
+
+static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
+{
+    ax_ctr *last = b->n > b->start ? &b->v[b->n - 1] : NULL;
+    if (c.src == AX_RHO_SEND || c.src == AX_RHO_RECV) {
+        if (last && last->from == c.from && last->to == c.to && last->src == c.src &&
+            last->idx + last->cnt == c.idx) {
+            last->cnt++;          /* the next member of the same choice */
+            return 0;
+        }
+        c.cnt = 1;
+    }
+    if (b->n == b->cap) {
+        int nc = b->cap ? 2 * b->cap : 256;
+        if (mem_grow((void **)&b->v, (size_t)nc, sizeof *b->v) < 0)
+            return ax_oom(err);
+        b->cap = nc;
+    }
+    b->v[b->n++] = c;
+    return 0;
+}
+
+/* The receive on edge e of the task at position q in local state l, or NULL. */
+static const ax_ltr *find_recv(const skel_approx *a, int x, int l, int e)
+{
+    for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++)
+        if (a->ltr[k].from == l && a->ltr[k].edge == e && !a->ltr[k].send)
+            return &a->ltr[k];
+    return NULL;
+}
+
+/* Bit of window w for edge e, or -1. */
+static int win_bit(const skel_approx *a, const ax_win *w, int e)
+{
+    for (int k = 0; k < w->nb; k++)
+        if (a->bit[w->b0 + k].edge == e)
+            return k;
+    return -1;
+}
+
+/* A move of the task at position p with partner y outside window w. */
+static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, int s, int to,
+                        ax_cbuf *b, diag *err)
+{
+    int k = win_bit(a, w, t->edge);
+    if (k < 0)
+        return push_ctr(b, (ax_ctr){ s, to, t->send ? AX_RHO_SEND : AX_RHO_RECV, t->edge, 0, 0 },
+                        err);
+    int mask = s / w->nl;
+    if (!(mask >> k & 1))
+        return 0;                     /* the partner is not ready */
+    return push_ctr(b, (ax_ctr){ s, to - w->nl * (1 << k), AX_LAMBDA, t->edge, 0, 0 }, err);
+}
+
+/* The transitions of window w out of state s (locals in loc, radix in stride). */
+static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *loc,
+                       const int *stride, ax_cbuf *b, diag *err)
+{
+    for (int p = 0; p < w->nt; p++) {
+        int x = a->wtask[w->t0 + p];
+        for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
+            const ax_ltr *t = &a->ltr[k];
+            if (t->from != loc[p])
+                continue;
+            int to = s + (t->to - loc[p]) * stride[p], rc = 0;
+            if (t->edge < 0) {
+                rc = push_ctr(b, (ax_ctr){ s, to, AX_MU, x, 0, 0 }, err);
+            } else {
+                int y = partner(a, t), q = y >= 0 ? win_pos(a, w, y) : -1;
+                if (y < 0)                    /* the outside world is always ready */
+                    rc = push_ctr(b, (ax_ctr){ s, to, AX_LAMBDA, t->edge, 0, 0 }, err);
+                else if (q < 0)
+                    rc = outside_move(a, w, t, s, to, b, err);
+                else if (t->send) {           /* the rendezvous, made once by the sender */
+                    const ax_ltr *r = find_recv(a, y, loc[q], t->edge);
+                    if (r)
+                        rc = push_ctr(b, (ax_ctr){ s, to + (r->to - r->from) * stride[q],
+                                                   AX_LAMBDA, t->edge, 0, 0 }, err);
+                }
+            }
+            if (rc < 0)
+                return -1;
+        }
+    }
+    int mask = s / w->nl;
+    for (int k = 0; k < w->nb; k++) {         /* outside partners change readiness */
+        const ax_bit *bt = &a->bit[w->b0 + k];
+        int on = mask >> k & 1, to = s + (on ? -1 : 1) * w->nl * (1 << k);
+        ax_src src = on ? (bt->partner_sends ? AX_GAMMA_SEND : AX_GAMMA_RECV)
+                        : (bt->partner_sends ? AX_ALPHA_SEND : AX_ALPHA_RECV);
+        if (push_ctr(b, (ax_ctr){ s, to, src, bt->edge, 0, 0 }, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Is task x in local state l ready for edge e on its side? */
+static int is_ready(const skel_approx *a, int x, int l, int e, int send)
+{
+    for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++)
+        if (a->ltr[k].from == l && a->ltr[k].edge == e && a->ltr[k].send == send)
+            return 1;
+    return 0;
+}
+
+/* Flag the transitions of window w (home edge e, sender at position 0)
+ * that take the sender or the receiver out of readiness for e. */
+static void mark_leaves(const skel_approx *a, const ax_win *w, ax_ctr *c, int n0)
+{
+    int x0 = a->wtask[w->t0], x1 = w->nt > 1 ? a->wtask[w->t0 + 1] : -1;
+    for (int k = 0; k < w->nc && w->edge >= 0; k++) {
+        int f = c[k].from % w->nl, t = c[k].to % w->nl;
+        int n1 = x1 >= 0 ? a->nloc[x1] : 1;
+        int f0 = f % n0, t0 = t % n0, f1 = f / n0 % n1, t1 = t / n0 % n1;
+        if (is_ready(a, x0, f0, w->edge, 1) && !is_ready(a, x0, t0, w->edge, 1))
+            c[k].leave |= 1;
+        if (x1 >= 0 && is_ready(a, x1, f1, w->edge, 0) && !is_ready(a, x1, t1, w->edge, 0))
+            c[k].leave |= 2;
+    }
+}
+
+/* Enumerate window w's states (its tasks' local states, then its bits). */
+/* Renumber window w's transitions (c0 .. b->n) by reachability order. */
+static void renumber(ax_cbuf *b, int c0, const int *map)
+{
+    for (int k = c0; k < b->n; k++) {
+        b->v[k].from = map[b->v[k].from];
+        b->v[k].to = map[b->v[k].to];
+    }
+}
+
+/* Enumerate the states of window w reachable from every task's first
+ * local state (product codes: its tasks' local states, then its bits).
+ * A window of several tasks of a deal would otherwise hold phase
+ * combinations the round robin never makes, in closed classes of their
+ * own, and no unique steady state. codes[] gets each state's product code. */
+static int window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+{
+    int stride[AX_WMAX], loc[AX_WMAX];
+    unsigned long n = 1;
+    for (int p = 0; p < w->nt; p++) {
+        stride[p] = (int)n;
+        n *= (unsigned long)a->nloc[a->wtask[w->t0 + p]];
+    }
+    if (n << w->nb > a->o.max_states)
+        return diag_set(err, "approximation: a sub-chain of %lu states (at most %lu)",
+                        n << w->nb, a->o.max_states);
+    w->nl = (int)n;
+    int full = (int)(n << w->nb), *map = malloc((size_t)full * sizeof *map), head = 0, tail = 1;
+    if (!map || mem_grow((void **)&a->code, a->npi + (size_t)full, sizeof *a->code) < 0) {
+        free(map);
+        return ax_oom(err);
+    }
+    int *queue = a->code + a->npi;
+    for (int s = 0; s < full; s++)
+        map[s] = -1;
+    map[0] = 0;
+    queue[0] = 0;
+    w->c0 = b->start = b->n;
+    while (head < tail) {
+        int s = queue[head++], k0 = b->n;
+        for (int p = 0; p < w->nt; p++)
+            loc[p] = s % w->nl / stride[p] % a->nloc[a->wtask[w->t0 + p]];
+        if (state_trans(a, w, s, loc, stride, b, err) < 0) {
+            free(map);
+            return -1;
+        }
+        for (int k = k0; k < b->n; k++)
+            if (map[b->v[k].to] < 0) {
+                map[b->v[k].to] = tail;
+                queue[tail++] = b->v[k].to;
+            }
+    }
+    w->n = tail;
+    w->nc = b->n - w->c0;
+    mark_leaves(a, w, b->v + w->c0, a->nloc[a->wtask[w->t0]]);
+    renumber(b, w->c0, map);
+    free(map);
+    return 0;
+}
+
+/* Sort window w's transitions by target (Gauss-Seidel reads them so). */
+static int sort_by_target(ax_cbuf *b, const ax_win *w, diag *err)
+{
+    ax_ctr *tmp = malloc((size_t)(w->nc ? w->nc : 1) * sizeof *tmp);
+    int *cnt = calloc((size_t)w->n + 1, sizeof *cnt);
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return ax_oom(err);
+    }
+    ax_ctr *v = b->v + w->c0;
+    for (int k = 0; k < w->nc; k++)
+        cnt[v[k].to + 1]++;
+    for (int s = 0; s < w->n; s++)
+        cnt[s + 1] += cnt[s];
+    for (int k = 0; k < w->nc; k++)
+        tmp[cnt[v[k].to]++] = v[k];
+    memcpy(v, tmp, (size_t)w->nc * sizeof *v);
+    free(tmp);
+    free(cnt);
+    return 0;
+}
+
+/* Local transitions of x from state l. */
+static int nchoices(const skel_approx *a, int x, int l)
+{
+    int n = 0;
+    for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++)
+        n += a->ltr[k].from == l;
+    return n;
+}
+
+/* Keep the outside partners of window w's tasks as ready/not-ready bits
+ * (so that a partner that just took an item is known not to be ready at
+ * once) while the states stay within window_states. A move its task
+ * chooses among others (a farm's) stays a delay, and so does every move
+ * when some task has several rounds (a deal): kept as independent bits,
+ * the round-robin partners of a deal wait for each other in a cycle that
+ * the real order never makes, and the fixed point sinks towards zero
+ * (measured: -88% on pipe(task, deal(2), task), -80% on a nested xdeal). */
+static int choose_bits(skel_approx *a, ax_win *w, unsigned long nl, diag *err)
+{
+    w->b0 = a->nbit;
+    w->nb = 0;
+    for (int p = 0; p < w->nt; p++) {
+        int x = a->wtask[w->t0 + p];
+        for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
+            const ax_ltr *t = &a->ltr[k];
+            int y = t->edge < 0 ? -1 : partner(a, t);
+            if (y < 0 || win_pos(a, w, y) >= 0 || win_bit(a, w, t->edge) >= 0 ||
+                nchoices(a, x, t->from) > 1 || a->maxloc > 3 || w->nb >= 16 ||
+                nl << (w->nb + 1) > a->o.window_states)
+                continue;
+            if (mem_grow((void **)&a->bit, (size_t)a->nbit + 1, sizeof *a->bit) < 0)
+                return ax_oom(err);
+            a->bit[a->nbit++] = (ax_bit){ t->edge, !t->send };
+            w->nb++;
+        }
+    }
+    return 0;
+}
+
+/* With a deal in the skeleton, grow the window by its tasks' partners,
+ * nearest first, while the product of local states stays within
+ * deal_states (an option): a deal's producer, workers and consumer then wait for each
+ * other inside one exact sub-chain, in the real round-robin order. */
+static void grow_window(const skel_approx *a, int *wt, int *nt, unsigned long *states)
+{
+    for (int q = 0; q < *nt && *nt < AX_WMAX; q++) {
+        int x = wt[q];
+        for (int k = a->lstart[x]; k < a->lstart[x + 1] && *nt < AX_WMAX; k++) {
+            const ax_ltr *t = &a->ltr[k];
+            int y = t->edge < 0 ? -1 : partner(a, t), in = 0;
+            for (int p = 0; p < *nt; p++)
+                in |= wt[p] == y;
+            if (y < 0 || in || *states * (unsigned long)a->nloc[y] > a->o.deal_states)
+                continue;
+            *states *= (unsigned long)a->nloc[y];
+            wt[(*nt)++] = y;
+        }
+    }
+}
+
+static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cbuf *b,
+                      diag *err)
+{
+    if (a->nwin == *wcap) {
+        int nc = *wcap ? 2 * *wcap : 16;
+        if (mem_grow((void **)&a->win, (size_t)nc, sizeof *a->win) < 0)
+            return ax_oom(err);
+        *wcap = nc;
+    }
+    int nt = t1 < 0 ? 1 : 2, wt[AX_WMAX] = { t0, t1 };
+    unsigned long nl = (unsigned long)a->nloc[t0] * (t1 < 0 ? 1UL : (unsigned long)a->nloc[t1]);
+    if (a->maxloc > 3 && t1 >= 0)
+        grow_window(a, wt, &nt, &nl);
+    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
+        return ax_oom(err);
+    ax_win *w = &a->win[a->nwin];
+    w->t0 = a->nwtask;
+    w->nt = nt;
+    w->edge = edge;
+    for (int p = 0; p < nt; p++)
+        a->wtask[a->nwtask++] = wt[p];
+    if (choose_bits(a, w, nl, err) < 0 || window_chain(a, w, b, err) < 0 ||
+        sort_by_target(b, w, err) < 0)
+        return -1;
+    w->p0 = a->npi;
+    a->npi += (size_t)w->n;
+    a->nwin++;
+    return 0;
+}
+
+/* One window per move between two tasks; one per task with no such move. */
+static int build_windows(skel_approx *a, diag *err)
+{
+    ax_cbuf b = { 0 };
+    int wcap = 0, rc = 0;
+    int *linked = calloc((size_t)a->ntasks, sizeof *linked);
+    if (!linked)
+        rc = ax_oom(err);
+    for (int e = 0; e < a->nedges && rc == 0; e++) {
+        skel_edge ed = a->d->edges[e];
+        if (ed.from < 0 || ed.to < 0)
+            continue;
+        linked[ed.from] = linked[ed.to] = 1;
+        rc = add_window(a, &wcap, ed.from, ed.to, e, &b, err);
+    }
+    for (int i = 0; i < a->ntasks && rc == 0; i++)
+        if (!linked[i])
+            rc = add_window(a, &wcap, i, -1, -1, &b, err);
+    free(linked);
+    a->ctr = b.v;
+    a->nctr = b.n;
+    return rc;
+}
+
+/* ---- the workspace ------------------------------------------------------ */
+
+static void mark_entries(skel_approx *a)
+{
+    for (int i = 0; i < a->ntasks; i++)
+        a->entry[i] = a->d->style == SKEL_STYLE_PRODUCER && a->d->src[i].nsteps == 0;
+    for (int e = 0; e < a->nedges; e++)
+        if (a->d->edges[e].from == SKEL_IN && a->d->edges[e].to >= 0)
+            a->entry[a->d->edges[e].to] = 1;
+}
+
+static int alloc_eval(skel_approx *a, diag *err)
+{
+    size_t nt = (size_t)a->ntasks + 1, ne = (size_t)a->nedges + 1;
+    int maxc = 1;
+    for (int w = 0; w < a->nwin; w++)
+        maxc = a->win[w].nc > maxc ? a->win[w].nc : maxc;
+    a->pi = malloc((a->npi + 1) * sizeof *a->pi);
+    a->rho_send = malloc(ne * sizeof *a->rho_send);
+    a->rho_recv = malloc(ne * sizeof *a->rho_recv);
+    a->alpha_send = malloc(ne * sizeof *a->alpha_send);
+    a->alpha_recv = malloc(ne * sizeof *a->alpha_recv);
+    a->gamma_send = malloc(ne * sizeof *a->gamma_send);
+    a->gamma_recv = malloc(ne * sizeof *a->gamma_recv);
+    a->rate = malloc((size_t)maxc * sizeof *a->rate);
+    a->prev = malloc((size_t)(a->nctr + 1) * sizeof *a->prev);
+    a->dense = malloc((size_t)AX_DENSE_MAX * AX_DENSE_MAX * sizeof *a->dense);
+    a->marg = malloc((size_t)(a->maxloc + 1) * sizeof *a->marg);
+    a->xsum = malloc(nt * sizeof *a->xsum);
+    a->xcnt = malloc(nt * sizeof *a->xcnt);
+    a->util = calloc(nt, sizeof *a->util);
+    a->thr = calloc(nt, sizeof *a->thr);
+    if (!a->pi || !a->rho_send || !a->rho_recv || !a->alpha_send || !a->alpha_recv ||
+        !a->gamma_send || !a->gamma_recv || !a->rate || !a->prev || !a->dense ||
+        !a->marg || !a->xsum || !a->xcnt || !a->util || !a->thr)
+        return ax_oom(err);
+    return 0;
+}
+
+skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, diag *err)
+{
+    if (d->extended || d->ngates)
+        return diag_set(err, "approximation: par/choice/loop are not covered (use simulate "
+                             "or the exact chain)"), NULL;
+    skel_approx *a = calloc(1, sizeof *a);
+    if (!a)
+        return ax_oom(err), NULL;
+    a->d = d;
+    a->ntasks = d->ntasks;
+    a->nedges = d->nedges;
+    a->fresh = 1;
+    if (opts)
+        a->o = *opts;
+    a->o.max_iter = a->o.max_iter > 0 ? a->o.max_iter : 200;
+    a->o.tol = a->o.tol > 0 ? a->o.tol : 1e-9;
+    a->o.max_states = a->o.max_states ? a->o.max_states : 4096;
+    a->o.window_states = a->o.window_states ? a->o.window_states : AX_DENSE_MAX;
+    a->o.deal_states = a->o.deal_states ? a->o.deal_states : 2500;
+    size_t nt = (size_t)a->ntasks + 1;
+    a->lstart = malloc(nt * sizeof *a->lstart);
+    a->nloc = malloc(nt * sizeof *a->nloc);
+    a->entry = malloc(nt * sizeof *a->entry);
+    if (!a->lstart || !a->nloc || !a->entry) {
+        ax_oom(err);
+        goto fail;
+    }
+    mark_entries(a);
+    if (build_machines(a, err) < 0 || build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
+        goto fail;
+    return a;
+fail:
+    skel_approx_free(a);
+    return NULL;
+}
+
+void skel_approx_free(skel_approx *a)
+{
+    if (!a)
+        return;
+    free(a->lstart);
+    free(a->nloc);
+    free(a->ltr);
+    free(a->wtask);
+    free(a->win);
+    free(a->ctr);
+    free(a->pi);
+    free(a->entry);
+    free(a->rho_send);
+    free(a->rho_recv);
+    free(a->alpha_send);
+    free(a->alpha_recv);
+    free(a->gamma_send);
+    free(a->gamma_recv);
+    free(a->bit);
+    free(a->code);
+    free(a->rate);
+    free(a->prev);
+    free(a->dense);
+    free(a->marg);
+    free(a->xsum);
+    free(a->xcnt);
+    free(a->util);
+    free(a->thr);
+    free(a);
+}
+
+const double *skel_approx_task_util(const skel_approx *a)
+{
+    return a->util;
+}
+
+const double *skel_approx_task_throughput(const skel_approx *a)
+{
+    return a->thr;
+}
+
+/* ---- solving one window ------------------------------------------------- */
+
+static double sum_of(const double *v, int lo, int n)
+{
+    double s = 0;
+    for (int k = lo; k < lo + n; k++)
+        s += v[k];
+    return s;
+}
+
+static double ctr_rate(const skel_approx *a, const ax_ctr *c)
+{
+    switch (c->src) {
+    case AX_MU:
+        return a->mu[c->idx];
+    case AX_LAMBDA:
+        return a->lambda[c->idx];
+    case AX_RHO_SEND:
+        return sum_of(a->rho_send, c->idx, c->cnt);
+    case AX_RHO_RECV:
+        return sum_of(a->rho_recv, c->idx, c->cnt);
+    case AX_ALPHA_SEND:
+        return a->alpha_send[c->idx];
+    case AX_ALPHA_RECV:
+        return a->alpha_recv[c->idx];
+    case AX_GAMMA_SEND:
+        return a->gamma_send[c->idx];
+    default:
+        return a->gamma_recv[c->idx];
+    }
+}
+
+/* pi Q = 0, sum pi = 1 by Gaussian elimination with partial pivoting on
+ * Q^T, its last equation replaced by the normalisation. */
+static void solve_dense(skel_approx *a, const ax_win *w, double *pi)
+{
+    int n = w->n;
+    double *m = a->dense;
+    memset(m, 0, (size_t)n * (size_t)n * sizeof *m);
+    const ax_ctr *c = a->ctr + w->c0;
+    for (int k = 0; k < w->nc; k++) {
+        m[(size_t)c[k].to * (size_t)n + (size_t)c[k].from] += a->rate[k];
+        m[(size_t)c[k].from * (size_t)n + (size_t)c[k].from] -= a->rate[k];
+    }
+    for (int j = 0; j < n; j++) {
+        m[(size_t)(n - 1) * (size_t)n + (size_t)j] = 1.0;
+        pi[j] = j == n - 1 ? 1.0 : 0.0;
+    }
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(m[i * n + k]) > fabs(m[p * n + k]))
+                p = i;
+        if (p != k) {
+            for (int j = 0; j < n; j++) {
+                double t = m[k * n + j];
+                m[k * n + j] = m[p * n + j];
+                m[p * n + j] = t;
+            }
+            double t = pi[k];
+            pi[k] = pi[p];
+            pi[p] = t;
+        }
+        double piv = m[k * n + k];
+        if (piv == 0)
+            continue;
+        for (int i = k + 1; i < n; i++) {
+            double f = m[i * n + k] / piv;
+            if (f == 0)
+                continue;
+            for (int j = k; j < n; j++)
+                m[i * n + j] -= f * m[k * n + j];
+            pi[i] -= f * pi[k];
+        }
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        double s = pi[k];
+        for (int j = k + 1; j < n; j++)
+            s -= m[k * n + j] * pi[j];
+        pi[k] = m[k * n + k] != 0 ? s / m[k * n + k] : 0;
+    }
+}
+
+/* A larger window: the engine's sparse direct solver (UMFPACK when built
+ * with it). Gauss-Seidel was tried here and does not converge on these
+ * cyclic sub-chains (pipelines oscillated). Allocates; on a failure the
+ * previous distribution stays. */
+static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
+{
+    const ax_ctr *c = a->ctr + w->c0;
+    size_t m = (size_t)(w->nc ? w->nc : 1);
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *x = malloc((size_t)w->n * sizeof *x);
+    pepa_ctmc *q = NULL;
+    if (src && dst && x) {
+        for (int k = 0; k < w->nc; k++) {
+            src[k] = (uint32_t)c[k].from;
+            dst[k] = (uint32_t)c[k].to;
+        }
+        q = pepa_ctmc_from_triples((uint32_t)w->n, (size_t)w->nc, src, dst, a->rate);
+    }
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_DIRECT;
+    pepa_solve_result res;
+    diag err = { 0 };
+    if (q && pepa_solve(q, &o, x, &res, &err) == 0)
+        memcpy(pi, x, (size_t)w->n * sizeof *pi);
+    pepa_ctmc_free(q);
+    free(x);
+    free(dst);
+    free(src);
+}
+
+static void solve_window(skel_approx *a, const ax_win *w)
+{
+    double *pi = a->pi + w->p0, *prev = a->prev + w->c0;
+    const ax_ctr *c = a->ctr + w->c0;
+    int same = 1;
+    for (int k = 0; k < w->nc; k++) {
+        a->rate[k] = ctr_rate(a, &c[k]);
+        same &= a->rate[k] == prev[k];
+        prev[k] = a->rate[k];
+    }
+    if (same)
+        return;                   /* a window with no partner outside is solved once */
+    if (w->n <= AX_DENSE_MAX)
+        solve_dense(a, w, pi);
+    else
+        solve_sparse(a, w, pi);
+}
+
+/* ---- measures and the fixed point --------------------------------------- */
+
+/* Marginal distribution of the task at position p of window w. */
+static void marginal(skel_approx *a, const ax_win *w, int p)
+{
+    int x = a->wtask[w->t0 + p], stride = 1;
+    for (int q = 0; q < p; q++)
+        stride *= a->nloc[a->wtask[w->t0 + q]];
+    memset(a->marg, 0, (size_t)a->nloc[x] * sizeof *a->marg);
+    const double *pi = a->pi + w->p0;
+    const int *code = a->code + w->p0;
+    for (int s = 0; s < w->n; s++)
+        a->marg[code[s] % w->nl / stride % a->nloc[x]] += pi[s];
+}
+
+/* Probability that task x (marginal in a->marg) is ready for edge e on its
+ * side; adds x's computations per second to its estimate. */
+static double ready(skel_approx *a, int x, int e, int send)
+{
+    double p = 0, comp = 0;
+    for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
+        const ax_ltr *t = &a->ltr[k];
+        if (t->edge < 0)
+            comp += a->marg[t->from];
+        else if (t->edge == e && t->send == send)
+            p += a->marg[t->from];
+    }
+    a->xsum[x] += comp * a->mu[x];
+    a->xcnt[x]++;
+    return p;
+}
+
+static double rel_change(double old, double v)
+{
+    return fabs(v - old) / fmax(fabs(v), 1e-300);
+}
+
+/* Solve window w and update the delays of its move; returns their change. */
+/* The partner parameters of one side of edge e: ready with probability
+ * pr, leaving readiness at flow f of which te through e. */
+static double side_update(double *rho, double *alpha, double *gamma, double pr, double f,
+                          double te, double lambda)
+{
+    double r = pr > 0 ? te / pr : lambda;
+    double al = pr < 1 ? f / (1 - pr) : lambda, ga = pr > 0 ? fmax(0, f - te) / pr : 0;
+    double ch = fmax(rel_change(*rho, r), rel_change(*alpha, al));
+    ch = fmax(ch, fabs(ga - *gamma) / fmax(al + ga, 1e-300));
+    *rho = r;
+    *alpha = al;
+    *gamma = ga;
+    return ch;
+}
+
+/* Solve window w and update the partner parameters of its move; returns
+ * their change. */
+static double update_window(skel_approx *a, const ax_win *w)
+{
+    solve_window(a, w);
+    if (w->edge < 0) {
+        marginal(a, w, 0);
+        ready(a, a->wtask[w->t0], -1, 0);
+        return 0;
+    }
+    int e = w->edge;
+    double te = 0, fs = 0, fr = 0;
+    const ax_ctr *c = a->ctr + w->c0;
+    const double *pi = a->pi + w->p0;
+    for (int k = 0; k < w->nc; k++) {
+        double fl = pi[c[k].from] * a->rate[k];
+        if (c[k].src == AX_LAMBDA && c[k].idx == e)
+            te += fl;
+        fs += c[k].leave & 1 ? fl : 0;
+        fr += c[k].leave & 2 ? fl : 0;
+    }
+    marginal(a, w, 0);
+    double ps = ready(a, a->wtask[w->t0], e, 1);
+    marginal(a, w, 1);
+    double pr = ready(a, a->wtask[w->t0 + 1], e, 0);
+    double ch = side_update(&a->rho_send[e], &a->alpha_send[e], &a->gamma_send[e], ps, fs, te,
+                            a->lambda[e]);
+    return fmax(ch, side_update(&a->rho_recv[e], &a->alpha_recv[e], &a->gamma_recv[e], pr, fr,
+                                te, a->lambda[e]));
+}
+
+static double sweep(skel_approx *a, int backward)
+{
+    double ch = 0;
+    memset(a->xsum, 0, (size_t)a->ntasks * sizeof *a->xsum);
+    memset(a->xcnt, 0, (size_t)a->ntasks * sizeof *a->xcnt);
+    for (int k = 0; k < a->nwin; k++) {
+        const ax_win *w = &a->win[backward ? a->nwin - 1 - k : k];
+        ch = fmax(ch, update_window(a, w));
+    }
+    return ch;
+}
+
+static int check_rates(const skel_approx *a, const double *mu, const double *lambda, diag *err)
+{
+    for (int i = 0; i < a->ntasks; i++)
+        if (!(mu[i] > 0) || !isfinite(mu[i]))
+            return diag_set(err, "approximation: compute rate of t%d is %g", i, mu[i]);
+    for (int e = 0; e < a->nedges; e++)
+        if (!(lambda[e] > 0) || !isfinite(lambda[e]))
+            return diag_set(err, "approximation: rate of move %d is %g", e, lambda[e]);
+    return 0;
+}
+
+static void finish(skel_approx *a, skel_approx_result *r)
+{
+    r->throughput = 0;
+    r->bottleneck = 0;
+    for (int i = 0; i < a->ntasks; i++) {
+        a->thr[i] = a->xcnt[i] ? a->xsum[i] / a->xcnt[i] : 0;
+        a->util[i] = a->thr[i] / a->mu[i];
+        if (a->entry[i])
+            r->throughput += a->thr[i];
+        if (a->util[i] > a->util[r->bottleneck])
+            r->bottleneck = i;
+    }
+}
+
+/* No pipelined execution is slower than one item at a time through every
+ * task and every move, so below 1 / (sum of all mean times) the fixed
+ * point went wrong (deals wider than a window: each waits for the next in
+ * a cycle the round robin never makes). Say so rather than answer. */
+static int sanity(const skel_approx *a, const skel_approx_result *r, diag *err)
+{
+    double t = 0;
+    for (int i = 0; i < a->ntasks; i++)
+        t += 1 / a->mu[i];
+    for (int e = 0; e < a->nedges; e++)
+        t += 1 / a->lambda[e];
+    if (isfinite(r->throughput) && r->throughput >= (1 - 1e-6) / t)
+        return 0;
+    return diag_set(err, "approximation: the fixed point gave %g items/s, below the "
+                         "one-item-at-a-time bound %g (a deal wider than a sub-chain: "
+                         "use the exact chain or simulation)", r->throughput, 1 / t);
+}
+
+int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
+                     skel_approx_result *r, diag *err)
+{
+    if (check_rates(a, mu, lambda, err) < 0)
+        return -1;
+    a->mu = mu;
+    a->lambda = lambda;
+    if (a->fresh) {
+        for (int k = 0; k < a->nctr; k++)
+            a->prev[k] = NAN;         /* never equal: the first sweep solves all */
+        for (int e = 0; e < a->nedges; e++) {
+            a->rho_send[e] = a->rho_recv[e] = a->alpha_send[e] = a->alpha_recv[e] = lambda[e];
+            a->gamma_send[e] = a->gamma_recv[e] = 0;
+        }
+        for (int w = 0; w < a->nwin; w++)
+            for (int s = 0; s < a->win[w].n; s++)
+                a->pi[a->win[w].p0 + (size_t)s] = 1.0 / a->win[w].n;
+        a->fresh = 0;
+    }
+    memset(r, 0, sizeof *r);
+    do {
+        r->change = sweep(a, r->iterations & 1);
+        r->iterations++;
+    } while (r->change > a->o.tol && r->iterations < a->o.max_iter);
+    r->converged = r->change <= a->o.tol;
+    finish(a, r);
+    return sanity(a, r, err);
+}
+
+int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,
+                      const int *node_of_task, skel_approx_result *r, diag *err)
+{
+    double *mu = malloc((size_t)(m->ntasks + 1) * sizeof *mu);
+    double *lambda = malloc((size_t)(m->nedges + 1) * sizeof *lambda);
+    int rc = -1;
+    if (!mu || !lambda)
+        ax_oom(err);
+    else if (skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
+        rc = skel_approx_eval(a, mu, lambda, r, err);
+    free(lambda);
+    free(mu);
+    return rc;
+}
