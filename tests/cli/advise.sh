@@ -41,7 +41,7 @@ expect_out "default task" '^replicating +t1$'
 
 # every node busy: nothing to replicate on
 expect_exit 0 "no free node" -- advise "$E/skeletons/replicated.skel" --platform "$E/platforms/cluster.conf" --no-merge
-expect_out "no free node" "no free node to put a replica of t0 on"
+expect_out "no free node" "no free node to put a replica of t5 on"
 
 # merging fast stages (seed 003): the outer stages at 400
 printf 'pipe(5); task("a", 400); task("b", 400); task("c", 50); task("d", 400); task("e", 400);\n' >"$TMP/fast.skel"
