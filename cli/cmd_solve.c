@@ -31,6 +31,8 @@ static void usage(FILE *f)
           "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
           "  --style S          producer (default) or stream: a skeleton's boundaries\n"
           "  --sharing S        ps (default) or static: how a node's tasks share it\n"
+          "  --no-lump          one component per farm member (default: interchangeable\n"
+          "                     members are one aggregated array, docs/pepa.md)\n"
           "  --method M         auto (default), direct, gs, sor, gmres; approx: a skeleton's\n"
           "                     throughput by the decomposition approximation, any size,\n"
           "                     no chain derived (docs/approximation.md)\n"
@@ -71,6 +73,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "place", required_argument, NULL, 'l' },
         { "style", required_argument, NULL, 'y' },
         { "sharing", required_argument, NULL, 'H' },
+        { "no-lump", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -131,6 +134,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
             }
             break;
         case 'j': a->json = 1; break;
+        case 'N': a->in.no_lump = 1; break;
         case 'P': a->export_prism = optarg; break;
         case 'M': a->export_mm = optarg; break;
         case 'h': usage(stdout); return 0;
