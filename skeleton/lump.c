@@ -17,7 +17,8 @@
  * Nor are copies that exchange items with another group (two lumped groups
  * cooperating on a move would need a rate proportional to both counts,
  * which an array cooperation cannot give), copies cut by a loop's gate,
- * or copies sharing a node with other tasks under Sharing=ps. */
+ * copies sharing a node with other tasks under Sharing=ps, or copies whose
+ * moves have phases or buffers (their Link_ components are per edge). */
 #include "skeleton.h"
 #include "internal.h"
 
@@ -97,7 +98,8 @@ static int edge_match(const finder *f, int e)
         ((other >= f->node->lo && other < f->node->hi) || f->out->group[other] >= 0))
         return 0;
     int img = find_edge(f, phi(f, ed.from), phi(f, ed.to));
-    return img >= 0 && f->in->lambda[img] == f->in->lambda[e];
+    return img >= 0 && f->in->lambda[img] == f->in->lambda[e] && f->in->plain[e] &&
+           f->in->plain[img];
 }
 
 /* Task x of the candidate against its image. */

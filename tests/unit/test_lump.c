@@ -34,6 +34,7 @@ typedef struct lcase {
     const char *place;       /* skel_place_parse spec; unnamed tasks round robin */
     skel_sharing sharing;
     int lumped;              /* tasks of later copies expected lumped */
+    const char *plat_extra;  /* platform keys before plat_text, or NULL */
 } lcase;
 
 typedef struct result {
@@ -95,8 +96,10 @@ static void run_case(const lcase *c)
     ck_assert_msg(t, "%s: %s", c->name, err.msg);
     skel_dag *d = skel_dag_build(t, c->style, &err);
     ck_assert_msg(d, "%s: %s", c->name, err.msg);
-    skel_platform *p = skel_platform_parse_string(plat_text, strlen(plat_text), "test.conf",
-                                                  NULL, NULL, &err);
+    char ptext[1024];
+    snprintf(ptext, sizeof ptext, "%s%s", c->plat_extra ? c->plat_extra : "", plat_text);
+    skel_platform *p = skel_platform_parse_string(ptext, strlen(ptext), "test.conf", NULL, NULL,
+                                                  &err);
     ck_assert_msg(p, "%s", err.msg);
     p->sharing = c->sharing;
     int n = skel_tree_ntasks(t);
@@ -139,59 +142,63 @@ static void run_case(const lcase *c)
 
 static const lcase cases[] = {
     { "farm", "pipe(3); task(\"s\", 4); farm(4, \"w\", 1); task(\"z\", 3);", PROD,
-      "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 3 },
+      "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 3, NULL },
     { "farm stream", "pipe(3); task(\"s\", 4); farm(4, \"w\", 1); task(\"z\", 3);", STRM,
-      "t0=b2,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 3 },
+      "t0=b2,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 3, NULL },
     { "farm first", "pipe(2); farm(3, \"w\", 1); task(\"z\", 3);", STRM,
-      "t0=a1,t1=a2,t2=a3,t3=b1", PS, 2 },
+      "t0=a1,t1=a2,t2=a3,t3=b1", PS, 2, NULL },
     { "farm last", "pipe(2); task(\"s\", 2); farm(3, \"w\", 1, data=1e3);", STRM,
-      "t0=b1,t1=a1,t2=a2,t3=a3", PS, 2 },
+      "t0=b1,t1=a1,t2=a2,t3=a3", PS, 2, NULL },
     { "two classes", "pipe(3); task(\"s\", 4); farm(5, \"w\", 1); task(\"z\", 3);", PROD,
-      "t0=io,t1=a1,t2=b2,t3=a3,t4=b4,t5=a5,t6=b1", PS, 3 },
+      "t0=io,t1=a1,t2=b2,t3=a3,t4=b4,t5=a5,t6=b1", PS, 3, NULL },
     { "one fast member", "pipe(3); task(\"s\", 4); farm(3, \"w\", 1); task(\"z\", 3);", PROD,
-      "t0=io,t1=a1,t2=b2,t3=b3,t4=b1", PS, 1 },
+      "t0=io,t1=a1,t2=b2,t3=b3,t4=b1", PS, 1, NULL },
     { "erlang", "pipe(3); task(\"s\", 4); farm(3, \"w\", 1, scv=0.5); task(\"z\", 3);", PROD,
-      "t0=io,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2 },
+      "t0=io,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2, NULL },
     { "h2", "pipe(3); task(\"s\", 4); farm(3, \"w\", 1, scv=4); task(\"z\", 3);", PROD,
-      "t0=io,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2 },
+      "t0=io,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2, NULL },
     { "xfarm of pipes",
       "pipe(3); task(\"s\", 4); xfarm(3); pipe(2); task(\"x\", 2); task(\"y\", 3);"
       " pipe(2); task(\"x\", 2); task(\"y\", 3); pipe(2); task(\"x\", 2); task(\"y\", 3);"
-      " task(\"z\", 5);", STRM, "t0=io,t1=a1,t2=b1,t3=a2,t4=b2,t5=a3,t6=b3,t7=b4", PS, 4 },
+      " task(\"z\", 5);", STRM, "t0=io,t1=a1,t2=b1,t3=a2,t4=b2,t5=a3,t6=b3,t7=b4", PS, 4, NULL },
     { "xfarm of farms",
       "pipe(3); task(\"s\", 4); xfarm(2); pipe(2); task(\"x\", 2); farm(2, \"w\", 1);"
       " pipe(2); task(\"x\", 2); farm(2, \"w\", 1); task(\"z\", 5);", PROD,
-      "t0=io,t1=a1,t2=b1,t3=b2,t4=a2,t5=b3,t6=b4,t7=a3", PS, 3 },
+      "t0=io,t1=a1,t2=b1,t3=b2,t4=a2,t5=b3,t6=b4,t7=a3", PS, 3, NULL },
     { "farm of deals", "pipe(3); task(\"s\", 4); xfarm(2); deal(2, \"w\", 1); deal(2, \"w\", 1);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 2 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 2, NULL },
     { "deal of farms", "pipe(3); task(\"s\", 4); xdeal(2); farm(2, \"w\", 1); farm(2, \"w\", 1);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 2 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 2, NULL },
     { "deal", "pipe(3); task(\"s\", 4); deal(4, \"w\", 1); task(\"z\", 3);", PROD,
-      "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 0 },
+      "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=b1", PS, 0, NULL },
     { "xdeal of pipes",
       "pipe(3); task(\"s\", 4); xdeal(2); pipe(2); task(\"x\", 2); task(\"y\", 3);"
       " pipe(2); task(\"x\", 2); task(\"y\", 3); task(\"z\", 5);", PROD,
-      "t0=io,t1=a1,t2=b1,t3=a2,t4=b2,t5=b3", PS, 0 },
+      "t0=io,t1=a1,t2=b1,t3=a2,t4=b2,t5=b3", PS, 0, NULL },
     { "deal then farm", "pipe(4); task(\"s\", 4); deal(2, \"d\", 2); farm(3, \"w\", 1);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=b1,t2=b2,t3=a1,t4=a2,t5=a3,t6=b3", PS, 2 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=b1,t2=b2,t3=a1,t4=a2,t5=a3,t6=b3", PS, 2, NULL },
     { "farm then deal", "pipe(4); task(\"s\", 4); farm(3, \"w\", 1); deal(2, \"d\", 2);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=b1,t5=b2,t6=b3", PS, 2 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=b1,t5=b2,t6=b3", PS, 2, NULL },
     { "farm then farm", "pipe(4); task(\"s\", 4); farm(2, \"v\", 1); farm(3, \"w\", 1);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=a5,t6=b1", PS, 1 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=a4,t5=a5,t6=b1", PS, 1, NULL },
     { "choice", "pipe(3); task(\"s\", 4); choice(0.7, 0.3); farm(3, \"w\", 1); task(\"r\", 2);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=b1,t5=b2", PS, 2 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=b1,t5=b2", PS, 2, NULL },
     { "par", "pipe(3); task(\"s\", 4); par(2); farm(2, \"w\", 1); task(\"r\", 2);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=b1,t4=b2", PS, 1 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=b1,t4=b2", PS, 1, NULL },
     { "loop over a farm", "pipe(3); task(\"s\", 4); loop(1.5); farm(3, \"w\", 1);"
-      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2 },
+      " task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2, NULL },
     { "loop around a farm", "pipe(3); task(\"s\", 4); loop(2); pipe(2); farm(2, \"w\", 1);"
-      " task(\"v\", 3); task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=b1,t4=b2", PS, 1 },
+      " task(\"v\", 3); task(\"z\", 3);", PROD, "t0=io,t1=a1,t2=a2,t3=b1,t4=b2", PS, 1, NULL },
     { "ps, stages shared", "pipe(3); task(\"s\", 4); farm(3, \"w\", 1); task(\"z\", 3);", STRM,
-      "t0=b1,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2 },
+      "t0=b1,t1=a1,t2=a2,t3=a3,t4=b1", PS, 2, NULL },
     { "ps, members shared", "pipe(3); task(\"s\", 4); farm(4, \"w\", 1); task(\"z\", 3);", PROD,
-      "t0=io,t1=a1,t2=a1,t3=a2,t4=a2,t5=b1", PS, 0 },
+      "t0=io,t1=a1,t2=a1,t3=a2,t4=a2,t5=b1", PS, 0, NULL },
     { "static, members shared", "pipe(3); task(\"s\", 4); farm(4, \"w\", 1); task(\"z\", 3);",
-      PROD, "t0=io,t1=a1,t2=a1,t3=a2,t4=a2,t5=b1", ST, 3 },
+      PROD, "t0=io,t1=a1,t2=a1,t3=a2,t4=a2,t5=b1", ST, 3, NULL },
+    { "links with phases", "pipe(2); task(\"s\", 4); farm(2, \"w\", 1);", PROD,
+      "t0=io,t1=a1,t2=a2", PS, 0, "LinkSCV=0.5\n" },
+    { "buffered links", "pipe(2); task(\"s\", 4); farm(2, \"w\", 1);", PROD,
+      "t0=io,t1=a1,t2=a2", PS, 0, "DefaultBuffer=1\n" },
 };
 
 START_TEST(test_lumped_equals_unlumped)
