@@ -16,6 +16,7 @@
 #include "pepa/export.h"
 #include "pepa/solve.h"
 #include "pepa/space.h"
+#include "pepa/system.h"
 
 static void usage(FILE *f)
 {
@@ -43,7 +44,8 @@ static void usage(FILE *f)
           "  --tol X            target residual ||pi Q||_inf of iterative methods (default 1e-12)\n"
           "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
           "  --omega W          SOR relaxation factor (default 1.0)\n"
-          "  --max-states N     stop deriving beyond N states (default 2^32-2)\n"
+          "  --max-states N     stop deriving beyond N states (default 4000000: a larger\n"
+          "                     chain stops with its size bound and what to run instead)\n"
           "  --time-limit S     give up after S seconds of deriving or solving\n"
           "  --json             print one JSON object instead of tables\n"
           "  --export-prism P   write the chain as P.tra and P.sta (PRISM explicit format)\n"
@@ -411,6 +413,32 @@ static int solve_approx(const solve_args *a)
     return rc;
 }
 
+/* solve's own cap on the chain (--max-states raises it): about 1.5 GB and
+ * tens of seconds of deriving, far below what would take the machine's
+ * memory. */
+#define SOLVE_MAX_STATES 4000000ULL
+
+/* Derive within the cap. A model whose components' local states allow
+ * more (pepa_system_state_bound) may exceed it: then it stops there, with
+ * its size as far as known and what answers instead. */
+static pepa_space *derive_capped(const solve_args *a, pepa_system *s, int skeleton, diag *err)
+{
+    pepa_derive_opts d = a->dopts;
+    if (!d.max_states)
+        d.max_states = SOLVE_MAX_STATES;
+    double bound = pepa_system_state_bound(s);
+    pepa_space *sp = pepa_derive(s, &d, err);
+    if (sp || !(bound > (double)d.max_states))
+        return sp;
+    diag first = *err;
+    diag_clear(err);
+    diag_set(err, "%s; its components' local states allow up to %.3g states, too many to solve "
+             "exactly here. The throughput of a model this size: %s`skelsched simulate` (95%% "
+             "confidence intervals)", first.msg, bound,
+             skeleton ? "`skelsched solve --method approx` (milliseconds), or " : "");
+    return NULL;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     solve_args a = { 0 };
@@ -436,7 +464,7 @@ int cmd_solve(int argc, char **argv)
         goto done;
     times[0] = clock_now() - t;
     t = clock_now();
-    if (!(sp = pepa_derive(s, &a.dopts, &err)))
+    if (!(sp = derive_capped(&a, s, in.skel != NULL, &err)))
         goto done;
     times[1] = clock_now() - t;
     if (a.export_prism && pepa_export_prism(sp, a.export_prism, &err) < 0)

@@ -70,13 +70,13 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/models/ring6.pepa tests/cl
 # users.sh: issue 17's user and administrator checks on the documented
 # configuration; install.sh: what make install puts where.
 EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh tests/slurm/users.sh \
-	tests/slurm/install.sh
+	tests/slurm/install.sh tests/slurm/scale.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
 TESTS += tests/slurm/install.sh
 if !SANITIZE
-TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh tests/slurm/users.sh
+TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh tests/slurm/users.sh tests/slurm/scale.sh
 endif
 endif
 
