@@ -30,6 +30,9 @@ RUNNER=${SKELRUN:-$BUILD/fidelity/skelrun}
 [ -x "$RUNNER" ] || skip "no runner ($RUNNER)"
 if [ $QUICK = 1 ]; then WARM=20 WINDOW=100 BATCHES=4; else WARM=50 WINDOW=500 BATCHES=5; fi
 ITEMS=$((WARM + WINDOW + 10))
+# the tasks' ports: above the kernel's ephemeral range (32768-60999), apart
+# for concurrent runs of the harness (each cluster numbers its jobs from 1)
+PORTS=$((61000 + ($$ % 45) * 100))
 
 cluster_setup
 cat >"$T/platform.conf" <<'EOF'
@@ -82,7 +85,7 @@ job() {
         [ "$mode" = real ] && echo "#SKEL --buffer 2"
         [ "$pins" != - ] && echo "#SKEL --pin $pins"
         cat <<EOF
-port=\$((30000 + (SLURM_JOB_ID % 500) * 40))
+port=\$(($PORTS + (SLURM_JOB_ID % 10) * 10))
 plan=\$(echo "\$SKEL_PLAN" | tr ' ' ',')
 echo "plan=\$plan"
 i=0
