@@ -13,6 +13,7 @@
 #include "input.h"
 #include "util.h"
 #include "../skeleton/skeleton.h"
+#include "../base/mem.h"
 
 static void usage(FILE *f)
 {
@@ -53,15 +54,14 @@ typedef struct map_args {
 static int add_pin(map_args *a, const char *v)
 {
     size_t old = a->pins ? strlen(a->pins) : 0, len = strlen(v);
-    char *p = realloc(a->pins, old + len + 2);
-    if (!p) {
+    if (mem_grow((void **)&a->pins, old + len + 2, 1) < 0) {
         fprintf(stderr, "skelsched map: out of memory\n");
         return -1;
     }
+    char *p = a->pins;
     if (old)
         p[old++] = ',';
     memcpy(p + old, v, len + 1);
-    a->pins = p;
     return 0;
 }
 
@@ -156,13 +156,11 @@ static int read_candidates(const char *path, const skel_platform *p, int ntasks,
             continue;
         if (n == ncap) {
             int nc = ncap ? 2 * ncap : 16;
-            int *g = nc <= 1000000 ? realloc(cand, (size_t)nc * (size_t)ntasks * sizeof *g) : NULL;
-            if (!g) {
+            if (nc > 1000000 || mem_grow((void **)&cand, (size_t)nc * (size_t)ntasks, sizeof *cand) < 0) {
                 rc = diag_at(err, path, lineno, 1, nc > 1000000 ? "more than 1000000 candidates"
                                                                  : "out of memory");
                 break;
             }
-            cand = g;
             ncap = nc;
         }
         int *pl = cand + (size_t)n * (size_t)ntasks;

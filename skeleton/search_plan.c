@@ -163,22 +163,11 @@ int search_busy_build(search *s)
 static int plan_grow(search *s, size_t *cap)
 {
     size_t nc = *cap ? 2 * *cap : 4096;
-    uint32_t *a = realloc(s->tr_src, nc * sizeof *a);
-    if (!a)
+    if (mem_grow((void **)&s->tr_src, nc, sizeof *s->tr_src) < 0 ||
+        mem_grow((void **)&s->tr_slot, nc, sizeof *s->tr_slot) < 0 ||
+        mem_grow((void **)&s->tr_param, nc, sizeof *s->tr_param) < 0 ||
+        mem_grow((void **)&s->tr_coef, nc, sizeof *s->tr_coef) < 0)
         return -1;
-    s->tr_src = a;
-    uint64_t *b = realloc(s->tr_slot, nc * sizeof *b);
-    if (!b)
-        return -1;
-    s->tr_slot = b;
-    int *c = realloc(s->tr_param, nc * sizeof *c);
-    if (!c)
-        return -1;
-    s->tr_param = c;
-    double *d = realloc(s->tr_coef, nc * sizeof *d);
-    if (!d)
-        return -1;
-    s->tr_coef = d;
     *cap = nc;
     return 0;
 }

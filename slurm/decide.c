@@ -5,6 +5,7 @@
  * slurmsk_decide, so the command predicts the plugin exactly. */
 #define _POSIX_C_SOURCE 200809L
 #include "skelslurm.h"
+#include "../base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,15 +29,14 @@ static void add_line(text *t, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     size_t n = strlen(line), extra = t->len ? 1 : 0;
-    char *g = realloc(t->s, t->len + extra + n + 1);
-    if (!g) {
+    if (mem_grow((void **)&t->s, t->len + extra + n + 1, 1) < 0) {
         t->fail = 1;
         return;
     }
+    char *g = t->s;
     if (extra)
         g[t->len++] = '\n';
     memcpy(g + t->len, line, n + 1);
-    t->s = g;
     t->len += n;
 }
 

@@ -241,13 +241,12 @@ static char *opt_value(char *body, const char *name)
 static int add_pins(slurmsk_job *job, const char *v, int line)
 {
     size_t old = job->pins ? strlen(job->pins) : 0, len = strlen(v);
-    char *p = realloc(job->pins, old + len + 2);
-    if (!p)
+    if (mem_grow((void **)&job->pins, old + len + 2, 1) < 0)
         return -1;
+    char *p = job->pins;
     if (old)
         p[old++] = ',';
     memcpy(p + old, v, len + 1);
-    job->pins = p;
     if (!job->pin_line)
         job->pin_line = line;
     return 0;
@@ -580,10 +579,8 @@ static int cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
         size_t nc = (*cap ? *cap : 64);
         while (nc <= *len + (size_t)n)
             nc *= 2;
-        char *g = realloc(*s, nc);
-        if (!g)
+        if (mem_grow((void **)s, nc, 1) < 0)
             return -1;
-        *s = g;
         *cap = nc;
     }
 }
@@ -592,14 +589,10 @@ static int add_env(slurmsk_plan *plan, const char *key, const char *value)
 {
     size_t n = strlen(key) + strlen(value) + 2;
     char *kv = malloc(n);
-    char **g = realloc(plan->env, (size_t)(plan->nenv + 1) * sizeof *g);
-    if (!kv || !g) {
+    if (!kv || mem_grow((void **)&plan->env, (size_t)plan->nenv + 1, sizeof *plan->env) < 0) {
         free(kv);
-        if (g)
-            plan->env = g;
         return -1;
     }
-    plan->env = g;
     snprintf(kv, n, "%s=%s", key, value);
     plan->env[plan->nenv++] = kv;
     return 0;

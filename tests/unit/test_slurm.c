@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "slurm/skelslurm.h"
+#include "base/mem.h"
 
 static const char *CONF =
     "# four nodes of different speeds\n"
@@ -306,9 +307,10 @@ static int live;
 static void *t_grow(void *ptr, size_t count, size_t size)
 {
     size_t old = ptr ? ((size_t *)ptr)[-1] : 0;
-    size_t *b = realloc(ptr ? (size_t *)ptr - 1 : NULL, sizeof(size_t) + count * size);
-    if (!b)
+    void *v = ptr ? (size_t *)ptr - 1 : NULL;
+    if (mem_grow(&v, 1, sizeof(size_t) + count * size) < 0)
         return NULL;
+    size_t *b = v;
     if (!ptr)
         live++;
     if (count * size > old)
