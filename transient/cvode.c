@@ -118,6 +118,31 @@ static int psolve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z
 
 static int failed(int flag, const char *what, diag *err) { return tr_cv_failed(flag, what, "", err); }
 
+int tr_cv_integrate(void *mem, N_Vector y, double tcur, const double *times, int ntimes, int prob,
+                    double *buf, tr_result *res, tr_output_fn out, void *ctx, const char *who,
+                    diag *err)
+{
+    long n = N_VGetLength(y);
+    for (int k = 0; k < ntimes; k++) {
+        if (times[k] > tcur && tr_cv_failed(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode", who, err))
+            return -1;
+        int r = tr_emit(N_VGetArrayPointer(y), n, prob, buf, res, out, ctx, k, times[k], err);
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            break;
+    }
+    long v[3] = { 0, 0, 0 };
+    if (tr_cv_failed(CVodeGetNumSteps(mem, &v[0]), "CVodeGetNumSteps", who, err) ||
+        tr_cv_failed(CVodeGetNumRhsEvals(mem, &v[1]), "CVodeGetNumRhsEvals", who, err) ||
+        tr_cv_failed(CVodeGetNumLinSolvSetups(mem, &v[2]), "CVodeGetNumLinSolvSetups", who, err))
+        return -1;
+    res->steps += v[0];
+    res->rhs_evals += v[1];
+    res->lin_setups += v[2];
+    return 0;
+}
+
 int tr_cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
                    const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
 {
@@ -185,24 +210,8 @@ int tr_cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, i
             goto done;
     }
 
-    double tcur = 0;
-    for (int k = 0; k < ntimes; k++) {
-        if (times[k] > tcur && failed(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode", err))
-            goto done;
-        int r = tr_emit(N_VGetArrayPointer(y), n, 1, buf, res, out, ctx, k, times[k], err);
-        if (r < 0)
-            goto done;
-        if (r > 0)
-            break;
-    }
-    long v[3] = { 0, 0, 0 };
-    if (failed(CVodeGetNumSteps(mem, &v[0]), "CVodeGetNumSteps", err) ||
-        failed(CVodeGetNumRhsEvals(mem, &v[1]), "CVodeGetNumRhsEvals", err) ||
-        failed(CVodeGetNumLinSolvSetups(mem, &v[2]), "CVodeGetNumLinSolvSetups", err))
+    if (tr_cv_integrate(mem, y, 0, times, ntimes, 1, buf, res, out, ctx, "", err) < 0)
         goto done;
-    res->steps = v[0];
-    res->rhs_evals = v[1];
-    res->lin_setups = v[2];
     rc = 0;
 done:
     free(buf);

@@ -351,24 +351,8 @@ static int fl_integrate(tr_fluid *f, const double *x0, double t0, const double *
         if (failed(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver", err))
             goto done;
     }
-    double tcur = t0;
-    for (int k = 0; k < ntimes; k++) {
-        if (times[k] > tcur && failed(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode", err))
-            goto done;
-        int r = tr_emit(N_VGetArrayPointer(y), n, 0, buf, res, out, ctx, k, times[k], err);
-        if (r < 0)
-            goto done;
-        if (r > 0)
-            break;
-    }
-    long v[3] = { 0, 0, 0 };
-    if (failed(CVodeGetNumSteps(mem, &v[0]), "CVodeGetNumSteps", err) ||
-        failed(CVodeGetNumRhsEvals(mem, &v[1]), "CVodeGetNumRhsEvals", err) ||
-        failed(CVodeGetNumLinSolvSetups(mem, &v[2]), "CVodeGetNumLinSolvSetups", err))
+    if (tr_cv_integrate(mem, y, t0, times, ntimes, 0, buf, res, out, ctx, " (fluid)", err) < 0)
         goto done;
-    res->steps += v[0];
-    res->rhs_evals += v[1];
-    res->lin_setups += v[2];
     rc = 0;
 done:
     free(buf);

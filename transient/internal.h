@@ -35,6 +35,13 @@ const char *tr_cv_flag(int flag);
  * what it holds); 0 when the call succeeded. */
 int tr_cv_failed(int flag, const char *what, const char *who, diag *err);
 
+/* Integrate from tcur through the times (CVode in CV_NORMAL mode),
+ * emitting each as tr_emit does (prob: y is a distribution), then add
+ * CVODE's counters into res. Returns 0, or -1 with a message. */
+int tr_cv_integrate(void *mem, N_Vector y, double tcur, const double *times, int ntimes, int prob,
+                    double *buf, tr_result *res, tr_output_fn out, void *ctx, const char *who,
+                    diag *err);
+
 /* SUNDIALS 7 takes a communicator where 6 took a void pointer (no MPI). */
 #if SUNDIALS_VERSION_MAJOR >= 7
 #define TR_SUN_COMM SUN_COMM_NULL
