@@ -676,26 +676,14 @@ static int whole_at(diag *err, const slurmsk_job *job, const char *fmt, ...)
     return diag_set(err, "--skeleton: %s", msg);
 }
 
-/* The search's refusal in the user's terms: what was exceeded, this
- * site's limit, and what the user can do about it (the CLI's advice to
- * raise --max-states means nothing to an sbatch user). */
-static void search_failed(const slurmsk_conf *conf, double budget, const slurmsk_job *job,
-                          const diag *why, slurmsk_plan *plan, diag *err)
+/* The search's refusal in the user's terms. A chain beyond MaxStates or
+ * the decision time is not a refusal: the search then places by the
+ * approximation (approx_note says so). */
+static void search_failed(const slurmsk_job *job, const diag *why, slurmsk_plan *plan, diag *err)
 {
     if (strstr(why->msg, "out of memory")) {
         plan->fault = SLURMSK_FAULT_MEMORY;
         diag_set(err, "%s", why->msg);
-    } else if (strstr(why->msg, "states (the limit")) {
-        plan->fault = SLURMSK_FAULT_SIZE;
-        whole_at(err, job, "the skeleton's performance model has more than %lu states, this site's "
-                 "limit (MaxStates=%lu): use fewer stages or narrower farms and deals, or ask "
-                 "the administrators to raise MaxStates in skeleton.conf", conf->max_states,
-                 conf->max_states);
-    } else if (strstr(why->msg, "exceeded its time limit")) {
-        plan->fault = SLURMSK_FAULT_SIZE;
-        whole_at(err, job, "the skeleton's performance model cannot be built within this site's "
-                 "decision time (%g ms): use fewer stages or narrower farms and deals",
-                 budget * 1000);
     } else {
         plan->fault = SLURMSK_FAULT_SYNTAX;
         whole_at(err, job, "%s", why->msg);
@@ -806,7 +794,7 @@ int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
     so.threads = 1;                /* inside slurmctld: no threads of our own */
     res = skel_search(model, dag, p, &so, &why);
     if (!res) {
-        search_failed(conf, budget, job, &why, plan, err);
+        search_failed(job, &why, plan, err);
         fault = plan->fault;
         goto out;
     }
