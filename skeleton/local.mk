@@ -11,7 +11,7 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
 	skeleton/placement.c \
-	skeleton/share.c \
+	skeleton/share.c skeleton/lump.c \
 	skeleton/link.c \
 	skeleton/search.c skeleton/search_int.h skeleton/search_bound.c \
 	skeleton/search_plan.c skeleton/search_exact.c skeleton/search_scale.c \
