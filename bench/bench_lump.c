@@ -7,7 +7,7 @@
  * (direct or the engine's automatic method), with the ratios and the
  * relative difference of the job's throughputs. The unlumped chain is
  * derived only up to UNLUMPED_MAX states (estimated from the previous
- * size's growth), then the lumped one alone goes on to 200 members. */
+ * size's growth), then the lumped one alone goes on (to 100 members). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -130,7 +130,7 @@ static void row(const char *name, int n, const run *u, const run *l)
 int main(void)
 {
     static const char *names[] = { "farm(n)", "xfarm(n) of pipes", "pipe of 2 farms" };
-    static const int sizes[][9] = { { 2, 4, 6, 8, 10, 11, 30, 100, 200 },
+    static const int sizes[][9] = { { 2, 4, 6, 8, 10, 11, 30, 60, 100 },
                                     { 2, 3, 4, 5, 6, 7, 12, 30, 60 },
                                     { 4, 6, 8, 10, 12, 14, 30, 60, 100 } };
     char *buf = malloc(1 << 16);
