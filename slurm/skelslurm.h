@@ -100,6 +100,8 @@ typedef struct slurmsk_job {
     int pin_line;               /* script line of the first --pin */
     double items;               /* --items N, 0 if not given */
     skel_style style;           /* --style (default producer) */
+    int buffer;                 /* --buffer N: items each move of the job may hold */
+    int has_buffer;             /* --buffer was given */
     int bpel;                   /* the skeleton came as BPEL */
     char *warning;              /* BPEL defaults used, or NULL (owned) */
     int skel_line;              /* script line of the first skeleton line; 0: --skeleton */
@@ -158,6 +160,7 @@ typedef struct slurmsk_plan {
     char **env;                 /* "KEY=VALUE" strings */
     int nenv;
     int max_per_node;           /* most tasks placed on one node */
+    int buffer;                 /* the job's --buffer (SKEL_BUFFER), -1: none */
     slurmsk_fault fault;        /* after a failed placement: what kind */
 } slurmsk_plan;
 
@@ -168,6 +171,12 @@ typedef struct slurmsk_plan {
  * plan filled (free with slurmsk_plan_clear), or -1 with a message. */
 int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned char *allowed,
                   slurmsk_plan *plan, diag *err);
+
+/* slurmsk_place within budget seconds rather than conf's whole decision
+ * time (a share of it, when the job names several partitions). */
+int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
+                         const unsigned char *allowed, double budget, slurmsk_plan *plan,
+                         diag *err);
 void slurmsk_plan_clear(slurmsk_plan *plan);
 
 /* Move the plan off busy nodes: every node of the plan that is not idle
