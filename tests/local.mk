@@ -7,7 +7,11 @@ SHARED_DIR ?= @SHARED_DIR@
 AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SKELSCHED='$(abs_top_builddir)/skelsched'; export SKELSCHED; \
 	SRCDIR='$(abs_top_srcdir)'; export SRCDIR; \
-	SLURM_PREFIX='$(slurm_prefix)'; export SLURM_PREFIX;
+	SLURM_PREFIX='$(slurm_prefix)'; export SLURM_PREFIX; \
+	CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60}; export CK_DEFAULT_TIMEOUT;
+# (Check's own default, 4 s of wall time per test, is a hang guard that a
+# loaded machine or the sanitizer build trips on tests of 1 s of CPU;
+# test cases that need more set their own with tcase_set_timeout.)
 
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim tests/unit/test_share tests/unit/test_link tests/unit/test_lump
