@@ -288,7 +288,7 @@ const char *skel_param_key(skel_param k);
  * PS: only the tasks that are computing share it, equally (processor
  * sharing: a task computing alone gets the whole node). STATIC: each of
  * the n tasks placed on the node always gets Speed/n, computing or not
- * (seed 000's equitable sharing). */
+ * (Benoit et al. 2004's equitable sharing). */
 typedef enum skel_sharing { SKEL_SHARE_PS = 0, SKEL_SHARE_STATIC = 1 } skel_sharing;
 
 /* "ps" or "static" (case-insensitive) into *out. Returns 0 or -1. */

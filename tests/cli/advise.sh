@@ -1,9 +1,9 @@
 #!/bin/sh
-# skelsched advise: replication advice and the seed 002 Fig. 5-6 sweep.
+# skelsched advise: replication advice and the Yaikhom et al. 2007 Fig. 5-6 sweep.
 . "$SRCDIR/tests/cli/lib.sh"
 E="$SRCDIR/examples"
-SK="$E/skeletons/seed002-fig5.skel"
-PL="$E/platforms/seed002-fig5.conf"
+SK="$E/skeletons/bottleneck5.skel"
+PL="$E/platforms/identical8.conf"
 
 expect_exit 0 "help" -- advise --help
 expect_out "help" "--sweep SPEC"
@@ -43,7 +43,7 @@ expect_out "default task" '^replicating +t1$'
 expect_exit 0 "no free node" -- advise "$E/skeletons/replicated.skel" --platform "$E/platforms/cluster.conf" --no-merge
 expect_out "no free node" "no free node to put a replica of t5 on"
 
-# merging fast stages (seed 003): the outer stages at 400
+# merging fast stages (Zavanella 1999): the outer stages at 400
 printf 'pipe(5); task("a", 400); task("b", 400); task("c", 50); task("d", 400); task("e", 400);\n' >"$TMP/fast.skel"
 expect_exit 0 "merge" -- advise "$TMP/fast.skel" --platform "$PL" --replicas 2
 expect_out "merge" '^merge t0\+t1 +- +46\.8[0-9]* .* n0 \(frees n1\)$'

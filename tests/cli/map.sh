@@ -2,15 +2,15 @@
 # skelsched map: the placement search, end to end.
 . "$SRCDIR/tests/cli/lib.sh"
 E="$SRCDIR/examples"
-SK="$E/skeletons/seed000-pipeline.skel"
-PL="$E/platforms/seed000.conf"
+SK="$E/skeletons/pipeline3.skel"
+PL="$E/platforms/three-processors.conf"
 
 expect_exit 0 "map help" -- map --help
 expect_out "map help" "--candidates FILE"
 expect_exit 0 "help lists map" -- --help
 expect_out "help lists map" "^  map "
 
-# seed 000, first row of the table: (p1,p2,p3) gives 5.63467
+# Benoit et al. 2004, first row of the table: (p1,p2,p3) gives 5.63467
 expect_exit 0 "table" -- map "$SK" --platform "$PL" --style stream --pin t0=p1
 expect_out "table best" "^1 +5\.634666[0-9]* +t[0-9] +p1 p2 p3$"
 expect_out "table optimal" "^optimal +yes"
@@ -39,7 +39,7 @@ expect_out "pins" '"best": \{"placement": \["p1", "p3", "p3"\]'
 expect_out "pins count" '"placements": 1,'
 
 # the paper's 8 candidates
-printf '# seed 000, section 4.2\np1,p1,p1\np1,p1,p2\np1,p2,p2\np1,p2,p1\np1,p1,p3\np1,p3,p3\n p1 , p3 , p1 \np1,p2,p3\n' > "$TMP/cand.txt"
+printf '# Benoit et al. 2004, section 4.2\np1,p1,p1\np1,p1,p2\np1,p2,p2\np1,p2,p1\np1,p1,p3\np1,p3,p3\n p1 , p3 , p1 \np1,p2,p3\n' > "$TMP/cand.txt"
 expect_exit 0 "candidates" -- map "$SK" --platform "$PL" --style stream --candidates "$TMP/cand.txt" --json
 expect_out "candidates best" '"best": \{"placement": \["p1", "p2", "p3"\], "throughput": 5\.634666'
 expect_out "candidates count" '"placements": 8,'
