@@ -29,6 +29,9 @@ static void usage(FILE *f)
             "  --sharing ps     the tasks computing on a node share it (default): the\n"
             "                   tasks of a node holding several become one Node<j>\n"
             "  --sharing static each of n tasks on a node gets Speed/n (Benoit et al. 2004)\n"
+            "  --buffer N       items every move may hold between its tasks (Link_<i>_<j>\n"
+            "                   components; 0 = rendezvous, the default)\n"
+            "  --link-scv C     squared coefficient of variation of a move's time\n"
             "\n"
             "Tasks are t0, t1, ... in depth-first order. Exit status: 0 ok, 1 bad input,\n"
             "2 usage error.\n");
@@ -37,7 +40,7 @@ static void usage(FILE *f)
 int cmd_gen(int argc, char **argv)
 {
     const char *skel_path = NULL, *plat_path = NULL, *place = NULL, *style_s = NULL;
-    const char *sharing = NULL;
+    const char *sharing = NULL, *buffer = NULL, *link_scv = NULL;
     for (int i = 1; i < argc; i++) {
         int bad = 0;
         const char *v;
@@ -54,6 +57,10 @@ int cmd_gen(int argc, char **argv)
             if (cli_sharing_arg("gen", v) < 0)
                 return 2;
             sharing = v;
+        } else if ((v = cli_option_value("gen", argc, argv, &i, "--buffer", &bad))) {
+            buffer = v;
+        } else if ((v = cli_option_value("gen", argc, argv, &i, "--link-scv", &bad))) {
+            link_scv = v;
         } else if (bad) {
             return 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -71,7 +78,7 @@ int cmd_gen(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1, sharing, 0 };
+    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1, sharing, 0, buffer, link_scv };
     if (style_s && cli_style_parse(style_s, &o.style) < 0) {
         fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n", style_s);
         return 2;

@@ -31,6 +31,10 @@ static void usage(FILE *f)
           "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
           "  --style S          producer (default) or stream: a skeleton's boundaries\n"
           "  --sharing S        ps (default) or static: how a node's tasks share it\n"
+          "  --buffer N         items every move may hold between its tasks (the job's\n"
+          "                     buffering; default: the platform's Buffer=, 0 = rendezvous)\n"
+          "  --link-scv C       squared coefficient of variation of a move's time\n"
+          "                     (default: the platform's LinkSCV=, else 1, exponential)\n"
           "  --method M         auto (default), direct, gs, sor, gmres; approx: a skeleton's\n"
           "                     throughput by the decomposition approximation, any size,\n"
           "                     no chain derived (docs/approximation.md)\n"
@@ -71,6 +75,8 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "place", required_argument, NULL, 'l' },
         { "style", required_argument, NULL, 'y' },
         { "sharing", required_argument, NULL, 'H' },
+        { "buffer", required_argument, NULL, 'B' },
+        { "link-scv", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -118,6 +124,8 @@ static int parse_args(int argc, char **argv, solve_args *a)
             a->dopts.time_limit = a->sopts.time_limit = d;
             break;
         case 'p': a->in.platform = optarg; break;
+        case 'B': a->in.buffer = optarg; break;
+        case 'V': a->in.link_scv = optarg; break;
         case 'l': a->in.place = optarg; break;
         case 'H':
             if (cli_sharing_arg("solve", optarg) < 0)

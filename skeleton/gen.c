@@ -42,8 +42,31 @@ typedef struct gen {
     skel_lgraph *lgs;  /* per task: its local graph, kept for the products */
     skel_lgraph *plgs; /* per task: its processor's, likewise */
     int *work;        /* per task: action id of work_<i> (its Erlang phases), or -1 */
+    int *take;        /* per edge: the receiver's action (take_<i>_<j> when buffered,
+                         else the move) */
+    int *xfer;        /* per edge: action id of xfer_<i>_<j> (phases, transit), or -1 */
     diag *err;
 } gen;
+
+/* A move the Network rates alone: rendezvous, exponential. */
+static int edge_plain(const gen *g, int e)
+{
+    const skel_model *m = g->m;
+    return m->buffer[e] == 0 && skel_erlang_phases(m->link_scv[e]) == 1 && !(m->link_scv[e] > 1);
+}
+
+/* The actions on which the two tasks of edge e synchronise directly: none
+ * through a buffer (each meets the link), else the move and its phases. */
+static int edge_sync(const gen *g, int e, int *acts)
+{
+    if (g->m->buffer[e] > 0)
+        return 0;
+    acts[0] = g->move[e];
+    if (g->xfer[e] < 0)
+        return 1;
+    acts[1] = g->xfer[e];
+    return 2;
+}
 
 static const pepa_pos nopos = { 0, 0 };
 
@@ -74,7 +97,9 @@ static void edge_name(char *buf, size_t n, const char *prefix, skel_edge e)
  * one (Node<j> ... for the tasks sharing node j). */
 static void state_name(char *buf, size_t n, const char *prefix, int task, int k)
 {
-    if (k == 0)
+    if (task < 0)                  /* prefix names the component (Link_<i>_<j>) */
+        snprintf(buf, n, k ? "%s_%d" : "%s", prefix, k);
+    else if (k == 0)
         snprintf(buf, n, "%s%d", prefix, task);
     else
         snprintf(buf, n, "%s%d_%d", prefix, task, k);
@@ -119,7 +144,7 @@ void skel_lg_group(const skel_lgraph *lg, int *first, skel_ltr *by)
 
 static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
 {
-    if (skel_lg_push(lg, (ltr){ from, act, to, w, -1, 1 }) < 0)
+    if (skel_lg_push(lg, (ltr){ from, act, to, w, -1, 1, 0 }) < 0)
         return oom(g);
     if (++g->m->nprefixes > SKEL_MAX_PREFIXES)
         return diag_set(g->err, "the model would have more than %d activities",
@@ -137,13 +162,25 @@ static void lg_patch(lgraph *lg, int since, int placeholder, int state)
 }
 
 /* The move action of task i with partner x (receive: x sends to i). */
-static int move_action(gen *g, int i, int x, int receive)
+static int move_edge(gen *g, int i, int x, int receive)
 {
     int e = receive ? (x == SKEL_IN ? g->in_edge[i] : skel_dag_edge(g->dag, x, i))
                     : skel_dag_edge(g->dag, i, x);
     if (e < 0)
         return diag_set(g->err, "internal error: no edge for a move of task t%d", i);
-    return g->move[e];
+    return e;
+}
+
+/* Erlang phases of a rendezvous advance only while both tasks offer the
+ * move: a passive self-loop in each such state (once). */
+static int xfer_loop(gen *g, lgraph *lg, int e, int state)
+{
+    if (g->xfer[e] < 0 || g->m->buffer[e] > 0)
+        return 0;
+    for (int k = 0; k < lg->ntr; k++)
+        if (lg->tr[k].from == state && lg->tr[k].act == g->xfer[e])
+            return 0;
+    return lg_add(g, lg, state, g->xfer[e], 1.0, state);
 }
 
 /* Alternative alt of step k: one item with one member of each of its
@@ -170,8 +207,11 @@ static int exchange(gen *g, lgraph *lg, int i, const skel_flow *f, int k, int al
             int grp = f->grp ? f->grp[j] : 0;
             if ((f->alt ? f->alt[j] : 0) != alt || (mask >> grp & 1))
                 continue;
-            int act = move_action(g, i, f->tasks[j], receive);
+            int e = move_edge(g, i, f->tasks[j], receive);
+            int act = e < 0 ? -1 : receive ? g->take[e] : g->move[e];
             rc = act < 0 ? -1 : lg_add(g, lg, state[mask], act, 1.0, state[mask | 1 << grp]);
+            if (rc == 0)
+                rc = xfer_loop(g, lg, e, state[mask]);
         }
     free(state);
     return rc;
@@ -241,6 +281,16 @@ static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
 /* The rate of activity t: a passive weight, or mu_<task> * w / div. */
 static pepa_expr *rate_of(gen *g, const ltr *t)
 {
+    if (t->rate != 0) {            /* a link's: w * lambda of its edge, or w * handoff */
+        char name[64];
+        if (t->rate > 0)
+            edge_name(name, sizeof name, "lambda", g->m->edges[t->rate - 1]);
+        else
+            snprintf(name, sizeof name, "handoff");
+        pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
+        pepa_expr *c = r && t->w != 1.0 ? pepa_num(g->pm, t->w) : NULL;
+        return t->w == 1.0 || !r ? r : c ? pepa_binop(g->pm, PEPA_E_MUL, r, c) : NULL;
+    }
     if (t->task >= 0) {
         char name[32];
         snprintf(name, sizeof name, "mu_%d", t->task);
@@ -451,7 +501,7 @@ static int crossing(gen *g, int alo, int ahi, int bhi, int *acts)
         for (int e = d->out_lo[i]; e < d->out_hi[i]; e++) {
             int t = d->edges[e].to;
             if (i < ahi ? t >= ahi && t < bhi : t >= alo && t < ahi)
-                acts[n++] = g->move[e];
+                n += edge_sync(g, e, acts + n);
         }
     return n;
 }
@@ -521,12 +571,29 @@ static pepa_proc *compose_parts(gen *g, int *acts)
             if (f < 0 || t < 0)
                 continue;
             if ((part[f] == i && part[t] < i) || (part[t] == i && part[f] < i))
-                acts[na++] = g->move[e];
+                na += edge_sync(g, e, acts + na);
         }
         acc = pepa_coop(g->pm, acc, b, acts, na);
     }
     free(part);
     return acc;
+}
+
+/* handoff: a buffered link takes an item from its sender or gives one to
+ * its receiver as fast as a move within a node (1/LocalLatency; 1 when
+ * the platform gives none, as the rate-1 network). */
+static int define_handoff(gen *g)
+{
+    int any = 0;
+    for (int k = 0; k < g->m->nedges; k++)
+        any |= g->m->buffer[k] > 0;
+    if (!any)
+        return 0;
+    double h = g->plat && g->plat->local_latency > 0 ? 1 / g->plat->local_latency : 1.0;
+    pepa_expr *e = pepa_num(g->pm, h);
+    if (!e)
+        return oom(g);
+    return pepa_model_define_rate(g->pm, "handoff", e, nopos, g->err);
 }
 
 static int define_rates(gen *g)
@@ -551,7 +618,7 @@ static int define_rates(gen *g)
             return -1;
         m->lambda[k] = e;
     }
-    return 0;
+    return define_handoff(g);
 }
 
 static int define_actions(gen *g)
@@ -573,6 +640,18 @@ static int define_actions(gen *g)
         edge_name(name, sizeof name, "move", g->m->edges[k]);
         if ((g->move[k] = pepa_model_action_id(g->pm, name)) < 0)
             return oom(g);
+        g->take[k] = g->move[k];
+        g->xfer[k] = -1;
+        if (g->m->buffer[k] > 0) {
+            edge_name(name, sizeof name, "take", g->m->edges[k]);
+            if ((g->take[k] = pepa_model_action_id(g->pm, name)) < 0)
+                return oom(g);
+        }
+        if (g->m->buffer[k] > 0 || skel_erlang_phases(g->m->link_scv[k]) > 1) {
+            edge_name(name, sizeof name, "xfer", g->m->edges[k]);
+            if ((g->xfer[k] = pepa_model_action_id(g->pm, name)) < 0)
+                return oom(g);
+        }
         if (g->m->edges[k].from == SKEL_IN)
             g->in_edge[g->m->edges[k].to] = k;
     }
@@ -593,13 +672,13 @@ static int proc_graph(gen *g, int i, lgraph *lg)
         double w[4] = { p * ra, (1 - p) * ra, p * rb, (1 - p) * rb };
         lg->nstates = 2;
         for (int t = 0; t < 4 && rc == 0; t++)
-            rc = skel_lg_push(lg, (ltr){ t / 2, g->comp[i], t % 2, w[t], i, 1 });
+            rc = skel_lg_push(lg, (ltr){ t / 2, g->comp[i], t % 2, w[t], i, 1, 0 });
         return rc < 0 ? oom(g) : 0;
     }
     lg->nstates = k;
     for (int ph = 0; ph < k && rc == 0; ph++)
         rc = skel_lg_push(lg, (ltr){ ph, ph < k - 1 ? g->work[i] : g->comp[i],
-                                     ph < k - 1 ? ph + 1 : 0, (double)k, i, 1 });
+                                     ph < k - 1 ? ph + 1 : 0, (double)k, i, 1, 0 });
     return rc < 0 ? oom(g) : 0;
 }
 
@@ -636,7 +715,10 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
             return oom(g);
     }
     *net = NULL;
-    if (m->nedges == 0)
+    int nplain = 0;
+    for (int k = 0; k < m->nedges; k++)
+        nplain += edge_plain(g, k);
+    if (nplain == 0)
         return 0;
     int id = pepa_model_proc_id(g->pm, "Network");
     if (id < 0)
@@ -647,6 +729,8 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
         return oom(g);
     int n = 0;
     for (int k = 0; k < m->nedges; k++) {
+        if (!edge_plain(g, k))
+            continue;
         edge_name(name, sizeof name, "lambda", m->edges[k]);
         pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
         pepa_proc *c = pepa_const(g->pm, id);
@@ -749,6 +833,49 @@ nomem:
     return NULL;
 }
 
+/* Link_<i>_<j>: the component of edge k when its move has phases or a
+ * buffer (skel_link_graph). */
+#define LINK_MAX_STATES 100000L
+
+static int define_link(gen *g, int k, char *name, size_t n)
+{
+    const skel_model *m = g->m;
+    edge_name(name, n, "Link", m->edges[k]);
+    skel_link_in in = { m->buffer[k], m->link_scv[k], k, g->move[k],
+                        g->take[k], g->xfer[k], LINK_MAX_STATES };
+    lgraph lg = { 0 };
+    int rc = skel_link_graph(&in, &lg);
+    if (rc > 0)
+        rc = diag_set(g->err, "%s: a buffer of %d items with %d phases each has more than %ld "
+                      "states (a smaller Buffer= or a larger SCV=)", name, m->buffer[k],
+                      skel_erlang_phases(m->link_scv[k]), LINK_MAX_STATES);
+    else if (rc < 0)
+        rc = oom(g);
+    else
+        rc = define_states(g, &lg, name, -1);
+    free(lg.tr);
+    return rc;
+}
+
+/* sys cooperating with edge k's link on its move, and on the take (buffer)
+ * or the phases (rendezvous), which the link shares with the tasks. */
+static pepa_proc *with_link(gen *g, pepa_proc *sys, int k, int *acts)
+{
+    char name[64];
+    if (define_link(g, k, name, sizeof name) < 0)
+        return NULL;
+    pepa_proc *l = pepa_const(g->pm, pepa_model_find_proc(g->pm, name));
+    int n = 0;
+    acts[n++] = g->move[k];
+    if (g->m->buffer[k] > 0)
+        acts[n++] = g->take[k];
+    else if (g->xfer[k] >= 0)
+        acts[n++] = g->xfer[k];
+    if (!l)
+        oom(g);
+    return l ? pepa_coop(g->pm, sys, l, acts, n) : NULL;
+}
+
 static int build(gen *g)
 {
     skel_model *m = g->m;
@@ -776,8 +903,16 @@ static int build(gen *g)
         }
         sys = pepa_coop(g->pm, sys, gt, acts, g->gate_acts);
     }
-    if (sys && net)
-        sys = pepa_coop(g->pm, net, sys, g->move, m->nedges);
+    if (sys && net) {
+        int np = 0;
+        for (int k = 0; k < m->nedges; k++)
+            if (edge_plain(g, k))
+                acts[np++] = g->move[k];
+        sys = pepa_coop(g->pm, net, sys, acts, np);
+    }
+    for (int k = 0; k < m->nedges && sys; k++)
+        if (!edge_plain(g, k))
+            sys = with_link(g, sys, k, acts);
     int ncomp = 0;
     for (int i = 0; i < m->ntasks; i++)
         if (!g->node_share || g->node_share[i] < 0) {
@@ -846,6 +981,25 @@ static int plan_sharing(gen *g, int n)
     return 0;
 }
 
+/* Each move's variability and capacity (skel_platform_move_kind) in a
+ * placed model; the stream's own input and output are rendezvous. The
+ * placement-independent model keeps the seeds' exponential rendezvous. */
+static void plan_links(gen *g)
+{
+    skel_model *m = g->m;
+    for (int k = 0; k < m->nedges; k++) {
+        int f = m->edges[k].from, t = m->edges[k].to;
+        m->link_scv[k] = 1;
+        m->buffer[k] = 0;
+        if (!g->plat || !g->place)
+            continue;
+        skel_platform_move_kind(g->plat, f >= 0 ? g->place[f] : -1, t >= 0 ? g->place[t] : -1,
+                                &m->link_scv[k], &m->buffer[k]);
+        if (f < 0 || t < 0)
+            m->buffer[k] = 0;
+    }
+}
+
 static void gen_free(gen *g, int n)
 {
     for (int i = 0; g->lgs && i < n; i++)
@@ -855,6 +1009,8 @@ static void gen_free(gen *g, int n)
     free(g->plgs);
     free(g->lgs);
     free(g->work);
+    free(g->take);
+    free(g->xfer);
     free(g->node_share);
     free(g->in_edge);
 }
@@ -879,9 +1035,14 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
     g->in_edge = malloc((size_t)n * sizeof *g->in_edge);
     g->work = malloc((size_t)(n ? n : 1) * sizeof *g->work);
     m->scv = malloc((size_t)(n ? n : 1) * sizeof *m->scv);
+    m->link_scv = malloc(ne * sizeof *m->link_scv);
+    m->buffer = malloc(ne * sizeof *m->buffer);
+    g->take = malloc(ne * sizeof *g->take);
+    g->xfer = malloc(ne * sizeof *g->xfer);
     m->pepa = g->pm = pepa_model_new(skel_tree_file(t));
     if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g->comp || !g->move ||
-        !g->in_edge || !m->entry || !g->work || !m->scv || !m->pepa)
+        !g->in_edge || !m->entry || !g->work || !m->scv || !m->link_scv || !m->buffer ||
+        !g->take || !g->xfer || !m->pepa)
         goto nomem;
     if (d->nedges)
         memcpy(m->edges, d->edges, (size_t)d->nedges * sizeof *m->edges);
@@ -893,6 +1054,7 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
         m->scv[i] = task->scv > 0 ? task->scv : g->plat && g->plat->work_scv > 0 ? g->plat->work_scv : 1;
     }
     entry_weights(skel_tree_root(t), m->entry);
+    plan_links(g);
     if (plan_sharing(g, n) < 0 || build(g) < 0)
         goto fail;
     for (int i = 0; g->node_share && i < n; i++)
@@ -947,6 +1109,8 @@ void skel_model_free(skel_model *m)
     if (!m)
         return;
     free(m->scv);
+    free(m->link_scv);
+    free(m->buffer);
     pepa_model_free(m->pepa);
     free(m->entry);
     free(m->move_action);
