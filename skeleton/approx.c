@@ -27,6 +27,7 @@
  * The job's throughput is the computations per second of the tasks the
  * items enter (every item is computed once by one of them), each task's
  * being the mean of its windows' estimates. */
+#include "internal.h"
 #include "skeleton.h"
 
 #include <math.h>
@@ -902,9 +903,8 @@ static void finish(skel_approx *a, skel_approx_result *r)
         a->util[i] = a->thr[i] / a->mu[i];
         if (a->entry[i])
             r->throughput += a->thr[i];
-        if (a->util[i] > a->util[r->bottleneck])
-            r->bottleneck = i;
     }
+    r->bottleneck = skel_argmax_tied(a->util, a->ntasks);
 }
 
 /* No pipelined execution is slower than one item at a time through every
