@@ -1,8 +1,9 @@
 /* pepa_solve: steady-state distribution pi of a CTMC, pi Q = 0, sum pi = 1.
  *
  * Methods:
- *   direct  - sparse LU (SuiteSparse UMFPACK) of Q^T with one equation
- *             replaced by the normalisation; exact up to rounding. Refused
+ *   direct  - sparse LU (SuiteSparse UMFPACK) of Q^T with one state's
+ *             probability pinned (its equation and unknown dropped), then
+ *             normalised; exact up to rounding. Refused
  *             when UMFPACK's symbolic analysis predicts more than
  *             PEPA_DIRECT_MAX_BYTES / PEPA_DIRECT_MAX_FLOPS.
  *   gs      - Gauss-Seidel sweeps over the rows of Q^T, with Anderson
