@@ -285,8 +285,12 @@ static int pinned(const pepa_ctmc *q, uint32_t r, double max_bytes, double max_f
     /* Nested dissection (METIS) fills in far less than AMD/COLAMD on the
      * product spaces PEPA builds (bench_solve: a 30^3 grid 8.4 M factor
      * entries against 11 M, 5.4e9 flops against 1.0e10), and costs about a
-     * tenth of a second more to compute, which only pays on larger chains. */
-    if (m >= PIN_METIS_STATES)
+     * tenth of a second more to compute, which only pays on larger chains,
+     * and only when the factorisation will be done: AUTO's look at the cost
+     * (its caps, PEPA_AUTO_DIRECT_FLOPS) refuses such chains anyway, and
+     * there METIS was most of the cost of a placement decision in the
+     * Slurm plugin (a 26,244-state chain: 1.9 s of CPU against 0.9 s). */
+    if (m >= PIN_METIS_STATES && max_flops > PEPA_AUTO_DIRECT_FLOPS)
         control[UMFPACK_ORDERING] = UMFPACK_ORDERING_METIS;
     void *num = NULL;
     int rc = factor(m, Ap, Ai, Ax, max_bytes, max_flops, control, &num, err);
