@@ -13,7 +13,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: skelsched gen SKELETON [--platform FILE] [--place t0=NODE,t1=NODE,...]\n"
-            "                     [--style producer|stream]\n"
+            "                     [--style producer|stream] [--no-lump]\n"
             "\n"
             "Print the PEPA model of the skeleton description SKELETON ('-' reads stdin).\n"
             "\n"
@@ -32,6 +32,11 @@ static void usage(FILE *f)
             "  --buffer N       items every move may hold between its tasks (Link_<i>_<j>\n"
             "                   components; 0 = rendezvous, the default)\n"
             "  --link-scv C     squared coefficient of variation of a move's time\n"
+            "  --no-lump        one component per farm member; by default the members of\n"
+            "                   a farm placed on nodes of one class are one aggregated\n"
+            "                   array Task<i>[n] (Copy<i>[n] for xfarm sub-skeletons),\n"
+            "                   the same throughputs from a far smaller chain\n"
+            "                   (docs/pepa.md, \"Lumped farms\")\n"
             "\n"
             "Tasks are t0, t1, ... in depth-first order. Exit status: 0 ok, 1 bad input,\n"
             "2 usage error.\n");
@@ -41,12 +46,15 @@ int cmd_gen(int argc, char **argv)
 {
     const char *skel_path = NULL, *plat_path = NULL, *place = NULL, *style_s = NULL;
     const char *sharing = NULL, *buffer = NULL, *link_scv = NULL;
+    int no_lump = 0;
     for (int i = 1; i < argc; i++) {
         int bad = 0;
         const char *v;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(argv[i], "--no-lump") == 0) {
+            no_lump = 1;
         } else if ((v = cli_option_value("gen", argc, argv, &i, "--platform", &bad))) {
             plat_path = v;
         } else if ((v = cli_option_value("gen", argc, argv, &i, "--place", &bad))) {
@@ -78,7 +86,8 @@ int cmd_gen(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1, sharing, 0, buffer, link_scv };
+    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1, sharing, 0, buffer, link_scv,
+                         no_lump };
     if (style_s && cli_style_parse(style_s, &o.style) < 0) {
         fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n", style_s);
         return 2;

@@ -16,6 +16,7 @@
 #include "pepa/export.h"
 #include "pepa/solve.h"
 #include "pepa/space.h"
+#include "pepa/system.h"
 
 static void usage(FILE *f)
 {
@@ -31,6 +32,8 @@ static void usage(FILE *f)
           "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
           "  --style S          producer (default) or stream: a skeleton's boundaries\n"
           "  --sharing S        ps (default) or static: how a node's tasks share it\n"
+          "  --no-lump          one component per farm member (default: interchangeable\n"
+          "                     members are one aggregated array, docs/pepa.md)\n"
           "  --buffer N         items every move may hold between its tasks (the job's\n"
           "                     buffering; default: the platform's Buffer=, 0 = rendezvous)\n"
           "  --link-scv C       squared coefficient of variation of a move's time\n"
@@ -41,7 +44,8 @@ static void usage(FILE *f)
           "  --tol X            target residual ||pi Q||_inf of iterative methods (default 1e-12)\n"
           "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
           "  --omega W          SOR relaxation factor (default 1.0)\n"
-          "  --max-states N     stop deriving beyond N states (default 2^32-2)\n"
+          "  --max-states N     stop deriving beyond N states (default 4000000: a larger\n"
+          "                     chain stops with its size bound and what to run instead)\n"
           "  --time-limit S     give up after S seconds of deriving or solving\n"
           "  --json             print one JSON object instead of tables\n"
           "  --export-prism P   write the chain as P.tra and P.sta (PRISM explicit format)\n"
@@ -58,6 +62,41 @@ typedef struct solve_args {
     int approx;              /* --method approx */
     const char *export_prism, *export_mm;
 } solve_args;
+
+/* A number option (c: getopt_long's code); -1 after a usage error. */
+static int number_option(solve_args *a, int c, const char *v)
+{
+    unsigned long long u;
+    double d;
+    switch (c) {
+    case 't':
+        if (cli_double("solve", "--tol", v, &d) < 0 || !(d > 0))
+            return -1;
+        a->sopts.tol = d;
+        return 0;
+    case 'i':
+        if (cli_ulong("solve", "--max-iter", v, &u) < 0 || u == 0)
+            return -1;
+        a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
+        return 0;
+    case 'w':
+        if (cli_double("solve", "--omega", v, &d) < 0 || !(d > 0 && d < 2))
+            return -1;
+        a->sopts.omega = d;
+        a->sopts.method = a->sopts.method == PEPA_METHOD_AUTO ? PEPA_METHOD_SOR : a->sopts.method;
+        return 0;
+    case 's':
+        if (cli_ulong("solve", "--max-states", v, &u) < 0 || u == 0)
+            return -1;
+        a->dopts.max_states = u;
+        return 0;
+    default:                                         /* 'L' */
+        if (cli_double("solve", "--time-limit", v, &d) < 0 || !(d > 0))
+            return -1;
+        a->dopts.time_limit = a->sopts.time_limit = d;
+        return 0;
+    }
+}
 
 static int parse_args(int argc, char **argv, solve_args *a)
 {
@@ -77,11 +116,10 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "sharing", required_argument, NULL, 'H' },
         { "buffer", required_argument, NULL, 'B' },
         { "link-scv", required_argument, NULL, 'V' },
+        { "no-lump", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    unsigned long long u;
-    double d;
     int c;
     optind = 1;
     opterr = 0;
@@ -98,30 +136,12 @@ static int parse_args(int argc, char **argv, solve_args *a)
             }
             break;
         case 't':
-            if (cli_double("solve", "--tol", optarg, &d) < 0 || !(d > 0))
-                return 2;
-            a->sopts.tol = d;
-            break;
         case 'i':
-            if (cli_ulong("solve", "--max-iter", optarg, &u) < 0 || u == 0)
-                return 2;
-            a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
-            break;
         case 'w':
-            if (cli_double("solve", "--omega", optarg, &d) < 0 || !(d > 0 && d < 2))
-                return 2;
-            a->sopts.omega = d;
-            a->sopts.method = a->sopts.method == PEPA_METHOD_AUTO ? PEPA_METHOD_SOR : a->sopts.method;
-            break;
         case 's':
-            if (cli_ulong("solve", "--max-states", optarg, &u) < 0 || u == 0)
-                return 2;
-            a->dopts.max_states = u;
-            break;
         case 'L':
-            if (cli_double("solve", "--time-limit", optarg, &d) < 0 || !(d > 0))
+            if (number_option(a, c, optarg) < 0)
                 return 2;
-            a->dopts.time_limit = a->sopts.time_limit = d;
             break;
         case 'p': a->in.platform = optarg; break;
         case 'B': a->in.buffer = optarg; break;
@@ -139,6 +159,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
             }
             break;
         case 'j': a->json = 1; break;
+        case 'N': a->in.no_lump = 1; break;
         case 'P': a->export_prism = optarg; break;
         case 'M': a->export_mm = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -407,6 +428,32 @@ static int solve_approx(const solve_args *a)
     return rc;
 }
 
+/* solve's own cap on the chain (--max-states raises it): about 1.5 GB and
+ * tens of seconds of deriving, far below what would take the machine's
+ * memory. */
+#define SOLVE_MAX_STATES 4000000ULL
+
+/* Derive within the cap. A model whose components' local states allow
+ * more (pepa_system_state_bound) may exceed it: then it stops there, with
+ * its size as far as known and what answers instead. */
+static pepa_space *derive_capped(const solve_args *a, pepa_system *s, int skeleton, diag *err)
+{
+    pepa_derive_opts d = a->dopts;
+    if (!d.max_states)
+        d.max_states = SOLVE_MAX_STATES;
+    double bound = pepa_system_state_bound(s);
+    pepa_space *sp = pepa_derive(s, &d, err);
+    if (sp || !(bound > (double)d.max_states))
+        return sp;
+    diag first = *err;
+    diag_clear(err);
+    diag_set(err, "%s; its components' local states allow up to %.3g states, too many to solve "
+             "exactly here. The throughput of a model this size: %s`skelsched simulate` (95%% "
+             "confidence intervals)", first.msg, bound,
+             skeleton ? "`skelsched solve --method approx` (milliseconds), or " : "");
+    return NULL;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     solve_args a = { 0 };
@@ -432,7 +479,7 @@ int cmd_solve(int argc, char **argv)
         goto done;
     times[0] = clock_now() - t;
     t = clock_now();
-    if (!(sp = pepa_derive(s, &a.dopts, &err)))
+    if (!(sp = derive_capped(&a, s, in.skel != NULL, &err)))
         goto done;
     times[1] = clock_now() - t;
     if (a.export_prism && pepa_export_prism(sp, a.export_prism, &err) < 0)

@@ -22,6 +22,8 @@ typedef struct cli_input_opts {
                                 even under Sharing=ps */
     const char *buffer;      /* --buffer N: the job's buffering of every move, or NULL */
     const char *link_scv;    /* --link-scv C over the platform's LinkSCV=, or NULL */
+    int no_lump;             /* --no-lump: one component per farm member even where
+                                members are interchangeable (skel_model_new_lumped) */
 } cli_input_opts;
 
 typedef struct cli_input {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "../base/diag.h"
+#include "skeleton.h"
 
 /* Least common multiple of a, b >= 1, or -1 when it exceeds cap (so that
  * callers never overflow and always have a bound to report). */
@@ -91,5 +92,33 @@ typedef struct skel_link_in {
 /* Build the graph into *out (zeroed by the caller; free out->tr). Returns
  * 0, 1 when it would exceed in->max_states, or -1 (memory). */
 int skel_link_graph(const skel_link_in *in, skel_lgraph *out);
+
+/* ---- exact lumping of interchangeable copies (lump.c) ---------------- */
+
+typedef struct skel_lump_in {
+    const skel_tree *tree;
+    const skel_dag *dag;
+    const double *mu, *lambda;    /* the placement's rates (skel_place_rates) */
+    const double *scv, *entry;    /* per task (skel_model) */
+    const int *node_share;        /* per task: its Node<j> product, or -1; or NULL */
+    const unsigned char *plain;   /* per edge: an exponential rendezvous (no Link_
+                                     component), which a copy may carry */
+} skel_lump_in;
+
+typedef struct skel_lump {
+    int ngroups;
+    int *group;      /* per task: the group of the copy holding it, or -1 */
+    int *rep;        /* per task: its counterpart in its group's first copy
+                        (itself outside groups and in first copies) */
+    int *edge_rep;   /* per edge: the first copy's edge it stands for (itself
+                        when it touches no later copy) */
+    int *lo, *size, *count;   /* per group: first task of its first copy, tasks
+                                 per copy, copies */
+} skel_lump;
+
+/* The groups of interchangeable farm members of a placed skeleton (see
+ * lump.c for the conditions). Returns 0, or -1 (memory; out zeroed). */
+int skel_lump_find(const skel_lump_in *in, skel_lump *out);
+void skel_lump_free(skel_lump *l);
 
 #endif

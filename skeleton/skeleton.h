@@ -218,6 +218,8 @@ typedef struct skel_model {
     long nprefixes;          /* activities in the task definitions */
     int shared;              /* tasks inside Node<j> products (Sharing=ps, placed
                                 model): 0 for a placement-independent model */
+    int lumped;              /* tasks of later copies that a lumped array's first
+                                copy stands for (skel_model_new_lumped); 0 else */
     double *scv;             /* per task: squared coefficient of variation of its
                                 work (task scv=, platform WorkSCV=, else 1) */
     double *link_scv;        /* per edge: squared coefficient of variation of the
@@ -226,6 +228,8 @@ typedef struct skel_model {
                                 seeds'; always so in the placement-independent model) */
     int *comp_action;        /* per task: action id of comp_<i> in pepa */
     int *move_action;        /* per edge: action id of its move in pepa */
+    int *work_action;        /* per task: action id of work_<i> (the phases of
+                                Erlang work before comp_<i>), or -1 */
     double *entry;           /* per task: items entering the skeleton per
                                 computation of the task when it is one of the
                                 first stage's counted tasks, else 0; the job's
@@ -417,6 +421,20 @@ void skel_h2(double scv, double *p, double *ra, double *rb);
  * rates. NULL with a message (a node whose tasks have too many joint local
  * states for one component). */
 skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err);
+
+/* skel_model_new_placed's model of one placement (node_of_task not NULL),
+ * with the copies of a farm (farm tasks, or xfarm sub-skeletons) that are
+ * interchangeable under it lumped exactly: each group of them is one
+ * aggregated array, Task<i>[n] (copies of one task) or Copy<i>[n] (of a
+ * sub-skeleton), i being the first task of the first copy, whose
+ * component carries its own rates (its computations at mu_<i>, its moves
+ * at lambda_...). Its actions comp_<i>, move_.. count all the copies;
+ * a later copy's comp_action is its first copy's and its entry 0, so
+ * skel_model_throughput holds. The structure depends on the placement:
+ * skel_model_set_rates may change rates only as a permutation of nodes
+ * of one class would. Which copies lump, and why exactly: docs/pepa.md. */
+skel_model *skel_model_new_lumped(const skel_tree *t, const skel_dag *d, const skel_platform *p,
                                   const int *node_of_task, diag *err);
 
 /* skel_place_rates, then skel_model_set_rates. */

@@ -20,6 +20,7 @@
 #include "pepa/space.h"
 #include "skeleton/skeleton.h"
 #include "slurm/skelslurm.h"
+#include "base/mem.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -51,8 +52,7 @@ static void put(buf *b, const char *fmt, ...)
             return;
         }
         b->cap = 2 * (b->cap + (size_t)n + 64);
-        b->s = realloc(b->s, b->cap);
-        ck_assert_ptr_nonnull(b->s);
+        ck_assert_int_eq(mem_grow((void **)&b->s, b->cap, 1), 0);
     }
 }
 
