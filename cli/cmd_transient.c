@@ -242,7 +242,7 @@ typedef struct tr_out {
 /* The makespan of --items (t->t_make). */
 static int makespan(const tr_args *a, tr_out *t, diag *err)
 {
-    t->count_action = a->count_action ? pepa_model_action_id(t->cm.m, a->count_action)
+    t->count_action = a->count_action ? pepa_model_find_action(t->cm.m, a->count_action)
                                       : t->cm.last_action;
     if (a->count_action && t->count_action <= 0)
         return diag_set(err, "--count-action: no action '%s' in the model", a->count_action);
