@@ -27,16 +27,21 @@ noinst_PROGRAMS += bench/bench_approx
 bench_bench_approx_SOURCES = bench/bench_approx.c
 bench_bench_approx_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
+noinst_PROGRAMS += bench/bench_lump
+bench_bench_lump_SOURCES = bench/bench_lump.c
+bench_bench_lump_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
+
 noinst_PROGRAMS += bench/bench_sim
 bench_bench_sim_SOURCES = bench/bench_sim.c cli/input.c cli/util.c
 bench_bench_sim_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(XML_LIBS)
 
 .PHONY: bench
-bench: bench/bench_approx bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_scale bench/bench_transient bench/bench_rank bench/bench_sim tests/slurm/bench_decision
+bench: bench/bench_approx bench/bench_lump bench/bench_pepa bench/bench_solve bench/bench_map bench/bench_scale bench/bench_transient bench/bench_rank bench/bench_sim tests/slurm/bench_decision
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_pepa
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_solve all
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_map
 	@$(abs_top_builddir)/bench/bench_scale
+	@$(abs_top_builddir)/bench/bench_lump
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_transient
 	@SHARED_DIR='$(SHARED_DIR)' $(abs_top_builddir)/bench/bench_sim
 	@$(abs_top_builddir)/tests/slurm/bench_decision

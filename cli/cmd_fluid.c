@@ -151,7 +151,7 @@ int cmd_fluid(int argc, char **argv)
         }
         ntimes = points;
     }
-    cli_input_opts io = { platform, place, SKEL_STYLE_PRODUCER, 0, NULL, 0 };
+    cli_input_opts io = { platform, place, SKEL_STYLE_PRODUCER, 0, NULL, 0, NULL, NULL, 0 };
     if (cli_model_load(path, &io, &cm, &err) < 0 || !(fl = tr_fluid_new(cm.s, &err)))
         goto done;
     fluid_applies(path, cm.s);

@@ -376,7 +376,7 @@ int cmd_map(int argc, char **argv)
     diag_clear(&err);
     rc = 1;
     cli_input in = { 0 };
-    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1 };
+    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1, NULL, NULL, 1 };
     const skel_platform *plat = NULL;
     int *pins = NULL, *cand = NULL, ncand = 0;
     skel_search_result *res = NULL;

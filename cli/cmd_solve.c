@@ -16,6 +16,7 @@
 #include "pepa/export.h"
 #include "pepa/solve.h"
 #include "pepa/space.h"
+#include "pepa/system.h"
 
 static void usage(FILE *f)
 {
@@ -31,13 +32,20 @@ static void usage(FILE *f)
           "  --place SPEC       t0=NODE,t1=NODE,...: where each task runs (default round robin)\n"
           "  --style S          producer (default) or stream: a skeleton's boundaries\n"
           "  --sharing S        ps (default) or static: how a node's tasks share it\n"
+          "  --no-lump          one component per farm member (default: interchangeable\n"
+          "                     members are one aggregated array, docs/pepa.md)\n"
+          "  --buffer N         items every move may hold between its tasks (the job's\n"
+          "                     buffering; default: the platform's Buffer=, 0 = rendezvous)\n"
+          "  --link-scv C       squared coefficient of variation of a move's time\n"
+          "                     (default: the platform's LinkSCV=, else 1, exponential)\n"
           "  --method M         auto (default), direct, gs, sor, gmres; approx: a skeleton's\n"
           "                     throughput by the decomposition approximation, any size,\n"
           "                     no chain derived (docs/approximation.md)\n"
           "  --tol X            target residual ||pi Q||_inf of iterative methods (default 1e-12)\n"
           "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
           "  --omega W          SOR relaxation factor (default 1.0)\n"
-          "  --max-states N     stop deriving beyond N states (default 2^32-2)\n"
+          "  --max-states N     stop deriving beyond N states (default 4000000: a larger\n"
+          "                     chain stops with its size bound and what to run instead)\n"
           "  --time-limit S     give up after S seconds of deriving or solving\n"
           "  --json             print one JSON object instead of tables\n"
           "  --export-prism P   write the chain as P.tra and P.sta (PRISM explicit format)\n"
@@ -71,6 +79,9 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "place", required_argument, NULL, 'l' },
         { "style", required_argument, NULL, 'y' },
         { "sharing", required_argument, NULL, 'H' },
+        { "buffer", required_argument, NULL, 'B' },
+        { "link-scv", required_argument, NULL, 'V' },
+        { "no-lump", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -118,6 +129,8 @@ static int parse_args(int argc, char **argv, solve_args *a)
             a->dopts.time_limit = a->sopts.time_limit = d;
             break;
         case 'p': a->in.platform = optarg; break;
+        case 'B': a->in.buffer = optarg; break;
+        case 'V': a->in.link_scv = optarg; break;
         case 'l': a->in.place = optarg; break;
         case 'H':
             if (cli_sharing_arg("solve", optarg) < 0)
@@ -131,6 +144,7 @@ static int parse_args(int argc, char **argv, solve_args *a)
             }
             break;
         case 'j': a->json = 1; break;
+        case 'N': a->in.no_lump = 1; break;
         case 'P': a->export_prism = optarg; break;
         case 'M': a->export_mm = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -402,6 +416,32 @@ static int solve_approx(const solve_args *a)
     return rc;
 }
 
+/* solve's own cap on the chain (--max-states raises it): about 1.5 GB and
+ * tens of seconds of deriving, far below what would take the machine's
+ * memory. */
+#define SOLVE_MAX_STATES 4000000ULL
+
+/* Derive within the cap. A model whose components' local states allow
+ * more (pepa_system_state_bound) may exceed it: then it stops there, with
+ * its size as far as known and what answers instead. */
+static pepa_space *derive_capped(const solve_args *a, pepa_system *s, int skeleton, diag *err)
+{
+    pepa_derive_opts d = a->dopts;
+    if (!d.max_states)
+        d.max_states = SOLVE_MAX_STATES;
+    double bound = pepa_system_state_bound(s);
+    pepa_space *sp = pepa_derive(s, &d, err);
+    if (sp || !(bound > (double)d.max_states))
+        return sp;
+    diag first = *err;
+    diag_clear(err);
+    diag_set(err, "%s; its components' local states allow up to %.3g states, too many to solve "
+             "exactly here. The throughput of a model this size: %s`skelsched simulate` (95%% "
+             "confidence intervals)", first.msg, bound,
+             skeleton ? "`skelsched solve --method approx` (milliseconds), or " : "");
+    return NULL;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     solve_args a = { 0 };
@@ -427,7 +467,7 @@ int cmd_solve(int argc, char **argv)
         goto done;
     times[0] = clock_now() - t;
     t = clock_now();
-    if (!(sp = pepa_derive(s, &a.dopts, &err)))
+    if (!(sp = derive_capped(&a, s, in.skel != NULL, &err)))
         goto done;
     times[1] = clock_now() - t;
     if (a.export_prism && pepa_export_prism(sp, a.export_prism, &err) < 0)

@@ -482,7 +482,7 @@ int cmd_transient(int argc, char **argv)
         }
         a.ntimes = a.points;
     }
-    cli_input_opts io = { a.platform, a.place, SKEL_STYLE_PRODUCER, 0, a.sharing, 0 };
+    cli_input_opts io = { a.platform, a.place, SKEL_STYLE_PRODUCER, 0, a.sharing, 0, NULL, NULL, 0 };
     if (cli_model_load(a.path, &io, &cm, &err) < 0)
         goto done;
     if (!(sp = pepa_derive(cm.s, &a.dopts, &err)))

@@ -84,6 +84,10 @@ int cli_input_option(const char *cmd, int argc, char **argv, int *i, cli_input_o
         if (cli_sharing_arg(cmd, v) < 0)
             return -1;
         o->sharing = v;
+    } else if ((v = cli_option_value(cmd, argc, argv, i, "--buffer", &bad))) {
+        o->buffer = v;
+    } else if ((v = cli_option_value(cmd, argc, argv, i, "--link-scv", &bad))) {
+        o->link_scv = v;
     } else if ((v = cli_option_value(cmd, argc, argv, i, "--style", &bad))) {
         if (cli_style_parse(v, &o->style) < 0) {
             fprintf(stderr, "skelsched %s: --style must be producer or stream, not '%s'\n", cmd, v);
@@ -108,6 +112,27 @@ int cli_input_operand(const char *cmd, const char *arg, const char **file)
     return 0;
 }
 
+/* --buffer and --link-scv over the platform's (docs/platform.md). */
+static int links_opts(const cli_input_opts *o, skel_platform *p, diag *err)
+{
+    char *end;
+    if (o->buffer) {
+        long b = strtol(o->buffer, &end, 10);
+        if (end == o->buffer || *end || b < 0 || b > SKEL_MAX_BUFFER)
+            return diag_set(err, "--buffer must be a whole number of items from 0 to %d, not '%s'",
+                            SKEL_MAX_BUFFER, o->buffer);
+        p->job_buffer = (int)b;
+    }
+    if (o->link_scv) {
+        double c = strtod(o->link_scv, &end);
+        if (end == o->link_scv || *end || !(c >= SKEL_MIN_SCV && c <= SKEL_MAX_SCV))
+            return diag_set(err, "--link-scv must be a number from %g to %g, not '%s'",
+                            SKEL_MIN_SCV, SKEL_MAX_SCV, o->link_scv);
+        p->link_scv = c;
+    }
+    return 0;
+}
+
 /* Build the model of in->tree (already loaded) placed on the platform. */
 static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
 {
@@ -127,6 +152,8 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
         return diag_set(err, "%s: no nodes (add NodeName= lines)", in->platform->file);
     if (o->sharing && skel_sharing_parse(o->sharing, &in->platform->sharing) < 0)
         return diag_set(err, "--sharing must be ps or static, not '%s'", o->sharing);
+    if (links_opts(o, in->platform, err) < 0)
+        return -1;
     if (!(in->node_of_task = malloc((size_t)(n ? n : 1) * sizeof *in->node_of_task)))
         return diag_set(err, "out of memory");
     skel_place_default(n, in->platform, in->node_of_task);
@@ -136,8 +163,8 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
         if (!(in->skel = skel_model_new_placed(in->tree, in->dag, in->platform, NULL, err)) ||
             skel_model_place(in->skel, in->platform, in->node_of_task, err) < 0)
             return -1;
-    } else if (!(in->skel = skel_model_new_placed(in->tree, in->dag, in->platform,
-                                                  in->node_of_task, err))) {
+    } else if (!(in->skel = (o->no_lump ? skel_model_new_placed : skel_model_new_lumped)(
+                     in->tree, in->dag, in->platform, in->node_of_task, err))) {
         return -1;
     }
     in->model = in->skel->pepa;

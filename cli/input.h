@@ -20,6 +20,10 @@ typedef struct cli_input_opts {
     const char *sharing;     /* --sharing ps|static over the platform's, or NULL */
     int unplaced;            /* build the placement-independent model (the search's)
                                 even under Sharing=ps */
+    const char *buffer;      /* --buffer N: the job's buffering of every move, or NULL */
+    const char *link_scv;    /* --link-scv C over the platform's LinkSCV=, or NULL */
+    int no_lump;             /* --no-lump: one component per farm member even where
+                                members are interchangeable (skel_model_new_lumped) */
 } cli_input_opts;
 
 typedef struct cli_input {

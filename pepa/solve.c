@@ -126,26 +126,60 @@ static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
     return solve_iterative(q, o, pi, res, err, t0);
 }
 
-/* A converged solution must still be a probability vector. Rates many
- * hundred orders of magnitude apart (1e308 next to 1e-308) underflow in
- * any method: the iterate collapses to zeros whose residual is 0. */
+/* The smallest and largest rate of the chain, for messages. */
+static void rate_range(const pepa_ctmc *q, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = 0.0;
+    for (uint64_t k = 0; k < q->nnz; k++) {
+        *lo = q->val[k] < *lo ? q->val[k] : *lo;
+        *hi = q->val[k] > *hi ? q->val[k] : *hi;
+    }
+}
+
+/* A state of the solved (irreducible) chain with probability 0 though
+ * probability flows into it, at a rate whose balance inflow / exit rate
+ * is below double range: its true probability cannot be represented, and
+ * the throughput of its activities (pi times a huge rate, 1e-616 * 1e308)
+ * would print as 0 beside its neighbours' 1e-308. (An iterative answer
+ * also has exact zeros, negatives clipped at the tolerance; their balance
+ * is representable.) Returns the state, or UINT32_MAX when there is none. */
+static uint32_t underflowed_state(const pepa_ctmc *q, const double *pi)
+{
+    for (uint32_t j = 0; j < q->n; j++) {
+        if (pi[j] != 0.0)
+            continue;
+        double in = 0.0;
+        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
+            in += pi[q->col[k]] * q->val[k];
+        if (in > 0.0 && in / q->out[j] < DBL_MIN)
+            return j;
+    }
+    return UINT32_MAX;
+}
+
+/* A converged solution must still be a probability vector, every state of
+ * it representable. Rates many hundred orders of magnitude apart (1e308
+ * next to 1e-308) underflow in any method: an iterate collapses to zeros
+ * whose residual is 0, or a state's probability to 0 in an LU. */
 static int check_distribution(const pepa_ctmc *q, const double *pi, diag *err)
 {
-    double sum = 0.0, lo = INFINITY, hi = 0.0;
+    double sum = 0.0, lo, hi;
     for (uint32_t j = 0; j < q->n; j++) {
         if (!isfinite(pi[j]) || pi[j] < -1e-9)
             return diag_set(err, "the steady-state solution is not a probability vector "
                                  "(state %u has %g): the model's rates are beyond double precision", j, pi[j]);
         sum += pi[j];
     }
-    if (fabs(sum - 1.0) <= 1e-6)
-        return 0;
-    for (uint64_t k = 0; k < q->nnz; k++) {
-        lo = q->val[k] < lo ? q->val[k] : lo;
-        hi = q->val[k] > hi ? q->val[k] : hi;
-    }
-    return diag_set(err, "the steady-state solution sums to %g, not 1: rates from %g to %g are too far "
-                         "apart for double precision", sum, lo, hi);
+    rate_range(q, &lo, &hi);
+    if (fabs(sum - 1.0) > 1e-6)
+        return diag_set(err, "the steady-state solution sums to %g, not 1: rates from %g to %g are too far "
+                             "apart for double precision", sum, lo, hi);
+    uint32_t z = underflowed_state(q, pi);
+    if (z != UINT32_MAX)
+        return diag_set(err, "the probability of state %u underflows to 0 though it is reached: rates from "
+                             "%g to %g are too far apart for double precision", z, lo, hi);
+    return 0;
 }
 
 static int dispatch(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,

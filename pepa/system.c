@@ -654,3 +654,20 @@ void pepa_state_print(const pepa_system *s, const uint64_t *st, FILE *f)
     }
     fputc(')', f);
 }
+
+/* log C(n + k - 1, k - 1): the ways n copies fill k local states. */
+static double log_multisets(long n, int k)
+{
+    return lgamma((double)n + k) - lgamma((double)n + 1) - lgamma((double)k);
+}
+
+double pepa_system_state_bound(const pepa_system *s)
+{
+    double lg = 0;
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *n = &s->nodes[s->leaves[i]];
+        int k = s->seqs[n->seq].nstates;
+        lg += n->kind == PEPA_N_ARRAY ? log_multisets(n->count, k) : log((double)k);
+    }
+    return exp(lg);
+}

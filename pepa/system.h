@@ -95,6 +95,12 @@ void pepa_system_free(pepa_system *s);
  * no longer positive and finite or changed between active and passive. */
 int pepa_system_rerate(pepa_system *s, diag *err);
 
+/* An upper bound on the number of reachable states: the product over the
+ * leaves of their local states (for an array of n copies over k local
+ * states, the C(n + k - 1, k - 1) ways to count them). Cheap; often far
+ * above the reachable count, never below it (HUGE_VAL past a double). */
+double pepa_system_state_bound(const pepa_system *s);
+
 /* Mark in set (nactions entries, zeroed by the caller) every action that
  * node n can perform; actions hidden below n count as tau (id 0). */
 void pepa_system_alphabet(const pepa_system *s, int n, unsigned char *set);

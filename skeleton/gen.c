@@ -42,8 +42,85 @@ typedef struct gen {
     skel_lgraph *lgs;  /* per task: its local graph, kept for the products */
     skel_lgraph *plgs; /* per task: its processor's, likewise */
     int *work;        /* per task: action id of work_<i> (its Erlang phases), or -1 */
+    int *take;        /* per edge: the receiver's action (take_<i>_<j> when buffered,
+                         else the move) */
+    int *xfer;        /* per edge: action id of xfer_<i>_<j> (phases, transit), or -1 */
+    int lumping;      /* lump interchangeable copies (skel_model_new_lumped) */
+    skel_lump lump;   /* their groups (ngroups 0: none) */
     diag *err;
 } gen;
+
+/* Task i belongs to a lumped group / to one of its copies after the first
+ * (which the first copy's array stands for: no definitions of its own). */
+static int grouped(const gen *g, int i)
+{
+    return g->lump.ngroups > 0 && i >= 0 && g->lump.group[i] >= 0;
+}
+
+static int later_copy(const gen *g, int i)
+{
+    return grouped(g, i) && g->lump.rep[i] != i;
+}
+
+/* Edge k is a later copy's (its first copy's stands for it). */
+static int lumped_edge(const gen *g, int k)
+{
+    return g->lump.ngroups > 0 && g->lump.edge_rep[k] != k;
+}
+
+/* Edge k is carried by a lumped copy (active there, not in Network). */
+static int copy_edge(const gen *g, int k)
+{
+    skel_edge e = g->m->edges[k];
+    return (e.from >= 0 && grouped(g, e.from)) || (e.to >= 0 && grouped(g, e.to));
+}
+
+/* Append action a to acts[0..*n) unless it is there (lumped copies share
+ * their moves). */
+static void add_act(int *acts, int *n, int a)
+{
+    for (int k = 0; k < *n; k++)
+        if (acts[k] == a)
+            return;
+    acts[(*n)++] = a;
+}
+
+/* A move the Network rates alone: rendezvous, exponential. */
+static int edge_plain(const gen *g, int e)
+{
+    const skel_model *m = g->m;
+    return m->buffer[e] == 0 && skel_erlang_phases(m->link_scv[e]) == 1 && !(m->link_scv[e] > 1);
+}
+
+/* The actions on which the two tasks of edge e synchronise directly: none
+ * through a buffer (each meets the link), else the move and its phases. */
+static int edge_sync(const gen *g, int e, int *acts)
+{
+    if (g->m->buffer[e] > 0)
+        return 0;
+    acts[0] = g->move[e];
+    if (g->xfer[e] < 0)
+        return 1;
+    acts[1] = g->xfer[e];
+    return 2;
+}
+
+/* Network offers edge e: a rendezvous of exponential time that no lumped
+ * copy carries. */
+static int in_network(const gen *g, int e)
+{
+    return edge_plain(g, e) && !copy_edge(g, e);
+}
+
+/* acts[0..n) with edge e's synchronising actions added once (lumped
+ * copies share their moves); the new count. */
+static int add_sync(const gen *g, int e, int *acts, int n)
+{
+    int tmp[2], k = edge_sync(g, e, tmp);
+    for (int j = 0; j < k; j++)
+        add_act(acts, &n, tmp[j]);
+    return n;
+}
 
 static const pepa_pos nopos = { 0, 0 };
 
@@ -74,7 +151,9 @@ static void edge_name(char *buf, size_t n, const char *prefix, skel_edge e)
  * one (Node<j> ... for the tasks sharing node j). */
 static void state_name(char *buf, size_t n, const char *prefix, int task, int k)
 {
-    if (k == 0)
+    if (task < 0)                  /* prefix names the component (Link_<i>_<j>) */
+        snprintf(buf, n, k ? "%s_%d" : "%s", prefix, k);
+    else if (k == 0)
         snprintf(buf, n, "%s%d", prefix, task);
     else
         snprintf(buf, n, "%s%d_%d", prefix, task, k);
@@ -119,7 +198,7 @@ void skel_lg_group(const skel_lgraph *lg, int *first, skel_ltr *by)
 
 static int lg_add(gen *g, lgraph *lg, int from, int act, double w, int to)
 {
-    if (skel_lg_push(lg, (ltr){ from, act, to, w, -1, 1 }) < 0)
+    if (skel_lg_push(lg, (ltr){ from, act, to, w, -1, 1, 0 }) < 0)
         return oom(g);
     if (++g->m->nprefixes > SKEL_MAX_PREFIXES)
         return diag_set(g->err, "the model would have more than %d activities",
@@ -137,13 +216,25 @@ static void lg_patch(lgraph *lg, int since, int placeholder, int state)
 }
 
 /* The move action of task i with partner x (receive: x sends to i). */
-static int move_action(gen *g, int i, int x, int receive)
+static int move_edge(gen *g, int i, int x, int receive)
 {
     int e = receive ? (x == SKEL_IN ? g->in_edge[i] : skel_dag_edge(g->dag, x, i))
                     : skel_dag_edge(g->dag, i, x);
     if (e < 0)
         return diag_set(g->err, "internal error: no edge for a move of task t%d", i);
-    return g->move[e];
+    return e;
+}
+
+/* Erlang phases of a rendezvous advance only while both tasks offer the
+ * move: a passive self-loop in each such state (once). */
+static int xfer_loop(gen *g, lgraph *lg, int e, int state)
+{
+    if (g->xfer[e] < 0 || g->m->buffer[e] > 0)
+        return 0;
+    for (int k = 0; k < lg->ntr; k++)
+        if (lg->tr[k].from == state && lg->tr[k].act == g->xfer[e])
+            return 0;
+    return lg_add(g, lg, state, g->xfer[e], 1.0, state);
 }
 
 /* Alternative alt of step k: one item with one member of each of its
@@ -170,8 +261,15 @@ static int exchange(gen *g, lgraph *lg, int i, const skel_flow *f, int k, int al
             int grp = f->grp ? f->grp[j] : 0;
             if ((f->alt ? f->alt[j] : 0) != alt || (mask >> grp & 1))
                 continue;
-            int act = move_action(g, i, f->tasks[j], receive);
+            /* a later copy's move is its first copy's, at the same
+             * alternative and group of this step (skel_lump_find) */
+            if (later_copy(g, f->tasks[j]))
+                continue;
+            int e = move_edge(g, i, f->tasks[j], receive);
+            int act = e < 0 ? -1 : receive ? g->take[e] : g->move[e];
             rc = act < 0 ? -1 : lg_add(g, lg, state[mask], act, 1.0, state[mask | 1 << grp]);
+            if (rc == 0)
+                rc = xfer_loop(g, lg, e, state[mask]);
         }
     free(state);
     return rc;
@@ -241,6 +339,16 @@ static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
 /* The rate of activity t: a passive weight, or mu_<task> * w / div. */
 static pepa_expr *rate_of(gen *g, const ltr *t)
 {
+    if (t->rate != 0) {            /* a link's: w * lambda of its edge, or w * handoff */
+        char name[64];
+        if (t->rate > 0)
+            edge_name(name, sizeof name, "lambda", g->m->edges[t->rate - 1]);
+        else
+            snprintf(name, sizeof name, "handoff");
+        pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
+        pepa_expr *c = r && t->w != 1.0 ? pepa_num(g->pm, t->w) : NULL;
+        return t->w == 1.0 || !r ? r : c ? pepa_binop(g->pm, PEPA_E_MUL, r, c) : NULL;
+    }
     if (t->task >= 0) {
         char name[32];
         snprintf(name, sizeof name, "mu_%d", t->task);
@@ -377,8 +485,8 @@ static int gen_task(gen *g, int i)
     }
     if (rc == 0) {
         lg_patch(&lg, since, TO_NEXT, 0);
-        if (g->node_share && g->node_share[i] >= 0) {
-            g->lgs[i] = lg;            /* its node's product defines it */
+        if ((g->node_share && g->node_share[i] >= 0) || grouped(g, i)) {
+            g->lgs[i] = lg;            /* its node's or copy's product defines it */
             return 0;
         }
         rc = define_states(g, &lg, "Task", i);
@@ -390,32 +498,47 @@ static int gen_task(gen *g, int i)
 /* Node<j>: the product of the tasks sharing node j (skel_share_product). */
 #define SHARE_MAX_STATES 100000L
 
-static int define_node(gen *g, int j, int *comp)
+/* The product of tasks [lo, hi) (those on node `node` when it is not -1)
+ * and their processors (skel_share_product: 0, 1 too large, -1 memory). */
+static int product_of(gen *g, int lo, int hi, int node, int *comp, lgraph *prod)
 {
     int n = 0;
-    const lgraph **lgs = malloc(2 * (size_t)g->m->ntasks * sizeof *lgs);
+    const lgraph **lgs = malloc(2 * (size_t)(hi - lo) * sizeof *lgs);
     if (!lgs)
-        return oom(g);
-    for (int i = 0; i < g->m->ntasks; i++)
-        if (g->node_share[i] == j) {
+        return -1;
+    for (int i = lo; i < hi; i++)
+        if (node < 0 || g->node_share[i] == node) {
             lgs[n] = &g->lgs[i];
             comp[n++] = g->comp[i];
             lgs[n] = &g->plgs[i];
             comp[n++] = -1;
         }
     skel_share_in in = { n, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES };
-    lgraph prod = { 0 };
-    int rc = skel_share_product(&in, &prod);
+    int rc = skel_share_product(&in, prod);
     free(lgs);
+    return rc;
+}
+
+/* The definitions of a product component, within the activity cap. */
+static int define_product(gen *g, const lgraph *prod, const char *prefix, int i)
+{
+    g->m->nprefixes += prod->ntr;
+    return g->m->nprefixes > SKEL_MAX_PREFIXES
+               ? diag_set(g->err, "the model would have more than %d activities", SKEL_MAX_PREFIXES)
+               : define_states(g, prod, prefix, i);
+}
+
+static int define_node(gen *g, int j, int *comp)
+{
+    lgraph prod = { 0 };
+    int rc = product_of(g, 0, g->m->ntasks, j, comp, &prod), n = 0;
+    for (int i = 0; i < g->m->ntasks; i++)
+        n += g->node_share[i] == j;
     if (rc == 0) {
-        g->m->nprefixes += prod.ntr;
-        rc = g->m->nprefixes > SKEL_MAX_PREFIXES
-                 ? diag_set(g->err, "the model would have more than %d activities",
-                            SKEL_MAX_PREFIXES)
-                 : define_states(g, &prod, "Node", j);
+        rc = define_product(g, &prod, "Node", j);
     } else if (rc > 0) {
         rc = diag_set(g->err, "Sharing=ps: the %d tasks on node %s have more than %ld joint "
-                      "local states (place fewer there, or use Sharing=static)", n / 2,
+                      "local states (place fewer there, or use Sharing=static)", n,
                       g->plat->nodes[j].name, SHARE_MAX_STATES);
     } else {
         rc = oom(g);
@@ -441,6 +564,76 @@ static int define_nodes(gen *g)
     return rc;
 }
 
+/* A lumped copy carries its own rates: each computation at its processor's
+ * rate (no node is shared), each move at lambda times its fraction of the
+ * copy's weight for that action in that state, which is what Network's
+ * active rate would give the copy alone. Then n copies in an array offer
+ * n times the rate of one, as the n components of the unlumped model do. */
+static int activate(gen *g, lgraph *prod, const int *edge_of)
+{
+    int n = prod->nstates;
+    int *first = malloc((size_t)(n + 1) * sizeof *first);
+    ltr *by = malloc((size_t)(prod->ntr ? prod->ntr : 1) * sizeof *by);
+    if (!first || !by) {
+        free(first);
+        free(by);
+        return oom(g);
+    }
+    skel_lg_group(prod, first, by);
+    for (int k = 0; k < prod->ntr; k++) {
+        ltr *t = &prod->tr[k];
+        t->div = 1;
+        if (t->task >= 0 || edge_of[t->act] < 0)
+            continue;
+        double w = 0;
+        for (int j = first[t->from]; j < first[t->from + 1]; j++)
+            w += by[j].act == t->act ? by[j].w : 0;
+        t->rate = edge_of[t->act] + 1;
+        t->w /= w;
+    }
+    free(first);
+    free(by);
+    return 0;
+}
+
+/* Task<i> or Copy<i> (i the first task of group k's first copy): the
+ * product of that copy's tasks and their processors (skel_share_product),
+ * every activity active (activate), so that the array of it is exact. */
+static int define_group(gen *g, int k, int *comp, const int *edge_of)
+{
+    int lo = g->lump.lo[k], size = g->lump.size[k];
+    lgraph prod = { 0 };
+    int rc = product_of(g, lo, lo + size, -1, comp, &prod);
+    if (rc > 0)
+        rc = diag_set(g->err, "the copies of t%d..t%d have more than %ld joint local states "
+                      "(generate without lumping)", lo, lo + size - 1, SHARE_MAX_STATES);
+    else if (rc < 0)
+        rc = oom(g);
+    else if ((rc = activate(g, &prod, edge_of)) == 0)
+        rc = define_product(g, &prod, size > 1 ? "Copy" : "Task", lo);
+    free(prod.tr);
+    return rc;
+}
+
+static int define_groups(gen *g)
+{
+    int na = pepa_model_nactions(g->pm), rc = 0;
+    int *edge_of = malloc((size_t)(na ? na : 1) * sizeof *edge_of);
+    int *comp = malloc(2 * (size_t)g->m->ntasks * sizeof *comp);
+    if (!edge_of || !comp)
+        rc = oom(g);
+    for (int a = 0; a < na && rc == 0; a++)
+        edge_of[a] = -1;
+    for (int e = 0; e < g->m->nedges && rc == 0; e++)
+        if (copy_edge(g, e) && !lumped_edge(g, e))
+            edge_of[g->move[e]] = e;
+    for (int k = 0; k < g->lump.ngroups && rc == 0; k++)
+        rc = define_group(g, k, comp, edge_of);
+    free(comp);
+    free(edge_of);
+    return rc;
+}
+
 /* Move actions crossing between the adjacent task ranges [alo, ahi) and
  * [ahi, bhi), in edge order (edges are grouped by sender). */
 static int crossing(gen *g, int alo, int ahi, int bhi, int *acts)
@@ -451,7 +644,7 @@ static int crossing(gen *g, int alo, int ahi, int bhi, int *acts)
         for (int e = d->out_lo[i]; e < d->out_hi[i]; e++) {
             int t = d->edges[e].to;
             if (i < ahi ? t >= ahi && t < bhi : t >= alo && t < ahi)
-                acts[n++] = g->move[e];
+                n = add_sync(g, e, acts, n);
         }
     return n;
 }
@@ -459,17 +652,34 @@ static int crossing(gen *g, int alo, int ahi, int bhi, int *acts)
 /* Algorithm 3: the tasks of a subtree composed left to right, each new
  * component cooperating with what precedes it on the moves between them
  * (none between the members of a deal or farm). */
+/* The process of task i's part: Task<i>, Node<j> (Sharing=ps), or the
+ * array of a lumped group, Task<i>[n] or Copy<i>[n] (i its first task). */
+static pepa_proc *part_proc(gen *g, int i)
+{
+    char name[32];
+    if (g->node_share && g->node_share[i] >= 0)
+        snprintf(name, sizeof name, "Node%d", g->node_share[i]);
+    else if (grouped(g, i) && g->lump.size[g->lump.group[i]] > 1)
+        snprintf(name, sizeof name, "Copy%d", i);
+    else
+        snprintf(name, sizeof name, "Task%d", i);
+    int id = pepa_model_find_proc(g->pm, name);
+    pepa_proc *p = id >= 0 ? pepa_const(g->pm, id) : NULL;
+    if (p && grouped(g, i))
+        p = pepa_array(g->pm, p, g->lump.count[g->lump.group[i]], NULL, 0);
+    return p;
+}
+
 static pepa_proc *compose(gen *g, const skel_node *n, int *acts)
 {
-    if (n->kind == SKEL_TASK) {
-        char name[32];
-        snprintf(name, sizeof name, "Task%d", n->index);
-        int id = pepa_model_find_proc(g->pm, name);
-        return id >= 0 ? pepa_const(g->pm, id) : NULL;
-    }
+    if (n->kind == SKEL_TASK || (grouped(g, n->lo) && g->lump.rep[n->lo] == n->lo &&
+                                 n->hi - n->lo == g->lump.size[g->lump.group[n->lo]]))
+        return part_proc(g, n->lo);
     pepa_proc *acc = compose(g, n->children[0], acts);
     for (int k = 1; k < n->nchildren && acc; k++) {
         const skel_node *c = n->children[k];
+        if (later_copy(g, c->lo))
+            continue;                  /* the first copy's array holds it */
         pepa_proc *b = compose(g, c, acts);
         if (!b)
             return NULL;
@@ -478,6 +688,12 @@ static pepa_proc *compose(gen *g, const skel_node *n, int *acts)
         acc = pepa_coop(g->pm, acc, b, acts, na);
     }
     return acc;
+}
+
+/* The first task of the first copy of task i's group. */
+static int part_first(const gen *g, int i)
+{
+    return g->lump.lo[g->lump.group[i]];
 }
 
 /* The system of a model with Node<j> products: its parts (a task alone, or
@@ -491,7 +707,7 @@ static pepa_proc *compose_parts(gen *g, int *acts)
     if (!part)
         return NULL;
     for (int i = 0; i < nt; i++) {
-        part[i] = i;
+        part[i] = grouped(g, i) ? part_first(g, i) : i;
         for (int k = 0; k < i && g->node_share[i] >= 0; k++)
             if (g->node_share[k] == g->node_share[i]) {
                 part[i] = part[k];
@@ -502,12 +718,7 @@ static pepa_proc *compose_parts(gen *g, int *acts)
     for (int i = 0; i < nt; i++) {
         if (part[i] != i)
             continue;
-        char name[32];
-        if (g->node_share[i] >= 0)
-            snprintf(name, sizeof name, "Node%d", g->node_share[i]);
-        else
-            snprintf(name, sizeof name, "Task%d", i);
-        pepa_proc *b = pepa_const(g->pm, pepa_model_find_proc(g->pm, name));
+        pepa_proc *b = part_proc(g, i);
         if (!b || !acc) {
             acc = b;
             if (!acc)
@@ -521,7 +732,7 @@ static pepa_proc *compose_parts(gen *g, int *acts)
             if (f < 0 || t < 0)
                 continue;
             if ((part[f] == i && part[t] < i) || (part[t] == i && part[f] < i))
-                acts[na++] = g->move[e];
+                na = add_sync(g, e, acts, na);
         }
         acc = pepa_coop(g->pm, acc, b, acts, na);
     }
@@ -529,16 +740,35 @@ static pepa_proc *compose_parts(gen *g, int *acts)
     return acc;
 }
 
+/* handoff: a buffered link takes an item from its sender or gives one to
+ * its receiver as fast as a move within a node (1/LocalLatency; 1 when
+ * the platform gives none, as the rate-1 network). */
+static int define_handoff(gen *g)
+{
+    int any = 0;
+    for (int k = 0; k < g->m->nedges; k++)
+        any |= g->m->buffer[k] > 0;
+    if (!any)
+        return 0;
+    double h = g->plat && g->plat->local_latency > 0 ? 1 / g->plat->local_latency : 1.0;
+    pepa_expr *e = pepa_num(g->pm, h);
+    if (!e)
+        return oom(g);
+    return pepa_model_define_rate(g->pm, "handoff", e, nopos, g->err);
+}
+
 static int define_rates(gen *g)
 {
     skel_model *m = g->m;
     char name[64];
+    /* a later copy's rates are its first copy's: its NUM nodes stay
+     * unnamed (skel_model_set_rates may still write them) */
     for (int i = 0; i < m->ntasks; i++) {
         snprintf(name, sizeof name, "mu_%d", i);
         pepa_expr *e = pepa_num(g->pm, m->work[i]);
         if (!e)
             return oom(g);
-        if (pepa_model_define_rate(g->pm, name, e, nopos, g->err) < 0)
+        if (!later_copy(g, i) && pepa_model_define_rate(g->pm, name, e, nopos, g->err) < 0)
             return -1;
         m->mu[i] = e;
     }
@@ -547,22 +777,28 @@ static int define_rates(gen *g)
         pepa_expr *e = pepa_num(g->pm, 1.0);
         if (!e)
             return oom(g);
-        if (pepa_model_define_rate(g->pm, name, e, nopos, g->err) < 0)
+        if (!lumped_edge(g, k) && pepa_model_define_rate(g->pm, name, e, nopos, g->err) < 0)
             return -1;
         m->lambda[k] = e;
     }
-    return 0;
+    return define_handoff(g);
 }
 
 static int define_actions(gen *g)
 {
     char name[64];
     for (int i = 0; i < g->m->ntasks; i++) {
+        g->in_edge[i] = -1;
+        g->work[i] = -1;
+        if (later_copy(g, i)) {        /* its first copy's actions */
+            int r = g->lump.rep[i];
+            g->comp[i] = g->comp[r];
+            g->work[i] = g->work[r];
+            continue;
+        }
         snprintf(name, sizeof name, "comp_%d", i);
         if ((g->comp[i] = pepa_model_action_id(g->pm, name)) < 0)
             return oom(g);
-        g->in_edge[i] = -1;
-        g->work[i] = -1;
         if (skel_erlang_phases(g->m->scv[i]) > 1) {
             snprintf(name, sizeof name, "work_%d", i);
             if ((g->work[i] = pepa_model_action_id(g->pm, name)) < 0)
@@ -570,12 +806,33 @@ static int define_actions(gen *g)
         }
     }
     for (int k = 0; k < g->m->nedges; k++) {
+        if (g->m->edges[k].from == SKEL_IN)
+            g->in_edge[g->m->edges[k].to] = k;
+        if (lumped_edge(g, k))
+            continue;
         edge_name(name, sizeof name, "move", g->m->edges[k]);
         if ((g->move[k] = pepa_model_action_id(g->pm, name)) < 0)
             return oom(g);
-        if (g->m->edges[k].from == SKEL_IN)
-            g->in_edge[g->m->edges[k].to] = k;
+        g->take[k] = g->move[k];
+        g->xfer[k] = -1;
+        if (g->m->buffer[k] > 0) {
+            edge_name(name, sizeof name, "take", g->m->edges[k]);
+            if ((g->take[k] = pepa_model_action_id(g->pm, name)) < 0)
+                return oom(g);
+        }
+        if (g->m->buffer[k] > 0 || skel_erlang_phases(g->m->link_scv[k]) > 1) {
+            edge_name(name, sizeof name, "xfer", g->m->edges[k]);
+            if ((g->xfer[k] = pepa_model_action_id(g->pm, name)) < 0)
+                return oom(g);
+        }
     }
+    for (int k = 0; k < g->m->nedges; k++)
+        if (lumped_edge(g, k)) {
+            int r = g->lump.edge_rep[k];
+            g->move[k] = g->move[r];
+            g->take[k] = g->take[r];
+            g->xfer[k] = g->xfer[r];
+        }
     return 0;
 }
 
@@ -593,13 +850,13 @@ static int proc_graph(gen *g, int i, lgraph *lg)
         double w[4] = { p * ra, (1 - p) * ra, p * rb, (1 - p) * rb };
         lg->nstates = 2;
         for (int t = 0; t < 4 && rc == 0; t++)
-            rc = skel_lg_push(lg, (ltr){ t / 2, g->comp[i], t % 2, w[t], i, 1 });
+            rc = skel_lg_push(lg, (ltr){ t / 2, g->comp[i], t % 2, w[t], i, 1, 0 });
         return rc < 0 ? oom(g) : 0;
     }
     lg->nstates = k;
     for (int ph = 0; ph < k && rc == 0; ph++)
         rc = skel_lg_push(lg, (ltr){ ph, ph < k - 1 ? g->work[i] : g->comp[i],
-                                     ph < k - 1 ? ph + 1 : 0, (double)k, i, 1 });
+                                     ph < k - 1 ? ph + 1 : 0, (double)k, i, 1, 0 });
     return rc < 0 ? oom(g) : 0;
 }
 
@@ -621,8 +878,8 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
             free(plg.tr);
             return -1;
         }
-        if (g->node_share && g->node_share[i] >= 0) {
-            g->plgs[i] = plg;          /* its node's product takes it */
+        if ((g->node_share && g->node_share[i] >= 0) || grouped(g, i)) {
+            g->plgs[i] = plg;          /* its node's or copy's product takes it */
             continue;
         }
         int rc = define_states(g, &plg, "Processor", i);
@@ -636,7 +893,10 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
             return oom(g);
     }
     *net = NULL;
-    if (m->nedges == 0)
+    int nplain = 0;
+    for (int k = 0; k < m->nedges; k++)
+        nplain += in_network(g, k);
+    if (nplain == 0)
         return 0;
     int id = pepa_model_proc_id(g->pm, "Network");
     if (id < 0)
@@ -647,6 +907,8 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
         return oom(g);
     int n = 0;
     for (int k = 0; k < m->nedges; k++) {
+        if (!in_network(g, k))
+            continue;                  /* a link's, or a lumped copy's (active there) */
         edge_name(name, sizeof name, "lambda", m->edges[k]);
         pepa_expr *r = pepa_rate_ref(g->pm, pepa_model_find_rate(g->pm, name));
         pepa_proc *c = pepa_const(g->pm, id);
@@ -686,9 +948,9 @@ static pepa_proc *gate(gen *g, int k, int *acts)
         int f = g->dag->edges[e].from, t = g->dag->edges[e].to;
         int fin = f >= gt->lo && f < gt->hi, tin = t >= gt->lo && t < gt->hi;
         if (tin && !fin)
-            enter[nin++] = g->move[e];
+            add_act(enter, &nin, g->move[e]);
         else if (fin && !tin)
-            leave[nout++] = g->move[e];
+            add_act(leave, &nout, g->move[e]);
     }
     char name[64];
     int *pid = malloc((size_t)(gt->cap + 1) * sizeof *pid);
@@ -749,6 +1011,49 @@ nomem:
     return NULL;
 }
 
+/* Link_<i>_<j>: the component of edge k when its move has phases or a
+ * buffer (skel_link_graph). */
+#define LINK_MAX_STATES 100000L
+
+static int define_link(gen *g, int k, char *name, size_t n)
+{
+    const skel_model *m = g->m;
+    edge_name(name, n, "Link", m->edges[k]);
+    skel_link_in in = { m->buffer[k], m->link_scv[k], k, g->move[k],
+                        g->take[k], g->xfer[k], LINK_MAX_STATES };
+    lgraph lg = { 0 };
+    int rc = skel_link_graph(&in, &lg);
+    if (rc > 0)
+        rc = diag_set(g->err, "%s: a buffer of %d items with %d phases each has more than %ld "
+                      "states (a smaller Buffer= or a larger SCV=)", name, m->buffer[k],
+                      skel_erlang_phases(m->link_scv[k]), LINK_MAX_STATES);
+    else if (rc < 0)
+        rc = oom(g);
+    else
+        rc = define_states(g, &lg, name, -1);
+    free(lg.tr);
+    return rc;
+}
+
+/* sys cooperating with edge k's link on its move, and on the take (buffer)
+ * or the phases (rendezvous), which the link shares with the tasks. */
+static pepa_proc *with_link(gen *g, pepa_proc *sys, int k, int *acts)
+{
+    char name[64];
+    if (define_link(g, k, name, sizeof name) < 0)
+        return NULL;
+    pepa_proc *l = pepa_const(g->pm, pepa_model_find_proc(g->pm, name));
+    int n = 0;
+    acts[n++] = g->move[k];
+    if (g->m->buffer[k] > 0)
+        acts[n++] = g->take[k];
+    else if (g->xfer[k] >= 0)
+        acts[n++] = g->xfer[k];
+    if (!l)
+        oom(g);
+    return l ? pepa_coop(g->pm, sys, l, acts, n) : NULL;
+}
+
 static int build(gen *g)
 {
     skel_model *m = g->m;
@@ -763,6 +1068,8 @@ static int build(gen *g)
         shared |= g->node_share[i] >= 0;
     if (shared && define_nodes(g) < 0)
         return -1;
+    if (g->lump.ngroups > 0 && define_groups(g) < 0)
+        return -1;
     int nacts = m->nedges > m->ntasks ? m->nedges : m->ntasks;
     int *acts = malloc((size_t)(2 * nacts + 1) * sizeof *acts);
     if (!acts)
@@ -776,11 +1083,19 @@ static int build(gen *g)
         }
         sys = pepa_coop(g->pm, sys, gt, acts, g->gate_acts);
     }
-    if (sys && net)
-        sys = pepa_coop(g->pm, net, sys, g->move, m->nedges);
+    if (sys && net) {
+        int np = 0;
+        for (int k = 0; k < m->nedges; k++)
+            if (in_network(g, k))
+                acts[np++] = g->move[k];
+        sys = pepa_coop(g->pm, net, sys, acts, np);
+    }
+    for (int k = 0; k < m->nedges && sys; k++)
+        if (!edge_plain(g, k))
+            sys = with_link(g, sys, k, acts);
     int ncomp = 0;
     for (int i = 0; i < m->ntasks; i++)
-        if (!g->node_share || g->node_share[i] < 0) {
+        if ((!g->node_share || g->node_share[i] < 0) && !grouped(g, i)) {
             acts[ncomp++] = g->comp[i];
             if (g->work[i] >= 0)
                 acts[ncomp++] = g->work[i];
@@ -846,8 +1161,63 @@ static int plan_sharing(gen *g, int n)
     return 0;
 }
 
+/* Each move's variability and capacity (skel_platform_move_kind) in a
+ * placed model; the stream's own input and output are rendezvous. The
+ * placement-independent model keeps the seeds' exponential rendezvous. */
+static void plan_links(gen *g)
+{
+    skel_model *m = g->m;
+    for (int k = 0; k < m->nedges; k++) {
+        int f = m->edges[k].from, t = m->edges[k].to;
+        m->link_scv[k] = 1;
+        m->buffer[k] = 0;
+        if (!g->plat || !g->place)
+            continue;
+        skel_platform_move_kind(g->plat, f >= 0 ? g->place[f] : -1, t >= 0 ? g->place[t] : -1,
+                                &m->link_scv[k], &m->buffer[k]);
+        if (f < 0 || t < 0)
+            m->buffer[k] = 0;
+    }
+}
+
+/* The groups of interchangeable copies under this placement's rates
+ * (skel_lump_find); a later copy counts no items of its own (its first
+ * copy's comp action counts them all). */
+static int plan_lumping(gen *g, int n)
+{
+    skel_model *m = g->m;
+    if (!g->lumping || !g->plat || !g->place)
+        return 0;
+    size_t ne = (size_t)(m->nedges ? m->nedges : 1);
+    double *mu = malloc((size_t)(n ? n : 1) * sizeof *mu);
+    double *lambda = malloc(ne * sizeof *lambda);
+    unsigned char *plain = malloc(ne);
+    int rc = mu && lambda && plain ? skel_place_rates(m, g->plat, g->place, mu, lambda, g->err)
+                                   : oom(g);
+    for (int k = 0; rc == 0 && k < m->nedges; k++)
+        plain[k] = (unsigned char)edge_plain(g, k);
+    skel_lump_in in = { g->tree, g->dag, mu, lambda, m->scv, m->entry, g->node_share, plain };
+    if (rc == 0 && skel_lump_find(&in, &g->lump) < 0)
+        rc = oom(g);
+    free(plain);
+    free(mu);
+    free(lambda);
+    if (rc < 0 || g->lump.ngroups == 0)
+        return rc;
+    if (!g->lgs && (!(g->lgs = calloc((size_t)n, sizeof *g->lgs)) ||
+                    !(g->plgs = calloc((size_t)n, sizeof *g->plgs))))
+        return oom(g);
+    for (int i = 0; i < n; i++)
+        if (later_copy(g, i)) {
+            m->entry[i] = 0;
+            m->lumped++;
+        }
+    return 0;
+}
+
 static void gen_free(gen *g, int n)
 {
+    skel_lump_free(&g->lump);
     for (int i = 0; g->lgs && i < n; i++)
         free(g->lgs[i].tr);
     for (int i = 0; g->plgs && i < n; i++)
@@ -855,6 +1225,8 @@ static void gen_free(gen *g, int n)
     free(g->plgs);
     free(g->lgs);
     free(g->work);
+    free(g->take);
+    free(g->xfer);
     free(g->node_share);
     free(g->in_edge);
 }
@@ -879,9 +1251,14 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
     g->in_edge = malloc((size_t)n * sizeof *g->in_edge);
     g->work = malloc((size_t)(n ? n : 1) * sizeof *g->work);
     m->scv = malloc((size_t)(n ? n : 1) * sizeof *m->scv);
+    m->link_scv = malloc(ne * sizeof *m->link_scv);
+    m->buffer = malloc(ne * sizeof *m->buffer);
+    g->take = malloc(ne * sizeof *g->take);
+    g->xfer = malloc(ne * sizeof *g->xfer);
     m->pepa = g->pm = pepa_model_new(skel_tree_file(t));
     if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g->comp || !g->move ||
-        !g->in_edge || !m->entry || !g->work || !m->scv || !m->pepa)
+        !g->in_edge || !m->entry || !g->work || !m->scv || !m->link_scv || !m->buffer ||
+        !g->take || !g->xfer || !m->pepa)
         goto nomem;
     if (d->nedges)
         memcpy(m->edges, d->edges, (size_t)d->nedges * sizeof *m->edges);
@@ -893,7 +1270,8 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
         m->scv[i] = task->scv > 0 ? task->scv : g->plat && g->plat->work_scv > 0 ? g->plat->work_scv : 1;
     }
     entry_weights(skel_tree_root(t), m->entry);
-    if (plan_sharing(g, n) < 0 || build(g) < 0)
+    plan_links(g);
+    if (plan_sharing(g, n) < 0 || plan_lumping(g, n) < 0 || build(g) < 0)
         goto fail;
     for (int i = 0; g->node_share && i < n; i++)
         m->shared += g->node_share[i] >= 0;
@@ -930,10 +1308,11 @@ void skel_h2(double scv, double *p, double *ra, double *rb)
     *rb = 2 * (1 - *p);
 }
 
-skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
-                                  const int *node_of_task, diag *err)
+static skel_model *new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                              const int *node_of_task, int lumping, diag *err)
 {
-    gen g = { .tree = t, .dag = d, .plat = p, .place = node_of_task, .err = err };
+    gen g = { .tree = t, .dag = d, .plat = p, .place = node_of_task, .lumping = lumping,
+              .err = err };
     skel_model *m = model_new(&g, t, d, err);
     if (m && node_of_task && skel_model_place(m, p, node_of_task, err) < 0) {
         skel_model_free(m);
@@ -942,11 +1321,25 @@ skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const s
     return m;
 }
 
+skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err)
+{
+    return new_placed(t, d, p, node_of_task, 0, err);
+}
+
+skel_model *skel_model_new_lumped(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err)
+{
+    return new_placed(t, d, p, node_of_task, 1, err);
+}
+
 void skel_model_free(skel_model *m)
 {
     if (!m)
         return;
     free(m->scv);
+    free(m->link_scv);
+    free(m->buffer);
     pepa_model_free(m->pepa);
     free(m->entry);
     free(m->move_action);

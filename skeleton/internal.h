@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "../base/diag.h"
+#include "skeleton.h"
 
 /* Least common multiple of a, b >= 1, or -1 when it exceeds cap (so that
  * callers never overflow and always have a bound to report). */
@@ -16,13 +17,17 @@ int skel_read_file(const char *path, size_t max, char **text, size_t *len, diag 
 
 /* ---- local states of generated components (gen.c, share.c) ---------- */
 
-/* One activity of a component's local state. Passive (task < 0): rate
- * w * infty. Active (task >= 0): rate mu_<task> * w / div. */
+/* One activity of a component's local state. Passive (task < 0, rate 0):
+ * rate w * infty. Active (task >= 0): rate mu_<task> * w / div. A link's
+ * activity (rate != 0): w * lambda of edge rate - 1 when rate > 0, w *
+ * handoff when rate == SKEL_RATE_HANDOFF. */
+#define SKEL_RATE_HANDOFF (-1)
 typedef struct skel_ltr {
     int from, act, to;
     double w;
     int task;
     int div;
+    int rate;
 } skel_ltr;
 
 typedef struct skel_lgraph {
@@ -57,5 +62,53 @@ typedef struct skel_share_in {
 /* Build the product into *out (zeroed by the caller; free out->tr).
  * Returns 0, 1 when it would exceed in->max_states, or -1 (memory). */
 int skel_share_product(const skel_share_in *in, skel_lgraph *out);
+
+/* The component of one move with phases or a buffer (docs/platform.md):
+ * cap 0, a rendezvous whose time has squared coefficient of variation scv
+ * (Erlang phases advance by xfer while both tasks offer the move, the last
+ * is the move; H2: two states, the branch of the next move drawn as this
+ * one completes); cap > 0, a buffer of cap items: move (the sender's
+ * hand-off) while it holds fewer than cap, each item in transit through
+ * the phases of its own time (xfer; infinite server: items overlap), then
+ * waiting for take (the receiver's). Rates on edge `edge`. */
+typedef struct skel_link_in {
+    int cap;
+    double scv;
+    int edge;
+    int move, take, xfer;         /* action ids (take, xfer: -1 when unused) */
+    long max_states;
+} skel_link_in;
+
+/* Build the graph into *out (zeroed by the caller; free out->tr). Returns
+ * 0, 1 when it would exceed in->max_states, or -1 (memory). */
+int skel_link_graph(const skel_link_in *in, skel_lgraph *out);
+
+/* ---- exact lumping of interchangeable copies (lump.c) ---------------- */
+
+typedef struct skel_lump_in {
+    const skel_tree *tree;
+    const skel_dag *dag;
+    const double *mu, *lambda;    /* the placement's rates (skel_place_rates) */
+    const double *scv, *entry;    /* per task (skel_model) */
+    const int *node_share;        /* per task: its Node<j> product, or -1; or NULL */
+    const unsigned char *plain;   /* per edge: an exponential rendezvous (no Link_
+                                     component), which a copy may carry */
+} skel_lump_in;
+
+typedef struct skel_lump {
+    int ngroups;
+    int *group;      /* per task: the group of the copy holding it, or -1 */
+    int *rep;        /* per task: its counterpart in its group's first copy
+                        (itself outside groups and in first copies) */
+    int *edge_rep;   /* per edge: the first copy's edge it stands for (itself
+                        when it touches no later copy) */
+    int *lo, *size, *count;   /* per group: first task of its first copy, tasks
+                                 per copy, copies */
+} skel_lump;
+
+/* The groups of interchangeable farm members of a placed skeleton (see
+ * lump.c for the conditions). Returns 0, or -1 (memory; out zeroed). */
+int skel_lump_find(const skel_lump_in *in, skel_lump *out);
+void skel_lump_free(skel_lump *l);
 
 #endif

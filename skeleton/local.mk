@@ -11,7 +11,8 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
 	skeleton/place.c \
-	skeleton/share.c \
+	skeleton/share.c skeleton/lump.c \
+	skeleton/link.c \
 	skeleton/search.c skeleton/search_int.h skeleton/search_bound.c \
 	skeleton/search_plan.c skeleton/search_exact.c skeleton/search_scale.c \
 	skeleton/approx.c

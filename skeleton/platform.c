@@ -9,6 +9,8 @@
  *   SetupFixed=S BspG=S ...    parameters of the analytic cost models (skel_param)
  *   Sharing=ps|static          how the tasks on one node share it (skel_sharing)
  *   WorkSCV=c2                 variability of a task's work (skel_erlang_phases)
+ *   LinkSCV=c2 DefaultBuffer=n variability of a move's time, items a link holds
+ *   Link=... [SCV=c2] [Buffer=n] the same for the listed pairs
  *
  * Pairs the platform does not know go to the caller's callback, so that
  * the plugin keeps its own keys in the same file without this module
@@ -37,7 +39,7 @@ typedef struct priv {
     int node_cap, link_cap;
     const char *input_name, *output_name;
     int input_line, input_col, output_line, output_col;
-    int local_line, default_line, sharing_line, work_scv_line;
+    int local_line, default_line, sharing_line, work_scv_line, link_scv_line, buffer_line;
     int param_line[SKEL_PARAM_COUNT];
 } priv;
 
@@ -102,6 +104,7 @@ static skel_platform *platform_new(const char *file)
     p->local_latency = -1;
     p->default_latency = -1;
     p->input = p->output = SKEL_LOCAL;
+    p->job_buffer = -1;
     return p;
 }
 
@@ -134,7 +137,7 @@ static int add_node(skel_platform *p, const char *name, double speed, int line, 
     return 0;
 }
 
-static int add_link(skel_platform *p, int a, int b, double lat, double bw, int line, diag *err)
+static int add_link(skel_platform *p, int a, int b, const skel_link *proto, diag *err)
 {
     priv *pv = p->priv;
     if (p->nlinks == pv->link_cap) {
@@ -146,11 +149,9 @@ static int add_link(skel_platform *p, int a, int b, double lat, double bw, int l
         pv->link_cap = nc;
     }
     skel_link *l = &p->links[p->nlinks++];
+    *l = *proto;
     l->a = a < b ? a : b;
     l->b = a < b ? b : a;
-    l->latency = lat;
-    l->bandwidth = bw;
-    l->line = line;
     return 0;
 }
 
@@ -229,8 +230,8 @@ static int line_nodes(pctx *c, const pair *kv, int n)
 typedef struct link_line {
     char **names;
     int count;
-    double latency, bandwidth;
-    int line, col;
+    skel_link proto;       /* latency, bandwidth, scv, buffer, line */
+    int col;
 } link_line;
 
 typedef struct links {
@@ -246,27 +247,63 @@ static void links_free(links *ls)
     free(ls->v);
 }
 
+/* SCV=: a squared coefficient of variation within the bounds of scv=. */
+static int scv_value(pctx *c, const pair *kv, double *v)
+{
+    if (positive(c, kv, v) < 0)
+        return -1;
+    if (!(*v >= SKEL_MIN_SCV && *v <= SKEL_MAX_SCV))
+        return fail(c, kv->vcol, "%s= must be between %g and %g", kv->key, SKEL_MIN_SCV,
+                    SKEL_MAX_SCV);
+    return 0;
+}
+
+/* Buffer=: a whole number of items, 0 (rendezvous) to SKEL_MAX_BUFFER. */
+static int buffer_value(pctx *c, const pair *kv, int *v)
+{
+    char *end;
+    long n = strtol(kv->value, &end, 10);
+    if (end == kv->value || *end || n < 0 || n > SKEL_MAX_BUFFER)
+        return fail(c, kv->vcol, "%s=%.40s: must be a whole number of items from 0 to %d",
+                    kv->key, kv->value, SKEL_MAX_BUFFER);
+    *v = (int)n;
+    return 0;
+}
+
+/* The keys of a Link= line after its head, into l (latency < 0 when
+ * missing). */
+static int link_keys(pctx *c, const pair *kv, int n, skel_link *l)
+{
+    static const char *const keys[] = { "Latency", "Bandwidth", "SCV", "Buffer" };
+    int seen[4] = { 0 };
+    for (int i = 1; i < n; i++) {
+        int k = 0;
+        while (k < 4 && strcasecmp(kv[i].key, keys[k]) != 0)
+            k++;
+        if (k == 4) {
+            if (hand_over(c, &kv[i], &kv[0]) < 0)
+                return -1;
+            continue;
+        }
+        if (seen[k]++)
+            return fail(c, kv[i].col, "%s= given twice", keys[k]);
+        int rc = k == 0 ? positive(c, &kv[i], &l->latency)
+                 : k == 1 ? positive(c, &kv[i], &l->bandwidth)
+                 : k == 2 ? scv_value(c, &kv[i], &l->scv) : buffer_value(c, &kv[i], &l->buffer);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int line_link(pctx *c, const pair *kv, int n, links *ls)
 {
-    double lat = -1, bw = 0;
-    for (int i = 1; i < n; i++) {
-        if (strcasecmp(kv[i].key, "Latency") == 0) {
-            if (lat >= 0)
-                return fail(c, kv[i].col, "Latency= given twice");
-            if (positive(c, &kv[i], &lat) < 0)
-                return -1;
-        } else if (strcasecmp(kv[i].key, "Bandwidth") == 0) {
-            if (bw > 0)
-                return fail(c, kv[i].col, "Bandwidth= given twice");
-            if (positive(c, &kv[i], &bw) < 0)
-                return -1;
-        } else if (hand_over(c, &kv[i], &kv[0]) < 0) {
-            return -1;
-        }
-    }
-    if (lat < 0)
+    link_line l = { .proto = { .latency = -1, .buffer = -1, .line = c->line },
+                    .col = kv[0].vcol };
+    if (link_keys(c, kv, n, &l.proto) < 0)
+        return -1;
+    if (l.proto.latency < 0)
         return fail(c, kv[0].col, "Link=%s has no Latency=", kv[0].value);
-    link_line l = { .latency = lat, .bandwidth = bw, .line = c->line, .col = kv[0].vcol };
     diag sub;
     diag_clear(&sub);
     if (skel_hostlist_expand(kv[0].value, &l.names, &l.count, SKEL_MAX_NODES, &sub) < 0)
@@ -359,6 +396,19 @@ static int global_key(pctx *c, const pair *kv, const pair *head)
                         SKEL_MAX_SCV);
         return 0;
     }
+    if (strcasecmp(kv->key, "LinkSCV") == 0) {
+        if (pv->link_scv_line)
+            return fail(c, kv->col, "LinkSCV= given twice (first at line %d)", pv->link_scv_line);
+        pv->link_scv_line = c->line;
+        return scv_value(c, kv, &p->link_scv);
+    }
+    if (strcasecmp(kv->key, "DefaultBuffer") == 0) {
+        if (pv->buffer_line)
+            return fail(c, kv->col, "DefaultBuffer= given twice (first at line %d)",
+                        pv->buffer_line);
+        pv->buffer_line = c->line;
+        return buffer_value(c, kv, &p->default_buffer);
+    }
     if (strcasecmp(kv->key, "Sharing") == 0) {
         if (pv->sharing_line)
             return fail(c, kv->col, "Sharing= given twice (first at line %d)", pv->sharing_line);
@@ -383,7 +433,8 @@ static int global_key(pctx *c, const pair *kv, const pair *head)
         return 0;
     }
     if (strcasecmp(kv->key, "Speed") == 0 || strcasecmp(kv->key, "Latency") == 0 ||
-        strcasecmp(kv->key, "Bandwidth") == 0)
+        strcasecmp(kv->key, "Bandwidth") == 0 || strcasecmp(kv->key, "SCV") == 0 ||
+        strcasecmp(kv->key, "Buffer") == 0)
         return fail(c, kv->col, "%s= belongs on a %s line", kv->key,
                     strcasecmp(kv->key, "Speed") == 0 ? "NodeName=" : "Link=");
     return hand_over(c, kv, head);
@@ -451,7 +502,7 @@ static int resolve(pctx *c, links *ls)
     priv *pv = c->pv;
     for (int k = 0; k < ls->n; k++) {
         link_line *l = &ls->v[k];
-        c->line = l->line;
+        c->line = l->proto.line;
         int *idx = malloc((size_t)l->count * sizeof *idx);
         if (!idx)
             return diag_set(c->err, "out of memory");
@@ -471,7 +522,7 @@ static int resolve(pctx *c, links *ls)
                 }
                 diag sub;
                 diag_clear(&sub);
-                if (add_link(p, idx[i], idx[j], l->latency, l->bandwidth, l->line, &sub) < 0) {
+                if (add_link(p, idx[i], idx[j], &l->proto, &sub) < 0) {
                     free(idx);
                     return diag_set(c->err, "%s", sub.msg);
                 }
@@ -604,4 +655,21 @@ int skel_platform_link(const skel_platform *p, int a, int b, double *latency,
                         p->nodes[a].name, p->nodes[b].name);
     *latency = p->default_latency;
     return 0;
+}
+
+void skel_platform_move_kind(const skel_platform *p, int a, int b, double *scv, int *buffer)
+{
+    *scv = p->link_scv > 0 ? p->link_scv : 1;
+    *buffer = p->default_buffer;
+    if (a != b && a >= 0 && b >= 0) {
+        skel_link key = { .a = a < b ? a : b, .b = a < b ? b : a };
+        const skel_link *l = p->nlinks ? bsearch(&key, p->links, (size_t)p->nlinks,
+                                                 sizeof *p->links, cmp_link) : NULL;
+        if (l && l->scv > 0)
+            *scv = l->scv;
+        if (l && l->buffer >= 0)
+            *buffer = l->buffer;
+    }
+    if (p->job_buffer >= 0)
+        *buffer = p->job_buffer;
 }

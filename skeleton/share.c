@@ -138,10 +138,10 @@ static int emit(prod *pr, skel_lgraph *out, long s, skel_ltr t)
 static skel_ltr combine(skel_ltr t, double wt, skel_ltr u, double wu)
 {
     if (u.task >= 0)
-        return (skel_ltr){ 0, t.act, 0, u.w * (t.w / wt), u.task, 1 };
+        return (skel_ltr){ 0, t.act, 0, u.w * (t.w / wt), u.task, 1, 0 };
     if (t.task >= 0)
-        return (skel_ltr){ 0, t.act, 0, t.w * (u.w / wu), t.task, 1 };
-    return (skel_ltr){ 0, t.act, 0, (t.w / wt) * (u.w / wu), -1, 1 };
+        return (skel_ltr){ 0, t.act, 0, t.w * (u.w / wu), t.task, 1, 0 };
+    return (skel_ltr){ 0, t.act, 0, (t.w / wt) * (u.w / wu), -1, 1, 0 };
 }
 
 /* The activities of member p in product state s (its tuple in cur). An

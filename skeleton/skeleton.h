@@ -40,6 +40,7 @@
 #define SKEL_MAX_LOOP_CAP 64       /* items inside one loop over several stages */
 #define SKEL_MIN_SCV 0.01          /* squared coefficients of variation: Erlang-100 */
 #define SKEL_MAX_SCV 100.0
+#define SKEL_MAX_BUFFER 16         /* items one link holds (Buffer=) */
 
 /* ---- the skeleton hierarchy tree ------------------------------------- */
 
@@ -217,8 +218,14 @@ typedef struct skel_model {
     long nprefixes;          /* activities in the task definitions */
     int shared;              /* tasks inside Node<j> products (Sharing=ps, placed
                                 model): 0 for a placement-independent model */
+    int lumped;              /* tasks of later copies that a lumped array's first
+                                copy stands for (skel_model_new_lumped); 0 else */
     double *scv;             /* per task: squared coefficient of variation of its
                                 work (task scv=, platform WorkSCV=, else 1) */
+    double *link_scv;        /* per edge: squared coefficient of variation of the
+                                move's time (1 in the placement-independent model) */
+    int *buffer;             /* per edge: items the link holds; 0: rendezvous (the
+                                seeds'; always so in the placement-independent model) */
     int *comp_action;        /* per task: action id of comp_<i> in pepa */
     int *move_action;        /* per edge: action id of its move in pepa */
     double *entry;           /* per task: items entering the skeleton per
@@ -258,6 +265,8 @@ typedef struct skel_link {
     int a, b;                /* node indices, a < b */
     double latency;          /* seconds, > 0 */
     double bandwidth;        /* bytes/second, 0 if not given */
+    double scv;              /* SCV=: of a move's time; 0: the platform's LinkSCV= */
+    int buffer;              /* Buffer=: items; -1: the platform's DefaultBuffer= */
     int line;
 } skel_link;
 
@@ -308,6 +317,10 @@ typedef struct skel_platform {
     double param[SKEL_PARAM_COUNT];  /* cost model parameters; 0: not given */
     skel_sharing sharing;    /* Sharing=; SKEL_SHARE_PS when not given */
     double work_scv;         /* WorkSCV=: a task's work when it gives no scv=; 0: 1 */
+    double link_scv;         /* LinkSCV=: a move's time without a Link SCV=; 0: 1 */
+    int default_buffer;      /* DefaultBuffer=: items a link holds; 0: rendezvous */
+    int job_buffer;          /* the job's own buffering (#SKEL --buffer, --buffer):
+                                every move's capacity; -1: the platform's */
 } skel_platform;
 
 
@@ -349,6 +362,12 @@ int skel_platform_find(const skel_platform *p, const char *name);
  * DefaultLatency, no LocalLatency). */
 int skel_platform_link(const skel_platform *p, int a, int b, double *latency,
                        double *bandwidth, diag *err);
+
+/* The squared coefficient of variation of a move's time from node a to
+ * node b (a == b: within a node; a or b < 0: the stream's input or output)
+ * and its capacity in items (0: rendezvous): the job's buffering, else the
+ * Link's SCV=/Buffer=, else LinkSCV=/DefaultBuffer=, else 1 and 0. */
+void skel_platform_move_kind(const skel_platform *p, int a, int b, double *scv, int *buffer);
 
 /* Expand a Slurm hostlist ("n[1-16]", "n[01-10],io[1,3-4]", "a,b") into
  * *names (an array of *count strings; free each, then the array, or call
@@ -400,6 +419,20 @@ void skel_h2(double scv, double *p, double *ra, double *rb);
  * rates. NULL with a message (a node whose tasks have too many joint local
  * states for one component). */
 skel_model *skel_model_new_placed(const skel_tree *t, const skel_dag *d, const skel_platform *p,
+                                  const int *node_of_task, diag *err);
+
+/* skel_model_new_placed's model of one placement (node_of_task not NULL),
+ * with the copies of a farm (farm tasks, or xfarm sub-skeletons) that are
+ * interchangeable under it lumped exactly: each group of them is one
+ * aggregated array, Task<i>[n] (copies of one task) or Copy<i>[n] (of a
+ * sub-skeleton), i being the first task of the first copy, whose
+ * component carries its own rates (its computations at mu_<i>, its moves
+ * at lambda_...). Its actions comp_<i>, move_.. count all the copies;
+ * a later copy's comp_action is its first copy's and its entry 0, so
+ * skel_model_throughput holds. The structure depends on the placement:
+ * skel_model_set_rates may change rates only as a permutation of nodes
+ * of one class would. Which copies lump, and why exactly: docs/pepa.md. */
+skel_model *skel_model_new_lumped(const skel_tree *t, const skel_dag *d, const skel_platform *p,
                                   const int *node_of_task, diag *err);
 
 /* skel_place_rates, then skel_model_set_rates. */

@@ -275,10 +275,18 @@ static int directive_option(slurmsk_job *job, char *body, const char *file, int 
             job->style = SKEL_STYLE_PRODUCER;
         else
             return diag_at(err, file, line, 0, "#SKEL --style must be stream or producer, not '%s'", v);
+    } else if ((v = opt_value(body, "--buffer"))) {
+        double d;
+        if (parse_number(v, &d) < 0 || !(d >= 0) || d > SKEL_MAX_BUFFER || d != floor(d))
+            return diag_at(err, file, line, 0,
+                           "#SKEL --buffer must be a whole number of items in 0 .. %d, not '%s'",
+                           SKEL_MAX_BUFFER, v);
+        job->buffer = (int)d;
+        job->has_buffer = 1;
     } else {
         size_t n = strcspn(body, " \t=");
         return diag_at(err, file, line, 0,
-                       "unknown #SKEL option '%.*s' (known: --pin, --items, --style)",
+                       "unknown #SKEL option '%.*s' (known: --pin, --items, --style, --buffer)",
                        (int)(n > 64 ? 64 : n), body);
     }
     return 0;
@@ -650,6 +658,9 @@ static int build_plan(slurmsk_plan *plan, const skel_platform *p)
     snprintf(num, sizeof num, "%d", n);
     if (add_env(plan, "SKEL_NTASKS", num) < 0 || add_env(plan, "SKEL_NODES", plan->req_nodes) < 0)
         goto oom;
+    snprintf(num, sizeof num, "%d", plan->buffer);
+    if (plan->buffer >= 0 && add_env(plan, "SKEL_BUFFER", num) < 0)
+        goto oom;
     return 0;
 oom:
     free(s);
@@ -756,6 +767,7 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
 {
     memset(plan, 0, sizeof *plan);
     plan->fault = SLURMSK_FAULT_SYNTAX;
+    plan->buffer = job->has_buffer ? job->buffer : -1;
     if (!job->tree)
         return diag_set(err, "no skeleton");
     double t0 = clock_now();

@@ -100,6 +100,8 @@ typedef struct slurmsk_job {
     int pin_line;               /* script line of the first --pin */
     double items;               /* --items N, 0 if not given */
     skel_style style;           /* --style (default producer) */
+    int buffer;                 /* --buffer N: items each move of the job may hold */
+    int has_buffer;             /* --buffer was given */
     int bpel;                   /* the skeleton came as BPEL */
     char *warning;              /* BPEL defaults used, or NULL (owned) */
     int skel_line;              /* script line of the first skeleton line; 0: --skeleton */
@@ -158,6 +160,7 @@ typedef struct slurmsk_plan {
     char **env;                 /* "KEY=VALUE" strings */
     int nenv;
     int max_per_node;           /* most tasks placed on one node */
+    int buffer;                 /* the job's --buffer (SKEL_BUFFER), -1: none */
     slurmsk_fault fault;        /* after a failed placement: what kind */
 } slurmsk_plan;
 

@@ -10,7 +10,7 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 	SLURM_PREFIX='$(slurm_prefix)'; export SLURM_PREFIX;
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim tests/unit/test_share
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_seed000 tests/unit/test_search tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim tests/unit/test_share tests/unit/test_link tests/unit/test_lump
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h
@@ -34,6 +34,12 @@ tests_unit_test_search_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libb
 tests_unit_test_share_SOURCES = tests/unit/test_share.c tests/unit/placed.h
 tests_unit_test_share_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_share_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_link_SOURCES = tests/unit/test_link.c tests/unit/placed.h
+tests_unit_test_link_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_link_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_lump_SOURCES = tests/unit/test_lump.c
+tests_unit_test_lump_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_lump_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_slurm_SOURCES = tests/unit/test_slurm.c
 tests_unit_test_slurm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_slurm_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
@@ -64,13 +70,13 @@ EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/models/ring6.pepa tests/cl
 # users.sh: issue 17's user and administrator checks on the documented
 # configuration; install.sh: what make install puts where.
 EXTRA_DIST += tests/slurm/e2e.sh tests/slurm/cluster.sh tests/slurm/soak.sh tests/slurm/users.sh \
-	tests/slurm/install.sh
+	tests/slurm/install.sh tests/slurm/scale.sh
 # Not in the sanitizer build: an ASan-instrumented plugin cannot be loaded
 # by an uninstrumented slurmctld.
 if HAVE_SLURM
 TESTS += tests/slurm/install.sh
 if !SANITIZE
-TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh tests/slurm/users.sh
+TESTS += tests/slurm/e2e.sh tests/slurm/soak.sh tests/slurm/users.sh tests/slurm/scale.sh
 endif
 endif
 

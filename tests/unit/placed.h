@@ -6,6 +6,11 @@
 #include <check.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "pepa/solve.h"
+#include "pepa/space.h"
+#include "pepa/system.h"
 #include "skeleton/skeleton.h"
 
 typedef struct placed {
@@ -37,6 +42,37 @@ static inline void placed_free(placed *x)
     skel_model_free(x->model);
     skel_dag_free(x->dag);
     skel_tree_free(x->tree);
+}
+
+/* Throughput of action `act` in model m (solved directly), and its number
+ * of states. */
+static inline double placed_solve_thr(pepa_model *m, const char *act, unsigned *states)
+{
+    diag err;
+    diag_clear(&err);
+    pepa_system *sys = pepa_system_new(m, &err);
+    ck_assert_msg(sys, "%s", err.msg);
+    pepa_derive_opts d = { 0 };
+    pepa_space *sp = pepa_derive(sys, &d, &err);
+    ck_assert_msg(sp, "%s", err.msg);
+    double *pi = calloc(sp->n, sizeof *pi), *thr = calloc((size_t)sys->nactions, sizeof *thr);
+    ck_assert(pi && thr);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_DIRECT;
+    pepa_solve_result res;
+    ck_assert_msg(pepa_solve(sp->q, &o, pi, &res, &err) == 0, "%s", err.msg);
+    ck_assert_msg(pepa_space_throughput(sp, pi, thr, &err) == 0, "%s", err.msg);
+    int a = pepa_model_find_action(m, act);
+    ck_assert_int_ge(a, 0);
+    double x = thr[a];
+    if (states)
+        *states = sp->n;
+    free(thr);
+    free(pi);
+    pepa_space_free(sp);
+    pepa_system_free(sys);
+    return x;
 }
 
 #endif

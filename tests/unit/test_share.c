@@ -20,42 +20,9 @@
 #include <string.h>
 
 #include "pepa/parse.h"
-#include "pepa/solve.h"
-#include "pepa/space.h"
-#include "pepa/system.h"
 #include "skeleton/skeleton.h"
 
 #include "placed.h"
-
-/* Throughput of action `act` in model m, and its number of states. */
-static double solve_thr(pepa_model *m, const char *act, unsigned *states)
-{
-    diag err;
-    diag_clear(&err);
-    pepa_system *sys = pepa_system_new(m, &err);
-    ck_assert_msg(sys, "%s", err.msg);
-    pepa_derive_opts d = { 0 };
-    pepa_space *sp = pepa_derive(sys, &d, &err);
-    ck_assert_msg(sp, "%s", err.msg);
-    double *pi = calloc(sp->n, sizeof *pi), *thr = calloc((size_t)sys->nactions, sizeof *thr);
-    ck_assert(pi && thr);
-    pepa_solve_opts o;
-    pepa_solve_opts_init(&o);
-    o.method = PEPA_METHOD_DIRECT;
-    pepa_solve_result res;
-    ck_assert_msg(pepa_solve(sp->q, &o, pi, &res, &err) == 0, "%s", err.msg);
-    ck_assert_msg(pepa_space_throughput(sp, pi, thr, &err) == 0, "%s", err.msg);
-    int a = pepa_model_find_action(m, act);
-    ck_assert_int_ge(a, 0);
-    double x = thr[a];
-    if (states)
-        *states = sp->n;
-    free(thr);
-    free(pi);
-    pepa_space_free(sp);
-    pepa_system_free(sys);
-    return x;
-}
 
 static double hand_thr(const char *text, const char *act)
 {
@@ -63,7 +30,7 @@ static double hand_thr(const char *text, const char *act)
     diag_clear(&err);
     pepa_model *m = pepa_parse_string(text, strlen(text), "hand.pepa", &err);
     ck_assert_msg(m, "%s", err.msg);
-    double x = solve_thr(m, act, NULL);
+    double x = placed_solve_thr(m, act, NULL);
     pepa_model_free(m);
     return x;
 }
@@ -75,7 +42,7 @@ static double placed_thr(placed *b, const int *where, unsigned *states)
     diag_clear(&err);
     skel_model *m = skel_model_new_placed(b->tree, b->dag, b->plat, where, &err);
     ck_assert_msg(m, "%s", err.msg);
-    double x = solve_thr(m->pepa, "comp_0", states);
+    double x = placed_solve_thr(m->pepa, "comp_0", states);
     skel_model_free(m);
     return x;
 }
