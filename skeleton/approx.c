@@ -1259,9 +1259,32 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     return sanity(a, r, err);
 }
 
+/* Link buffers and link SCV (issue 16) are not in the windows: refuse a
+ * placement that has them rather than answer the rendezvous model. */
+static int links_covered(const skel_approx *a, const skel_platform *p, const int *node,
+                         diag *err)
+{
+    for (int e = 0; e < a->nedges; e++) {
+        skel_edge ed = a->d->edges[e];
+        int x = ed.from >= 0 ? node[ed.from] : -1, y = ed.to >= 0 ? node[ed.to] : -1;
+        double scv;
+        int buf;
+        skel_platform_move_kind(p, x, y, &scv, &buf);
+        if (buf != 0 || scv != 1)
+            return diag_set(err, "approximation: the move of edge %d (%s%d -> %s%d) has "
+                                 "Buffer=%d SCV=%g; link buffers and variability are not "
+                                 "covered (use the exact chain or simulate)", e,
+                            ed.from >= 0 ? "t" : "in", ed.from >= 0 ? ed.from : 0,
+                            ed.to >= 0 ? "t" : "out", ed.to >= 0 ? ed.to : 0, buf, scv);
+    }
+    return 0;
+}
+
 int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,
                       const int *node_of_task, skel_approx_result *r, diag *err)
 {
+    if (links_covered(a, p, node_of_task, err) < 0)
+        return -1;
     double *mu = malloc((size_t)(m->ntasks + 1) * sizeof *mu);
     double *lambda = malloc((size_t)(m->nedges + 1) * sizeof *lambda);
     int rc = -1;

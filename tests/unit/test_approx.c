@@ -209,6 +209,17 @@ START_TEST(test_errors)
     ck_assert_msg(strstr(err.msg, "t1"), "%s", err.msg);
     skel_approx_free(a);
     placed_free(&x);
+    /* link buffers are not covered: refused, not answered as a rendezvous */
+    placed_build(&x, "pipe(2); task(\"a\", 1); task(\"b\", 2);", SKEL_STYLE_STREAM,
+                 "DefaultBuffer=2\n" NODES);
+    diag_clear(&err);
+    a = skel_approx_new(x.dag, NULL, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    static const int pl[] = { 0, 1 };
+    ck_assert_int_eq(skel_approx_place(a, x.model, x.plat, pl, &r, &err), -1);
+    ck_assert_msg(strstr(err.msg, "Buffer=2"), "%s", err.msg);
+    skel_approx_free(a);
+    placed_free(&x);
     placed_build(&x, "pipe(2); task(\"a\", 1); choice(0.5, 0.5); task(\"b\", 2); task(\"c\", 2);",
                  SKEL_STYLE_STREAM, plat);
     diag_clear(&err);
