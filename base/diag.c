@@ -2,6 +2,7 @@
 #include "diag.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void diag_clear(diag *d)
 {
@@ -51,5 +52,15 @@ int diag_at(diag *d, const char *file, int line, int col, const char *fmt, ...)
     va_start(ap, fmt);
     diag_vat(d, file, line, col, fmt, ap);
     va_end(ap);
+    return -1;
+}
+
+int diag_prefix(diag *d, const char *prefix)
+{
+    if (!d || !d->set)
+        return -1;
+    char msg[DIAG_MAX];
+    snprintf(msg, sizeof msg, "%s%s", prefix, d->msg);
+    memcpy(d->msg, msg, sizeof msg);
     return -1;
 }

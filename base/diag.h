@@ -30,6 +30,10 @@ int diag_set(diag *d, const char *fmt, ...)
 int diag_at(diag *d, const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Put prefix before the message stored in d (a caller naming where the
+ * text came from, such as its own option's name). Returns -1. */
+int diag_prefix(diag *d, const char *prefix);
+
 /* va_list forms of the two above, for modules that wrap them. */
 int diag_vset(diag *d, const char *fmt, va_list ap);
 int diag_vat(diag *d, const char *file, int line, int col, const char *fmt, va_list ap);

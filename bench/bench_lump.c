@@ -94,7 +94,8 @@ static void measure(const char *text, int lumped, run *r)
     skel_tree_free(t);
 }
 
-/* kind 0: src, farm(n), sink; 1: src, xfarm of n pipes of two tasks, sink;
+/* kind 0: src, farm(n), sink; 1: src, xfarm of n pipes of two tasks, sink
+ * (each copy has 9 local states: C(n + 8, 8) counts, so it stops at 12);
  * 2: a pipe of two farms of n/2 members with a stage between */
 static void skeleton_text(int kind, int n, char *buf, size_t len)
 {
@@ -131,8 +132,8 @@ int main(void)
 {
     static const char *names[] = { "farm(n)", "xfarm(n) of pipes", "pipe of 2 farms" };
     static const int sizes[][9] = { { 2, 4, 6, 8, 10, 11, 30, 60, 100 },
-                                    { 2, 3, 4, 5, 6, 7, 12, 30, 60 },
-                                    { 4, 6, 8, 10, 12, 14, 30, 60, 100 } };
+                                    { 2, 3, 4, 5, 6, 7, 8, 10, 12 },
+                                    { 4, 6, 8, 10, 12, 14, 16, 20, 30 } };
     char *buf = malloc(1 << 16);
     if (!buf)
         return 1;

@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "skeleton/skeleton.h"
+#include "base/mem.h"
 
 #define REPS 11
 #define SUITE 60
@@ -38,7 +39,10 @@ static void add(char **t, size_t *len, size_t *cap, const char *s)
     size_t n = strlen(s);
     if (*len + n + 1 > *cap) {
         *cap = 2 * (*len + n + 1);
-        *t = realloc(*t, *cap);
+        if (mem_grow((void **)t, *cap, 1) < 0) {
+            fprintf(stderr, "bench_scale: out of memory\n");
+            exit(1);
+        }
     }
     memcpy(*t + *len, s, n + 1);
     *len += n;

@@ -152,10 +152,8 @@ static void skel_row(const char *name, const char *path, uint64_t chunk, int qui
     diag_clear(&err);
     pepa_system *s = NULL;
     if (cli_input_load(path, &io, &in, &err) == 0 && (s = pepa_system_new(in.model, &err))) {
-        char last[64];
-        snprintf(last, sizeof last, "comp_%d", skel_tree_ntasks(in.tree) - 1);
         exact x = { -1, 0, NULL };
-        row(name, s, pepa_model_find_action(in.model, last), chunk, &x, quick);
+        row(name, s, in.skel->comp_action[in.skel->ntasks - 1], chunk, &x, quick);
     } else
         printf("%-24s %s\n", name, err.msg);
     pepa_system_free(s);

@@ -37,6 +37,7 @@
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/solve.h"
+#include "base/mem.h"
 
 /* ---------------------------------------------------------------- triples */
 
@@ -50,18 +51,10 @@ static int trip_add(trip *t, uint32_t s, uint32_t d, double r)
 {
     if (t->m == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1 << 20;
-        uint32_t *ns = realloc(t->src, cap * sizeof *ns);
-        if (!ns)
+        if (mem_grow((void **)&t->src, cap, sizeof *t->src) < 0 ||
+            mem_grow((void **)&t->dst, cap, sizeof *t->dst) < 0 ||
+            mem_grow((void **)&t->rate, cap, sizeof *t->rate) < 0)
             return -1;
-        t->src = ns;
-        uint32_t *nd = realloc(t->dst, cap * sizeof *nd);
-        if (!nd)
-            return -1;
-        t->dst = nd;
-        double *nr = realloc(t->rate, cap * sizeof *nr);
-        if (!nr)
-            return -1;
-        t->rate = nr;
         t->cap = cap;
     }
     t->src[t->m] = s;
@@ -137,10 +130,8 @@ static int bfs_visit(bfs *b, uint64_t c, uint32_t *id)
     }
     if (b->n == b->cap) {
         uint32_t cap = b->cap ? 2 * b->cap : 1 << 16;
-        uint64_t *nc = realloc(b->code, (size_t)cap * sizeof *nc);
-        if (!nc)
+        if (mem_grow((void **)&b->code, (size_t)cap, sizeof *b->code) < 0)
             return -1;
-        b->code = nc;
         b->cap = cap;
     }
     b->code[b->n] = c;

@@ -13,6 +13,7 @@
 #include <libxml/tree.h>
 
 #include "internal.h"
+#include "../base/mem.h"
 
 #define PERF_NS "urn:skelsched:perf"
 
@@ -23,19 +24,27 @@ static const char *const bpel_namespaces[] = {
     "http://schemas.xmlsoap.org/ws/2004/03/business-process/",
 };
 
-/* Activities of BPEL 1.1 and 2.0, and what they become. */
+/* What an activity of BPEL 1.1 and 2.0 becomes. */
+typedef enum act_kind {
+    ACT_STRUCTURED,    /* holds activities: a pipe, farm, choice, ... */
+    ACT_TASK,          /* a task with a rate */
+    ACT_NO_COST        /* a task taking no time unless given a rate */
+} act_kind;
+
 typedef struct act_info {
     const char *name;
-    int what;   /* 0 structured, 1 task, 2 no cost */
+    act_kind what;
 } act_info;
 
 static const act_info activities[] = {
-    { "sequence", 0 }, { "flow", 0 }, { "while", 0 }, { "repeatUntil", 0 }, { "forEach", 0 },
-    { "if", 0 }, { "switch", 0 }, { "pick", 0 }, { "scope", 0 },
-    { "invoke", 1 }, { "receive", 1 }, { "reply", 1 }, { "wait", 1 },
-    { "assign", 2 }, { "empty", 2 }, { "validate", 2 }, { "throw", 2 }, { "rethrow", 2 },
-    { "exit", 2 }, { "terminate", 2 }, { "compensate", 2 }, { "compensateScope", 2 },
-    { "extensionActivity", 2 },
+    { "sequence", ACT_STRUCTURED }, { "flow", ACT_STRUCTURED }, { "while", ACT_STRUCTURED },
+    { "repeatUntil", ACT_STRUCTURED }, { "forEach", ACT_STRUCTURED }, { "if", ACT_STRUCTURED },
+    { "switch", ACT_STRUCTURED }, { "pick", ACT_STRUCTURED }, { "scope", ACT_STRUCTURED },
+    { "invoke", ACT_TASK }, { "receive", ACT_TASK }, { "reply", ACT_TASK }, { "wait", ACT_TASK },
+    { "assign", ACT_NO_COST }, { "empty", ACT_NO_COST }, { "validate", ACT_NO_COST },
+    { "throw", ACT_NO_COST }, { "rethrow", ACT_NO_COST }, { "exit", ACT_NO_COST },
+    { "terminate", ACT_NO_COST }, { "compensate", ACT_NO_COST },
+    { "compensateScope", ACT_NO_COST }, { "extensionActivity", ACT_NO_COST },
 };
 
 /* BPEL elements that are not activities: skipped where activities are
@@ -492,12 +501,10 @@ static int collect_ends(walker *w, const xmlNode *n, int idx, link_end **v, int 
                     return fail_at(w, e, "<%s> without linkName", what);
                 if (*cnt == *cap) {
                     int nc = *cap ? *cap * 2 : 8;
-                    link_end *nv = realloc(*v, (size_t)nc * sizeof *nv);
-                    if (!nv) {
+                    if (mem_grow((void **)v, (size_t)nc, sizeof **v) < 0) {
                         xmlFree(ln);
                         return diag_set(w->err, "out of memory");
                     }
-                    *v = nv;
                     *cap = nc;
                 }
                 link_end *le = &(*v)[(*cnt)++];
@@ -754,7 +761,7 @@ static int task_rate(walker *w, const xmlNode *n, bpel_act *a, const char *key, 
     return 0;
 }
 
-static bpel_act *walk_task(walker *w, const xmlNode *n, const char *parent_path, int what)
+static bpel_act *walk_task(walker *w, const xmlNode *n, const char *parent_path, act_kind what)
 {
     bpel_act *a = new_act(w, n, parent_path, BPEL_TASK);
     if (!a)
@@ -765,7 +772,7 @@ static bpel_act *walk_task(walker *w, const xmlNode *n, const char *parent_path,
              : strcmp(name, "pick") == 0 ? is_yes(n, "createInstance") : 0;
     if (inst < 0 || task_rate(w, n, a, inst ? "arrival" : "rate",
                               inst ? BPEL_DEFAULT_ARRIVAL : BPEL_DEFAULT_RATE,
-                              strcmp(name, "wait") == 0, what == 2) < 0)
+                              strcmp(name, "wait") == 0, what == ACT_NO_COST) < 0)
         return NULL;
     return a;
 }
@@ -817,7 +824,7 @@ static bpel_act *walk(walker *w, const xmlNode *n, const char *parent_path, int 
     }
     const act_info *info = activity(n);
     const char *name = (const char *)n->name;
-    if (info->what != 0)
+    if (info->what != ACT_STRUCTURED)
         return walk_task(w, n, parent_path, info->what);
     bpel_act *a;
     int r;

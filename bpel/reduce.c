@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../base/mem.h"
 
 /* A growable list of skeleton nodes not yet attached to a parent. */
 typedef struct stages {
@@ -27,10 +28,8 @@ static int push(stages *s, skel_node *n, diag *err)
         int cap = s->cap ? 2 * s->cap : 8;
         if (cap > SKEL_MAX_TASKS * 2)
             return diag_set(err, "more than %d stages", SKEL_MAX_TASKS);
-        skel_node **v = realloc(s->v, (size_t)cap * sizeof *v);
-        if (!v)
+        if (mem_grow((void **)&s->v, (size_t)cap, sizeof *s->v) < 0)
             return diag_set(err, "out of memory");
-        s->v = v;
         s->cap = cap;
     }
     s->v[s->n++] = n;

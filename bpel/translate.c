@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../base/mem.h"
 
 typedef struct tr {
     skel_tree *t;
@@ -131,10 +132,8 @@ static int add_stages(tr *x, stages *l, skel_node *s)
     int k = s->kind == SKEL_PIPE ? s->nchildren : 1;
     if (l->n + k > l->cap) {
         int cap = 2 * (l->n + k);
-        skel_node **v = realloc(l->v, (size_t)cap * sizeof *v);
-        if (!v)
+        if (mem_grow((void **)&l->v, (size_t)cap, sizeof *l->v) < 0)
             return diag_set(x->err, "out of memory");
-        l->v = v;
         l->cap = cap;
     }
     for (int j = 0; j < k; j++) {

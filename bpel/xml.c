@@ -16,6 +16,7 @@
 #include <libxml/xmlerror.h>
 
 #include "internal.h"
+#include "../base/mem.h"
 
 void bpel_init(void)
 {
@@ -61,13 +62,11 @@ int bpel_read_file(const char *path, size_t max, char **buf, size_t *len, diag *
                 return diag_set(err, "%s: file too large (more than %zu bytes)", path, max);
             }
             size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-            char *nb = realloc(b, ncap + 1);
-            if (!nb) {
+            if (mem_grow((void **)&b, ncap + 1, 1) < 0) {
                 free(b);
                 close(fd);
                 return diag_set(err, "out of memory");
             }
-            b = nb;
             cap = ncap;
         }
         ssize_t r = read(fd, b + n, cap - n);

@@ -58,7 +58,53 @@ static void fluid_applies(const char *path, const pepa_system *s)
             singles > 1 ? " (and other components are single too)" : "");
 }
 
-int cmd_fluid(int argc, char **argv)
+typedef struct fluid_args {
+    const char *path, *platform, *place, *plot;
+    double until, *times;    /* times: --times, or NULL (--until, --points) */
+    int points, ntimes, csv, json;
+    tr_opts o;
+} fluid_args;
+
+/* One option's value (c: getopt_long's code); -1 after a usage error. */
+static int fluid_option(fluid_args *a, int c, const char *v)
+{
+    double d;
+    unsigned long long u;
+    switch (c) {
+    case 'u':
+        if (cli_double("fluid", "--until", v, &d) < 0 || !(d > 0) || !isfinite(d))
+            return -1;
+        a->until = d;
+        return 0;
+    case 'n':
+        if (cli_ulong("fluid", "--points", v, &u) < 0 || u < 2 || u > 10000000)
+            return -1;
+        a->points = (int)u;
+        return 0;
+    case 'T':
+        free(a->times);
+        a->times = NULL;
+        return cli_parse_times("fluid", v, &a->times, &a->ntimes);
+    case 'r':
+    case 'a':
+    case 'd': {
+        const char *opt = c == 'r' ? "--rtol" : c == 'a' ? "--atol" : "--delta";
+        if (cli_double("fluid", opt, v, &d) < 0 || !(d > 0 && d < 1))
+            return -1;
+        *(c == 'r' ? &a->o.rtol : c == 'a' ? &a->o.atol : &a->o.delta) = d;
+        return 0;
+    }
+    case 'c': a->csv = 1; return 0;
+    case 'j': a->json = 1; return 0;
+    case 'p': a->plot = v; return 0;
+    case 'P': a->platform = v; return 0;
+    case 'l': a->place = v; return 0;
+    default: return -1;
+    }
+}
+
+/* Returns -1 to go on, else the exit code (0 after --help, 2 usage). */
+static int parse_args(int argc, char **argv, fluid_args *a)
 {
     static const struct option opts[] = {
         { "until", required_argument, NULL, 'u' },   { "points", required_argument, NULL, 'n' },
@@ -69,176 +115,165 @@ int cmd_fluid(int argc, char **argv)
         { "place", required_argument, NULL, 'l' },   { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    const char *platform = NULL, *place = NULL, *plot = NULL;
-    double until = 100, *times = NULL, d;
-    int points = 101, ntimes = 0, csv = 0, json = 0, c;
-    unsigned long long u;
-    tr_opts o;
-    tr_opts_init(&o);
+    memset(a, 0, sizeof *a);
+    a->until = 100;
+    a->points = 101;
+    tr_opts_init(&a->o);
     optind = 1;
     opterr = 0;
+    int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'u':
-            if (cli_double("fluid", "--until", optarg, &d) < 0 || !(d > 0) || !isfinite(d))
-                goto usage_err;
-            until = d;
-            break;
-        case 'n':
-            if (cli_ulong("fluid", "--points", optarg, &u) < 0 || u < 2 || u > 10000000)
-                goto usage_err;
-            points = (int)u;
-            break;
-        case 'T':
-            free(times);
-            times = NULL;
-            if (cli_parse_times("fluid", optarg, &times, &ntimes) < 0)
-                goto usage_err;
-            break;
-        case 'r':
-            if (cli_double("fluid", "--rtol", optarg, &d) < 0 || !(d > 0 && d < 1))
-                goto usage_err;
-            o.rtol = d;
-            break;
-        case 'a':
-            if (cli_double("fluid", "--atol", optarg, &d) < 0 || !(d > 0 && d < 1))
-                goto usage_err;
-            o.atol = d;
-            break;
-        case 'd':
-            if (cli_double("fluid", "--delta", optarg, &d) < 0 || !(d > 0 && d < 1))
-                goto usage_err;
-            o.delta = d;
-            break;
-        case 'c': csv = 1; break;
-        case 'j': json = 1; break;
-        case 'p': plot = optarg; break;
-        case 'P': platform = optarg; break;
-        case 'l': place = optarg; break;
-        case 'h':
+        if (c == 'h') {
             usage(stdout);
-            free(times);
             return 0;
-        default:
+        }
+        if (c == '?' || c == ':') {
             fprintf(stderr, "skelsched fluid: unknown or incomplete option '%s'\n", argv[optind - 1]);
             usage(stderr);
-            goto usage_err;
+            return 2;
         }
+        if (fluid_option(a, c, optarg) < 0)
+            return 2;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "skelsched fluid: expected one model or skeleton file\n");
         usage(stderr);
-        goto usage_err;
+        return 2;
     }
-    if (csv && json) {
+    if (a->csv && a->json) {
         fprintf(stderr, "skelsched fluid: --csv and --json exclude each other\n");
-        goto usage_err;
+        return 2;
     }
-    const char *path = argv[optind];
+    a->path = argv[optind];
+    return -1;
+}
 
+/* What the fluid analysis found. */
+typedef struct fluid_out {
+    cli_model cm;
+    tr_fluid *fl;
+    tr_series *ser;
+    tr_result res;
+    double *x, *thr, tfix;   /* the fixed point, its throughputs, when reached */
+    int conv;
+} fluid_out;
+
+static int compute(fluid_args *a, fluid_out *f, diag *err)
+{
+    if (!a->times) {
+        if (!(a->times = tr_times_linear(a->until, a->points)))
+            return diag_set(err, "out of memory");
+        a->ntimes = a->points;
+    }
+    cli_input_opts io = { .platform = a->platform, .place = a->place, .style = SKEL_STYLE_PRODUCER };
+    if (cli_model_load(a->path, &io, &f->cm, err) < 0 || !(f->fl = tr_fluid_new(f->cm.s, err)))
+        return -1;
+    fluid_applies(a->path, f->cm.s);
+    int nv = tr_fluid_nvars(f->fl);
+    if (!(f->ser = tr_series_new(f->cm.s, a->times, a->ntimes)) ||
+        !(f->x = malloc((size_t)nv * sizeof *f->x)) ||
+        !(f->thr = malloc((size_t)f->cm.s->nactions * sizeof *f->thr)))
+        return diag_set(err, "out of memory");
+    tr_fluid_rec rec = { f->fl, f->ser, a->o.delta };
+    if (tr_fluid_solve(f->fl, a->times, a->ntimes, &a->o, tr_fluid_record, &rec, &f->res, err) < 0 ||
+        (f->conv = tr_fluid_fixed_point(f->fl, &a->o, 1e-10, 1e9, f->x, &f->tfix, err)) < 0)
+        return -1;
+    tr_fluid_throughput(f->fl, f->x, a->o.delta, f->thr);
+    if (a->plot) {
+        char title[512];
+        snprintf(title, sizeof title, "Fluid throughput of %s", a->path);
+        if (cli_plot_series(f->ser, f->cm.s, a->plot, title, "throughput (events per unit time)", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void print_json(const fluid_args *a, const fluid_out *f)
+{
+    const pepa_system *s = f->cm.s;
+    printf("{\"model\": ");
+    json_string(stdout, a->path);
+    printf(", \"method\": \"fluid\", \"variables\": %d, \"steps\": %ld, ", tr_fluid_nvars(f->fl),
+           f->res.steps);
+    cli_print_series(f->ser, s, 0, 1, stdout);
+    printf(", \"fixed_point\": {\"converged\": %s, \"time\": ", f->conv ? "true" : "false");
+    json_number(stdout, f->tfix);
+    printf(", \"throughput\": {");
+    for (int act = 1; act < s->nactions; act++) {
+        printf("%s", act > 1 ? ", " : "");
+        json_string(stdout, pepa_model_action(s->model, act));
+        printf(": ");
+        json_number(stdout, f->thr[act]);
+    }
+    printf("}, \"populations\": {");
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *nd = &s->nodes[s->leaves[i]];
+        const pepa_seq *q = &s->seqs[nd->seq];
+        printf("%s", i ? ", " : "");
+        json_string(stdout, nd->name);
+        printf(": {");
+        for (int st = 0; st < q->nstates; st++) {
+            printf("%s", st ? ", " : "");
+            json_string(stdout, q->state_name[st]);
+            printf(": ");
+            json_number(stdout, f->x[tr_fluid_offset(f->fl, i) + st]);
+        }
+        printf("}");
+    }
+    printf("}}}\n");
+}
+
+static void print_table(const fluid_args *a, const fluid_out *f)
+{
+    const pepa_system *s = f->cm.s;
+    printf("model        %s\nvariables    %d\nmethod       fluid (CVODE BDF), %ld steps\n\n", a->path,
+           tr_fluid_nvars(f->fl), f->res.steps);
+    cli_print_series(f->ser, s, 0, 0, stdout);
+    printf("\nfixed point  %s at t = %.6g\n", f->conv ? "reached" : "NOT reached", f->tfix);
+    printf("%-32s %s\n", "action", "throughput");
+    for (int act = 1; act < s->nactions; act++)
+        printf("%-32s %.10g\n", pepa_model_action(s->model, act), f->thr[act]);
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *nd = &s->nodes[s->leaves[i]];
+        const pepa_seq *q = &s->seqs[nd->seq];
+        printf("\n%-32s %s\n", nd->name, "population");
+        for (int st = 0; st < q->nstates; st++)
+            printf("  %-30s %.10g\n", q->state_name[st], f->x[tr_fluid_offset(f->fl, i) + st]);
+    }
+}
+
+int cmd_fluid(int argc, char **argv)
+{
+    fluid_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) {
+        free(a.times);
+        return rc;
+    }
     diag err;
     diag_clear(&err);
-    cli_model cm;
-    memset(&cm, 0, sizeof cm);
-    tr_fluid *fl = NULL;
-    tr_series *ser = NULL;
-    double *x = NULL, *thr = NULL, tfix = 0;
-    int rc = 1, conv = 0;
-    if (!times) {
-        if (!(times = tr_times_linear(until, points))) {
-            diag_set(&err, "out of memory");
-            goto done;
-        }
-        ntimes = points;
+    fluid_out f;
+    memset(&f, 0, sizeof f);
+    rc = 1;
+    if (compute(&a, &f, &err) == 0) {
+        if (a.csv)
+            cli_print_series(f.ser, f.cm.s, 1, 0, stdout);
+        else if (a.json)
+            print_json(&a, &f);
+        else
+            print_table(&a, &f);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            diag_set(&err, "error writing to standard output");
+        else
+            rc = 0;
     }
-    cli_input_opts io = { platform, place, SKEL_STYLE_PRODUCER, 0, NULL, 0, NULL, NULL, 0 };
-    if (cli_model_load(path, &io, &cm, &err) < 0 || !(fl = tr_fluid_new(cm.s, &err)))
-        goto done;
-    fluid_applies(path, cm.s);
-    int nv = tr_fluid_nvars(fl);
-    if (!(ser = tr_series_new(cm.s, times, ntimes)) || !(x = malloc((size_t)nv * sizeof *x)) ||
-        !(thr = malloc((size_t)cm.s->nactions * sizeof *thr))) {
-        diag_set(&err, "out of memory");
-        goto done;
-    }
-    tr_fluid_rec rec = { fl, ser, o.delta };
-    tr_result res;
-    if (tr_fluid_solve(fl, times, ntimes, &o, tr_fluid_record, &rec, &res, &err) < 0)
-        goto done;
-    if ((conv = tr_fluid_fixed_point(fl, &o, 1e-10, 1e9, x, &tfix, &err)) < 0)
-        goto done;
-    tr_fluid_throughput(fl, x, o.delta, thr);
-    if (plot) {
-        char title[512];
-        snprintf(title, sizeof title, "Fluid throughput of %s", path);
-        if (cli_plot_series(ser, cm.s, plot, title, "throughput (events per unit time)", &err) < 0)
-            goto done;
-    }
-    const pepa_system *s = cm.s;
-    if (csv) {
-        cli_print_series(ser, s, 1, 0, stdout);
-    } else if (json) {
-        printf("{\"model\": ");
-        json_string(stdout, path);
-        printf(", \"method\": \"fluid\", \"variables\": %d, \"steps\": %ld, ", nv, res.steps);
-        cli_print_series(ser, s, 0, 1, stdout);
-        printf(", \"fixed_point\": {\"converged\": %s, \"time\": ", conv ? "true" : "false");
-        json_number(stdout, tfix);
-        printf(", \"throughput\": {");
-        for (int a = 1; a < s->nactions; a++) {
-            printf("%s", a > 1 ? ", " : "");
-            json_string(stdout, pepa_model_action(s->model, a));
-            printf(": ");
-            json_number(stdout, thr[a]);
-        }
-        printf("}, \"populations\": {");
-        for (int i = 0; i < s->nleaves; i++) {
-            const pepa_node *nd = &s->nodes[s->leaves[i]];
-            const pepa_seq *q = &s->seqs[nd->seq];
-            printf("%s", i ? ", " : "");
-            json_string(stdout, nd->name);
-            printf(": {");
-            for (int st = 0; st < q->nstates; st++) {
-                printf("%s", st ? ", " : "");
-                json_string(stdout, q->state_name[st]);
-                printf(": ");
-                json_number(stdout, x[tr_fluid_offset(fl, i) + st]);
-            }
-            printf("}");
-        }
-        printf("}}}\n");
-    } else {
-        printf("model        %s\nvariables    %d\nmethod       fluid (CVODE BDF), %ld steps\n\n", path, nv,
-               res.steps);
-        cli_print_series(ser, s, 0, 0, stdout);
-        printf("\nfixed point  %s at t = %.6g\n", conv ? "reached" : "NOT reached", tfix);
-        printf("%-32s %s\n", "action", "throughput");
-        for (int a = 1; a < s->nactions; a++)
-            printf("%-32s %.10g\n", pepa_model_action(s->model, a), thr[a]);
-        for (int i = 0; i < s->nleaves; i++) {
-            const pepa_node *nd = &s->nodes[s->leaves[i]];
-            const pepa_seq *q = &s->seqs[nd->seq];
-            printf("\n%-32s %s\n", nd->name, "population");
-            for (int st = 0; st < q->nstates; st++)
-                printf("  %-30s %.10g\n", q->state_name[st], x[tr_fluid_offset(fl, i) + st]);
-        }
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
-        goto done;
-    }
-    rc = 0;
-done:
     if (rc)
         fprintf(stderr, "skelsched fluid: %s\n", err.set ? err.msg : "failed");
-    free(thr);
-    free(x);
-    tr_series_free(ser);
-    tr_fluid_free(fl);
-    cli_model_free(&cm);
-    free(times);
+    free(f.thr);
+    free(f.x);
+    tr_series_free(f.ser);
+    tr_fluid_free(f.fl);
+    cli_model_free(&f.cm);
+    free(a.times);
     return rc;
-usage_err:
-    free(times);
-    return 2;
 }

@@ -13,6 +13,7 @@
 #include "input.h"
 #include "util.h"
 #include "../skeleton/skeleton.h"
+#include "../base/mem.h"
 
 static void usage(FILE *f)
 {
@@ -53,15 +54,14 @@ typedef struct map_args {
 static int add_pin(map_args *a, const char *v)
 {
     size_t old = a->pins ? strlen(a->pins) : 0, len = strlen(v);
-    char *p = realloc(a->pins, old + len + 2);
-    if (!p) {
+    if (mem_grow((void **)&a->pins, old + len + 2, 1) < 0) {
         fprintf(stderr, "skelsched map: out of memory\n");
         return -1;
     }
+    char *p = a->pins;
     if (old)
         p[old++] = ',';
     memcpy(p + old, v, len + 1);
-    a->pins = p;
     return 0;
 }
 
@@ -128,6 +128,46 @@ static int parse_args(int argc, char **argv, map_args *a)
     return -1;
 }
 
+/* One candidate line (s: its first non-blank character) into pl, the
+ * node of each of the ntasks tasks. Returns 0, or -1 with a message naming
+ * path, lineno and the column. */
+static int parse_candidate(const char *path, int lineno, char *line, char *s, const skel_platform *p,
+                           int ntasks, int *pl, diag *err)
+{
+    for (int t = 0;; t++) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        char *name = s;
+        while (*s && *s != ',' && !isspace((unsigned char)*s))
+            s++;
+        char *end = s;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        int col = (int)(name - line) + 1;
+        if (end == name)
+            return diag_at(err, path, lineno, col, "expected a node name");
+        if (t >= ntasks)
+            return diag_at(err, path, lineno, col, "more nodes than the %d tasks", ntasks);
+        char c = *end;
+        *end = '\0';
+        int node = skel_platform_find(p, name);
+        if (node < 0)
+            return diag_at(err, path, lineno, col, "no node '%s' in %s", name, p->file);
+        *end = c;
+        pl[t] = node;
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        if (*s && *s != '\n' && *s != '\r')
+            return diag_at(err, path, lineno, (int)(s - line) + 1, "expected ',' or the end of the line");
+        if (t + 1 != ntasks)
+            return diag_at(err, path, lineno, (int)(s - line) + 1,
+                           "%d nodes for the %d tasks t0..t%d", t + 1, ntasks, ntasks - 1);
+        return 0;
+    }
+}
+
 /* Read the candidates file: one placement per line, node names separated
  * by commas; blank lines and '#' comments are skipped. */
 static int read_candidates(const char *path, const skel_platform *p, int ntasks, int **out,
@@ -156,56 +196,14 @@ static int read_candidates(const char *path, const skel_platform *p, int ntasks,
             continue;
         if (n == ncap) {
             int nc = ncap ? 2 * ncap : 16;
-            int *g = nc <= 1000000 ? realloc(cand, (size_t)nc * (size_t)ntasks * sizeof *g) : NULL;
-            if (!g) {
+            if (nc > 1000000 || mem_grow((void **)&cand, (size_t)nc * (size_t)ntasks, sizeof *cand) < 0) {
                 rc = diag_at(err, path, lineno, 1, nc > 1000000 ? "more than 1000000 candidates"
                                                                  : "out of memory");
                 break;
             }
-            cand = g;
             ncap = nc;
         }
-        int *pl = cand + (size_t)n * (size_t)ntasks;
-        for (int t = 0; rc == 0; t++) {
-            while (*s == ' ' || *s == '\t')
-                s++;
-            char *name = s;
-            while (*s && *s != ',' && !isspace((unsigned char)*s))
-                s++;
-            char *end = s;
-            while (*s == ' ' || *s == '\t')
-                s++;
-            int col = (int)(name - line) + 1;
-            if (end == name) {
-                rc = diag_at(err, path, lineno, col, "expected a node name");
-                break;
-            }
-            if (t >= ntasks) {
-                rc = diag_at(err, path, lineno, col, "more nodes than the %d tasks", ntasks);
-                break;
-            }
-            char c = *end;
-            *end = '\0';
-            int node = skel_platform_find(p, name);
-            if (node < 0) {
-                rc = diag_at(err, path, lineno, col, "no node '%s' in %s", name, p->file);
-                break;
-            }
-            *end = c;
-            pl[t] = node;
-            if (*s == ',') {
-                s++;
-                continue;
-            }
-            if (*s && *s != '\n' && *s != '\r') {
-                rc = diag_at(err, path, lineno, (int)(s - line) + 1, "expected ',' or the end of the line");
-                break;
-            }
-            if (t + 1 != ntasks)
-                rc = diag_at(err, path, lineno, (int)(s - line) + 1,
-                             "%d nodes for the %d tasks t0..t%d", t + 1, ntasks, ntasks - 1);
-            break;
-        }
+        rc = parse_candidate(path, lineno, line, s, p, ntasks, cand + (size_t)n * (size_t)ntasks, err);
         n++;
     }
     if (rc == 0 && ferror(f))
@@ -394,12 +392,7 @@ int cmd_map(int argc, char **argv)
     for (int i = 0; i < n; i++)
         pins[i] = -1;
     if (a.pins && skel_place_parse(a.pins, n, plat, pins, &err) < 0) {
-        /* the parser speaks of --place; here the option is --pin */
-        if (strncmp(err.msg, "--place:", 8) == 0) {
-            char msg[DIAG_MAX];
-            snprintf(msg, sizeof msg, "--pin:%s", err.msg + 8);
-            memcpy(err.msg, msg, sizeof msg);
-        }
+        diag_prefix(&err, "--pin: ");
         goto out;
     }
     if (a.candidates && read_candidates(a.candidates, plat, n, &cand, &ncand, &err) < 0)

@@ -63,6 +63,41 @@ typedef struct solve_args {
     const char *export_prism, *export_mm;
 } solve_args;
 
+/* A number option (c: getopt_long's code); -1 after a usage error. */
+static int number_option(solve_args *a, int c, const char *v)
+{
+    unsigned long long u;
+    double d;
+    switch (c) {
+    case 't':
+        if (cli_double("solve", "--tol", v, &d) < 0 || !(d > 0))
+            return -1;
+        a->sopts.tol = d;
+        return 0;
+    case 'i':
+        if (cli_ulong("solve", "--max-iter", v, &u) < 0 || u == 0)
+            return -1;
+        a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
+        return 0;
+    case 'w':
+        if (cli_double("solve", "--omega", v, &d) < 0 || !(d > 0 && d < 2))
+            return -1;
+        a->sopts.omega = d;
+        a->sopts.method = a->sopts.method == PEPA_METHOD_AUTO ? PEPA_METHOD_SOR : a->sopts.method;
+        return 0;
+    case 's':
+        if (cli_ulong("solve", "--max-states", v, &u) < 0 || u == 0)
+            return -1;
+        a->dopts.max_states = u;
+        return 0;
+    default:                                         /* 'L' */
+        if (cli_double("solve", "--time-limit", v, &d) < 0 || !(d > 0))
+            return -1;
+        a->dopts.time_limit = a->sopts.time_limit = d;
+        return 0;
+    }
+}
+
 static int parse_args(int argc, char **argv, solve_args *a)
 {
     static const struct option opts[] = {
@@ -85,8 +120,6 @@ static int parse_args(int argc, char **argv, solve_args *a)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    unsigned long long u;
-    double d;
     int c;
     optind = 1;
     opterr = 0;
@@ -103,30 +136,12 @@ static int parse_args(int argc, char **argv, solve_args *a)
             }
             break;
         case 't':
-            if (cli_double("solve", "--tol", optarg, &d) < 0 || !(d > 0))
-                return 2;
-            a->sopts.tol = d;
-            break;
         case 'i':
-            if (cli_ulong("solve", "--max-iter", optarg, &u) < 0 || u == 0)
-                return 2;
-            a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
-            break;
         case 'w':
-            if (cli_double("solve", "--omega", optarg, &d) < 0 || !(d > 0 && d < 2))
-                return 2;
-            a->sopts.omega = d;
-            a->sopts.method = a->sopts.method == PEPA_METHOD_AUTO ? PEPA_METHOD_SOR : a->sopts.method;
-            break;
         case 's':
-            if (cli_ulong("solve", "--max-states", optarg, &u) < 0 || u == 0)
-                return 2;
-            a->dopts.max_states = u;
-            break;
         case 'L':
-            if (cli_double("solve", "--time-limit", optarg, &d) < 0 || !(d > 0))
+            if (number_option(a, c, optarg) < 0)
                 return 2;
-            a->dopts.time_limit = a->sopts.time_limit = d;
             break;
         case 'p': a->in.platform = optarg; break;
         case 'B': a->in.buffer = optarg; break;

@@ -158,7 +158,7 @@ static int place_tree(const cli_input_opts *o, cli_input *in, diag *err)
         return diag_set(err, "out of memory");
     skel_place_default(n, in->platform, in->node_of_task);
     if (o->place && skel_place_parse(o->place, n, in->platform, in->node_of_task, err) < 0)
-        return -1;
+        return diag_prefix(err, "--place: ");
     if (o->unplaced) {
         if (!(in->skel = skel_model_new_placed(in->tree, in->dag, in->platform, NULL, err)) ||
             skel_model_place(in->skel, in->platform, in->node_of_task, err) < 0)

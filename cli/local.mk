@@ -4,7 +4,7 @@ skelsched_SOURCES = \
 	cli/main.c cli/cmds.h \
 	cli/util.c cli/util.h \
 	cli/input.c cli/input.h \
-	cli/model.h \
+	cli/model.c cli/model.h \
 	cli/cmd_solve.c \
 	cli/cmd_gen.c \
 	cli/cmd_map.c \

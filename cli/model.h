@@ -1,5 +1,5 @@
 /* cli_model: an input (cli/input.h) compiled for the transient and fluid
- * commands, and the helpers they share (defined in cli/cmd_transient.c). */
+ * commands, and the helpers they share (cli/model.c). */
 #ifndef SKELSCHED_CLI_MODEL_H
 #define SKELSCHED_CLI_MODEL_H
 

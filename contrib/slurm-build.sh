@@ -38,9 +38,12 @@ src/slurmctld src/slurmd src/sbatch src/scontrol src/sinfo src/srun src/squeue s
 src/salloc"
 # the plugins a test cluster loads: its slurm.conf's and the defaults it
 # leaves (HashPlugin, PrEpPlugins, PriorityType, TLSType, TopologyPlugin);
-# each pulls its own common library in
-SLURM_PLUGINS="auth/munge certgen/script certmgr/script cred/common cred/munge hash/k12 prep/script priority/multifactor
-mpi/pmi2 proctrack/linuxproc sched/backfill select/cons_tres tls/none topology/default topology/flat"
+# 25.11's slurmctld also needs an MPI plugin, its clients certgen, slurmd a
+# cgroup plugin (autodetect) and slurmstepd gpu/generic (found by starting
+# the cluster); the common libraries first where no rule builds them
+SLURM_PLUGINS="auth/munge certgen/script certmgr/script cgroup/common cgroup/v1 cred/common
+cred/munge gpu/common gpu/generic hash/k12 prep/script priority/multifactor mpi/pmi2
+proctrack/linuxproc sched/backfill select/cons_tres tls/none topology/default topology/flat"
 
 # one build at a time per release (parallel test runs share the cache)
 mkdir -p "$top"

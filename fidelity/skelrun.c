@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/mem.h"
 #include "skeleton/skeleton.h"
 
 #define MAX_PEERS 64
@@ -200,7 +201,7 @@ static void read_msg(run *r, peer *p, int incoming)
         die("unexpected message %s", "");
     if (p->npending == p->maxpending) {
         p->maxpending = p->maxpending ? 2 * p->maxpending : 16;
-        if (!(p->pending = realloc(p->pending, (size_t)p->maxpending * sizeof *p->pending)))
+        if (mem_grow((void **)&p->pending, (size_t)p->maxpending, sizeof *p->pending) < 0)
             die("out of memory%s", "");
     }
     p->pending[p->npending++] = m.at;

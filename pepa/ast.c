@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../base/arena.h"
+#include "../base/mem.h"
 #include "../base/strmap.h"
 
 /* One namespace: names by id, and id by name. */
@@ -39,10 +40,8 @@ static int names_intern(pepa_model *m, names *ns, const char *s, int *created)
         return id;
     if (ns->n == ns->cap) {
         int cap = ns->cap ? ns->cap * 2 : 16;
-        const char **nn = realloc(ns->name, (size_t)cap * sizeof *nn);
-        if (!nn)
+        if (mem_grow((void **)&ns->name, (size_t)cap, sizeof *ns->name) < 0)
             return -1;
-        ns->name = nn;
         ns->cap = cap;
     }
     char *copy = arena_strdup(&m->mem, s);
@@ -97,11 +96,7 @@ const char *pepa_model_file(const pepa_model *m) { return m->file; }
  * failed allocation leaves the model consistent. */
 static int grow_defs(void **defs, size_t elem, int need)
 {
-    void *d = realloc(*defs, (size_t)need * elem);
-    if (!d)
-        return -1;
-    *defs = d;
-    return 0;
+    return mem_grow(defs, (size_t)need, elem);
 }
 
 int pepa_model_rate_id(pepa_model *m, const char *name)
@@ -154,10 +149,8 @@ const char *pepa_model_action(const pepa_model *m, int id) { return m->actions.n
 static int append_order(int **order, int *n, int id)
 {
     if ((*n & (*n - 1)) == 0) {
-        int *o = realloc(*order, (size_t)(*n ? 2 * *n : 1) * sizeof *o);
-        if (!o)
+        if (mem_grow((void **)order, (size_t)(*n ? 2 * *n : 1), sizeof **order) < 0)
             return -1;
-        *order = o;
     }
     (*order)[(*n)++] = id;
     return 0;

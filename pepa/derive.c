@@ -29,8 +29,7 @@
 
 #include "../base/clock.h"
 #include "../base/mem.h"
-#include "enum.h"
-#include "index.h"
+#include "internal.h"
 
 #define CHUNK_STATES 2048
 #define NCHUNKS 4                 /* buffers: one per thread enumerating, two queued */

@@ -409,13 +409,8 @@ static int reserve(tbuf *b, size_t need, int nw)
     size_t cap = b->cap ? b->cap : 16;
     while (cap < need)
         cap *= 2;
-    pepa_tr *t = realloc(b->t, cap * sizeof *t);
-    if (t)
-        b->t = t;
-    uint64_t *m = realloc(b->mask, cap * (size_t)nw * sizeof *m);
-    if (m)
-        b->mask = m;
-    if (!t || !m)
+    if (mem_grow((void **)&b->t, cap, sizeof *b->t) < 0 ||
+        mem_grow((void **)&b->mask, cap * (size_t)nw, sizeof *b->mask) < 0)
         return -1;
     b->cap = cap;
     return 0;
@@ -517,10 +512,8 @@ static int gen_coop(pepa_enum *e, int n, diag *err)
     const int nw = e->nw;
     int rc = 0;
     if (r->n > e->chain_cap) {
-        long *c = realloc(e->chain, 2 * r->n * sizeof *c);
-        if (!c)
+        if (mem_grow((void **)&e->chain, 2 * r->n, sizeof *e->chain) < 0)
             return oom(err);
-        e->chain = c;
         e->chain_cap = 2 * r->n;
     }
     apparent_rates(e->app[0], l);

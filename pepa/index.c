@@ -1,6 +1,6 @@
 /* The state index: building it and looking states up. See index.h and
  * space.h. */
-#include "index.h"
+#include "internal.h"
 
 #include <stdlib.h>
 

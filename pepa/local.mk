@@ -7,8 +7,8 @@ pepa_libpepa_la_SOURCES = \
 	pepa/system.c pepa/system.h \
 	pepa/enum.c pepa/enum.h \
 	pepa/derive.c pepa/space.h \
-	pepa/index.c pepa/index.h \
-	pepa/rate.c \
+	pepa/index.c pepa/index.h pepa/internal.h \
+	pepa/space.c \
 	pepa/classify.c \
 	pepa/measure.c \
 	pepa/export.c pepa/export.h \

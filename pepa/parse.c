@@ -417,12 +417,10 @@ static int actions(parser *ps, tok close, int **out, int *n)
         }
         if (*n == cap) {
             cap = cap ? 2 * cap : 8;
-            int *a = realloc(*out, (size_t)cap * sizeof *a);
-            if (!a) {
+            if (mem_grow((void **)out, (size_t)cap, sizeof **out) < 0) {
                 diag_set(ps->err, "out of memory");
                 goto fail;
             }
-            *out = a;
         }
         int id = pepa_model_action_id(ps->m, ps->name);
         if (id < 0) {
@@ -813,12 +811,10 @@ pepa_model *pepa_parse_file(const char *path, diag *err)
                 diag_set(err, "%s: file larger than %zu MiB", path, PEPA_MAX_FILE >> 20);
                 break;
             }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
+            if (mem_grow((void **)&buf, cap * 2, 1) < 0) {
                 free(buf);
                 buf = NULL;
             }
-            buf = nb;
             cap *= 2;
         }
     }

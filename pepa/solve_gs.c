@@ -295,6 +295,14 @@ static double aa_step(gs_aa *a, const double *xt, double st, double *g, double s
 
 /* ---------------------------------------------------------------- control */
 
+/* Why the sweeps stopped. */
+typedef enum gs_stop {
+    GS_CONVERGED,      /* residual within the tolerance */
+    GS_MAX_ITER,       /* opts->max_iter sweeps done */
+    GS_TIME_LIMIT,     /* opts->time_limit reached */
+    GS_NOT_FINITE      /* the iterate overflowed or became NaN */
+} gs_stop;
+
 typedef struct gs_ctl {
     gs_run *run;
     const pepa_solve_opts *opts;
@@ -302,7 +310,7 @@ typedef struct gs_ctl {
     double t0;
     double scale;      /* S_t: sum of x_t */
     long sweeps;       /* sweeps that produced x_t */
-    int why;           /* 0 converged, 1 max_iter, 2 time, 3 not finite */
+    gs_stop why;
     double last_res;   /* residual of the answer if known, else -1 */
     double ratio;      /* last exact residual / update norm; 0: none yet */
     double best_upd;   /* smallest update norm seen (Anderson safeguard) */
@@ -329,7 +337,7 @@ static void gs_decide(gs_ctl *c)
     if (r->check) {
         double rt = res / s;
         if (rt <= c->opts->tol) {
-            c->why = 0;
+            c->why = GS_CONVERGED;
             c->last_res = rt;
             r->stop = 1;
             return;
@@ -343,7 +351,7 @@ static void gs_decide(gs_ctl *c)
     c->sweeps++;
     c->last_res = -1.0;
     if (!isfinite(sum) || !isfinite(upd) || sum == 0.0 || !isfinite(res)) {
-        c->why = 3;
+        c->why = GS_NOT_FINITE;
         r->stop = 1;
         return;
     }
@@ -355,17 +363,17 @@ static void gs_decide(gs_ctl *c)
         if (c->sweeps % AA_EVERY == 0)
             sum = aa_step(c->aa, r->snap[r->a ^ 1u], c->scale, r->x, sum, r->snap[r->a]);
         if (!isfinite(sum) || sum == 0.0) {
-            c->why = 3;
+            c->why = GS_NOT_FINITE;
             r->stop = 1;
             return;
         }
     }
     c->scale = sum;
     if (c->sweeps >= c->opts->max_iter) {
-        c->why = 1;
+        c->why = GS_MAX_ITER;
         r->stop = 1;
     } else if (c->opts->time_limit > 0.0 && clock_now() - c->t0 > c->opts->time_limit) {
-        c->why = 2;
+        c->why = GS_TIME_LIMIT;
         r->stop = 1;
     } else if (fabs(sum) < 1e-150 || fabs(sum) > 1e150) {
         /* rescale before the iterate under- or overflows (rare) */
@@ -617,10 +625,10 @@ int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
     res->converged = res->residual <= opts->tol;
     int rc = 0;
     if (!res->converged) {
-        if (c.why == 3 || isnan(res->residual))
+        if (c.why == GS_NOT_FINITE || isnan(res->residual))
             rc = diag_set(err, "%s diverged (not a finite number) after %ld sweeps", name,
                           c.sweeps);
-        else if (c.why == 2)
+        else if (c.why == GS_TIME_LIMIT)
             rc = diag_set(err, "%s: time limit %g s reached after %ld sweeps, "
                           "residual %.3g > tolerance %.3g", name, opts->time_limit,
                           c.sweeps, res->residual, opts->tol);

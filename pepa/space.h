@@ -8,7 +8,13 @@
  * re-solves, without deriving anything again.
  *
  * Ownership: the space borrows the system (which must outlive it) and owns
- * its states, hash index and CTMC. */
+ * its states, hash index and CTMC.
+ *
+ * Where the functions are: pepa_derive in derive.c; pepa_space_index and
+ * pepa_space_find in index.c; pepa_space_entry, pepa_space_walk,
+ * pepa_space_rate, pepa_space_free and pepa_space_print_state in space.c;
+ * pepa_space_classify and pepa_space_recurrent in classify.c;
+ * pepa_space_throughput and pepa_space_local in measure.c. */
 #ifndef SKELSCHED_PEPA_SPACE_H
 #define SKELSCHED_PEPA_SPACE_H
 
@@ -62,6 +68,23 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
  * structure must not have changed (it cannot, through pepa_system_rerate).
  * Returns 0 or -1 with a message. */
 int pepa_space_rate(pepa_space *sp, diag *err);
+
+/* Where the chain's transition from state i into state j is: its
+ * position in q->val and q->col, or PEPA_NO_ENTRY when there is none. */
+#define PEPA_NO_ENTRY UINT64_MAX
+uint64_t pepa_space_entry(const pepa_space *sp, uint32_t i, uint32_t j);
+
+/* One transition of state i at the system's current rates, with its
+ * entry in the chain (PEPA_NO_ENTRY: a self-loop, which has none).
+ * Returns 0 to go on; anything else stops the walk, which returns it. */
+typedef int (*pepa_walk_fn)(void *ctx, uint32_t i, int action, double rate, uint64_t entry);
+
+/* Every transition of every state, states in order and each state's in
+ * the order pepa_enum gives, to fn: what a rate plan is built from (an
+ * action -> parameter map over the chain's entries). Indexes the states
+ * first (pepa_space_index). Returns 0, fn's non-zero value, or -1 with a
+ * message. */
+int pepa_space_walk(pepa_space *sp, pepa_walk_fn fn, void *ctx, diag *err);
 
 /* Free sp. sp may be NULL. */
 void pepa_space_free(pepa_space *sp);

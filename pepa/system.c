@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../base/arena.h"
+#include "../base/mem.h"
 #include "../base/strmap.h"
 
 #define MAX_EXPLICIT_COPIES 64      /* P[n][L] and arrays of composites */
@@ -101,13 +102,8 @@ static int local_state(compiler *c, seq_builder *b, const pepa_proc *p)
     pepa_seq *q = b->q;
     if (q->nstates == b->cap_states) {
         int cap = b->cap_states ? 2 * b->cap_states : 8;
-        char **names = realloc(q->state_name, (size_t)cap * sizeof *names);
-        if (names)
-            q->state_name = names;
-        const pepa_proc **terms = realloc(b->term, (size_t)cap * sizeof *terms);
-        if (terms)
-            b->term = terms;
-        if (!names || !terms) {
+        if (mem_grow((void **)&q->state_name, (size_t)cap, sizeof *q->state_name) < 0 ||
+            mem_grow((void **)&b->term, (size_t)cap, sizeof *b->term) < 0) {
             free(key);
             return oom(c);
         }
@@ -148,12 +144,10 @@ static int add_moves(compiler *c, seq_builder *b, const pepa_proc *p)
             return oom(c);
         for (; q->kind == PEPA_P_CHOICE; q = q->a) {
             if (n == cap) {
-                const pepa_proc **r = realloc(right, 2 * cap * sizeof *r);
-                if (!r) {
+                if (mem_grow((void **)&right, 2 * cap, sizeof *right) < 0) {
                     free(right);
                     return oom(c);
                 }
-                right = r;
                 cap *= 2;
             }
             right[n++] = q->b;
@@ -172,10 +166,8 @@ static int add_moves(compiler *c, seq_builder *b, const pepa_proc *p)
         return -1;
     if (b->nmoves == b->cap_moves) {
         int cap = b->cap_moves ? 2 * b->cap_moves : 16;
-        pepa_move *mv = realloc(b->q->moves, (size_t)cap * sizeof *mv);
-        if (!mv)
+        if (mem_grow((void **)&b->q->moves, (size_t)cap, sizeof *b->q->moves) < 0)
             return oom(c);
-        b->q->moves = mv;
         b->cap_moves = cap;
     }
     b->q->moves[b->nmoves++] = (pepa_move){ .action = p->id, .target = target,
@@ -202,10 +194,8 @@ static int automaton(compiler *c, const pepa_proc *p)
     pepa_system *s = c->s;
     if (s->nseqs == c->cap_seqs) {
         int cap = c->cap_seqs ? 2 * c->cap_seqs : 8;
-        pepa_seq *q = realloc(s->seqs, (size_t)cap * sizeof *q);
-        if (!q)
+        if (mem_grow((void **)&s->seqs, (size_t)cap, sizeof *s->seqs) < 0)
             return oom(c);
-        s->seqs = q;
         c->cap_seqs = cap;
     }
     id = s->nseqs++;
@@ -216,12 +206,10 @@ static int automaton(compiler *c, const pepa_proc *p)
     int rc = local_state(c, &b, p);
     int *first = NULL;
     for (int k = 0; rc >= 0 && k < q->nstates; k++) {
-        int *f = realloc(first, (size_t)(k + 2) * sizeof *f);
-        if (!f) {
+        if (mem_grow((void **)&first, (size_t)k + 2, sizeof *first) < 0) {
             rc = oom(c);
             break;
         }
-        first = f;
         first[k] = b.nmoves;
         rc = add_moves(c, &b, b.term[k]);
         first[k + 1] = b.nmoves;
@@ -306,10 +294,8 @@ static int new_node(compiler *c, pepa_node_kind k, pepa_pos pos)
     pepa_system *s = c->s;
     if (s->nnodes == c->cap_nodes) {
         int cap = c->cap_nodes ? 2 * c->cap_nodes : 16;
-        pepa_node *n = realloc(s->nodes, (size_t)cap * sizeof *n);
-        if (!n)
+        if (mem_grow((void **)&s->nodes, (size_t)cap, sizeof *s->nodes) < 0)
             return oom(c);
-        s->nodes = n;
         c->cap_nodes = cap;
     }
     pepa_node *n = &s->nodes[s->nnodes];

@@ -24,10 +24,9 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "bpel/bpel.h"
 #include "plugin/skcompat.h"
 #include "slurm/skelslurm.h"
-
-extern void bpel_init(void);
 
 /* The entry points slurmctld looks up by name. */
 int init(void);

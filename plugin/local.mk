@@ -1,9 +1,6 @@
 # plugin/: job_submit_skeleton.so, loaded by slurmctld (JobSubmitPlugins=skeleton).
 # A libtool module linking the convenience libraries in, so the .so needs
 # nothing of ours at run time; Slurm's symbols resolve inside slurmctld.
-# The convenience libraries nest (skeleton holds pepa holds base, each also
-# adding base), so a whole-archive link sees identical objects twice:
-# --allow-multiple-definition keeps the first copy of each.
 #
 # plugin/skcompat.c reads slurmctld's records through the headers of the
 # release's own source tree (--with-slurm-source); it is compiled apart,

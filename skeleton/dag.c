@@ -36,6 +36,7 @@
  * the entry or exit of a branch is reached on demand, like a farm. */
 #include "skeleton.h"
 #include "internal.h"
+#include "../base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,10 +196,8 @@ static int form_push(form *f, int task, int alt, int grp, double w, diag *err)
 {
     if (f->n == f->cap) {
         int nc = f->cap ? 2 * f->cap : 16;
-        member *v = realloc(f->v, (size_t)nc * sizeof *v);
-        if (!v)
+        if (mem_grow((void **)&f->v, (size_t)nc, sizeof *f->v) < 0)
             return diag_set(err, "out of memory");
-        f->v = v;
         f->cap = nc;
     }
     f->v[f->n++] = (member){ task, alt, grp, w };
@@ -596,10 +595,8 @@ static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow
                           word(node));
         if (b->nloops == b->cap_loops) {
             int nc = b->cap_loops ? 2 * b->cap_loops : 4;
-            pending *l = realloc(b->loops, (size_t)nc * sizeof *l);
-            if (!l)
+            if (mem_grow((void **)&b->loops, (size_t)nc, sizeof *b->loops) < 0)
                 return diag_set(b->err, "out of memory");
-            b->loops = l;
             b->cap_loops = nc;
         }
         pending *l = &b->loops[b->nloops];
@@ -616,11 +613,9 @@ static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow
         }
         b->nloops++;
         skel_dag *d = b->dag;
-        skel_gate *g = realloc(d->gates, (size_t)(d->ngates + 1) * sizeof *g);
-        if (!g)
+        if (mem_grow((void **)&d->gates, (size_t)d->ngates + 1, sizeof *d->gates) < 0)
             return diag_set(b->err, "out of memory");
-        d->gates = g;
-        g[d->ngates++] = (skel_gate){ body->lo, body->hi, node->cap > 0 ? node->cap : 1,
+        d->gates[d->ngates++] = (skel_gate){ body->lo, body->hi, node->cap > 0 ? node->cap : 1,
                                       node->line, node->col };
     }
     *entry = in[0];
@@ -835,10 +830,8 @@ static int add_edge(skel_dag *d, int *cap, int from, int to, diag *err)
 {
     if (d->nedges == *cap) {
         int nc = *cap ? 2 * *cap : 16;
-        skel_edge *e = realloc(d->edges, (size_t)nc * sizeof *e);
-        if (!e)
+        if (mem_grow((void **)&d->edges, (size_t)nc, sizeof *d->edges) < 0)
             return diag_set(err, "out of memory");
-        d->edges = e;
         *cap = nc;
     }
     d->edges[d->nedges].from = from;

@@ -1224,7 +1224,6 @@ static void gen_free(gen *g, int n)
         free(g->plgs[i].tr);
     free(g->plgs);
     free(g->lgs);
-    free(g->work);
     free(g->take);
     free(g->xfer);
     free(g->node_share);
@@ -1249,7 +1248,7 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
     g->move = m->move_action = malloc(ne * sizeof *g->move);
     m->entry = calloc((size_t)(n ? n : 1), sizeof *m->entry);
     g->in_edge = malloc((size_t)n * sizeof *g->in_edge);
-    g->work = malloc((size_t)(n ? n : 1) * sizeof *g->work);
+    g->work = m->work_action = malloc((size_t)(n ? n : 1) * sizeof *g->work);
     m->scv = malloc((size_t)(n ? n : 1) * sizeof *m->scv);
     m->link_scv = malloc(ne * sizeof *m->link_scv);
     m->buffer = malloc(ne * sizeof *m->buffer);
@@ -1344,6 +1343,7 @@ void skel_model_free(skel_model *m)
     free(m->entry);
     free(m->move_action);
     free(m->comp_action);
+    free(m->work_action);
     free(m->lambda);
     free(m->mu);
     free(m->data);

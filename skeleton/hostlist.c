@@ -3,6 +3,7 @@
  * A range keeps the width of its lower bound, so n[01-10] gives n01..n10
  * and n[1-10] gives n1..n10, as Slurm does. */
 #include "skeleton.h"
+#include "../base/mem.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -26,10 +27,8 @@ static int push(out *o, const char *s, size_t len)
         return diag_set(o->err, "hostlist '%s': more than %d nodes", o->list, o->max);
     if (o->n == o->cap) {
         int nc = o->cap ? 2 * o->cap : 8;
-        char **nn = realloc(o->names, (size_t)nc * sizeof *nn);
-        if (!nn)
+        if (mem_grow((void **)&o->names, (size_t)nc, sizeof *o->names) < 0)
             return diag_set(o->err, "out of memory");
-        o->names = nn;
         o->cap = nc;
     }
     char *c = malloc(len + 1);

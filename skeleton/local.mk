@@ -10,7 +10,7 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/gen.c \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
-	skeleton/place.c \
+	skeleton/placement.c \
 	skeleton/share.c skeleton/lump.c \
 	skeleton/link.c \
 	skeleton/search.c skeleton/search_int.h skeleton/search_bound.c \

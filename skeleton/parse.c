@@ -15,6 +15,7 @@
  * its n components have been read. Errors are "file:line:col: message". */
 #include "skeleton.h"
 #include "internal.h"
+#include "../base/mem.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -392,10 +393,8 @@ static int choice_weights(parser *ps, skel_node *c)
                         SKEL_MAX_CHILDREN);
         if (ps->nweights == cap) {
             cap = cap ? 2 * cap : 8;
-            double *w = realloc(ps->weights, (size_t)cap * sizeof *w);
-            if (!w)
+            if (mem_grow((void **)&ps->weights, (size_t)cap, sizeof *ps->weights) < 0)
                 return fail(ps, c->line, c->col, "out of memory");
-            ps->weights = w;
         }
         if (rate_expr(ps, "the weight of a branch", &ps->weights[ps->nweights]) < 0)
             return -1;

@@ -26,6 +26,7 @@
 
 #include "../base/arena.h"
 #include "../base/strmap.h"
+#include "../base/mem.h"
 
 #define MAX_LINE 65536
 /* Node pairs set by all Link= lines together: each line is bounded, but a
@@ -121,10 +122,8 @@ static int add_node(skel_platform *p, const char *name, double speed, int line, 
         return diag_set(err, "more than %d nodes", SKEL_MAX_NODES);
     if (p->nnodes == pv->node_cap) {
         int nc = pv->node_cap ? 2 * pv->node_cap : 16;
-        skel_pnode *n = realloc(p->nodes, (size_t)nc * sizeof *n);
-        if (!n)
+        if (mem_grow((void **)&p->nodes, (size_t)nc, sizeof *p->nodes) < 0)
             return diag_set(err, "out of memory");
-        p->nodes = n;
         pv->node_cap = nc;
     }
     char *copy = arena_strdup(&pv->mem, name);
@@ -142,10 +141,8 @@ static int add_link(skel_platform *p, int a, int b, const skel_link *proto, diag
     priv *pv = p->priv;
     if (p->nlinks == pv->link_cap) {
         int nc = pv->link_cap ? 2 * pv->link_cap : 16;
-        skel_link *l = realloc(p->links, (size_t)nc * sizeof *l);
-        if (!l)
+        if (mem_grow((void **)&p->links, (size_t)nc, sizeof *p->links) < 0)
             return diag_set(err, "out of memory");
-        p->links = l;
         pv->link_cap = nc;
     }
     skel_link *l = &p->links[p->nlinks++];
@@ -326,12 +323,10 @@ static int line_link(pctx *c, const pair *kv, int n, links *ls)
     ls->pairs += pairs;
     if (ls->n == ls->cap) {
         int nc = ls->cap ? 2 * ls->cap : 8;
-        link_line *v = realloc(ls->v, (size_t)nc * sizeof *v);
-        if (!v) {
+        if (mem_grow((void **)&ls->v, (size_t)nc, sizeof *ls->v) < 0) {
             skel_hostlist_free(l.names, l.count);
             return diag_set(c->err, "out of memory");
         }
-        ls->v = v;
         ls->cap = nc;
     }
     ls->v[ls->n++] = l;

@@ -13,29 +13,14 @@
 
 #include "../base/mem.h"
 #include "../base/clock.h"
-#include "../pepa/enum.h"
-#include "../pepa/index.h"
 #include "../pepa/solve.h"
 
 /* ---- the rate plan ---------------------------------------------------------- */
 
-#define NO_SLOT UINT64_MAX
+#define NO_SLOT PEPA_NO_ENTRY                     /* a self-loop */
 #define NO_PARAM INT_MIN                          /* an action no parameter rates */
 #define PLAN_MAX_TRANSITIONS ((size_t)16000000)   /* 384 MB of plan at most */
-
-/* Position of source i in row j of q (rows are sorted by source). */
-static uint64_t find_slot(const pepa_ctmc *q, uint32_t j, uint32_t i)
-{
-    uint64_t lo = q->rowp[j], hi = q->rowp[j + 1];
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (q->col[mid] < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < q->rowp[j + 1] && q->col[lo] == i ? lo : NO_SLOT;
-}
+#define PLAN_REFUSED 1                            /* the walk's "no plan" */
 
 /* Set the model's rates to the parameter vector r (nt mu, then ne lambda)
  * and re-rate the chain the reference way. */
@@ -163,23 +148,37 @@ int search_busy_build(search *s)
 static int plan_grow(search *s, size_t *cap)
 {
     size_t nc = *cap ? 2 * *cap : 4096;
-    uint32_t *a = realloc(s->tr_src, nc * sizeof *a);
-    if (!a)
+    if (mem_grow((void **)&s->tr_src, nc, sizeof *s->tr_src) < 0 ||
+        mem_grow((void **)&s->tr_slot, nc, sizeof *s->tr_slot) < 0 ||
+        mem_grow((void **)&s->tr_param, nc, sizeof *s->tr_param) < 0 ||
+        mem_grow((void **)&s->tr_coef, nc, sizeof *s->tr_coef) < 0)
         return -1;
-    s->tr_src = a;
-    uint64_t *b = realloc(s->tr_slot, nc * sizeof *b);
-    if (!b)
-        return -1;
-    s->tr_slot = b;
-    int *c = realloc(s->tr_param, nc * sizeof *c);
-    if (!c)
-        return -1;
-    s->tr_param = c;
-    double *d = realloc(s->tr_coef, nc * sizeof *d);
-    if (!d)
-        return -1;
-    s->tr_coef = d;
     *cap = nc;
+    return 0;
+}
+
+typedef struct plan_walk {
+    search *s;
+    const int *act_param;    /* per action: its parameter, or NO_PARAM */
+    size_t cap;
+} plan_walk;
+
+/* One transition into the plan: PLAN_REFUSED when no parameter rates it
+ * or the plan grew too large. */
+static int plan_add(void *ctx, uint32_t i, int action, double rate, uint64_t entry)
+{
+    plan_walk *w = ctx;
+    search *s = w->s;
+    int prm = w->act_param[action];
+    if (prm == NO_PARAM || s->ntr >= PLAN_MAX_TRANSITIONS)
+        return PLAN_REFUSED;
+    if (s->ntr == w->cap && plan_grow(s, &w->cap) < 0)
+        return diag_set(s->err, "out of memory");
+    s->tr_src[s->ntr] = i;
+    s->tr_slot[s->ntr] = entry;
+    s->tr_param[s->ntr] = prm;
+    s->tr_coef[s->ntr] = rate / s->params[param_of(s, s->ntr)];
+    s->ntr++;
     return 0;
 }
 
@@ -192,22 +191,17 @@ int search_plan_build(search *s)
     const pepa_system *sys = s->sys;
     int *act_param = malloc((size_t)sys->nactions * sizeof *act_param);
     double *p2 = malloc((size_t)np * sizeof *p2);
-    pepa_enum *en = pepa_enum_new(sys);
-    size_t cap = 0;
     if (!(s->params = malloc((size_t)np * sizeof *s->params)) ||
-        !(s->pthr = malloc((size_t)np * sizeof *s->pthr)) || !act_param || !p2 || !en) {
+        !(s->pthr = malloc((size_t)np * sizeof *s->pthr)) || !act_param || !p2) {
         diag_set(s->err, "out of memory");
         goto out;
     }
     for (int a = 0; a < sys->nactions; a++)
         act_param[a] = NO_PARAM;
     for (int i = 0; i < s->nt; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "work_%d", i);
-        int w = pepa_model_find_action(s->m->pepa, name);
         act_param[s->comp[i]] = i;
-        if (w >= 0)
-            act_param[w] = -1 - i;
+        if (s->m->work_action[i] >= 0)
+            act_param[s->m->work_action[i]] = -1 - i;
     }
     for (int e = 0; e < s->ne; e++)
         act_param[s->m->move_action[e]] = s->nt + e;
@@ -218,42 +212,13 @@ int search_plan_build(search *s)
     }
     if (reference_rate(s, s->params) < 0)
         goto out;
-    const pepa_ctmc *q = s->sp->q;
-    uint64_t target[PEPA_MAX_WORDS];
-    for (uint32_t i = 0; i < s->sp->n; i++) {
-        const uint64_t *src = pepa_space_state(s->sp, i);
-        const pepa_tr *tr;
-        const uint64_t *mask;
-        long ntr = pepa_enum_state(en, src, &tr, &mask, s->err);
-        if (ntr < 0)
-            goto out;
-        for (long t = 0; t < ntr; t++) {
-            int prm = act_param[tr[t].action];
-            if (prm == NO_PARAM || s->ntr >= PLAN_MAX_TRANSITIONS) {
-                rc = 0;
-                goto out;
-            }
-            uint64_t slot = NO_SLOT;
-            for (int w = 0; w < s->sp->nw; w++)
-                target[w] = src[w] ^ mask[(size_t)t * (size_t)s->sp->nw + (size_t)w];
-            if (!pepa_same_state(target, src, s->sp->nw)) {
-                int64_t j = pepa_space_find(s->sp, target);
-                if (j < 0 || (slot = find_slot(q, (uint32_t)j, i)) == NO_SLOT) {
-                    rc = 0;
-                    goto out;
-                }
-            }
-            if (s->ntr == cap && plan_grow(s, &cap) < 0) {
-                diag_set(s->err, "out of memory");
-                goto out;
-            }
-            s->tr_src[s->ntr] = i;
-            s->tr_slot[s->ntr] = slot;
-            s->tr_param[s->ntr] = prm;
-            s->tr_coef[s->ntr] = tr[t].rate / s->params[param_of(s, s->ntr)];
-            s->ntr++;
-        }
+    plan_walk w = { s, act_param, 0 };
+    int walked = pepa_space_walk(s->sp, plan_add, &w, s->err);
+    if (walked != 0) {
+        rc = walked == PLAN_REFUSED ? 0 : -1;
+        goto out;
     }
+    const pepa_ctmc *q = s->sp->q;
     /* Check: the plan at p2 against the reference at p2. */
     if (reference_rate(s, p2) < 0)
         goto out;
@@ -283,7 +248,6 @@ int search_plan_build(search *s)
 out:
     if (!s->use_plan)
         s->ntr = 0;
-    pepa_enum_free(en);
     free(p2);
     free(act_param);
     return rc;

@@ -228,6 +228,8 @@ typedef struct skel_model {
                                 seeds'; always so in the placement-independent model) */
     int *comp_action;        /* per task: action id of comp_<i> in pepa */
     int *move_action;        /* per edge: action id of its move in pepa */
+    int *work_action;        /* per task: action id of work_<i> (the phases of
+                                Erlang work before comp_<i>), or -1 */
     double *entry;           /* per task: items entering the skeleton per
                                 computation of the task when it is one of the
                                 first stage's counted tasks, else 0; the job's

@@ -1,5 +1,6 @@
 /* skeleton/util.c: small helpers shared inside skeleton/ (see internal.h). */
 #include "internal.h"
+#include "../base/mem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,14 +44,12 @@ int skel_read_file(const char *path, size_t max, char **text, size_t *len, diag 
                     fclose(f);
                 return diag_set(err, "%s: larger than %zu bytes", path, max);
             }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
+            if (mem_grow((void **)&buf, cap * 2, 1) < 0) {
                 free(buf);
                 if (!std)
                     fclose(f);
                 return diag_set(err, "out of memory");
             }
-            buf = nb;
             cap *= 2;
         }
         size_t got = fread(buf + n, 1, cap - 1 - n, f);

@@ -5,6 +5,7 @@
  * slurmsk_decide, so the command predicts the plugin exactly. */
 #define _POSIX_C_SOURCE 200809L
 #include "skelslurm.h"
+#include "../base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,15 +29,14 @@ static void add_line(text *t, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     size_t n = strlen(line), extra = t->len ? 1 : 0;
-    char *g = realloc(t->s, t->len + extra + n + 1);
-    if (!g) {
+    if (mem_grow((void **)&t->s, t->len + extra + n + 1, 1) < 0) {
         t->fail = 1;
         return;
     }
+    char *g = t->s;
     if (extra)
         g[t->len++] = '\n';
     memcpy(g + t->len, line, n + 1);
-    t->s = g;
     t->len += n;
 }
 
@@ -51,7 +51,7 @@ void slurmsk_decision_clear(slurmsk_decision *d)
 /* Candidates and placement in one partition (part: its nodes, NULL: no
  * restriction); 0 with plan, or -1 with err and plan->fault. */
 static int place_in(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_request *rq,
-                    const char *part, unsigned char *allowed, unsigned char *idle,
+                    const char *part, double budget, unsigned char *allowed, unsigned char *idle,
                     slurmsk_plan *plan, diag *err)
 {
     memset(plan, 0, sizeof *plan);
@@ -63,7 +63,7 @@ static int place_in(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_re
                                                                  : SLURMSK_FAULT_SYNTAX;
         return -1;
     }
-    if (slurmsk_place(conf, job, allowed, plan, err) < 0)
+    if (slurmsk_place_within(conf, job, allowed, budget, plan, err) < 0)
         return -1;
     if (rq->idle) {
         memset(idle, 0, (size_t)conf->plat->nnodes);
@@ -94,14 +94,13 @@ static int place_job(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_r
         d->fault = SLURMSK_FAULT_MEMORY;
         return diag_set(err, "out of memory");
     }
-    double budget = conf->budget;
-    conf->budget = slurmsk_budget(conf) / rounds;
+    double budget = slurmsk_budget(conf) / rounds;
     for (int i = 0; i < rounds; i++) {
         slurmsk_plan p;
         diag e;
         diag_clear(&e);
         const char *part = rq->nparts > 0 ? rq->parts[i] : NULL;
-        if (place_in(conf, job, rq, part, allowed, idle, &p, &e) < 0) {
+        if (place_in(conf, job, rq, part, budget, allowed, idle, &p, &e) < 0) {
             if (!err->set) {
                 *err = e;
                 d->fault = p.fault;
@@ -115,7 +114,6 @@ static int place_job(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_r
             slurmsk_plan_clear(&p);
         }
     }
-    conf->budget = budget;
     free(allowed);
     free(idle);
     if (!found)

@@ -241,13 +241,12 @@ static char *opt_value(char *body, const char *name)
 static int add_pins(slurmsk_job *job, const char *v, int line)
 {
     size_t old = job->pins ? strlen(job->pins) : 0, len = strlen(v);
-    char *p = realloc(job->pins, old + len + 2);
-    if (!p)
+    if (mem_grow((void **)&job->pins, old + len + 2, 1) < 0)
         return -1;
+    char *p = job->pins;
     if (old)
         p[old++] = ',';
     memcpy(p + old, v, len + 1);
-    job->pins = p;
     if (!job->pin_line)
         job->pin_line = line;
     return 0;
@@ -588,10 +587,8 @@ static int cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
         size_t nc = (*cap ? *cap : 64);
         while (nc <= *len + (size_t)n)
             nc *= 2;
-        char *g = realloc(*s, nc);
-        if (!g)
+        if (mem_grow((void **)s, nc, 1) < 0)
             return -1;
-        *s = g;
         *cap = nc;
     }
 }
@@ -600,14 +597,10 @@ static int add_env(slurmsk_plan *plan, const char *key, const char *value)
 {
     size_t n = strlen(key) + strlen(value) + 2;
     char *kv = malloc(n);
-    char **g = realloc(plan->env, (size_t)(plan->nenv + 1) * sizeof *g);
-    if (!kv || !g) {
+    if (!kv || mem_grow((void **)&plan->env, (size_t)plan->nenv + 1, sizeof *plan->env) < 0) {
         free(kv);
-        if (g)
-            plan->env = g;
         return -1;
     }
-    plan->env = g;
     snprintf(kv, n, "%s=%s", key, value);
     plan->env[plan->nenv++] = kv;
     return 0;
@@ -683,26 +676,14 @@ static int whole_at(diag *err, const slurmsk_job *job, const char *fmt, ...)
     return diag_set(err, "--skeleton: %s", msg);
 }
 
-/* The search's refusal in the user's terms: what was exceeded, this
- * site's limit, and what the user can do about it (the CLI's advice to
- * raise --max-states means nothing to an sbatch user). */
-static void search_failed(const slurmsk_conf *conf, const slurmsk_job *job, const diag *why,
-                          slurmsk_plan *plan, diag *err)
+/* The search's refusal in the user's terms. A chain beyond MaxStates or
+ * the decision time is not a refusal: the search then places by the
+ * approximation (approx_note says so). */
+static void search_failed(const slurmsk_job *job, const diag *why, slurmsk_plan *plan, diag *err)
 {
     if (strstr(why->msg, "out of memory")) {
         plan->fault = SLURMSK_FAULT_MEMORY;
         diag_set(err, "%s", why->msg);
-    } else if (strstr(why->msg, "states (the limit")) {
-        plan->fault = SLURMSK_FAULT_SIZE;
-        whole_at(err, job, "the skeleton's performance model has more than %lu states, this site's "
-                 "limit (MaxStates=%lu): use fewer stages or narrower farms and deals, or ask "
-                 "the administrators to raise MaxStates in skeleton.conf", conf->max_states,
-                 conf->max_states);
-    } else if (strstr(why->msg, "exceeded its time limit")) {
-        plan->fault = SLURMSK_FAULT_SIZE;
-        whole_at(err, job, "the skeleton's performance model cannot be built within this site's "
-                 "decision time (%g ms): use fewer stages or narrower farms and deals",
-                 slurmsk_budget(conf) * 1000);
     } else {
         plan->fault = SLURMSK_FAULT_SYNTAX;
         whole_at(err, job, "%s", why->msg);
@@ -712,7 +693,8 @@ static void search_failed(const slurmsk_conf *conf, const slurmsk_job *job, cons
 /* Why the exact chain was not used, for the submitter: this site's limit
  * and what gives an exact plan (the search's own words speak of the CLI's
  * --max-states, which means nothing to an sbatch user). */
-static void approx_note(const slurmsk_conf *conf, const char *why, slurmsk_plan *plan)
+static void approx_note(const slurmsk_conf *conf, double budget, const char *why,
+                        slurmsk_plan *plan)
 {
     const char *tail = "its throughput is an estimate; fewer stages or narrower farms and deals "
                        "give an exact plan";
@@ -724,7 +706,7 @@ static void approx_note(const slurmsk_conf *conf, const char *why, slurmsk_plan 
     else if (strstr(why, "time limit") || strstr(why, "budget"))
         snprintf(plan->note, sizeof plan->note, "the skeleton's performance model could not be "
                  "built within this site's decision time (%g ms): placed by the approximate "
-                 "search; %s", slurmsk_budget(conf) * 1000, tail);
+                 "search; %s", budget * 1000, tail);
     else
         snprintf(plan->note, sizeof plan->note, "placed by the approximate search (%s); %s", why, tail);
 }
@@ -742,7 +724,7 @@ static int job_pins(const slurmsk_job *job, const skel_platform *p, const unsign
     diag local;
     diag_clear(&local);
     if (skel_place_parse(job->pins, n, p, pins, &local) < 0) {
-        const char *m = strncmp(local.msg, "--place: ", 9) == 0 ? local.msg + 9 : local.msg;
+        const char *m = local.msg;
         plan->fault = strstr(m, "no node ") ? SLURMSK_FAULT_NODE_NAME : SLURMSK_FAULT_SYNTAX;
         return diag_at(err, file, job->pin_line, 0, "#SKEL --pin: %s", m);
     }
@@ -764,6 +746,13 @@ double slurmsk_budget(const slurmsk_conf *conf)
 
 int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned char *allowed,
                   slurmsk_plan *plan, diag *err)
+{
+    return slurmsk_place_within(conf, job, allowed, slurmsk_budget(conf), plan, err);
+}
+
+int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
+                         const unsigned char *allowed, double budget, slurmsk_plan *plan,
+                         diag *err)
 {
     memset(plan, 0, sizeof *plan);
     plan->fault = SLURMSK_FAULT_SYNTAX;
@@ -800,12 +789,12 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
     /* nodes the job may not use keep their links and Input/Output roles */
     so.allowed = allowed;
     so.top = 1;
-    so.budget = slurmsk_budget(conf);
+    so.budget = budget;
     so.max_states = conf->max_states;
     so.threads = 1;                /* inside slurmctld: no threads of our own */
     res = skel_search(model, dag, p, &so, &why);
     if (!res) {
-        search_failed(conf, job, &why, plan, err);
+        search_failed(job, &why, plan, err);
         fault = plan->fault;
         goto out;
     }
@@ -827,7 +816,7 @@ int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned cha
     plan->method = res->method;
     plan->gap = res->gap;
     if (res->method == SKEL_SEARCH_APPROX)
-        approx_note(conf, res->why, plan);
+        approx_note(conf, budget, res->why, plan);
     plan->states = res->states;
     if (build_plan(plan, p) < 0) {
         diag_set(err, "out of memory");

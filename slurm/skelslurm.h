@@ -171,6 +171,12 @@ typedef struct slurmsk_plan {
  * plan filled (free with slurmsk_plan_clear), or -1 with a message. */
 int slurmsk_place(slurmsk_conf *conf, const slurmsk_job *job, const unsigned char *allowed,
                   slurmsk_plan *plan, diag *err);
+
+/* slurmsk_place within budget seconds rather than conf's whole decision
+ * time (a share of it, when the job names several partitions). */
+int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
+                         const unsigned char *allowed, double budget, slurmsk_plan *plan,
+                         diag *err);
 void slurmsk_plan_clear(slurmsk_plan *plan);
 
 /* Move the plan off busy nodes: every node of the plan that is not idle

@@ -38,7 +38,15 @@ const char *tr_cv_flag(int flag)
     }
 }
 
-static int rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
+int tr_cv_failed(int flag, const char *what, const char *who, diag *err)
+{
+    if (flag >= 0)
+        return 0;
+    diag_set(err, "CVODE%s: %s failed (%s, flag %d)", who, what, tr_cv_flag(flag), flag);
+    return 1;
+}
+
+static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
 {
     (void)t;
     const pepa_ctmc *q = ((cv_data *)ud)->q;
@@ -53,7 +61,7 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
     return 0;
 }
 
-static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector t1, N_Vector t2,
+static int jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector t1, N_Vector t2,
                N_Vector t3)
 {
     (void)t, (void)y, (void)fy, (void)t1, (void)t2, (void)t3;
@@ -83,14 +91,14 @@ static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vec
     return 0;
 }
 
-static int jtimes(N_Vector v, N_Vector Jv, realtype t, N_Vector y, N_Vector fy, void *ud, N_Vector tmp)
+static int jtimes(N_Vector v, N_Vector Jv, sunrealtype t, N_Vector y, N_Vector fy, void *ud, N_Vector tmp)
 {
     (void)y, (void)fy, (void)tmp;
     return rhs(t, v, Jv, ud);
 }
 
-static int psetup(realtype t, N_Vector y, N_Vector fy, booleantype jok, booleantype *jcur,
-                  realtype gamma, void *ud)
+static int psetup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
+                  sunrealtype gamma, void *ud)
 {
     (void)t, (void)y, (void)fy, (void)jok;
     cv_data *d = ud;
@@ -99,8 +107,8 @@ static int psetup(realtype t, N_Vector y, N_Vector fy, booleantype jok, booleant
     return tr_ilu_factor(d->ilu, d->q, gamma) < 0 ? 1 : 0;
 }
 
-static int psolve(realtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z, realtype gamma,
-                  realtype delta, int lr, void *ud)
+static int psolve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z, sunrealtype gamma,
+                  sunrealtype delta, int lr, void *ud)
 {
     (void)t, (void)y, (void)fy, (void)gamma, (void)delta, (void)lr;
     cv_data *d = ud;
@@ -108,10 +116,35 @@ static int psolve(realtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z, r
     return 0;
 }
 
-#define CHECK(call, what) TR_CV_CHECK(call, what, "")
+static int failed(int flag, const char *what, diag *err) { return tr_cv_failed(flag, what, "", err); }
 
-static int cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
-                       const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
+int tr_cv_integrate(void *mem, N_Vector y, double tcur, const double *times, int ntimes, int prob,
+                    double *buf, tr_result *res, tr_output_fn out, void *ctx, const char *who,
+                    diag *err)
+{
+    long n = N_VGetLength(y);
+    for (int k = 0; k < ntimes; k++) {
+        if (times[k] > tcur && tr_cv_failed(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode", who, err))
+            return -1;
+        int r = tr_emit(N_VGetArrayPointer(y), n, prob, buf, res, out, ctx, k, times[k], err);
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            break;
+    }
+    long v[3] = { 0, 0, 0 };
+    if (tr_cv_failed(CVodeGetNumSteps(mem, &v[0]), "CVodeGetNumSteps", who, err) ||
+        tr_cv_failed(CVodeGetNumRhsEvals(mem, &v[1]), "CVodeGetNumRhsEvals", who, err) ||
+        tr_cv_failed(CVodeGetNumLinSolvSetups(mem, &v[2]), "CVodeGetNumLinSolvSetups", who, err))
+        return -1;
+    res->steps += v[0];
+    res->rhs_evals += v[1];
+    res->lin_setups += v[2];
+    return 0;
+}
+
+int tr_cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
+                   const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
 {
     SUNContext sctx = NULL;
     N_Vector y = NULL;
@@ -123,7 +156,7 @@ static int cvode_solve(const pepa_ctmc *q, const double *pi0, const double *time
     int rc = -1;
     long n = (long)q->n;
 
-    if (SUNContext_Create(NULL, &sctx) != 0 || !sctx) {
+    if (SUNContext_Create(TR_SUN_COMM, &sctx) != 0 || !sctx) {
         diag_set(err, "CVODE: cannot create a SUNDIALS context");
         goto done;
     }
@@ -142,10 +175,11 @@ static int cvode_solve(const pepa_ctmc *q, const double *pi0, const double *time
         diag_set(err, "CVODE: CVodeCreate failed");
         goto done;
     }
-    CHECK(CVodeInit(mem, rhs, 0.0, y), "CVodeInit");
-    CHECK(CVodeSStolerances(mem, o->rtol, o->atol), "CVodeSStolerances");
-    CHECK(CVodeSetUserData(mem, &data), "CVodeSetUserData");
-    CHECK(CVodeSetMaxNumSteps(mem, o->max_steps), "CVodeSetMaxNumSteps");
+    if (failed(CVodeInit(mem, rhs, 0.0, y), "CVodeInit", err) ||
+        failed(CVodeSStolerances(mem, o->rtol, o->atol), "CVodeSStolerances", err) ||
+        failed(CVodeSetUserData(mem, &data), "CVodeSetUserData", err) ||
+        failed(CVodeSetMaxNumSteps(mem, o->max_steps), "CVodeSetMaxNumSteps", err))
+        goto done;
     tr_linsol ls = o->linsol;
     if (ls == TR_LS_AUTO)
         /* bench_transient: sparse LU fills in badly on large chains
@@ -158,40 +192,26 @@ static int cvode_solve(const pepa_ctmc *q, const double *pi0, const double *time
             diag_set(err, "out of memory for the Jacobian of %ld states", n);
             goto done;
         }
-        CHECK(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver");
-        CHECK(CVodeSetJacFn(mem, jac), "CVodeSetJacFn");
+        if (failed(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver", err) ||
+            failed(CVodeSetJacFn(mem, jac), "CVodeSetJacFn", err))
+            goto done;
     } else {
         if (!(LS = SUNLinSol_SPGMR(y, SUN_PREC_LEFT, 30, sctx)) || !(data.ilu = tr_ilu_new(q))) {
             diag_set(err, "out of memory for SPGMR");
             goto done;
         }
-        CHECK(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver");
-        CHECK(CVodeSetJacTimes(mem, NULL, jtimes), "CVodeSetJacTimes");
-        CHECK(CVodeSetPreconditioner(mem, psetup, psolve), "CVodeSetPreconditioner");
         /* An inexact Newton solve leaks probability mass (1^T M x = 1^T x
-         * only for the exact x); a tighter linear tolerance keeps the drift
-         * well below 1e-9. */
-        CHECK(CVodeSetEpsLin(mem, 1e-3), "CVodeSetEpsLin");
+         * only for the exact x); a tighter linear tolerance (EpsLin) keeps
+         * the drift well below 1e-9. */
+        if (failed(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver", err) ||
+            failed(CVodeSetJacTimes(mem, NULL, jtimes), "CVodeSetJacTimes", err) ||
+            failed(CVodeSetPreconditioner(mem, psetup, psolve), "CVodeSetPreconditioner", err) ||
+            failed(CVodeSetEpsLin(mem, 1e-3), "CVodeSetEpsLin", err))
+            goto done;
     }
 
-    double tcur = 0;
-    for (int k = 0; k < ntimes; k++) {
-        if (times[k] > tcur) {
-            CHECK(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode");
-        }
-        int r = tr_emit(N_VGetArrayPointer(y), n, 1, buf, res, out, ctx, k, times[k], err);
-        if (r < 0)
-            goto done;
-        if (r > 0)
-            break;
-    }
-    long v = 0;
-    CHECK(CVodeGetNumSteps(mem, &v), "CVodeGetNumSteps");
-    res->steps = v;
-    CHECK(CVodeGetNumRhsEvals(mem, &v), "CVodeGetNumRhsEvals");
-    res->rhs_evals = v;
-    CHECK(CVodeGetNumLinSolvSetups(mem, &v), "CVodeGetNumLinSolvSetups");
-    res->lin_setups = v;
+    if (tr_cv_integrate(mem, y, 0, times, ntimes, 1, buf, res, out, ctx, "", err) < 0)
+        goto done;
     rc = 0;
 done:
     free(buf);
@@ -206,32 +226,4 @@ done:
     if (sctx)
         SUNContext_Free(&sctx);
     return rc;
-}
-
-int tr_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
-             const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
-{
-    tr_opts def;
-    if (!o) {
-        tr_opts_init(&def);
-        o = &def;
-    }
-    memset(res, 0, sizeof *res);
-    if (q->n == 0)
-        return diag_set(err, "the chain has no states");
-    if (tr_check_times(times, ntimes, err) < 0)
-        return -1;
-    if (pi0) {
-        double s = 0;
-        for (uint32_t i = 0; i < q->n; i++) {
-            if (!(pi0[i] >= 0))
-                return diag_set(err, "initial distribution: entry %u is negative or NaN", i);
-            s += pi0[i];
-        }
-        if (fabs(s - 1) > 1e-9)
-            return diag_set(err, "initial distribution sums to %.12g, not 1", s);
-    }
-    if (o->method == TR_UNIFORM)
-        return tr_uniform_solve(q, pi0, times, ntimes, o, out, ctx, res, err);
-    return cvode_solve(q, pi0, times, ntimes, o, out, ctx, res, err);
 }

@@ -285,7 +285,7 @@ typedef struct fl_data {
     double delta;
 } fl_data;
 
-static int fl_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
+static int fl_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud)
 {
     (void)t;
     fl_data *d = ud;
@@ -293,7 +293,7 @@ static int fl_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
     return 0;
 }
 
-#define CHECK(call, what) TR_CV_CHECK(call, what, " (fluid)")
+static int failed(int flag, const char *what, diag *err) { return tr_cv_failed(flag, what, " (fluid)", err); }
 
 /* Integrate from (t0, x0) through the times (all >= t0). */
 static int fl_integrate(tr_fluid *f, const double *x0, double t0, const double *times, int ntimes,
@@ -310,7 +310,7 @@ static int fl_integrate(tr_fluid *f, const double *x0, double t0, const double *
     long n = f->nvars;
     if (n == 0)
         return diag_set(err, "fluid analysis: the model has no variables");
-    if (SUNContext_Create(NULL, &sctx) != 0 || !sctx) {
+    if (SUNContext_Create(TR_SUN_COMM, &sctx) != 0 || !sctx) {
         diag_set(err, "CVODE: cannot create a SUNDIALS context");
         goto done;
     }
@@ -327,11 +327,12 @@ static int fl_integrate(tr_fluid *f, const double *x0, double t0, const double *
         diag_set(err, "CVODE: CVodeCreate failed");
         goto done;
     }
-    CHECK(CVodeInit(mem, fl_rhs, t0, y), "CVodeInit");
     /* populations can be large: the absolute tolerance scales with them */
-    CHECK(CVodeSStolerances(mem, o->rtol, o->atol * scale), "CVodeSStolerances");
-    CHECK(CVodeSetUserData(mem, &data), "CVodeSetUserData");
-    CHECK(CVodeSetMaxNumSteps(mem, o->max_steps), "CVodeSetMaxNumSteps");
+    if (failed(CVodeInit(mem, fl_rhs, t0, y), "CVodeInit", err) ||
+        failed(CVodeSStolerances(mem, o->rtol, o->atol * scale), "CVodeSStolerances", err) ||
+        failed(CVodeSetUserData(mem, &data), "CVodeSetUserData", err) ||
+        failed(CVodeSetMaxNumSteps(mem, o->max_steps), "CVodeSetMaxNumSteps", err))
+        goto done;
     if (n <= 400) {
         /* small systems: dense Jacobian by difference quotients */
         A = SUNDenseMatrix(n, n, sctx);
@@ -340,31 +341,18 @@ static int fl_integrate(tr_fluid *f, const double *x0, double t0, const double *
             diag_set(err, "out of memory");
             goto done;
         }
-        CHECK(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver");
+        if (failed(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver", err))
+            goto done;
     } else {
         if (!(LS = SUNLinSol_SPGMR(y, SUN_PREC_NONE, 30, sctx))) {
             diag_set(err, "out of memory");
             goto done;
         }
-        CHECK(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver");
-    }
-    double tcur = t0;
-    for (int k = 0; k < ntimes; k++) {
-        if (times[k] > tcur)
-            CHECK(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode");
-        int r = tr_emit(N_VGetArrayPointer(y), n, 0, buf, res, out, ctx, k, times[k], err);
-        if (r < 0)
+        if (failed(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver", err))
             goto done;
-        if (r > 0)
-            break;
     }
-    long v = 0;
-    CHECK(CVodeGetNumSteps(mem, &v), "CVodeGetNumSteps");
-    res->steps += v;
-    CHECK(CVodeGetNumRhsEvals(mem, &v), "CVodeGetNumRhsEvals");
-    res->rhs_evals += v;
-    CHECK(CVodeGetNumLinSolvSetups(mem, &v), "CVodeGetNumLinSolvSetups");
-    res->lin_setups += v;
+    if (tr_cv_integrate(mem, y, t0, times, ntimes, 0, buf, res, out, ctx, " (fluid)", err) < 0)
+        goto done;
     rc = 0;
 done:
     free(buf);

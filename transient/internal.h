@@ -2,6 +2,7 @@
 #ifndef SKELSCHED_TRANSIENT_INTERNAL_H
 #define SKELSCHED_TRANSIENT_INTERNAL_H
 
+#include <sundials/sundials_config.h>
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
 
@@ -18,6 +19,10 @@ int tr_emit(const double *y, long n, int prob, double *buf, tr_result *res, tr_o
  * NULL on failure (memory). */
 SUNLinearSolver tr_klu_new(SUNContext sctx);
 
+/* tr_solve by CVODE's BDF method (cvode.c), inputs already checked. */
+int tr_cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
+                   const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err);
+
 /* tr_solve by uniformisation (uniform.c). */
 int tr_uniform_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
                      const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err);
@@ -25,17 +30,24 @@ int tr_uniform_solve(const pepa_ctmc *q, const double *pi0, const double *times,
 /* Name a CVODE return flag for a message. */
 const char *tr_cv_flag(int flag);
 
-/* Check a SUNDIALS call: on a negative flag, store "CVODE<who>: <what>
- * failed (NAME, flag N)" in the caller's `err` and jump to its `done`
- * label, where everything is freed in reverse order. */
-#define TR_CV_CHECK(call, what, who)                                                       \
-    do {                                                                                   \
-        int flag_ = (call);                                                                \
-        if (flag_ < 0) {                                                                   \
-            diag_set(err, "CVODE%s: %s failed (%s, flag %d)", who, what, tr_cv_flag(flag_), flag_); \
-            goto done;                                                                     \
-        }                                                                                  \
-    } while (0)
+/* The result of a SUNDIALS call: on a negative flag, store "CVODE<who>:
+ * <what> failed (NAME, flag N)" in err and return 1 (the caller then frees
+ * what it holds); 0 when the call succeeded. */
+int tr_cv_failed(int flag, const char *what, const char *who, diag *err);
+
+/* Integrate from tcur through the times (CVode in CV_NORMAL mode),
+ * emitting each as tr_emit does (prob: y is a distribution), then add
+ * CVODE's counters into res. Returns 0, or -1 with a message. */
+int tr_cv_integrate(void *mem, N_Vector y, double tcur, const double *times, int ntimes, int prob,
+                    double *buf, tr_result *res, tr_output_fn out, void *ctx, const char *who,
+                    diag *err);
+
+/* SUNDIALS 7 takes a communicator where 6 took a void pointer (no MPI). */
+#if SUNDIALS_VERSION_MAJOR >= 7
+#define TR_SUN_COMM SUN_COMM_NULL
+#else
+#define TR_SUN_COMM NULL
+#endif
 
 /* ILU(0) of I - gamma Q^T (ilu.c), SPGMR's preconditioner. */
 typedef struct tr_ilu tr_ilu;

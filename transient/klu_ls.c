@@ -77,7 +77,7 @@ static int kls_setup(SUNLinearSolver S, SUNMatrix A)
     return (int)(c->last_flag = SUNLS_SUCCESS);
 }
 
-static int kls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, realtype tol)
+static int kls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol)
 {
     (void)tol;
     klu_content *c = KC(S);

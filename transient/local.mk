@@ -5,6 +5,7 @@ transient_libtransient_la_SOURCES = \
 	transient/transient.h transient/internal.h \
 	transient/opts.c \
 	transient/klu_ls.c \
+	transient/solve.c \
 	transient/cvode.c \
 	transient/ilu.c \
 	transient/uniform.c \

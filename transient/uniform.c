@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../base/mem.h"
 
 double *tr_poisson_weights(double lt, double eps, long *left, long *right)
 {
@@ -47,10 +48,8 @@ double *tr_poisson_weights(double lt, double eps, long *left, long *right)
         wk *= q;
         k--;
         if (nlo == cap_lo) {
-            double *t = realloc(lo, (cap_lo *= 2) * sizeof *lo);
-            if (!t)
+            if (mem_grow((void **)&lo, cap_lo *= 2, sizeof *lo) < 0)
                 goto oom;
-            lo = t;
         }
         lo[nlo++] = wk;
         sum += wk;
@@ -65,10 +64,8 @@ double *tr_poisson_weights(double lt, double eps, long *left, long *right)
         wk *= q;
         k++;
         if (nhi == cap_hi) {
-            double *t = realloc(hi, (cap_hi *= 2) * sizeof *hi);
-            if (!t)
+            if (mem_grow((void **)&hi, cap_hi *= 2, sizeof *hi) < 0)
                 goto oom;
-            hi = t;
         }
         hi[nhi++] = wk;
         sum += wk;

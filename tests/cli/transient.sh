@@ -37,6 +37,9 @@ expect_exit 0 "makespan" -- transient --until 5 --points 6 --items 100 --json "$
 expect_out "makespan" '"makespan": \{"items": 100, "action": "comp_[0-9]+", "time": [0-9.]+'
 expect_exit 1 "items without action" -- transient --until 1 --items 10 "$C/pypepa/simple.pepa"
 expect_err "items without action" "count-action"
+# an action the model does not have is named, not read past the table's end
+expect_exit 1 "unknown count action" -- transient --until 1 --items 10 --count-action nosuch "$C/pypepa/simple.pepa"
+expect_err "unknown count action" "--count-action: no action 'nosuch' in the model"
 
 # issue 17: CSV by RFC 4180 (local-state names hold commas)
 expect_exit 0 "csv quoting" -- transient --until 1 --points 2 --csv "$SRCDIR/examples/pepa/pipeline3.pepa"

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "base/clock.h"
+#include "base/mem.h"
 
 #ifndef FUZZ_NAME
 #error "FUZZ_NAME must name the target (its regression directory)"
@@ -40,12 +41,10 @@ static void run_file(const char *path, tally *t)
     while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
         len += n;
         if (len == cap) {
-            uint8_t *g = realloc(buf, cap *= 2);
-            if (!g) {
+            if (mem_grow((void **)&buf, cap *= 2, 1) < 0) {
                 free(buf);
                 buf = NULL;
             }
-            buf = g;
         }
     }
     fclose(f);
@@ -88,10 +87,8 @@ static void run_dir(const char *dir, tally *t)
         if (e->d_name[0] == '.')
             continue;
         if (n == cap) {
-            char **g = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *g);
-            if (!g)
+            if (mem_grow((void **)&names, cap = cap ? 2 * cap : 64, sizeof *names) < 0)
                 break;
-            names = g;
         }
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         if (!(names[n] = malloc(len)))

@@ -219,6 +219,12 @@ sleep 1     # a new mtime for sure
 printf 'NodeName=n1 Speed=-3\nthis is not a key\n' >"$T/skeleton.conf"
 scontrol reconfigure >/dev/null 2>&1
 wait_for 20 scontrol ping || fail "controller down after reconfigure with a corrupt skeleton.conf"
+# since 23.11 reconfigure re-executes slurmctld and the slurmd: the nodes
+# are available again once they registered (the plan depends on them)
+# ("idle*" while a node does not respond)
+idle4_responding() { [ "$(sinfo -h -N -o %t | grep -c '^idle$')" -ge 4 ]; }
+sleep 1
+wait_for 60 idle4_responding || fail "the four slurmd not idle again within 60 s of the reconfigure"
 ID=$(submit "$T/pipe.sh")
 if [ -n "$ID" ]; then
     check_run "$ID" "after corrupt skeleton.conf"

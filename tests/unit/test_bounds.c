@@ -13,13 +13,13 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "base/clock.h"
 #include "pepa/check.h"
 #include "pepa/parse.h"
 #include "pepa/solve.h"
 #include "pepa/space.h"
 #include "skeleton/skeleton.h"
 #include "slurm/skelslurm.h"
+#include "base/mem.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -29,6 +29,17 @@ static double peak_mib(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* CPU seconds this process has used (user + system, all threads): the
+ * hang guards below bound work, which a loaded machine does not inflate
+ * as it does wall-clock time. */
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 /* A malloc'd string built with printf-style pieces. */
@@ -51,8 +62,7 @@ static void put(buf *b, const char *fmt, ...)
             return;
         }
         b->cap = 2 * (b->cap + (size_t)n + 64);
-        b->s = realloc(b->s, b->cap);
-        ck_assert_ptr_nonnull(b->s);
+        ck_assert_int_eq(mem_grow((void **)&b->s, b->cap, 1), 0);
     }
 }
 
@@ -142,11 +152,11 @@ START_TEST(test_state_space_limit)
 {
     /* 2^40 states: stops at the limit, in memory proportional to it */
     char *text = explosive(40);
-    double before = peak_mib(), t0 = clock_now();
+    double before = peak_mib(), t0 = cpu_now();
     pepa_derive_opts o = { .max_states = 200000, .threads = 1 };
     pepa_fails(text, strlen(text), &o, NULL, "more than 200000 states");
     ck_assert_msg(peak_mib() - before < 256, "peak memory grew by %.0f MiB", peak_mib() - before);
-    ck_assert_msg(clock_now() - t0 < 20, "took %.1f s", clock_now() - t0);
+    ck_assert_msg(cpu_now() - t0 < 20, "took %.1f s", cpu_now() - t0);
     /* the same with two derivation threads */
     o.threads = 2;
     pepa_fails(text, strlen(text), &o, NULL, "more than 200000 states");
@@ -157,10 +167,10 @@ END_TEST
 START_TEST(test_state_space_time)
 {
     char *text = explosive(40);
-    double t0 = clock_now();
+    double t0 = cpu_now();
     pepa_derive_opts o = { .time_limit = 0.2 };
     pepa_fails(text, strlen(text), &o, NULL, "time limit");
-    ck_assert_msg(clock_now() - t0 < 10, "took %.1f s", clock_now() - t0);
+    ck_assert_msg(cpu_now() - t0 < 10, "took %.1f s", cpu_now() - t0);
     free(text);
 }
 END_TEST
@@ -216,10 +226,10 @@ START_TEST(test_solver_time)
     const pepa_method methods[] = { PEPA_METHOD_GS, PEPA_METHOD_GMRES, PEPA_METHOD_AUTO };
     for (unsigned k = 0; k < sizeof methods / sizeof methods[0]; k++) {
         so.method = methods[k];
-        double t0 = clock_now();
+        double t0 = cpu_now();
         pepa_fails(text, strlen(text), NULL, &so, "");
-        ck_assert_msg(clock_now() - t0 < 10, "%s took %.1f s", pepa_method_name(so.method),
-                      clock_now() - t0);
+        ck_assert_msg(cpu_now() - t0 < 10, "%s took %.1f s", pepa_method_name(so.method),
+                      cpu_now() - t0);
     }
     so.method = PEPA_METHOD_GS;
     pepa_fails(text, strlen(text), NULL, &so, "time limit 0.05 s reached");
@@ -381,9 +391,9 @@ START_TEST(test_deal_periods)
     put(&b, "pipe(25);\n");
     for (int i = 0; i < 25; i++)
         put(&b, " deal(%d, \"w\", 1);\n", primes[i]);
-    double t0 = clock_now();
+    double t0 = cpu_now();
     skel_text_fails(b.s, "more than 2000000 activities");
-    ck_assert_msg(clock_now() - t0 < 10, "took %.1f s", clock_now() - t0);
+    ck_assert_msg(cpu_now() - t0 < 10, "took %.1f s", cpu_now() - t0);
     free(b.s);
     skel_text_fails("deal(999999999, \"w\", 1);", "b.skel:1:6: deal(999999999): more than 4096 components");
     skel_text_fails("deal(99999999999999999999, \"w\", 1);", "");
@@ -396,10 +406,10 @@ START_TEST(test_hostlists)
     int n = 0;
     diag err;
     diag_clear(&err);
-    double t0 = clock_now();
+    double t0 = cpu_now();
     ck_assert_int_eq(skel_hostlist_expand("n[1-999999999]", &names, &n, SKEL_MAX_NODES, &err), -1);
     ck_assert_msg_has(err, "more than 65536 nodes");
-    ck_assert_msg(clock_now() - t0 < 1, "took %.2f s", clock_now() - t0);
+    ck_assert_msg(cpu_now() - t0 < 1, "took %.2f s", cpu_now() - t0);
     diag_clear(&err);
     ck_assert_int_eq(skel_hostlist_expand("n[99999999999999999999-1]", &names, &n, SKEL_MAX_NODES, &err), -1);
     ck_assert_msg_has(err, "bad range");
@@ -435,10 +445,10 @@ START_TEST(test_link_pairs)
     put(&b, "NodeName=n[1-65536]\nLocalLatency=1\nDefaultLatency=1\n");
     for (int k = 0; k < 300; k++)
         put(&b, "Link=n[%d-%d] Latency=1\n", k * 100 + 1, k * 100 + 362);
-    double before = peak_mib(), t0 = clock_now();
+    double before = peak_mib(), t0 = cpu_now();
     platform_fails(b.s, "b.conf:36:6: the Link= lines make more than 2097152 node pairs in all");
     ck_assert_msg(peak_mib() - before < 200, "peak memory grew by %.0f MiB", peak_mib() - before);
-    ck_assert_msg(clock_now() - t0 < 5, "took %.1f s", clock_now() - t0);
+    ck_assert_msg(cpu_now() - t0 < 5, "took %.1f s", cpu_now() - t0);
     free(b.s);
     platform_fails("NodeName=n[1-1000]\nLink=n[1-1000] Latency=1\n", "Link=n[1-1000] makes more than 65536 pairs");
 }
@@ -486,12 +496,13 @@ START_TEST(test_plugin_budget)
     unsigned char allowed[16];
     ck_assert_int_eq(slurmsk_candidates(c->plat, NULL, NULL, "d4", NULL, 0, allowed, &err), 15);
     slurmsk_plan plan;
-    double t0 = clock_now();
+    double t0 = cpu_now();
     ck_assert_msg(slurmsk_place(c, &job, allowed, &plan, &err) == 0, "%s", err.msg);
-    double wall = clock_now() - t0;
-    /* the budget plus the one placement being solved when it ran out; the
-     * margin is for a shared machine and the sanitizer build */
-    ck_assert_msg(wall < 0.5 + 1.5, "decision took %.3f s for a 500 ms budget", wall);
+    double cpu = cpu_now() - t0;
+    /* the budget plus the one placement being solved when it ran out, in
+     * CPU time (a wall-clock budget stops it; CPU time is what a loaded
+     * machine does not inflate); the margin is for the sanitizer build */
+    ck_assert_msg(cpu < 0.5 + 1.5, "decision took %.3f CPU s for a 500 ms budget", cpu);
     ck_assert(plan.throughput > 0 && isfinite(plan.throughput));
     for (int i = 0; i < 8; i++)
         ck_assert(allowed[plan.node_of_task[i]]);
@@ -506,11 +517,11 @@ START_TEST(test_plugin_budget)
     o.allowed = allowed;
     o.budget = 0.3;
     o.no_prune = o.no_symmetry = 1;
-    t0 = clock_now();
+    t0 = cpu_now();
     skel_search_result *r = skel_search(m, d, c->plat, &o, &err);
-    wall = clock_now() - t0;
+    cpu = cpu_now() - t0;
     ck_assert_msg(r != NULL, "%s", err.msg);
-    ck_assert_msg(wall < 0.3 + 1.5, "search took %.3f s for a 300 ms budget", wall);
+    ck_assert_msg(cpu < 0.3 + 1.5, "search took %.3f CPU s for a 300 ms budget", cpu);
     ck_assert(!r->optimal && r->nranked >= 1 && r->bound > 0);
     for (int i = 0; i < 8; i++)
         ck_assert(allowed[r->ranked[0].placement[i]]);
@@ -526,10 +537,10 @@ START_TEST(test_plugin_budget)
     ck_assert_int_eq(slurmsk_directives_parse(wide, strlen(wide), NULL, c->max_tasks, &job, &err), 0);
     memset(allowed, 1, sizeof allowed);
     diag_clear(&err);
-    t0 = clock_now();
+    t0 = cpu_now();
     ck_assert_msg(slurmsk_place(c, &job, allowed, &plan, &err) == 0, "%s", err.msg);
-    wall = clock_now() - t0;
-    ck_assert_msg(wall < c->budget + 1.5, "%.3f s", wall);
+    cpu = cpu_now() - t0;
+    ck_assert_msg(cpu < c->budget + 1.5, "%.3f CPU s", cpu);
     ck_assert_int_eq(plan.method, SKEL_SEARCH_APPROX);
     slurmsk_plan_clear(&plan);
     slurmsk_job_clear(&job);

@@ -657,6 +657,7 @@ static Suite *suite(void)
     tcase_add_test(tc, long_choice);
     suite_add_tcase(s, tc);
     tc = tcase_create("semantics");
+    tcase_set_timeout(tc, 120);   /* ws-large.pepa derived on 1 and 2 threads */
     tcase_add_test(tc, passive_copies_share_the_active_rate);
     tcase_add_test(tc, passive_weights);
     tcase_add_test(tc, active_cooperation_takes_the_minimum);

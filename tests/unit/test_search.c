@@ -117,7 +117,9 @@ static void random_platform(char *text, size_t cap, int n, uint64_t *seed)
                                     uniform(seed) < 0.5 ? base : lats[(int)(uniform(seed) * 3)]);
 }
 
-static const char *const skels[] = {
+/* The skeletons of the random-platform cases, named. */
+enum { PIPE3, PIPE4, PIPE_FARM, PIPE_DEAL, FARM_DEAL, PIPE5, NSKELS };
+static const char *const skels[NSKELS] = {
     "pipe(3);\n\ttask(\"a\", 1.0);\n\ttask(\"b\", 3.0);\n\ttask(\"c\", 2.0);\n",
     "pipe(4);\n\ttask(\"a\", 2.0);\n\ttask(\"b\", 1.0);\n\ttask(\"c\", 4.0);\n\ttask(\"d\", 1.5);\n",
     "pipe(3);\n\ttask(\"a\", 2.0);\n\tfarm(2, \"w\", 1.0);\n\ttask(\"c\", 3.0);\n",
@@ -165,12 +167,31 @@ static void brute_case(placed *b, int i)
     skel_search_result_free(bf);
 }
 
+/* The brute-force cases: each on a random platform of its own seed
+ * (12345 + 7919 x its index in this table). */
+static const struct {
+    int skel;
+    skel_style style;
+    int nodes;
+} brute_cases[] = {
+    { PIPE3, SKEL_STYLE_STREAM, 3 },     { PIPE4, SKEL_STYLE_STREAM, 4 },
+    { PIPE_FARM, SKEL_STYLE_STREAM, 3 }, { PIPE_DEAL, SKEL_STYLE_STREAM, 4 },
+    { PIPE3, SKEL_STYLE_PRODUCER, 3 },   { PIPE4, SKEL_STYLE_PRODUCER, 4 },
+    { PIPE_FARM, SKEL_STYLE_PRODUCER, 3 }, { PIPE_DEAL, SKEL_STYLE_PRODUCER, 4 },
+    { PIPE3, SKEL_STYLE_STREAM, 3 },     { PIPE4, SKEL_STYLE_STREAM, 4 },
+    { PIPE_FARM, SKEL_STYLE_STREAM, 3 }, { PIPE_DEAL, SKEL_STYLE_STREAM, 4 },
+    { PIPE3, SKEL_STYLE_PRODUCER, 3 },   { PIPE4, SKEL_STYLE_PRODUCER, 4 },
+    { PIPE_FARM, SKEL_STYLE_PRODUCER, 3 }, { PIPE_DEAL, SKEL_STYLE_PRODUCER, 4 },
+    { FARM_DEAL, SKEL_STYLE_STREAM, 3 }, { FARM_DEAL, SKEL_STYLE_STREAM, 3 },
+    { PIPE5, SKEL_STYLE_STREAM, 4 },     { PIPE5, SKEL_STYLE_STREAM, 4 },
+};
+
 START_TEST(test_brute_force)
 {
     uint64_t seed = 12345 + (uint64_t)_i * 7919;
-    const char *skel = _i < 16 ? skels[_i % 4] : skels[_i < 18 ? 4 : 5];
-    skel_style style = (_i / 4) % 2 ? SKEL_STYLE_PRODUCER : SKEL_STYLE_STREAM;
-    int nodes = _i < 16 ? 3 + _i % 2 : _i < 18 ? 3 : 4;
+    const char *skel = skels[brute_cases[_i].skel];
+    skel_style style = brute_cases[_i].style;
+    int nodes = brute_cases[_i].nodes;
     char text[8192];
     random_platform(text, sizeof text, nodes, &seed);
     placed b;
@@ -191,7 +212,7 @@ END_TEST
 START_TEST(test_allowed)
 {
     uint64_t seed = 777 + (uint64_t)_i * 104729;
-    const char *skel = skels[_i % 6];
+    const char *skel = skels[_i % NSKELS];
     char text[8192];
     random_platform(text, sizeof text, 4, &seed);
     placed b;
@@ -499,7 +520,7 @@ START_TEST(test_scale_cap)
 {
     char *plat = class_platform(16);
     placed b;
-    placed_build(&b, skels[4], SKEL_STYLE_STREAM, plat);
+    placed_build(&b, skels[FARM_DEAL], SKEL_STYLE_STREAM, plat);
     skel_search_opts o = { 0 };
     o.max_states = 10;
     skel_search_result *r = run(&b, &o);
@@ -560,7 +581,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("search");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_seed_table, 0, (int)(sizeof rows / sizeof rows[0]));
-    tcase_add_loop_test(tc, test_brute_force, 0, 20);
+    tcase_add_loop_test(tc, test_brute_force, 0, (int)(sizeof brute_cases / sizeof brute_cases[0]));
     tcase_add_test(tc, test_budget);
     tcase_add_loop_test(tc, test_allowed, 0, 12);
     tcase_add_test(tc, test_errors);

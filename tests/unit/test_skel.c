@@ -812,13 +812,13 @@ START_TEST(test_place_errors)
     int where[2] = { 0, 0 };
     diag err;
     struct { const char *spec, *msg; } cases[] = {
-        { "t2=a", "--place: no task t2 (the skeleton has t0..t1)" },
-        { "t0=c", "--place: t0=c: no node c in p.conf" },
-        { "t0=a,t0=b", "--place: t0 placed twice" },
-        { "x0=a", "--place: expected tN=NODE at 'x0=a'" },
-        { "t0", "--place: expected '=' after the task in 't0'" },
-        { "t0=", "--place: t0= needs a node name" },
-        { "t0=a;t1=b", "--place: t0=a;t1=b: no node a;t1=b in p.conf" },
+        { "t2=a", "no task t2 (the skeleton has t0..t1)" },
+        { "t0=c", "t0=c: no node c in p.conf" },
+        { "t0=a,t0=b", "t0 placed twice" },
+        { "x0=a", "expected tN=NODE at 'x0=a'" },
+        { "t0", "expected '=' after the task in 't0'" },
+        { "t0=", "t0= needs a node name" },
+        { "t0=a;t1=b", "t0=a;t1=b: no node a;t1=b in p.conf" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         diag_clear(&err);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "slurm/skelslurm.h"
+#include "base/mem.h"
 
 static const char *CONF =
     "# four nodes of different speeds\n"
@@ -200,57 +201,63 @@ START_TEST(conf_keys)
 }
 END_TEST
 
+/* slurmsk_candidates on CONF's nodes n1..n4: the available nodes, the
+ * job's partition, -x and -w, and whether a -w name skeleton.conf lacks is
+ * refused. allowed: the flags of n1..n4 ("1110"), NULL: not checked; msg:
+ * a word the refusal names. */
+static const struct {
+    const char *what, *avail, *part, *exclude, *require;
+    int reject_unknown, want;
+    const char *allowed, *msg;
+} candidate_cases[] = {
+    { "every node", NULL, NULL, NULL, NULL, 0, 4, "1111", NULL },
+    { "names not in skeleton.conf ignored", "n[1-3],gpu7", NULL, NULL, NULL, 0, 3, "1110", NULL },
+    { "-x", "n[1-4]", NULL, "n2", NULL, 0, 3, "1011", NULL },
+    { "-x and -w", "n[1-4]", NULL, "n2", "n[2-3],other", 0, 1, "0010", NULL },
+    { "-w naming an unknown node, refused", "n[1-4]", NULL, NULL, "n1,other", 1, -1, NULL, "other" },
+    { "nothing available", "", NULL, NULL, NULL, 0, -1, NULL, "no node" },
+    { "no described node available", "x[1-9]", NULL, NULL, NULL, 0, -1, NULL, "no node" },
+    { "a hostlist too long", "n[1-99999999]", NULL, NULL, NULL, 0, -1, NULL, NULL },
+    /* the partition restricts like the available nodes */
+    { "partition", "n[1-4]", "n[1-2]", NULL, NULL, 0, 2, "1100", NULL },
+    { "partition names not described or not available ignored", "n[2-4]", "n[1-3],gpu1", NULL,
+      NULL, 0, 2, "0110", NULL },
+    { "partition, -x and -w", NULL, "n[3-4]", "n3", "n[1-4]", 0, 1, "0001", NULL },
+    { "-w outside the partition", "n[1-4]", "n[3-4]", NULL, "n1", 0, -1, NULL, "partition" },
+    { "an empty partition", "n[1-4]", "", NULL, NULL, 0, -1, NULL, NULL },
+    { "a partition's bad hostlist", "n[1-4]", "n[", NULL, NULL, 0, -1, NULL, "partition" },
+};
+
 START_TEST(candidates)
 {
     slurmsk_conf *c = conf_of(CONF);
-    unsigned char a[4];
-    diag err;
-    diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, NULL, NULL, NULL, NULL, 0, a, &err), 4);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-3],gpu7", NULL, NULL, NULL, 0, a, &err), 3);
-    ck_assert(a[0] && a[1] && a[2] && !a[3]);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, "n2", NULL, 0, a, &err), 3);
-    ck_assert(!a[1]);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, "n2", "n[2-3],other", 0, a, &err), 1);
-    ck_assert(a[2] && !a[0] && !a[1] && !a[3]);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", NULL, NULL, "n1,other", 1, a, &err), -1);
-    ck_assert_msg(strstr(err.msg, "other") != NULL, "%s", err.msg);
-    diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "", NULL, NULL, NULL, 0, a, &err), -1);
-    ck_assert_msg(strstr(err.msg, "no node") != NULL, "%s", err.msg);
-    diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "x[1-9]", NULL, NULL, NULL, 0, a, &err), -1);
-    ck_assert_msg(strstr(err.msg, "no node") != NULL, "%s", err.msg);
-    diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-99999999]", NULL, NULL, NULL, 0, a, &err), -1);
+    for (size_t k = 0; k < sizeof candidate_cases / sizeof candidate_cases[0]; k++) {
+        unsigned char a[4];
+        diag err;
+        diag_clear(&err);
+        int n = slurmsk_candidates(c->plat, candidate_cases[k].avail, candidate_cases[k].part,
+                                   candidate_cases[k].exclude, candidate_cases[k].require,
+                                   candidate_cases[k].reject_unknown, a, &err);
+        ck_assert_msg(n == candidate_cases[k].want, "%s: %d candidates, not %d (%s)",
+                      candidate_cases[k].what, n, candidate_cases[k].want, err.msg);
+        for (int j = 0; candidate_cases[k].allowed && j < 4; j++)
+            ck_assert_msg(a[j] == (candidate_cases[k].allowed[j] == '1'), "%s: n%d", candidate_cases[k].what,
+                          j + 1);
+        if (candidate_cases[k].msg)
+            ck_assert_msg(strstr(err.msg, candidate_cases[k].msg), "%s: %s", candidate_cases[k].what,
+                          err.msg);
+    }
     slurmsk_conf_free(c);
 }
 END_TEST
 
-/* The job's partition restricts the candidates like the available nodes:
- * intersected with them, -x and -w. */
+/* The job's partition: placement within it. */
 START_TEST(candidates_partition)
 {
     slurmsk_conf *c = conf_of(CONF);
     unsigned char a[4];
     diag err;
     diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n[1-2]", NULL, NULL, 0, a, &err), 2);
-    ck_assert(a[0] && a[1] && !a[2] && !a[3]);
-    /* partition nodes not in skeleton.conf are ignored; not available ones too */
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[2-4]", "n[1-3],gpu1", NULL, NULL, 0, a, &err), 2);
-    ck_assert(!a[0] && a[1] && a[2] && !a[3]);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, NULL, "n[3-4]", "n3", "n[1-4]", 0, a, &err), 1);
-    ck_assert(a[3] && !a[0] && !a[1] && !a[2]);
-    /* -w outside the partition: nothing left, and the message says why */
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n[3-4]", NULL, "n1", 0, a, &err), -1);
-    ck_assert_msg(strstr(err.msg, "partition") != NULL, "%s", err.msg);
-    diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "", NULL, NULL, 0, a, &err), -1);
-    diag_clear(&err);
-    ck_assert_int_eq(slurmsk_candidates(c->plat, "n[1-4]", "n[", NULL, NULL, 0, a, &err), -1);
-    ck_assert_msg(strstr(err.msg, "partition") != NULL, "%s", err.msg);
-
     /* placement within the partition: the work stage cannot get n4 */
     const char *s = "#SKEL pipe(3);\n#SKEL task(\"a\", 4.0);\n#SKEL task(\"b\", 1.0);\n#SKEL task(\"c\", 2.0);\n";
     slurmsk_job job;
@@ -306,9 +313,10 @@ static int live;
 static void *t_grow(void *ptr, size_t count, size_t size)
 {
     size_t old = ptr ? ((size_t *)ptr)[-1] : 0;
-    size_t *b = realloc(ptr ? (size_t *)ptr - 1 : NULL, sizeof(size_t) + count * size);
-    if (!b)
+    void *v = ptr ? (size_t *)ptr - 1 : NULL;
+    if (mem_grow(&v, 1, sizeof(size_t) + count * size) < 0)
         return NULL;
+    size_t *b = v;
     if (!ptr)
         live++;
     if (count * size > old)

@@ -1,4 +1,4 @@
-/* skeleton/place.c: placements of tasks on platform nodes and the rates
+/* skeleton/placement.c: placements of tasks on platform nodes and the rates
  * they give (seed 000 §4.1): equitable sharing of a node's speed among the
  * tasks placed on it, and moves timed by latency (+ data / bandwidth). */
 #include "skeleton.h"
@@ -30,7 +30,7 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
         const char *item = s;
         /* tN */
         if (*s != 't' || !isdigit((unsigned char)s[1])) {
-            rc = diag_set(err, "--place: expected tN=NODE at '%.20s'", item);
+            rc = diag_set(err, "expected tN=NODE at '%.20s'", item);
             break;
         }
         s++;
@@ -42,7 +42,7 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
         while (isspace((unsigned char)*s))
             s++;
         if (*s != '=') {
-            rc = diag_set(err, "--place: expected '=' after the task in '%.20s'", item);
+            rc = diag_set(err, "expected '=' after the task in '%.20s'", item);
             break;
         }
         s++;
@@ -53,11 +53,11 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
             s++;
         size_t len = (size_t)(s - name);
         if (t >= ntasks) {
-            rc = diag_set(err, "--place: no task t%ld (the skeleton has t0..t%d)", t, ntasks - 1);
+            rc = diag_set(err, "no task t%ld (the skeleton has t0..t%d)", t, ntasks - 1);
             break;
         }
         if (len == 0 || len > SKEL_MAX_NAME) {
-            rc = diag_set(err, "--place: t%ld= needs a node name", t);
+            rc = diag_set(err, "t%ld= needs a node name", t);
             break;
         }
         char buf[SKEL_MAX_NAME + 1];
@@ -65,11 +65,11 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
         buf[len] = '\0';
         int node = skel_platform_find(p, buf);
         if (node < 0) {
-            rc = diag_set(err, "--place: t%ld=%s: no node %s in %s", t, buf, buf, p->file);
+            rc = diag_set(err, "t%ld=%s: no node %s in %s", t, buf, buf, p->file);
             break;
         }
         if (seen[t]) {
-            rc = diag_set(err, "--place: t%ld placed twice", t);
+            rc = diag_set(err, "t%ld placed twice", t);
             break;
         }
         seen[t] = 1;
@@ -79,7 +79,7 @@ int skel_place_parse(const char *spec, int ntasks, const skel_platform *p,
         if (*s == ',')
             s++;
         else if (*s) {
-            rc = diag_set(err, "--place: expected ',' at '%.20s'", s);
+            rc = diag_set(err, "expected ',' at '%.20s'", s);
             break;
         }
     }

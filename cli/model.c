@@ -1,0 +1,279 @@
+/* cli_model: see model.h. */
+#define _GNU_SOURCE
+#include "cli/model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/util.h"
+#include "pepa/check.h"
+#include "skeleton/skeleton.h"
+
+static void warn_print(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", msg);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int cli_model_load(const char *path, const cli_input_opts *o, cli_model *cm, diag *err)
+{
+    memset(cm, 0, sizeof *cm);
+    cm->last_action = -1;
+    if (cli_input_load(path, o, &cm->in, err) < 0)
+        return -1;
+    cm->m = cm->in.model;
+    if (pepa_check(cm->m, warn_print, NULL, err) < 0 || !(cm->s = pepa_system_new(cm->m, err)) ||
+        pepa_check_system(cm->s, warn_print, NULL, err) < 0)
+        return -1;
+    if (cm->in.skel)               /* items complete with the last task's compute action */
+        cm->last_action = cm->in.skel->comp_action[cm->in.skel->ntasks - 1];
+    return 0;
+}
+
+void cli_model_free(cli_model *cm)
+{
+    pepa_system_free(cm->s);
+    cli_input_free(&cm->in);
+    memset(cm, 0, sizeof *cm);
+}
+
+/* Parse "t1,t2,..." into a malloc'd array. */
+int cli_parse_times(const char *cmd, const char *s, double **out, int *n)
+{
+    int cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    double *t = malloc((size_t)cap * sizeof *t);
+    if (!t)
+        return -1;
+    int k = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || v < 0 || (*end && *end != ',') ||
+            (k && v < t[k - 1])) {
+            fprintf(stderr, "skelsched %s: bad --times list '%s' (increasing times >= 0, "
+                    "comma-separated)\n", cmd, s);
+            free(t);
+            return -1;
+        }
+        t[k++] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (k == 0) {
+        fprintf(stderr, "skelsched %s: empty --times list\n", cmd);
+        free(t);
+        return -1;
+    }
+    *out = t;
+    *n = k;
+    return 0;
+}
+
+/* Actions worth showing: every visible action, tau only when it happens. */
+static int shown(const tr_series *ser, int a)
+{
+    if (a > 0)
+        return 1;
+    for (int k = 0; k < ser->ntimes; k++)
+        if (ser->thr[(size_t)k * (size_t)ser->nactions] != 0)
+            return 1;
+    return 0;
+}
+
+int cli_plot_series(const tr_series *ser, const pepa_system *s, const char *file, const char *title,
+                    const char *ylabel, diag *err)
+{
+    int png = ends_with(file, ".png"), svg = ends_with(file, ".svg");
+    if (!png && !svg)
+        return diag_set(err, "--plot: the file name must end in .svg or .png, not '%s'", file);
+    char dir[] = "/tmp/skelsched-plot-XXXXXX";
+    if (!mkdtemp(dir))
+        return diag_set(err, "--plot: cannot create a temporary directory: %s", strerror(errno));
+    char dat[sizeof dir + 16], gp[sizeof dir + 16];
+    snprintf(dat, sizeof dat, "%s/data", dir);
+    snprintf(gp, sizeof gp, "%s/plot.gp", dir);
+    int rc = -1, ncols = 0;
+    FILE *f = fopen(dat, "w");
+    if (!f) {
+        diag_set(err, "--plot: cannot write %s: %s", dat, strerror(errno));
+        goto out;
+    }
+    for (int k = 0; k < ser->ntimes; k++) {
+        fprintf(f, "%.10g", ser->times[k]);
+        for (int a = 0; a < ser->nactions; a++)
+            if (shown(ser, a))
+                fprintf(f, " %.10g", ser->thr[(size_t)k * (size_t)ser->nactions + (size_t)a]);
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0) {
+        diag_set(err, "--plot: error writing %s", dat);
+        goto out;
+    }
+    if (!(f = fopen(gp, "w"))) {
+        diag_set(err, "--plot: cannot write %s: %s", gp, strerror(errno));
+        goto out;
+    }
+    fprintf(f, "set terminal %s size 900,560 font 'sans,11'\n", png ? "pngcairo" : "svg");
+    fprintf(f, "set output '%s'\n", file);
+    fputs("set title \"", f);
+    for (const char *p = title; *p; p++)
+        if (*p != '"' && *p != '\\' && *p != '\'')
+            fputc(*p, f);
+    fputs("\" noenhanced\n", f);
+    fprintf(f, "set xlabel 'time'\nset ylabel '%s'\nset key outside right top noenhanced\n"
+               "set grid\nset style data lines\n", ylabel);
+    /* A fast initial burst (e.g. a 1e-4 s input move) would flatten every
+     * other curve on a linear axis: switch to a log axis when the peak is far
+     * above the final values. */
+    double peak = 0, final = 0;
+    for (int k = 0; k < ser->ntimes; k++)
+        for (int a = 0; a < ser->nactions; a++) {
+            double v = ser->thr[(size_t)k * (size_t)ser->nactions + (size_t)a];
+            peak = v > peak ? v : peak;
+            if (k == ser->ntimes - 1)
+                final = v > final ? v : final;
+        }
+    if (final > 0 && peak > 50 * final)
+        fputs("set logscale y\n", f);
+    fputs("plot ", f);
+    for (int a = 0, col = 2; a < ser->nactions; a++) {
+        if (!shown(ser, a))
+            continue;
+        const char *name = a ? pepa_model_action(s->model, a) : "tau";
+        fprintf(f, "%s'%s' using 1:%d title '", ncols ? ", " : "", dat, col++);
+        for (const char *p = name; *p; p++)
+            if (*p != '\'')
+                fputc(*p, f);
+        fputs("' lw 2", f);
+        ncols++;
+    }
+    fputc('\n', f);
+    if (fclose(f) != 0 || ncols == 0) {
+        diag_set(err, "--plot: nothing to plot");
+        goto out;
+    }
+    if (cli_gnuplot(gp, file, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    unlink(gp);
+    unlink(dat);
+    rmdir(dir);
+    return rc;
+}
+
+/* The series as CSV, one row per time. */
+static void print_series_csv(const tr_series *ser, const pepa_system *s, FILE *f)
+{
+    fputs("time", f);           /* names hold commas and quotes: RFC 4180 */
+    for (int a = 0; a < ser->nactions; a++)
+        if (shown(ser, a)) {
+            fputc(',', f);
+            csv_fieldf(f, "throughput:%s", a ? pepa_model_action(s->model, a) : "tau");
+        }
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *nd = &s->nodes[s->leaves[i]];
+        const pepa_seq *q = &s->seqs[nd->seq];
+        for (int st = 0; st < q->nstates; st++) {
+            fputc(',', f);
+            csv_fieldf(f, "local:%s:%s", nd->name, q->state_name[st]);
+        }
+    }
+    fputc('\n', f);
+    for (int k = 0; k < ser->ntimes; k++) {
+        fprintf(f, "%.12g", ser->times[k]);
+        for (int a = 0; a < ser->nactions; a++)
+            if (shown(ser, a))
+                fprintf(f, ",%.12g", ser->thr[(size_t)k * (size_t)ser->nactions + (size_t)a]);
+        for (int i = 0; i < s->nleaves; i++) {
+            int ns = s->seqs[s->nodes[s->leaves[i]].seq].nstates;
+            for (int st = 0; st < ns; st++)
+                fprintf(f, ",%.12g", ser->local[i][(size_t)k * (size_t)ns + (size_t)st]);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* The series as the members "times", "throughput" and "local" of a JSON
+ * object. */
+static void print_series_json(const tr_series *ser, const pepa_system *s, FILE *f)
+{
+    fputs("\"times\": [", f);
+    for (int k = 0; k < ser->ntimes; k++) {
+        fputs(k ? ", " : "", f);
+        json_number(f, ser->times[k]);
+    }
+    fputs("], \"throughput\": {", f);
+    for (int a = 0, first = 1; a < ser->nactions; a++) {
+        if (!shown(ser, a))
+            continue;
+        fputs(first ? "" : ", ", f);
+        json_string(f, a ? pepa_model_action(s->model, a) : "tau");
+        fputs(": [", f);
+        for (int k = 0; k < ser->ntimes; k++) {
+            fputs(k ? ", " : "", f);
+            json_number(f, ser->thr[(size_t)k * (size_t)ser->nactions + (size_t)a]);
+        }
+        fputc(']', f);
+        first = 0;
+    }
+    fputs("}, \"local\": {", f);
+    for (int i = 0; i < s->nleaves; i++) {
+        const pepa_node *nd = &s->nodes[s->leaves[i]];
+        const pepa_seq *q = &s->seqs[nd->seq];
+        fputs(i ? ", " : "", f);
+        json_string(f, nd->name);
+        fputs(": {", f);
+        for (int st = 0; st < q->nstates; st++) {
+            fputs(st ? ", " : "", f);
+            json_string(f, q->state_name[st]);
+            fputs(": [", f);
+            for (int k = 0; k < ser->ntimes; k++) {
+                fputs(k ? ", " : "", f);
+                json_number(f, ser->local[i][(size_t)k * (size_t)q->nstates + (size_t)st]);
+            }
+            fputc(']', f);
+        }
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+/* The throughputs over time as a table. */
+static void print_series_table(const tr_series *ser, const pepa_system *s, FILE *f)
+{
+    fprintf(f, "%-12s", "time");
+    for (int a = 0; a < ser->nactions; a++)
+        if (shown(ser, a))
+            fprintf(f, " %16.16s", a ? pepa_model_action(s->model, a) : "tau");
+    fputc('\n', f);
+    for (int k = 0; k < ser->ntimes; k++) {
+        fprintf(f, "%-12.6g", ser->times[k]);
+        for (int a = 0; a < ser->nactions; a++)
+            if (shown(ser, a))
+                fprintf(f, " %16.10g", ser->thr[(size_t)k * (size_t)ser->nactions + (size_t)a]);
+        fputc('\n', f);
+    }
+}
+
+void cli_print_series(const tr_series *ser, const pepa_system *s, int csv, int json, FILE *f)
+{
+    if (csv)
+        print_series_csv(ser, s, f);
+    else if (json)
+        print_series_json(ser, s, f);
+    else
+        print_series_table(ser, s, f);
+}
