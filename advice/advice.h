@@ -94,8 +94,8 @@ typedef struct adv_option {
                                 node kept, then the node it frees */
     double throughput;
     int bottleneck;          /* in the new tree's task numbering */
-    double seed003_s;        /* MERGE/GROUP: S(j) + S(j+1) of Zavanella 1999 §3, and ... */
-    double seed003_max;      /* ... max_i S(i), the condition being s < max */
+    double merge_sum;        /* MERGE/GROUP: S(j) + S(j+1) of Zavanella 1999 §3, and ... */
+    double merge_max;      /* ... max_i S(i), the condition being s < max */
 } adv_option;
 
 typedef struct adv_report {

@@ -1,5 +1,5 @@
 /* advice/advise.c: the replication and merge options of one placed
- * skeleton, each solved with the Markov model (seed 002 §4.4, seed 003
+ * skeleton, each solved with the Markov model (Yaikhom et al. 2007 §4.4, Zavanella 1999
  * §3-4). Replica 0 stays on the replicated task's node; the others take
  * the fastest free nodes, one each, so that no option slows a task that
  * is already placed. */
@@ -157,7 +157,7 @@ int adv_advise(const skel_tree *t, const skel_platform *p, const int *place, con
             if (replicate(t, p, place, free_nodes, out->task, (adv_kind)kind, n, o,
                           add_option(out, cap), err) < 0)
                 goto fail;
-    /* seed 003 §3: S(i) = t_i + g (d_i + d_i+1), here the compute time on
+    /* Zavanella 1999 §3: S(i) = t_i + g (d_i + d_i+1), here the compute time on
      * the node plus the time of the move out */
     const adv_eval *c = &out->current;
     double smax = 0;
@@ -173,8 +173,8 @@ int adv_advise(const skel_tree *t, const skel_platform *p, const int *place, con
             adv_option *op = add_option(out, cap);
             if (merge(t, p, place, j, (adv_kind)kind, o, op, err) < 0)
                 goto fail;
-            op->seed003_s = s;
-            op->seed003_max = smax;
+            op->merge_sum = s;
+            op->merge_max = smax;
         }
     }
     if (o->target > 0)

@@ -1,5 +1,5 @@
 /* advice/sweep.c: the throughput of a skeleton and of its replications as
- * the rate of some stages varies - seed 002's Fig. 5 (a pipeline with a
+ * the rate of some stages varies - Yaikhom et al. 2007's Fig. 5 (a pipeline with a
  * bottleneck stage against the same pipeline with uniform rates) and
  * Fig. 6 (the bottleneck replicated as a deal or a farm of 2 and 3). */
 #include "advice.h"

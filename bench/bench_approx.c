@@ -187,13 +187,15 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
         goto done;
     diag aerr = { 0 };
     double t0 = clock_now();
-    if (!(a = skel_approx_new(d, NULL, &aerr))) {
+    skel_approx_opts ao = { 0 };
+    ao.scv = m->scv;
+    if (!(a = skel_approx_new(d, &ao, &aerr))) {
         sm->uncovered++;
         rc = 1;
         goto done;
     }
     skel_approx_result ar;
-    if (skel_approx_eval(a, mu, lambda, &ar, &aerr) < 0) {
+    if (skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL, &ar, &aerr) < 0) {
         sm->refused++;                  /* said so rather than answer: counted apart */
         if (getenv("APPROX_VERBOSE"))
             printf("  %-8s %-40.40s refused: %s\n", label, skel_tree_file(t), aerr.msg);

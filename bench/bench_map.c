@@ -1,8 +1,8 @@
 /* bench_map: the placement search against AMoGeT's way of comparing
- * mappings (seed 000 §4.1: generate, derive and solve one model per
+ * mappings (Benoit et al. 2004 §4.1: generate, derive and solve one model per
  * placement).
  *
- *   (a) seed 000's 3-stage pipeline on its 3 processors (first row of the
+ *   (a) Benoit et al. 2004's 3-stage pipeline on its 3 processors (first row of the
  *       table): all 27 placements solved and ranked (no bounds, no
  *       symmetry), time per placement, and the baseline's time per
  *       placement over the same 27, as a ratio.
@@ -115,7 +115,7 @@ static double baseline_rate(const job *j, int count, diag *err)
     return (clock_now() - t) / count;
 }
 
-static const char seed000_plat[] =
+static const char amoget_plat[] =
     "LocalLatency=0.0001\nInput=local\nOutput=local\n"
     "NodeName=p1 Speed=10\nNodeName=p2 Speed=10\nNodeName=p3 Speed=10\n"
     "Link=p1,p2 Latency=0.0001\nLink=p2,p3 Latency=0.0001\nLink=p1,p3 Latency=0.0001\n";
@@ -126,7 +126,7 @@ static const char pipe3[] =
 static int bench_a(diag *err)
 {
     job j;
-    if (job_new(&j, pipe3, NULL, SKEL_STYLE_STREAM, seed000_plat, err) < 0) {
+    if (job_new(&j, pipe3, NULL, SKEL_STYLE_STREAM, amoget_plat, err) < 0) {
         job_free(&j);
         return -1;
     }
@@ -164,7 +164,7 @@ static int bench_a(diag *err)
         if (clock_now() - tb < base)
             base = clock_now() - tb;
     }
-    printf("(a) seed 000, 3 stages on 3 processors: all 27 placements ranked (fastest of %d)\n",
+    printf("(a) Benoit et al. 2004, 3 stages on 3 processors: all 27 placements ranked (fastest of %d)\n",
            (int)REPS);
     printf("    %-28s %10s %14s\n", "", "total ms", "ms/placement");
     printf("    %-28s %10.3f %14.4f\n", "derive once, re-rate (map)", 1e3 * secs, 1e3 * secs / 27);

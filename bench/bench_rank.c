@@ -1,6 +1,6 @@
-/* bench_rank: when is a cheap formula good enough? The seeds' analytic
- * cost models (cost/: seed 001 Darlington, seed 003 P3L, seed 004 remote
- * execution) against the Markov model (PEPA, solved) on the same
+/* bench_rank: when is a cheap formula good enough? The papers' analytic
+ * cost models (cost/: Darlington et al. 1993, P3L after Zavanella 1999, remote
+ * execution after Alt et al. 2002) against the Markov model (PEPA, solved) on the same
  * placements.
  *
  *   (a) For each case (a skeleton on a platform) every placement, or a
@@ -10,10 +10,10 @@
  *       and the loss of the analytic choice: 1 - X(choice) / X(best), X
  *       the Markov throughput, the choice being the placement the model
  *       ranks first (the mean X over placements it ties for first). Then
- *       the same for seed 004's greedy choice of a server per task. The
+ *       the same for Alt et al. 2002's greedy choice of a server per task. The
  *       summary counts the cases where the choice loses more than 0.1%.
- *   (b) Seed 003's optimal farm degree n^ (eq. 6) for the bottleneck of
- *       seed 002's Fig. 5 pipeline, against the Markov model: the
+ *   (b) Zavanella 1999's optimal farm degree n^ (eq. 6) for the bottleneck of
+ *       Yaikhom et al. 2007's Fig. 5 pipeline, against the Markov model: the
  *       throughput of that farm beside the uniform pipeline's, and the
  *       smallest degrees the Markov model needs to reach 95% and 100% of it.
  *
@@ -74,7 +74,7 @@ static const char pipedeal[] =
 static const char fig5[] =
     "pipe(5); task(\"s1\", 100); task(\"s2\", 100); task(\"b\", 50); task(\"s4\", 100);"
     " task(\"s5\", 100);";
-static const char seed000_pipe[] =
+static const char amoget_pipe[] =
     "pipe(3); task(\"stage1\", 1); task(\"stage2\", 1); task(\"stage3\", 1);";
 
 typedef struct acase {
@@ -86,12 +86,12 @@ typedef struct acase {
 } acase;
 
 static const acase cases[] = {
-    { "seed000 pipe3 / cluster", seed000_pipe, SKEL_STYLE_STREAM, 0, 0, "cluster.conf" },
+    { "pipe3 / cluster", amoget_pipe, SKEL_STYLE_STREAM, 0, 0, "cluster.conf" },
     { "pipe4 / cluster", pipe4, SKEL_STYLE_STREAM, 0, 0, "cluster.conf" },
     { "pipe+farm / cluster", pipefarm, SKEL_STYLE_STREAM, 0, 0, "cluster.conf" },
     { "pipe+deal / cluster", pipedeal, SKEL_STYLE_STREAM, 0, 0, "cluster.conf" },
-    { "fig5 / fig5 nodes", fig5, SKEL_STYLE_PRODUCER, 0, 0, "seed002-fig5.conf" },
-    { "pipe3 / random 5 #1", seed000_pipe, SKEL_STYLE_STREAM, 5, 11, NULL },
+    { "fig5 / fig5 nodes", fig5, SKEL_STYLE_PRODUCER, 0, 0, "identical8.conf" },
+    { "pipe3 / random 5 #1", amoget_pipe, SKEL_STYLE_STREAM, 5, 11, NULL },
     { "pipe4 / random 5 #2", pipe4, SKEL_STYLE_STREAM, 5, 12, NULL },
     { "pipe4 / random 6 #3", pipe4, SKEL_STYLE_STREAM, 6, 13, NULL },
     { "pipe+farm / random 5 #4", pipefarm, SKEL_STYLE_STREAM, 5, 14, NULL },
@@ -248,7 +248,7 @@ static int run_case(const acase *c, totals *tot, diag *err)
         tot[k].lost += loss > LOSS_EPS;
         tot[k].n++;
     }
-    /* seed 004's greedy server per task, solved */
+    /* Alt et al. 2002's greedy server per task, solved */
     adv_eval ev;
     if (cost_remote_choose(m, p, greedy, err) < 0 ||
         adv_evaluate(t, c->style, p, greedy, &ev, err) < 0)
@@ -311,15 +311,15 @@ static int part_a(void)
     return 0;
 }
 
-/* (b) seed 003's n^ for the Fig. 5 bottleneck against the Markov model. */
+/* (b) Zavanella 1999's n^ for the Fig. 5 bottleneck against the Markov model. */
 static int part_b(void)
 {
-    printf("(b) seed 003's farm degree n^ (eq. 6, g = l = 0) for the Fig. 5 bottleneck (rate 50)\n\n");
+    printf("(b) Zavanella 1999's farm degree n^ (eq. 6, g = l = 0) for the Fig. 5 bottleneck (rate 50)\n\n");
     printf("%-6s %-10s %4s %-12s %-10s %-9s %s\n", "rate", "uniform X", "n^", "X farm n^",
            "X/uniform", "n for 95%", "n for 100% (smallest farm reaching that share of uniform X)");
     diag err;
     diag_clear(&err);
-    /* seed 002 Fig. 5's setting: identical nodes, every move at rate 10^4 */
+    /* Yaikhom et al. 2007 Fig. 5's setting: identical nodes, every move at rate 10^4 */
     static const char plat[] = "NodeName=n[0-15] Speed=1\nDefaultLatency=0.0001 LocalLatency=0.0001\n";
     skel_platform *p = skel_platform_parse_string(plat, strlen(plat), "fig5.conf", NULL, NULL, &err);
     skel_tree *base = skel_parse_string(fig5, strlen(fig5), "fig5.skel", &err);

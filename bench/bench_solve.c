@@ -21,12 +21,14 @@
  *                              medium chains; part of "all")
  *
  * The direct table: chains of 10^4 to 3 10^4 states of increasing
- * dimension (a 3-D grid walk, closed queueing networks of 5 to 9
- * stations), the LU (pinned state, UMFPACK's fill-reducing ordering) and
- * Gauss-Seidel to 1e-12 from a uniform start as the reference, CPU
- * seconds (the machine is shared; wall time is printed too), the ratio,
- * the LU's factor entries and the largest difference between the two
- * answers. */
+ * dimension (a 3-D grid walk of 27,000 states, the size issue 17 asks to
+ * factorise well under a second; the PEPA Plug-in's production.pepa from
+ * the shared corpus, when SHARED_DIR has it; closed queueing networks of
+ * 5 and 9 stations), the LU (pinned state, METIS ordering from 10,000
+ * states) against Gauss-Seidel and GMRES to the same 1e-12 from a uniform
+ * start, in the same run: CPU seconds (the machine is shared; the LU's
+ * wall time is printed too), the ratios, and the largest difference
+ * between the LU's and Gauss-Seidel's answers. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +38,10 @@
 
 #include "base/clock.h"
 #include "pepa/ctmc.h"
+#include "pepa/parse.h"
 #include "pepa/solve.h"
+#include "pepa/space.h"
+#include "pepa/system.h"
 #include "base/mem.h"
 
 /* ---------------------------------------------------------------- triples */
@@ -353,28 +358,57 @@ static int timed(const pepa_ctmc *q, pepa_method m, double *pi, double *cpu, dou
 
 static void direct_row(const char *name, pepa_ctmc *q)
 {
+    if (!q)
+        return;
     double *a = malloc(q->n * sizeof *a), *b = malloc(q->n * sizeof *b);
-    double cd, wd, cg, wg, diff = 0.0;
-    long id, ig;
-    if (q && a && b && timed(q, PEPA_METHOD_DIRECT, a, &cd, &wd, &id) == 0
-        && timed(q, PEPA_METHOD_GS, b, &cg, &wg, &ig) == 0) {
+    double *c = malloc(q->n * sizeof *c);
+    double cd, wd, cg, wg, ck, wk, diff = 0.0;
+    long id, ig, ik;
+    if (a && b && c && timed(q, PEPA_METHOD_DIRECT, a, &cd, &wd, &id) == 0
+        && timed(q, PEPA_METHOD_GS, b, &cg, &wg, &ig) == 0
+        && timed(q, PEPA_METHOD_GMRES, c, &ck, &wk, &ik) == 0) {
         for (uint32_t i = 0; i < q->n; i++)
             diff = fabs(a[i] - b[i]) > diff ? fabs(a[i] - b[i]) : diff;
-        printf("%-14s %7u %8llu %8.3f %8.3f %8.3f %8.3f %6ld %7.2fx %9.1e\n", name, q->n,
-               (unsigned long long)q->nnz, cd, wd, cg, wg, ig, cg / cd, diff);
+        printf("%-15s %7u %8llu %7.3f %7.3f %7.3f %6ld %8.3f %5ld %7.2fx %8.2fx %9.1e\n", name,
+               q->n, (unsigned long long)q->nnz, cd, wd, cg, ig, ck, ik, cg / cd, ck / cd, diff);
     }
+    free(c);
     free(b);
     free(a);
     pepa_ctmc_free(q);
 }
 
+/* production.pepa's chain from the shared corpus, or NULL (a note says
+ * why). */
+static pepa_ctmc *corpus_chain(const char *file)
+{
+    const char *dir = getenv("SHARED_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/corpus/pepa/%s", dir && *dir ? dir : "../shared", file);
+    diag err;
+    diag_clear(&err);
+    pepa_model *m = pepa_parse_file(path, &err);
+    pepa_system *s = m ? pepa_system_new(m, &err) : NULL;
+    pepa_space *sp = s ? pepa_derive(s, NULL, &err) : NULL;
+    pepa_ctmc *q = sp ? sp->q : NULL;   /* taken over: freed by direct_row */
+    if (sp)
+        sp->q = NULL;
+    if (!q)
+        printf("  (%s: %s)\n", file, err.set ? err.msg : "out of memory");
+    pepa_space_free(sp);
+    pepa_system_free(s);
+    pepa_model_free(m);
+    return q;
+}
+
 static void direct_table(void)
 {
-    printf("\n%-14s %7s %8s %8s %8s %8s %8s %6s %8s %9s\n", "chain", "states", "nnz", "LU cpu",
-           "LU wall", "GS cpu", "GS wall", "sweeps", "GS/LU", "max|diff|");
+    printf("\n%-15s %7s %8s %7s %7s %7s %6s %8s %5s %8s %9s %9s\n", "chain", "states", "nnz",
+           "LU cpu", "LU wall", "GS cpu", "sweeps", "GMRES cpu", "its", "GS/LU", "GMRES/LU",
+           "max|diff|");
     direct_row("grid 30^3", make_grid3(30));
+    direct_row("production.pepa", corpus_chain("pepa-eclipse-plugin/production.pepa"));
     direct_row("cqn 5st/25job", make_cqn(5, 25, 3, 42));
-    direct_row("cqn 7st/11job", make_cqn(7, 11, 3, 42));
     direct_row("cqn 9st/8job", make_cqn(9, 8, 3, 42));
 }
 

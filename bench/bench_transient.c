@@ -2,7 +2,7 @@
  * uniformisation on stiff models, and the fluid analysis of a farm of
  * 10,000 workers. One table; ratios computed in the same run.
  *
- *   stiff pipeline: seed 000's shape (stages passive, processors and the
+ *   stiff pipeline: Benoit et al. 2004's shape (stages passive, processors and the
  *     network active), moves at 1e4 (latency 1e-4 s) beside compute rates
  *     near 1: uniformisation's rate is ~1e4, so it needs ~1e4 t products.
  *   production.pepa (corpus): rates differing by orders of magnitude.

@@ -34,7 +34,7 @@ static void usage(FILE *f)
             "  --grain K        items per task for Darlington et al. 1993's g and Zavanella 1999's k (default 1)\n"
             "  --style S        producer (default) or stream\n"
             "  --sharing S      ps or static, for the markov line (the analytic models\n"
-            "                   always share a node statically, as the seeds do)\n"
+            "                   always share a node statically, as the papers do)\n"
             "  --json           one JSON object on standard output\n"
             "\n"
             "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
@@ -92,7 +92,7 @@ typedef struct result {
     int have5;
     int nhat, limited;               /* Zavanella 1999 eq. 6-9 for the bottleneck */
     double khat, te, tf;
-    double *mu;                      /* per task: its rate under the seeds' sharing */
+    double *mu;                      /* per task: its rate under the papers' sharing */
     int *servers;                    /* Alt et al. 2002's choice */
     double servers_thr;              /* the Markov model's throughput of that choice */
 } result;
@@ -101,7 +101,7 @@ typedef struct result {
  * of a task on its node, d the mean item size, P the nodes used plus a
  * master, N_p the tasks as virtual stages, T_o the mean time of the tasks'
  * moves out (their data term included, so T_b = 0). */
-static int seed001_totals(const args *a, const cli_input *in, result *r, diag *err)
+static int darlington_totals(const args *a, const cli_input *in, result *r, diag *err)
 {
     const skel_platform *p = in->platform;
     int nt = in->skel->ntasks, used = 0;
@@ -133,7 +133,7 @@ static int seed001_totals(const args *a, const cli_input *in, result *r, diag *e
 
 /* Zavanella 1999 eq. 6-9 for the bottleneck of the Markov model: the farm that
  * would bring it down to T_e (InterArrival=, else the slowest other task). */
-static int seed003_farm(const cli_input *in, result *r, diag *err)
+static int p3l_farm(const cli_input *in, result *r, diag *err)
 {
     const skel_platform *p = in->platform;
     int nt = in->skel->ntasks, b = r->markov.bottleneck;
@@ -172,9 +172,9 @@ static int run(const args *a, cli_input *in, result *r, diag *err)
     free(lambda);
     if (rc < 0)
         return -1;
-    if (in->platform->nnodes > 0 && seed001_totals(a, in, r, err) < 0)
+    if (in->platform->nnodes > 0 && darlington_totals(a, in, r, err) < 0)
         return -1;
-    if (seed003_farm(in, r, err) < 0)
+    if (p3l_farm(in, r, err) < 0)
         return -1;
     if (!(r->servers = malloc((size_t)nt * sizeof *r->servers)))
         return diag_set(err, "out of memory");

@@ -377,9 +377,9 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
         printf("{\"model\": ");
         json_string(stdout, a->path);
         printf(", \"tasks\": %d, \"method\": \"approx\", \"iterations\": %d, \"converged\": %s, "
-               "\"change\": %.3g, \"throughput\": %.10g, \"bottleneck\": \"t%d\", \"task\": [",
-               nt, r->iterations, r->converged ? "true" : "false", r->change, r->throughput,
-               r->bottleneck);
+               "\"change\": %.3g, \"throughput\": %.10g, \"at_bound\": %s, \"bottleneck\": \"t%d\", "
+               "\"task\": [", nt, r->iterations, r->converged ? "true" : "false", r->change,
+               r->throughput, r->at_bound ? "true" : "false", r->bottleneck);
         for (int i = 0; i < nt; i++)
             printf("%s{\"utilisation\": %.10g, \"throughput\": %.10g}", i ? ", " : "", u[i], x[i]);
         printf("], \"time\": {\"load\": %.6f, \"approx\": %.6f}}\n", times[0], times[1]);
@@ -390,7 +390,8 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
     printf("method       approx, %d sweeps, last change %.3g%s\n", r->iterations, r->change,
            r->converged ? "" : " (not converged)");
     printf("time         load %.3f s, approx %.6f s\n\n", times[0], times[1]);
-    printf("throughput   %.10g items/s (leaving the skeleton)\n", r->throughput);
+    printf("throughput   %.10g items/s (leaving the skeleton%s)\n", r->throughput,
+           r->at_bound ? "; the one-item-at-a-time lower bound, above the fixed point's" : "");
     printf("bottleneck   t%d\n\n", r->bottleneck);
     printf("task   utilisation  throughput\n");
     for (int i = 0; i < nt; i++)
@@ -414,7 +415,9 @@ static int solve_approx(const solve_args *a)
     else if (cli_input_load(a->path, &o, &in, &err) == 0) {
         times[0] = clock_now() - t;
         t = clock_now();
-        if ((ax = skel_approx_new(in.dag, NULL, &err)) &&
+        skel_approx_opts ao = { 0 };
+        ao.scv = in.skel->scv;
+        if ((ax = skel_approx_new(in.dag, &ao, &err)) &&
             skel_approx_place(ax, in.skel, in.platform, in.node_of_task, &r, &err) == 0) {
             times[1] = clock_now() - t;
             print_approx(a, &in, ax, &r, times);

@@ -1,4 +1,4 @@
-/* cost/darlington.c: seed 001's PIPE and FARM performance models, the ideal
+/* cost/darlington.c: Darlington et al. 1993's PIPE and FARM performance models, the ideal
  * forms (§4.2, §4.3) and the forms instantiated for an implementation with
  * a master and P - 1 slaves (§5.1, §5.2). Equation text in cost.h. */
 #include "cost.h"

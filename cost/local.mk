@@ -1,4 +1,4 @@
-# cost/: the seeds' analytic cost models (001, 003, 004) and their
+# cost/: the papers' analytic cost models (Darlington et al. 1993, Zavanella 1999, Alt et al. 2002) and their
 # estimates of a placed skeleton. Depends on skeleton/ and base/.
 noinst_LTLIBRARIES += cost/libcost.la
 cost_libcost_la_SOURCES = \

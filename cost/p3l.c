@@ -1,4 +1,4 @@
-/* cost/p3l.c: seed 003's P3L Pipe and Farm on a BSP computer: service
+/* cost/p3l.c: Zavanella 1999's P3L Pipe and Farm on a BSP computer: service
  * times (eq. 1-4), the grain and merge rules of §3, and the optimal farm
  * degree and grain (eq. 5-9).
  *

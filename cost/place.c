@@ -3,13 +3,13 @@
  * model's (docs/advice.md).
  *
  * Each task gets a service time per item from its model; the tree then
- * combines them the way the seeds' skeletons do: a pipe runs at its
- * slowest stage (seed 001 §4.3, seed 003 eq. 1), a farm at the sum of its
+ * combines them the way the papers' skeletons do: a pipe runs at its
+ * slowest stage (Darlington et al. 1993 §4.3, Zavanella 1999 eq. 1), a farm at the sum of its
  * workers' rates (demand driven), a deal at n times its slowest worker
  * (round robin). The rates of the placement (speed shared equally on a
  * node, moves of latency + data/bandwidth) are the ones the Markov model
  * uses under Sharing=static (skel_place_rates), so the comparison is of
- * the models, not of their inputs. Seed 004's time ignores the sharing of a server: its
+ * the models, not of their inputs. Alt et al. 2002's time ignores the sharing of a server: its
  * estimate for a server knows nothing of the other tasks placed there. */
 #include "cost.h"
 
@@ -61,7 +61,7 @@ typedef struct ctx {
     double *mu, *lambda;
     double *in_time, *out_time;    /* per task: slowest in / out move, seconds */
     double *in_data;           /* per task: bytes of the items it receives */
-    double *g, *l;             /* per task: BSP g and l (seed 003) */
+    double *g, *l;             /* per task: BSP g and l (Zavanella 1999) */
     double *time;              /* per task: its service time per item */
     diag *err;
 } ctx;
@@ -88,7 +88,7 @@ static int task_inputs(ctx *c)
         if (ed->from >= 0) {
             int i = ed->from;
             c->out_time[i] = fmax(c->out_time[i], secs);
-            /* seed 003's BSP parameters, from the links when the platform
+            /* Zavanella 1999's BSP parameters, from the links when the platform
              * does not give them */
             double g = p->param[SKEL_PARAM_BSP_G] > 0 ? p->param[SKEL_PARAM_BSP_G]
                        : bw > 0                       ? 1 / bw
@@ -107,7 +107,7 @@ static int task_inputs(ctx *c)
     return 0;
 }
 
-/* seed 004: eq. 1 for task i on node j, its senders placed by place[] (a
+/* Alt et al. 2002: eq. 1 for task i on node j, its senders placed by place[] (a
  * sender at or after limit is not placed yet and costs nothing). */
 static int remote_time(const skel_model *m, const skel_platform *p,
                        const int *place, int limit, int i, int j, double *out, diag *err)
@@ -256,7 +256,7 @@ done:
     return rc;
 }
 
-/* The seeds' models give a server a fixed rate. A read-only copy of the
+/* The papers' models give a server a fixed rate. A read-only copy of the
  * platform's fields, for that one call. */
 int cost_static_rates(const skel_model *m, const skel_platform *p, const int *node_of_task,
                       double *mu, double *lambda, diag *err)

@@ -1,4 +1,4 @@
-/* cost/remote.c: seed 004's cost of executing a skeleton on a remote
+/* cost/remote.c: Alt et al. 2002's cost of executing a skeleton on a remote
  * server, T = 2 t_s + (n + o + r) t_w + t_skel (eq. 1), its reduce
  * implementation (eq. 2), and the per-task server choice it serves. */
 #include "cost.h"

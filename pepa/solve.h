@@ -1,8 +1,9 @@
 /* pepa_solve: steady-state distribution pi of a CTMC, pi Q = 0, sum pi = 1.
  *
  * Methods:
- *   direct  - sparse LU (SuiteSparse UMFPACK) of Q^T with one equation
- *             replaced by the normalisation; exact up to rounding. Refused
+ *   direct  - sparse LU (SuiteSparse UMFPACK) of Q^T with one state's
+ *             probability pinned (its equation and unknown dropped), then
+ *             normalised; exact up to rounding. Refused
  *             when UMFPACK's symbolic analysis predicts more than
  *             PEPA_DIRECT_MAX_BYTES / PEPA_DIRECT_MAX_FLOPS.
  *   gs      - Gauss-Seidel sweeps over the rows of Q^T, with Anderson
@@ -16,7 +17,10 @@
  *   1. Small and medium chains (UMFPACK built in, n <= PEPA_AUTO_DIRECT_STATES,
  *      nnz <= PEPA_AUTO_DIRECT_NNZ), unless a warm start is given (a
  *      re-solve after new rates, as the placement search does: a few
- *      sweeps from the previous answer beat a new factorisation): the LU, unless UMFPACK's symbolic
+ *      sweeps from the previous answer beat a new factorisation), and
+ *      unless a time limit is set on a chain above
+ *      PEPA_AUTO_TIMED_DIRECT_STATES (the LU cannot be stopped at the
+ *      limit; the iterations can): the LU, unless UMFPACK's symbolic
  *      analysis predicts more than PEPA_AUTO_DIRECT_BYTES or
  *      PEPA_AUTO_DIRECT_FLOPS (the LU of a product state space of high
  *      dimension can fill in heavily even when the chain is small).
@@ -62,6 +66,9 @@
 /* AUTO considers the direct method only up to this size (beyond it the
  * symbolic analysis alone takes a good part of a second)... */
 #define PEPA_AUTO_DIRECT_STATES 200000u
+/* ... and, when a time limit is set, only up to this size: the LU cannot
+ * be stopped, the iterations can. */
+#define PEPA_AUTO_TIMED_DIRECT_STATES 5000u
 #define PEPA_AUTO_DIRECT_NNZ 3000000u
 /* ...and only if the factorisation is predicted to be this cheap
  * (about a second on a 2-core Xeon). */

@@ -4,7 +4,7 @@
  * n - 1: one of them is redundant. We pin pi_r = 1 for one state r, drop
  * r's equation and unknown, solve the remaining (n-1) x (n-1) system,
  * which is nonsingular, and normalise. Which state is pinned matters: see
- * slowest() and most_probable() below. Pinning keeps the matrix exactly
+ * guess_pin() and most_probable() below. Pinning keeps the matrix exactly
  * as sparse as Q (replacing an equation by the normalisation adds a dense
  * row or column, which UMFPACK's COLAMD sets aside, but a fill-reducing
  * ordering of A + A^T, the symmetric strategy, does not).
@@ -36,6 +36,9 @@
 
 #ifdef HAVE_UMFPACK
 #include <suitesparse/umfpack.h>
+
+/* From this size on, the fill-reducing ordering is METIS's (see pinned). */
+#define PIN_METIS_STATES 10000
 
 static const char *umf_status(double status)
 {
@@ -213,10 +216,13 @@ static int solve_refine(SuiteSparse_long m, const SuiteSparse_long *Ap, const Su
                         double *x, double *d, double *rr, diag *err)
 {
     double info[UMFPACK_INFO];
+    /* Our own refinement step below is the one that counts (it gives the
+     * error estimate); UMFPACK's own steps before it would cost two more
+     * solves, a tenth of a 27,000-state grid's time. */
+    control[UMFPACK_IRSTEP] = 0;
     SuiteSparse_long st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, x, b, num, control, info);
     if (st == UMFPACK_OK) {
         reduced_residual(m, Ap, Ai, Ax, x, b, rr);
-        control[UMFPACK_IRSTEP] = 0;
         st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, d, rr, num, control, info);
     }
     if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix)
@@ -276,6 +282,16 @@ static int pinned(const pepa_ctmc *q, uint32_t r, double max_bytes, double max_f
     double control[UMFPACK_CONTROL];
     umfpack_dl_defaults(control);
     control[UMFPACK_PRL] = 0;               /* library code: never print */
+    /* Nested dissection (METIS) fills in far less than AMD/COLAMD on the
+     * product spaces PEPA builds (bench_solve: a 30^3 grid 8.4 M factor
+     * entries against 11 M, 5.4e9 flops against 1.0e10), and costs about a
+     * tenth of a second more to compute, which only pays on larger chains,
+     * and only when the factorisation will be done: AUTO's look at the cost
+     * (its caps, PEPA_AUTO_DIRECT_FLOPS) refuses such chains anyway, and
+     * there METIS was most of the cost of a placement decision in the
+     * Slurm plugin (a 26,244-state chain: 1.9 s of CPU against 0.9 s). */
+    if (m >= PIN_METIS_STATES && max_flops > PEPA_AUTO_DIRECT_FLOPS)
+        control[UMFPACK_ORDERING] = UMFPACK_ORDERING_METIS;
     void *num = NULL;
     int rc = factor(m, Ap, Ai, Ax, max_bytes, max_flops, control, &num, err);
     if (rc == 0)
@@ -297,6 +313,8 @@ static int pinned(const pepa_ctmc *q, uint32_t r, double max_bytes, double max_f
  * solution says otherwise (pi_r < PIN_RATIO max pi), pin again at the
  * most probable state. */
 #define PIN_RATIO 1e-3
+/* Gauss-Seidel sweeps that pick the state to pin (see guess_pin). */
+#define PIN_SWEEPS 20
 
 static uint32_t slowest(const pepa_ctmc *q)
 {
@@ -305,6 +323,35 @@ static uint32_t slowest(const pepa_ctmc *q)
         if (q->out[j] < q->out[r])
             r = j;
     return r;
+}
+
+/* A factorisation is dear (all of the solve's cost), so the state to pin
+ * is chosen before it rather than after: a few Gauss-Seidel sweeps from
+ * the uniform vector cost a few passes over the chain and already point
+ * at a probable state (in a 30^3 grid walk, whose probabilities span ten
+ * orders of magnitude, the slowest state is the least probable, and
+ * pinning it meant factorising twice). pi is scratch. When the sweeps
+ * cannot run (an absorbing state), the slowest state. */
+static uint32_t guess_pin(const pepa_ctmc *q, double *pi)
+{
+    pepa_solve_opts g;
+    pepa_solve_opts_init(&g);
+    g.method = PEPA_METHOD_GS;
+    g.max_iter = PIN_SWEEPS;
+    g.tol = 0x1p-1000;                 /* never "converged": exactly PIN_SWEEPS sweeps */
+    g.threads = 1;
+    g.plain = 1;
+    pepa_solve_result r;
+    diag e;
+    diag_clear(&e);
+    pepa_solve_gs(q, &g, pi, &r, &e);
+    if (!isfinite(r.residual))
+        return slowest(q);
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < q->n; i++)
+        if (pi[i] > pi[best])
+            best = i;
+    return pi[best] > 0.0 && isfinite(pi[best]) ? best : slowest(q);
 }
 
 static uint32_t most_probable(uint32_t n, uint32_t r, const double *x, double *xmax)
@@ -339,7 +386,7 @@ int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, do
     double *d = malloc((size_t)n * sizeof *d), xmax;
     if (!d)
         return diag_set(err, "direct solver: out of memory (%u states)", n);
-    uint32_t r = slowest(q);
+    uint32_t r = guess_pin(q, pi);
     int rc = pinned(q, r, max_bytes, max_flops, pi, d, err);
     uint32_t best = rc == 0 ? most_probable(n, r, pi, &xmax) : r;
     if (rc == 0 && xmax * PIN_RATIO > 1.0) {

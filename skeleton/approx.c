@@ -27,6 +27,7 @@
  * The job's throughput is the computations per second of the tasks the
  * items enter (every item is computed once by one of them), each task's
  * being the mean of its windows' estimates. */
+#include "internal.h"
 #include "skeleton.h"
 
 #include <math.h>
@@ -40,6 +41,7 @@
 
 #define AX_DENSE_MAX 96       /* sub-chains solved by elimination up to this size */
 #define AX_WMAX 12            /* tasks in one window */
+#define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 
 typedef enum ax_src {
     AX_MU, AX_LAMBDA,                 /* a computation, a move at its link's rate */
@@ -50,8 +52,11 @@ typedef enum ax_src {
 
 typedef struct ax_ltr {       /* a local transition of one task */
     int from, to;
-    int edge;                 /* -1: compute */
+    int edge;                 /* -1: compute (one phase of it) */
     int send;                 /* on edge: 1 sends, 0 receives */
+    int done;                 /* compute: the item's last phase */
+    double w;                 /* its rate over mu (compute) or lambda (move):
+                                 Erlang and H2 phase rates, branch probabilities */
 } ax_ltr;
 
 typedef struct ax_ctr {       /* a transition of a sub-chain */
@@ -62,6 +67,10 @@ typedef struct ax_ctr {       /* a transition of a sub-chain */
                                  members, one transition); else 0 */
     int leave;                /* 1: the window's sender stops being ready for its
                                  move, 2: its receiver does (flags) */
+    int pos;                  /* AX_MU: the computing task's position in the window */
+    int done;                 /* AX_MU: an item completes */
+    unsigned busy;            /* AX_MU: window positions computing in the source state */
+    double w;                 /* rate factor (ax_ltr.w, a product for a rendezvous) */
 } ax_ctr;
 
 typedef struct ax_bit {       /* an outside partner kept as ready / not ready */
@@ -79,12 +88,22 @@ typedef struct ax_win {
     size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
 } ax_win;
 
+typedef struct ax_nt {       /* a task and its node (grouping by node) */
+    int node, task;
+} ax_nt;
+
 struct skel_approx {
     const skel_dag *d;
     int ntasks, nedges;
     skel_approx_opts o;
     int *lstart;              /* per task: its local transitions [lstart[i], lstart[i+1]) */
     int *nloc;                /* per task: local states */
+    int *loff;                /* per task: its local states' flags busy[loff[i] ..] */
+    unsigned char *busy;      /* per local state: the task computes (any phase) */
+    int *nch;                 /* per local state: its choices (nchoices) */
+    int nbusy;
+    int deal;                 /* some task has several rounds (a deal) */
+    double *scv;              /* per task: its work's scv (1: exponential) */
     ax_ltr *ltr;
     int nltr;
     int *wtask;               /* tasks of the windows */
@@ -101,6 +120,8 @@ struct skel_approx {
     int *entry;               /* per task: items enter the skeleton here */
     /* per evaluation */
     double *rho_send, *rho_recv;   /* per edge */
+    double *fen_send, *fen_recv;   /* their Fenwick trees, nedges + 1 */
+    unsigned char *as_bit;    /* per edge: some window keeps a partner of it as a bit */
     double *alpha_send, *alpha_recv, *gamma_send, *gamma_recv;   /* per edge */
     double *rate;             /* per transition of the window being solved */
     double *prev;             /* per transition of every window: its last rate */
@@ -108,9 +129,16 @@ struct skel_approx {
     double *marg;             /* per local state of one task */
     int maxloc;
     double *xsum;             /* per task: sum of the windows' estimates */
+    double *bsum;             /* per task: sum of their probabilities of computing */
     int *xcnt;
     double *util, *thr;       /* per task, the results */
     const double *mu, *lambda;
+    const int *node;          /* Sharing=ps: per task its node; NULL: static */
+    int *bynode;              /* tasks sorted by node (ps) */
+    ax_nt *pairs;             /* scratch for sorting them */
+    int *grp0, *grpn;         /* per task: its node's tasks bynode[grp0 .. + grpn) */
+    double *pbusy;            /* per task: probability it computes (ps partners) */
+    double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
     int fresh;                /* no delays yet */
 };
 
@@ -143,9 +171,26 @@ static int add_ltr(skel_approx *a, int *cap, ax_ltr t, diag *err)
     return 0;
 }
 
+/* A transition into local state t of task i; into the start of its
+ * computation under H2 work it forks to the branch of the next item,
+ * probability p for the first (skel_h2; gen.c picks it as the previous
+ * item completes, which nothing observes before this one starts). */
+static int add_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err)
+{
+    if (t.to != comp0 || !(a->scv[i] > 1))
+        return add_ltr(a, cap, t, err);
+    double p, ra, rb;
+    skel_h2(a->scv[i], &p, &ra, &rb);
+    ax_ltr u = t;
+    t.w *= p;
+    u.w *= 1 - p;
+    u.to = comp0 + 1;
+    return add_ltr(a, cap, t, err) < 0 ? -1 : add_ltr(a, cap, u, err);
+}
+
 /* The moves of one step of flow f of task i, from local state s to t. */
 static int step_moves(skel_approx *a, int *cap, int i, const skel_flow *f, int k, int send,
-                      int s, int t, diag *err)
+                      int s, int t, int comp0, diag *err)
 {
     for (int j = f->start[k]; j < f->start[k + 1]; j++) {
         int x = f->tasks[j];
@@ -155,32 +200,79 @@ static int step_moves(skel_approx *a, int *cap, int i, const skel_flow *f, int k
         int e = send ? skel_dag_edge(a->d, i, x) : skel_dag_edge(a->d, x, i);
         if (e < 0)
             return diag_set(err, "internal error: no edge for a move of task t%d", i);
-        if (add_ltr(a, cap, (ax_ltr){ s, t, e, send }, err) < 0)
+        if (add_into(a, cap, i, (ax_ltr){ s, t, e, send, 0, 1.0 }, comp0, err) < 0)
             return -1;
     }
     return 0;
 }
 
-/* Task i's rounds (gen.c): [R_k] -> C_k -> [S_k] -> round k+1. */
+/* Phases of task i's work: Erlang-k (k phases of rate k mu), H2 (two
+ * branches, rates ra mu and rb mu), or one (gen.c's proc_graph). */
+static int work_phases(const skel_approx *a, int i)
+{
+    return a->scv[i] > 1 ? 2 : skel_erlang_phases(a->scv[i]);
+}
+
+/* The computation of round k: phases from c, then to t (next: the first
+ * state of the next round, a computation when the task receives nothing). */
+static int compute(skel_approx *a, int *cap, int i, int c, int t, int next_comp, diag *err)
+{
+    int K = work_phases(a, i), rc = 0;
+    for (int ph = 0; ph < K; ph++)
+        a->busy[a->loff[i] + c + ph] = 1;
+    if (a->scv[i] > 1) {
+        double p, ra, rb;
+        skel_h2(a->scv[i], &p, &ra, &rb);
+        rc = add_into(a, cap, i, (ax_ltr){ c, t, -1, 0, 1, ra }, next_comp, err);
+        return rc < 0 ? -1 : add_into(a, cap, i, (ax_ltr){ c + 1, t, -1, 0, 1, rb }, next_comp, err);
+    }
+    for (int ph = 0; ph < K - 1 && rc == 0; ph++)
+        rc = add_ltr(a, cap, (ax_ltr){ c + ph, c + ph + 1, -1, 0, 0, (double)K }, err);
+    return rc < 0 ? -1 : add_into(a, cap, i, (ax_ltr){ c + K - 1, t, -1, 0, 1, (double)K },
+                                  next_comp, err);
+}
+
+/* Task i's rounds (gen.c): [R_k] -> C_k (its phases) -> [S_k] -> round k+1. */
 static int task_machine(skel_approx *a, int *cap, int i, diag *err)
 {
     const skel_flow *S = &a->d->src[i], *D = &a->d->dst[i];
     long ns = S->nsteps, nd = D->nsteps;
     long l = (ns ? ns : 1) / gcd_l(ns ? ns : 1, nd ? nd : 1) * (nd ? nd : 1);
-    int per = 1 + (ns > 0) + (nd > 0);
+    int K = work_phases(a, i), per = K + (ns > 0) + (nd > 0);
     if (l * per > 4096)
         return diag_set(err, "approximation: task t%d has %ld local states (at most 4096)", i,
                         l * per);
     a->nloc[i] = (int)(l * per);
+    a->deal |= l > 1;
+    a->loff[i] = a->nbusy;
+    a->nbusy += a->nloc[i];
+    if (mem_grow((void **)&a->busy, (size_t)a->nbusy, sizeof *a->busy) < 0)
+        return ax_oom(err);
+    memset(a->busy + a->loff[i], 0, (size_t)a->nloc[i]);
     for (long k = 0; k < l; k++) {
-        int r = (int)(k * per), c = r + (ns > 0), s = c + 1, next = (int)((k + 1) % l * per);
-        if (ns && step_moves(a, cap, i, S, (int)(k % ns), 0, r, c, err) < 0)
+        int r = (int)(k * per), c = r + (ns > 0), s = c + K, next = (int)((k + 1) % l * per);
+        int nc = ns ? -1 : next;          /* the next round starts by computing */
+        if (ns && step_moves(a, cap, i, S, (int)(k % ns), 0, r, c, c, err) < 0)
             return -1;
-        if (add_ltr(a, cap, (ax_ltr){ c, nd ? s : next, -1, 0 }, err) < 0)
+        if (compute(a, cap, i, c, nd ? s : next, nd ? -1 : nc, err) < 0)
             return -1;
-        if (nd && step_moves(a, cap, i, D, (int)(k % nd), 1, s, next, err) < 0)
+        if (nd && step_moves(a, cap, i, D, (int)(k % nd), 1, s, next, nc, err) < 0)
             return -1;
     }
+    return 0;
+}
+
+/* Per local state, its choices (nchoices): a farm's producer has a
+ * thousand, so they are counted once, not per window. */
+static int count_choices(skel_approx *a, diag *err)
+{
+    if (!(a->nch = calloc((size_t)a->nbusy + 1, sizeof *a->nch)))
+        return ax_oom(err);
+    for (int i = 0; i < a->ntasks; i++)
+        for (int k = a->lstart[i]; k < a->lstart[i + 1]; k++) {
+            const ax_ltr *t = &a->ltr[k], *u = k > a->lstart[i] ? t - 1 : NULL;
+            a->nch[a->loff[i] + t->from] += !(u && u->from == t->from && u->edge == t->edge);
+        }
     return 0;
 }
 
@@ -195,7 +287,7 @@ static int build_machines(skel_approx *a, diag *err)
             a->maxloc = a->nloc[i];
     }
     a->lstart[a->ntasks] = a->nltr;
-    return 0;
+    return count_choices(a, err);
 }
 
 /* ---- windows ------------------------------------------------------------- */
@@ -219,6 +311,7 @@ typedef struct ax_cbuf {
     ax_ctr *v;
     int n, cap;
     int start;                /* the window being built starts here */
+    int win_t0;               /* its tasks: wtask[win_t0 ..] */
 } ax_cbuf;
 
 static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
@@ -226,7 +319,7 @@ static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
     ax_ctr *last = b->n > b->start ? &b->v[b->n - 1] : NULL;
     if (c.src == AX_RHO_SEND || c.src == AX_RHO_RECV) {
         if (last && last->from == c.from && last->to == c.to && last->src == c.src &&
-            last->idx + last->cnt == c.idx) {
+            last->idx + last->cnt == c.idx && last->w == c.w) {
             last->cnt++;          /* the next member of the same choice */
             return 0;
         }
@@ -242,13 +335,23 @@ static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
     return 0;
 }
 
-/* The receive on edge e of the task at position q in local state l, or NULL. */
-static const ax_ltr *find_recv(const skel_approx *a, int x, int l, int e)
+/* The rendezvous of send t with the receives on its edge of the task at
+ * position q (in local state lq): one transition per receive (an H2
+ * receiver forks), at the product of their weights. */
+static int rendezvous(const skel_approx *a, const ax_ltr *t, int q, int lq, int s, int to,
+                      const int *stride, ax_cbuf *b, diag *err)
 {
-    for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++)
-        if (a->ltr[k].from == l && a->ltr[k].edge == e && !a->ltr[k].send)
-            return &a->ltr[k];
-    return NULL;
+    int y = a->wtask[b->win_t0 + q];
+    for (int k = a->lstart[y]; k < a->lstart[y + 1]; k++) {
+        const ax_ltr *r = &a->ltr[k];
+        if (r->from != lq || r->edge != t->edge || r->send)
+            continue;
+        ax_ctr c = { s, to + (r->to - r->from) * stride[q], AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
+                     t->w * r->w };
+        if (push_ctr(b, c, err) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Bit of window w for edge e, or -1. */
@@ -266,18 +369,22 @@ static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, 
 {
     int k = win_bit(a, w, t->edge);
     if (k < 0)
-        return push_ctr(b, (ax_ctr){ s, to, t->send ? AX_RHO_SEND : AX_RHO_RECV, t->edge, 0, 0 },
-                        err);
+        return push_ctr(b, (ax_ctr){ s, to, t->send ? AX_RHO_SEND : AX_RHO_RECV, t->edge, 0, 0,
+                                     0, 0, 0, t->w }, err);
     int mask = s / w->nl;
     if (!(mask >> k & 1))
         return 0;                     /* the partner is not ready */
-    return push_ctr(b, (ax_ctr){ s, to - w->nl * (1 << k), AX_LAMBDA, t->edge, 0, 0 }, err);
+    return push_ctr(b, (ax_ctr){ s, to - w->nl * (1 << k), AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
+                                 t->w }, err);
 }
 
 /* The transitions of window w out of state s (locals in loc, radix in stride). */
 static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *loc,
                        const int *stride, ax_cbuf *b, diag *err)
 {
+    unsigned busy = 0;
+    for (int p = 0; p < w->nt; p++)
+        busy |= (unsigned)a->busy[a->loff[a->wtask[w->t0 + p]] + loc[p]] << p;
     for (int p = 0; p < w->nt; p++) {
         int x = a->wtask[w->t0 + p];
         for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
@@ -286,19 +393,16 @@ static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *
                 continue;
             int to = s + (t->to - loc[p]) * stride[p], rc = 0;
             if (t->edge < 0) {
-                rc = push_ctr(b, (ax_ctr){ s, to, AX_MU, x, 0, 0 }, err);
+                rc = push_ctr(b, (ax_ctr){ s, to, AX_MU, x, 0, 0, p, t->done, busy, t->w }, err);
             } else {
                 int y = partner(a, t), q = y >= 0 ? win_pos(a, w, y) : -1;
                 if (y < 0)                    /* the outside world is always ready */
-                    rc = push_ctr(b, (ax_ctr){ s, to, AX_LAMBDA, t->edge, 0, 0 }, err);
+                    rc = push_ctr(b, (ax_ctr){ s, to, AX_LAMBDA, t->edge, 0, 0, 0, 0, 0, t->w },
+                                  err);
                 else if (q < 0)
                     rc = outside_move(a, w, t, s, to, b, err);
-                else if (t->send) {           /* the rendezvous, made once by the sender */
-                    const ax_ltr *r = find_recv(a, y, loc[q], t->edge);
-                    if (r)
-                        rc = push_ctr(b, (ax_ctr){ s, to + (r->to - r->from) * stride[q],
-                                                   AX_LAMBDA, t->edge, 0, 0 }, err);
-                }
+                else if (t->send)             /* the rendezvous, made once by the sender */
+                    rc = rendezvous(a, t, q, loc[q], s, to, stride, b, err);
             }
             if (rc < 0)
                 return -1;
@@ -310,7 +414,7 @@ static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *
         int on = mask >> k & 1, to = s + (on ? -1 : 1) * w->nl * (1 << k);
         ax_src src = on ? (bt->partner_sends ? AX_GAMMA_SEND : AX_GAMMA_RECV)
                         : (bt->partner_sends ? AX_ALPHA_SEND : AX_ALPHA_RECV);
-        if (push_ctr(b, (ax_ctr){ s, to, src, bt->edge, 0, 0 }, err) < 0)
+        if (push_ctr(b, (ax_ctr){ s, to, src, bt->edge, 0, 0, 0, 0, 0, 1.0 }, err) < 0)
             return -1;
     }
     return 0;
@@ -379,6 +483,7 @@ static int window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     map[0] = 0;
     queue[0] = 0;
     w->c0 = b->start = b->n;
+    b->win_t0 = w->t0;
     while (head < tail) {
         int s = queue[head++], k0 = b->n;
         for (int p = 0; p < w->nt; p++)
@@ -424,13 +529,12 @@ static int sort_by_target(ax_cbuf *b, const ax_win *w, diag *err)
     return 0;
 }
 
-/* Local transitions of x from state l. */
+/* Moves (distinct edges) and computations x may make from state l: an
+ * H2 branch fork (two transitions pushed one after the other) is one
+ * choice. */
 static int nchoices(const skel_approx *a, int x, int l)
 {
-    int n = 0;
-    for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++)
-        n += a->ltr[k].from == l;
-    return n;
+    return a->nch[a->loff[x] + l];
 }
 
 /* Keep the outside partners of window w's tasks as ready/not-ready bits
@@ -451,12 +555,13 @@ static int choose_bits(skel_approx *a, ax_win *w, unsigned long nl, diag *err)
             const ax_ltr *t = &a->ltr[k];
             int y = t->edge < 0 ? -1 : partner(a, t);
             if (y < 0 || win_pos(a, w, y) >= 0 || win_bit(a, w, t->edge) >= 0 ||
-                nchoices(a, x, t->from) > 1 || a->maxloc > 3 || w->nb >= 16 ||
+                nchoices(a, x, t->from) > 1 || a->deal || w->nb >= 16 ||
                 nl << (w->nb + 1) > a->o.window_states)
                 continue;
             if (mem_grow((void **)&a->bit, (size_t)a->nbit + 1, sizeof *a->bit) < 0)
                 return ax_oom(err);
             a->bit[a->nbit++] = (ax_bit){ t->edge, !t->send };
+            a->as_bit[t->edge] = 1;
             w->nb++;
         }
     }
@@ -495,7 +600,7 @@ static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cb
     }
     int nt = t1 < 0 ? 1 : 2, wt[AX_WMAX] = { t0, t1 };
     unsigned long nl = (unsigned long)a->nloc[t0] * (t1 < 0 ? 1UL : (unsigned long)a->nloc[t1]);
-    if (a->maxloc > 3 && t1 >= 0)
+    if (a->deal && t1 >= 0)
         grow_window(a, wt, &nt, &nl);
     if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
         return ax_oom(err);
@@ -567,12 +672,22 @@ static int alloc_eval(skel_approx *a, diag *err)
     a->dense = malloc((size_t)AX_DENSE_MAX * AX_DENSE_MAX * sizeof *a->dense);
     a->marg = malloc((size_t)(a->maxloc + 1) * sizeof *a->marg);
     a->xsum = malloc(nt * sizeof *a->xsum);
+    a->bsum = malloc(nt * sizeof *a->bsum);
     a->xcnt = malloc(nt * sizeof *a->xcnt);
     a->util = calloc(nt, sizeof *a->util);
     a->thr = calloc(nt, sizeof *a->thr);
+    a->bynode = malloc(nt * sizeof *a->bynode);
+    a->fen_send = malloc((ne + 1) * sizeof *a->fen_send);
+    a->fen_recv = malloc((ne + 1) * sizeof *a->fen_recv);
+    a->pairs = malloc(nt * sizeof *a->pairs);
+    a->grp0 = malloc(nt * sizeof *a->grp0);
+    a->grpn = malloc(nt * sizeof *a->grpn);
+    a->pbusy = malloc(nt * sizeof *a->pbusy);
+    a->pb = malloc((AX_PB_MAX + 2) * sizeof *a->pb);
     if (!a->pi || !a->rho_send || !a->rho_recv || !a->alpha_send || !a->alpha_recv ||
         !a->gamma_send || !a->gamma_recv || !a->rate || !a->prev || !a->dense ||
-        !a->marg || !a->xsum || !a->xcnt || !a->util || !a->thr)
+        !a->marg || !a->xsum || !a->bsum || !a->xcnt || !a->util || !a->thr || !a->bynode || !a->pairs || !a->fen_send || !a->fen_recv || !a->grp0 ||
+        !a->grpn || !a->pbusy || !a->pb)
         return ax_oom(err);
     return 0;
 }
@@ -592,18 +707,23 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
     if (opts)
         a->o = *opts;
     a->o.max_iter = a->o.max_iter > 0 ? a->o.max_iter : 200;
-    a->o.tol = a->o.tol > 0 ? a->o.tol : 1e-9;
+    a->o.tol = a->o.tol > 0 ? a->o.tol : 1e-6;
     a->o.max_states = a->o.max_states ? a->o.max_states : 4096;
     a->o.window_states = a->o.window_states ? a->o.window_states : AX_DENSE_MAX;
     a->o.deal_states = a->o.deal_states ? a->o.deal_states : 2500;
     size_t nt = (size_t)a->ntasks + 1;
     a->lstart = malloc(nt * sizeof *a->lstart);
     a->nloc = malloc(nt * sizeof *a->nloc);
+    a->loff = malloc(nt * sizeof *a->loff);
     a->entry = malloc(nt * sizeof *a->entry);
-    if (!a->lstart || !a->nloc || !a->entry) {
+    a->scv = malloc(nt * sizeof *a->scv);
+    a->as_bit = calloc((size_t)a->nedges + 1, 1);
+    if (!a->lstart || !a->nloc || !a->loff || !a->entry || !a->scv || !a->as_bit) {
         ax_oom(err);
         goto fail;
     }
+    for (int i = 0; i < a->ntasks; i++)
+        a->scv[i] = opts && opts->scv ? opts->scv[i] : 1;
     mark_entries(a);
     if (build_machines(a, err) < 0 || build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
         goto fail;
@@ -619,6 +739,19 @@ void skel_approx_free(skel_approx *a)
         return;
     free(a->lstart);
     free(a->nloc);
+    free(a->loff);
+    free(a->busy);
+    free(a->nch);
+    free(a->scv);
+    free(a->bynode);
+    free(a->fen_send);
+    free(a->fen_recv);
+    free(a->as_bit);
+    free(a->pairs);
+    free(a->grp0);
+    free(a->grpn);
+    free(a->pbusy);
+    free(a->pb);
     free(a->ltr);
     free(a->wtask);
     free(a->win);
@@ -638,6 +771,7 @@ void skel_approx_free(skel_approx *a)
     free(a->dense);
     free(a->marg);
     free(a->xsum);
+    free(a->bsum);
     free(a->xcnt);
     free(a->util);
     free(a->thr);
@@ -656,15 +790,35 @@ const double *skel_approx_task_throughput(const skel_approx *a)
 
 /* ---- solving one window ------------------------------------------------- */
 
-static double sum_of(const double *v, int lo, int n)
+/* Fenwick trees over rho_send and rho_recv: a farm's member sees the
+ * delays of all the others, hundreds, summed in O(log n). */
+static void fen_add(double *f, int n, int i, double d)
 {
+    for (i++; i <= n; i += i & -i)
+        f[i] += d;
+}
+
+static double fen_prefix(const double *f, int i)    /* v[0] + ... + v[i - 1] */
+{
+    double s = 0;
+    for (; i > 0; i -= i & -i)
+        s += f[i];
+    return s;
+}
+
+#define AX_DIRECT_SUM 16      /* shorter ranges of delays summed directly */
+
+static double sum_of(const double *v, const double *f, int lo, int n)
+{
+    if (n > AX_DIRECT_SUM)
+        return fen_prefix(f, lo + n) - fen_prefix(f, lo);
     double s = 0;
     for (int k = lo; k < lo + n; k++)
         s += v[k];
     return s;
 }
 
-static double ctr_rate(const skel_approx *a, const ax_ctr *c)
+static double ctr_base(const skel_approx *a, const ax_ctr *c)
 {
     switch (c->src) {
     case AX_MU:
@@ -672,9 +826,9 @@ static double ctr_rate(const skel_approx *a, const ax_ctr *c)
     case AX_LAMBDA:
         return a->lambda[c->idx];
     case AX_RHO_SEND:
-        return sum_of(a->rho_send, c->idx, c->cnt);
+        return sum_of(a->rho_send, a->fen_send, c->idx, c->cnt);
     case AX_RHO_RECV:
-        return sum_of(a->rho_recv, c->idx, c->cnt);
+        return sum_of(a->rho_recv, a->fen_recv, c->idx, c->cnt);
     case AX_ALPHA_SEND:
         return a->alpha_send[c->idx];
     case AX_ALPHA_RECV:
@@ -768,17 +922,91 @@ static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
     free(src);
 }
 
+/* E[1 / (c + N)] for c = 1 .. nmax into f[c], N the number of the tasks
+ * sharing x's node outside window w that compute, taken independent with
+ * their measured probabilities (Poisson-binomial; its mean above
+ * AX_PB_MAX sharers). */
+static void share_outside(skel_approx *a, const ax_win *w, int x, int nmax, double *f)
+{
+    double *pb = a->pb, mean = 0;
+    int m = 0;
+    pb[0] = 1;
+    for (int k = a->grp0[x]; k < a->grp0[x] + a->grpn[x]; k++) {
+        int y = a->bynode[k];
+        if (win_pos(a, w, y) >= 0)
+            continue;
+        double q = a->pbusy[y];
+        mean += q;
+        if (m < AX_PB_MAX) {
+            pb[m + 1] = 0;
+            for (int j = m + 1; j > 0; j--)
+                pb[j] = pb[j] * (1 - q) + pb[j - 1] * q;
+            pb[0] *= 1 - q;
+        }
+        m++;
+    }
+    for (int c = 1; c <= nmax; c++) {
+        f[c] = 0;
+        for (int j = 0; j <= m && m <= AX_PB_MAX; j++)
+            f[c] += pb[j] / (c + j);
+        if (m > AX_PB_MAX)
+            f[c] = 1 / (c + mean);
+    }
+}
+
+/* Processor sharing (Sharing=ps) in window w: per position p, the window's
+ * positions on p's node (same[p]) and, by how many of them compute, the
+ * factor of p's rate (fac[p][c]): exact inside the window, the mean over
+ * the outside sharers. Static sharing: factor 1. */
+static void share_factors(skel_approx *a, const ax_win *w, unsigned *same,
+                          double fac[][AX_WMAX + 1])
+{
+    for (int p = 0; p < w->nt; p++) {
+        int x = a->wtask[w->t0 + p], n = 0;
+        same[p] = 1u << p;
+        for (int q = 0; q < w->nt && a->node; q++)
+            if (q != p && a->node[a->wtask[w->t0 + q]] == a->node[x])
+                same[p] |= 1u << q;
+        for (unsigned m = same[p]; m; m &= m - 1)
+            n++;
+        if (a->node)
+            share_outside(a, w, x, n, fac[p]);
+        else
+            fac[p][1] = 1;
+    }
+}
+
+static int popcount(unsigned m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+static double ctr_rate(const skel_approx *a, const ax_ctr *c, const unsigned *same,
+                       double fac[][AX_WMAX + 1])
+{
+    double r = ctr_base(a, c) * c->w;
+    if (c->src == AX_MU)
+        r *= fac[c->pos][popcount(c->busy & same[c->pos])];
+    return r;
+}
+
 static void solve_window(skel_approx *a, const ax_win *w)
 {
     double *pi = a->pi + w->p0, *prev = a->prev + w->c0;
     const ax_ctr *c = a->ctr + w->c0;
-    int same = 1;
+    unsigned same[AX_WMAX];
+    double fac[AX_WMAX][AX_WMAX + 1];
+    share_factors(a, w, same, fac);
+    int unchanged = 1;
     for (int k = 0; k < w->nc; k++) {
-        a->rate[k] = ctr_rate(a, &c[k]);
-        same &= a->rate[k] == prev[k];
+        a->rate[k] = ctr_rate(a, &c[k], same, fac);
+        unchanged &= a->rate[k] == prev[k];
         prev[k] = a->rate[k];
     }
-    if (same)
+    if (unchanged)
         return;                   /* a window with no partner outside is solved once */
     if (w->n <= AX_DENSE_MAX)
         solve_dense(a, w, pi);
@@ -802,20 +1030,36 @@ static void marginal(skel_approx *a, const ax_win *w, int p)
 }
 
 /* Probability that task x (marginal in a->marg) is ready for edge e on its
- * side; adds x's computations per second to its estimate. */
-static double ready(skel_approx *a, int x, int e, int send)
+ * side. */
+static double ready(const skel_approx *a, int x, int e, int send)
 {
-    double p = 0, comp = 0;
-    for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
-        const ax_ltr *t = &a->ltr[k];
-        if (t->edge < 0)
-            comp += a->marg[t->from];
-        else if (t->edge == e && t->send == send)
-            p += a->marg[t->from];
-    }
-    a->xsum[x] += comp * a->mu[x];
-    a->xcnt[x]++;
+    double p = 0;
+    for (int l = 0; l < a->nloc[x]; l++)
+        p += is_ready(a, x, l, e, send) ? a->marg[l] : 0;
     return p;
+}
+
+/* The window's own tasks (its first two positions): completions per
+ * second (the flow of their items' last phases) and the probability that
+ * each computes, into their sums over the sweep's windows. */
+static void window_tasks(skel_approx *a, const ax_win *w)
+{
+    double thr[2] = { 0, 0 };
+    const ax_ctr *c = a->ctr + w->c0;
+    const double *pi = a->pi + w->p0;
+    for (int k = 0; k < w->nc; k++)
+        if (c[k].src == AX_MU && c[k].done && c[k].pos < 2)
+            thr[c[k].pos] += pi[c[k].from] * a->rate[k];
+    for (int p = 0; p < w->nt && p < 2; p++) {
+        int x = a->wtask[w->t0 + p];
+        marginal(a, w, p);
+        double b = 0;
+        for (int l = 0; l < a->nloc[x]; l++)
+            b += a->busy[a->loff[x] + l] ? a->marg[l] : 0;
+        a->bsum[x] += b;
+        a->xsum[x] += thr[p];
+        a->xcnt[x]++;
+    }
 }
 
 static double rel_change(double old, double v)
@@ -823,16 +1067,19 @@ static double rel_change(double old, double v)
     return fabs(v - old) / fmax(fabs(v), 1e-300);
 }
 
-/* Solve window w and update the delays of its move; returns their change. */
 /* The partner parameters of one side of edge e: ready with probability
- * pr, leaving readiness at flow f of which te through e. */
+ * pr, leaving readiness at flow f of which te through e. Their change:
+ * of alpha and gamma only where a window keeps the partner as a state bit
+ * (bit); elsewhere they are unused, and for an idle farm worker (pr near
+ * 1) alpha = f / (1 - pr) moves in the rounding noise. */
 static double side_update(double *rho, double *alpha, double *gamma, double pr, double f,
-                          double te, double lambda)
+                          double te, double lambda, int bit)
 {
     double r = pr > 0 ? te / pr : lambda;
     double al = pr < 1 ? f / (1 - pr) : lambda, ga = pr > 0 ? fmax(0, f - te) / pr : 0;
-    double ch = fmax(rel_change(*rho, r), rel_change(*alpha, al));
-    ch = fmax(ch, fabs(ga - *gamma) / fmax(al + ga, 1e-300));
+    double ch = rel_change(*rho, r);
+    if (bit)
+        ch = fmax(ch, fmax(rel_change(*alpha, al), fabs(ga - *gamma) / fmax(al + ga, 1e-300)));
     *rho = r;
     *alpha = al;
     *gamma = ga;
@@ -844,11 +1091,9 @@ static double side_update(double *rho, double *alpha, double *gamma, double pr, 
 static double update_window(skel_approx *a, const ax_win *w)
 {
     solve_window(a, w);
-    if (w->edge < 0) {
-        marginal(a, w, 0);
-        ready(a, a->wtask[w->t0], -1, 0);
+    window_tasks(a, w);
+    if (w->edge < 0)
         return 0;
-    }
     int e = w->edge;
     double te = 0, fs = 0, fr = 0;
     const ax_ctr *c = a->ctr + w->c0;
@@ -864,10 +1109,14 @@ static double update_window(skel_approx *a, const ax_win *w)
     double ps = ready(a, a->wtask[w->t0], e, 1);
     marginal(a, w, 1);
     double pr = ready(a, a->wtask[w->t0 + 1], e, 0);
+    double os = a->rho_send[e], orv = a->rho_recv[e];
     double ch = side_update(&a->rho_send[e], &a->alpha_send[e], &a->gamma_send[e], ps, fs, te,
-                            a->lambda[e]);
-    return fmax(ch, side_update(&a->rho_recv[e], &a->alpha_recv[e], &a->gamma_recv[e], pr, fr,
-                                te, a->lambda[e]));
+                            a->lambda[e], a->as_bit[e]);
+    ch = fmax(ch, side_update(&a->rho_recv[e], &a->alpha_recv[e], &a->gamma_recv[e], pr, fr,
+                              te, a->lambda[e], a->as_bit[e]));
+    fen_add(a->fen_send, a->nedges, e, a->rho_send[e] - os);
+    fen_add(a->fen_recv, a->nedges, e, a->rho_recv[e] - orv);
+    return ch;
 }
 
 static double sweep(skel_approx *a, int backward)
@@ -875,9 +1124,18 @@ static double sweep(skel_approx *a, int backward)
     double ch = 0;
     memset(a->xsum, 0, (size_t)a->ntasks * sizeof *a->xsum);
     memset(a->xcnt, 0, (size_t)a->ntasks * sizeof *a->xcnt);
+    memset(a->bsum, 0, (size_t)a->ntasks * sizeof *a->bsum);
     for (int k = 0; k < a->nwin; k++) {
         const ax_win *w = &a->win[backward ? a->nwin - 1 - k : k];
         ch = fmax(ch, update_window(a, w));
+    }
+    /* the sharers' probabilities of computing, the mean of their windows'
+     * (each window's alone would alternate from window to window) */
+    for (int i = 0; i < a->ntasks; i++) {
+        double b = a->xcnt[i] ? a->bsum[i] / a->xcnt[i] : a->pbusy[i];
+        if (a->node)
+            ch = fmax(ch, fabs(b - a->pbusy[i]));
+        a->pbusy[i] = b;
     }
     return ch;
 }
@@ -899,19 +1157,22 @@ static void finish(skel_approx *a, skel_approx_result *r)
     r->bottleneck = 0;
     for (int i = 0; i < a->ntasks; i++) {
         a->thr[i] = a->xcnt[i] ? a->xsum[i] / a->xcnt[i] : 0;
-        a->util[i] = a->thr[i] / a->mu[i];
+        a->util[i] = a->pbusy[i];
         if (a->entry[i])
             r->throughput += a->thr[i];
-        if (a->util[i] > a->util[r->bottleneck])
-            r->bottleneck = i;
     }
+    r->bottleneck = skel_argmax_tied(a->util, a->ntasks);
 }
 
 /* No pipelined execution is slower than one item at a time through every
- * task and every move, so below 1 / (sum of all mean times) the fixed
- * point went wrong (deals wider than a window: each waits for the next in
- * a cycle the round robin never makes). Say so rather than answer. */
-static int sanity(const skel_approx *a, const skel_approx_result *r, diag *err)
+ * task and every move (one item never shares a node, so this holds under
+ * processor sharing too), so below 1 / (sum of all mean times) the fixed
+ * point erred. A little below (the mean-value sharing of a node by three
+ * or more tasks: measured -1.7%) the bound is the better answer and is
+ * given; far below (deals wider than a window: each waits for the next in
+ * a cycle the round robin never makes, down to 1e-17) say so rather than
+ * answer. */
+static int sanity(skel_approx *a, skel_approx_result *r, diag *err)
 {
     double t = 0;
     for (int i = 0; i < a->ntasks; i++)
@@ -920,24 +1181,68 @@ static int sanity(const skel_approx *a, const skel_approx_result *r, diag *err)
         t += 1 / a->lambda[e];
     if (isfinite(r->throughput) && r->throughput >= (1 - 1e-6) / t)
         return 0;
+    if (isfinite(r->throughput) && r->throughput >= 0.9 / t) {
+        r->throughput = 1 / t;
+        r->at_bound = 1;
+        return 0;
+    }
     return diag_set(err, "approximation: the fixed point gave %g items/s, below the "
                          "one-item-at-a-time bound %g (a deal wider than a sub-chain: "
                          "use the exact chain or simulation)", r->throughput, 1 / t);
 }
 
+static int cmp_nt(const void *x, const void *y)
+{
+    const ax_nt *p = x, *q = y;
+    if (p->node != q->node)
+        return p->node < q->node ? -1 : 1;
+    return (p->task > q->task) - (p->task < q->task);
+}
+
+/* Group the tasks by node (Sharing=ps): bynode, then per task its group. */
+static void group_by_node(skel_approx *a)
+{
+    ax_nt *v = a->pairs;
+    int n = a->ntasks;
+    for (int i = 0; i < n; i++)
+        v[i] = (ax_nt){ a->node[i], i };
+    qsort(v, (size_t)n, sizeof *v, cmp_nt);
+    for (int k = 0; k < n; k++)
+        a->bynode[k] = v[k].task;
+    for (int lo = 0, hi; lo < n; lo = hi) {
+        for (hi = lo + 1; hi < n && a->node[a->bynode[hi]] == a->node[a->bynode[lo]]; hi++)
+            ;
+        for (int k = lo; k < hi; k++) {
+            a->grp0[a->bynode[k]] = lo;
+            a->grpn[a->bynode[k]] = hi - lo;
+        }
+    }
+}
+
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
-                     skel_approx_result *r, diag *err)
+                     const int *ps_node, skel_approx_result *r, diag *err)
 {
     if (check_rates(a, mu, lambda, err) < 0)
         return -1;
     a->mu = mu;
     a->lambda = lambda;
+    a->node = ps_node;
+    if (ps_node)
+        group_by_node(a);
     if (a->fresh) {
         for (int k = 0; k < a->nctr; k++)
             a->prev[k] = NAN;         /* never equal: the first sweep solves all */
         for (int e = 0; e < a->nedges; e++) {
             a->rho_send[e] = a->rho_recv[e] = a->alpha_send[e] = a->alpha_recv[e] = lambda[e];
             a->gamma_send[e] = a->gamma_recv[e] = 0;
+        }
+        for (int i = 0; i < a->ntasks; i++)
+            a->pbusy[i] = 0.5;
+        memset(a->fen_send, 0, (size_t)(a->nedges + 1) * sizeof *a->fen_send);
+        memset(a->fen_recv, 0, (size_t)(a->nedges + 1) * sizeof *a->fen_recv);
+        for (int e = 0; e < a->nedges; e++) {
+            fen_add(a->fen_send, a->nedges, e, a->rho_send[e]);
+            fen_add(a->fen_recv, a->nedges, e, a->rho_recv[e]);
         }
         for (int w = 0; w < a->nwin; w++)
             for (int s = 0; s < a->win[w].n; s++)
@@ -954,16 +1259,40 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     return sanity(a, r, err);
 }
 
+/* Link buffers and link SCV (issue 16) are not in the windows: refuse a
+ * placement that has them rather than answer the rendezvous model. */
+static int links_covered(const skel_approx *a, const skel_platform *p, const int *node,
+                         diag *err)
+{
+    for (int e = 0; e < a->nedges; e++) {
+        skel_edge ed = a->d->edges[e];
+        int x = ed.from >= 0 ? node[ed.from] : -1, y = ed.to >= 0 ? node[ed.to] : -1;
+        double scv;
+        int buf;
+        skel_platform_move_kind(p, x, y, &scv, &buf);
+        if (buf != 0 || scv != 1)
+            return diag_set(err, "approximation: the move of edge %d (%s%d -> %s%d) has "
+                                 "Buffer=%d SCV=%g; link buffers and variability are not "
+                                 "covered (use the exact chain or simulate)", e,
+                            ed.from >= 0 ? "t" : "in", ed.from >= 0 ? ed.from : 0,
+                            ed.to >= 0 ? "t" : "out", ed.to >= 0 ? ed.to : 0, buf, scv);
+    }
+    return 0;
+}
+
 int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,
                       const int *node_of_task, skel_approx_result *r, diag *err)
 {
+    if (links_covered(a, p, node_of_task, err) < 0)
+        return -1;
     double *mu = malloc((size_t)(m->ntasks + 1) * sizeof *mu);
     double *lambda = malloc((size_t)(m->nedges + 1) * sizeof *lambda);
     int rc = -1;
     if (!mu || !lambda)
         ax_oom(err);
     else if (skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
-        rc = skel_approx_eval(a, mu, lambda, r, err);
+        rc = skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? node_of_task : NULL,
+                              r, err);
     free(lambda);
     free(mu);
     return rc;

@@ -1,4 +1,4 @@
-/* skeleton/dag.c: the task graph of a skeleton tree (seed 002 §4.1,
+/* skeleton/dag.c: the task graph of a skeleton tree (Yaikhom et al. 2007 §4.1,
  * Algorithm 1): for every task its source flow S_i (from whom it receives)
  * and destination flow D_i (to whom it sends), and the distinct edges.
  *
@@ -14,7 +14,7 @@
  * stream: when both flows are ordered (every step one task), item k goes
  * from exit(X)[k mod |exit|] to entry(Y)[k mod |entry|], which gives each
  * sender and each receiver its own cycle over lcm(|exit|, |entry|) items
- * (two equal deals pair off rank by rank, as seed 002 observes). When a
+ * (two equal deals pair off rank by rank, as Yaikhom et al. 2007 observes). When a
  * farm is involved, senders keep the entry flow of Y and receivers accept
  * from any task of exit(X): a farm imposes no order, so nothing can be
  * waited for that never comes. Algorithm 1 as printed merges lists by
@@ -898,7 +898,7 @@ skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err)
     int rc = 0;
     if (style == SKEL_STYLE_STREAM) {
         /* Every first task receives from the outside, every last task
-         * sends to it: seed 000's move_1 and move_{Ns+1}. */
+         * sends to it: Benoit et al. 2004's move_1 and move_{Ns+1}. */
         for (int side = 0; side < 2 && rc == 0; side++) {
             skel_flow any = { 0 };
             rc = flow_union(&any, side == 0 ? &entry : &exit_, 1, err);

@@ -1,5 +1,5 @@
 /* skeleton/gen.c: PEPA model generation from a skeleton tree and its task
- * graph (seed 002 §4.2-4.3: Algorithm 2's task templates, Algorithm 3's
+ * graph (Yaikhom et al. 2007 §4.2-4.3: Algorithm 2's task templates, Algorithm 3's
  * system equation, Fig. 4's Processor and Network sections), built
  * directly through the pepa/ast.h constructors.
  *
@@ -864,7 +864,7 @@ static int proc_graph(gen *g, int i, lgraph *lg)
  * and Network offering every move at its rate. One processor component
  * per task, not per node: a single-state component offering several
  * actions is the same chain as one per action, and this keeps the model's
- * structure independent of the placement (seed 000's sharing is in the
+ * structure independent of the placement (Benoit et al. 2004's sharing is in the
  * rate). Under Sharing=ps the processors of a shared node's tasks go into
  * its product instead. */
 static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)

@@ -11,6 +11,16 @@
  * callers never overflow and always have a bound to report). */
 long skel_lcm(long a, long b, long cap);
 
+/* Ties (docs/mapping.md, "Ties"): two throughputs within SKEL_TIE of each
+ * other (relative) are equal; solvers answer to about 1e-12, so equal
+ * values by symmetry differ in their last digits, and which one came out
+ * larger must not decide anything. */
+#define SKEL_TIE 1e-9
+int skel_tied(double a, double b);
+/* The bottleneck among n utilisations: the lowest index within SKEL_TIE of
+ * the highest. */
+int skel_argmax_tied(const double *u, int n);
+
 /* Read a whole file ("-" is standard input) of at most max bytes into a
  * malloc'd, NUL-terminated buffer the caller frees. */
 int skel_read_file(const char *path, size_t max, char **text, size_t *len, diag *err);

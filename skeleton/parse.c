@@ -1,5 +1,5 @@
 /* skeleton/parse.c: lexer and parser of the skeleton description language
- * (seed 002 §3, as accepted by the wflow2pepa generator):
+ * (Yaikhom et al. 2007 §3, as accepted by the wflow2pepa generator):
  *
  *   pipe(n);  xdeal(n);  xfarm(n);        n components follow, depth first
  *   task("name", rate [, data=bytes] [, scv=c2]);

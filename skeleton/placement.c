@@ -1,5 +1,5 @@
 /* skeleton/placement.c: placements of tasks on platform nodes and the rates
- * they give (seed 000 §4.1): equitable sharing of a node's speed among the
+ * they give (Benoit et al. 2004 §4.1): equitable sharing of a node's speed among the
  * tasks placed on it, and moves timed by latency (+ data / bandwidth). */
 #include "skeleton.h"
 

@@ -350,9 +350,8 @@ static void approx_utils(search *s, skel_search_entry *e)
         int j = e->placement[i];
         e->task_util[i] = xi / s->mu[i] < 1 ? xi / s->mu[i] : 1;
         e->node_util[j] += e->task_util[i] * s->mu[i] / (s->m->work[i] * s->p->nodes[j].speed);
-        if (e->task_util[i] > e->task_util[e->bottleneck])
-            e->bottleneck = i;
     }
+    e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
 }
 
 /* The large-scale search's answer when the chain did not fit: its

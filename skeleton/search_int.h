@@ -13,11 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "internal.h"
 #include "skeleton.h"
 #include "../pepa/space.h"
 #include "../pepa/system.h"
 
-#define TIE 1e-9                      /* relative difference reported as a tie */
+#define TIE SKEL_TIE                  /* relative difference reported as a tie */
 #define MAX_TOP 100000                /* placements one result may rank */
 #define MAX_MATRIX_NODES 2048         /* nodes for the latency matrices */
 #define DEFAULT_MAX_STATES 2000000ul

@@ -302,6 +302,19 @@ static int solve_now(search *s)
 }
 
 /* Solve the complete placement s->place and rank it. */
+/* Does the placement p of throughput x rank before entry e? Higher
+ * throughput first; among ties (SKEL_TIE), the placement first in node
+ * order: the lowest node index for t0, then for t1, and so on. */
+static int search_before(double x, const int *p, const skel_search_entry *e, int nt)
+{
+    if (!skel_tied(x, e->throughput))
+        return x > e->throughput;
+    for (int i = 0; i < nt; i++)
+        if (p[i] != e->placement[i])
+            return p[i] < e->placement[i];
+    return 0;
+}
+
 int search_evaluate(search *s)
 {
     if (skel_place_rates(s->m, s->p, s->place, s->mu, s->lambda, s->err) < 0 ||
@@ -339,10 +352,10 @@ int search_evaluate(search *s)
         if (fabs(s->ranked[k].throughput - x) <= 1e-6 * x &&
             memcmp(s->ranked[k].placement, s->place, (size_t)s->nt * sizeof *s->place) == 0)
             return 0;
-    /* Where it goes: after every entry at least as good (ties keep the
-     * order found, the canonical placement first). */
+    /* Where it goes: after every entry better, and among ties in node
+     * order, so that the order of the search never decides a tie. */
     int pos = s->nranked;
-    while (pos > 0 && s->ranked[pos - 1].throughput < x)
+    while (pos > 0 && search_before(x, s->place, &s->ranked[pos - 1], s->nt))
         pos--;
     if (pos >= s->top)
         return 0;
@@ -364,8 +377,7 @@ int search_evaluate(search *s)
         e->task_util[i] = xi / s->mu[i];
         /* Work done over capacity: comp_i needs 1/(work_i speed_j) of the node's time. */
         e->node_util[j] += xi / (s->m->work[i] * s->p->nodes[j].speed);
-        if (e->task_util[i] > e->task_util[e->bottleneck])
-            e->bottleneck = i;
     }
+    e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
     return 0;
 }

@@ -299,7 +299,7 @@ const char *skel_param_key(skel_param k);
  * PS: only the tasks that are computing share it, equally (processor
  * sharing: a task computing alone gets the whole node). STATIC: each of
  * the n tasks placed on the node always gets Speed/n, computing or not
- * (seed 000's equitable sharing). */
+ * (Benoit et al. 2004's equitable sharing). */
 typedef enum skel_sharing { SKEL_SHARE_PS = 0, SKEL_SHARE_STATIC = 1 } skel_sharing;
 
 /* "ps" or "static" (case-insensitive) into *out. Returns 0 or -1. */
@@ -563,12 +563,15 @@ typedef struct skel_approx skel_approx;
 
 typedef struct skel_approx_opts {
     int max_iter;            /* fixed-point sweeps; 0: 200 */
-    double tol;              /* relative change of every delay that stops them; 0: 1e-9 */
+    double tol;              /* relative change of every delay that stops them; 0: 1e-6 */
     unsigned long max_states; /* states of one sub-chain; 0: 4096 */
     unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
                                 ready/not-ready bits within this many states; 0: 96 */
     unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
                                 grows by its partners within this many states; 0: 2500 */
+    const double *scv;       /* per task: squared coefficient of variation of its
+                                work (skel_model.scv: Erlang-k below 1, H2 above);
+                                NULL: exponential */
 } skel_approx_opts;
 
 typedef struct skel_approx_result {
@@ -577,6 +580,8 @@ typedef struct skel_approx_result {
     double change;           /* relative change of the delays in the last sweep */
     int converged;           /* change <= tol */
     int bottleneck;          /* task of highest compute utilisation */
+    int at_bound;            /* the fixed point fell (by less than 10%) below the
+                                one-item-at-a-time lower bound, which is given */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be
@@ -587,11 +592,14 @@ void skel_approx_free(skel_approx *a);       /* a may be NULL */
 
 /* The throughput for the rates mu (ntasks: compute rates, as
  * skel_place_rates gives them) and lambda (nedges, the dag's edge order:
- * move rates). Returns 0, or -1 with a message (a rate not positive and
- * finite, or a fixed point below the one-item-at-a-time bound: deals of
- * deals wider than a sub-chain). Warm-starts from the previous evaluation. */
+ * move rates). ps_node: under Sharing=ps, each task's node (mu is then its
+ * rate alone on the node, and the tasks of a node that compute share it);
+ * NULL under Sharing=static (mu already divided). Returns 0, or -1 with a
+ * message (a rate not positive and finite, or a fixed point below the
+ * one-item-at-a-time bound: deals of deals wider than a sub-chain).
+ * Warm-starts from the previous evaluation. */
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
-                     skel_approx_result *r, diag *err);
+                     const int *ps_node, skel_approx_result *r, diag *err);
 
 /* After skel_approx_eval: per task, the estimated fraction of time it
  * computes and its computations per second (ntasks entries each). */

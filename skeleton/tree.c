@@ -1,4 +1,4 @@
-/* skeleton/tree.c: the skeleton hierarchy tree (seed 002 §3, Fig. 2) -
+/* skeleton/tree.c: the skeleton hierarchy tree (Yaikhom et al. 2007 §3, Fig. 2) -
  * construction, checking, depth-first task numbering and printing. */
 #include "skeleton.h"
 #include "internal.h"

@@ -3,9 +3,27 @@
 #include "../base/mem.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int skel_tied(double a, double b)
+{
+    return fabs(a - b) <= SKEL_TIE * fmax(fabs(a), fabs(b));
+}
+
+int skel_argmax_tied(const double *u, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (u[i] > u[best])
+            best = i;
+    for (int i = 0; i < best; i++)
+        if (skel_tied(u[i], u[best]))
+            return i;
+    return best;
+}
 
 long skel_lcm(long a, long b, long cap)
 {

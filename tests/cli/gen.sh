@@ -14,7 +14,7 @@ err_has() {
     if grep -Fq -- "$2" "$TMP/err"; then ok; else fail "$1: stderr lacks '$2'"; sed 's/^/  | /' "$TMP/err" | head -5; fi
 }
 
-# seed 002, Fig. 4: the rate-1 network without a platform
+# Yaikhom et al. 2007, Fig. 4: the rate-1 network without a platform
 expect_exit 0 "fig4" -- gen "$S/fig4.skel"
 has "fig4 task" "Task0 = (comp_0, infty).(move_0_1, infty).Task0;"
 has "fig4 system" "Network <move_0_1, move_1_2, move_2_3, move_3_4> (Task0 <move_0_1> Task1"
@@ -34,12 +34,12 @@ printf 'pipe(2); task("a", 1); loop(2, cap=3); pipe(2); task("b", 1); task("c", 
 expect_exit 1 "loop cap" -- gen "$TMP/cap.skel"
 err_has "loop cap message" "cap.skel:1:24: cap=3: a loop over 2 tasks holds at most 1 items at once"
 
-# seed 000 on its platform, stream style, two stages sharing p1
-expect_exit 0 "seed000" -- gen "$S/seed000-pipeline.skel" --style stream \
-    --platform "$P/seed000.conf" --place t0=p1,t1=p1,t2=p2
-has "seed000 shared node" "mu_0 = 5.0;"
-has "seed000 input" "lambda_in_0 = 10000.0;"
-has "seed000 stage" "Task0 = (move_in_0, infty).(comp_0, infty).(move_0_1, infty).Task0;"
+# Benoit et al. 2004 on its platform, stream style, two stages sharing p1
+expect_exit 0 "three processors" -- gen "$S/pipeline3.skel" --style stream \
+    --platform "$P/three-processors.conf" --place t0=p1,t1=p1,t2=p2
+has "three processors shared node" "mu_0 = 5.0;"
+has "three processors input" "lambda_in_0 = 10000.0;"
+has "three processors stage" "Task0 = (move_in_0, infty).(comp_0, infty).(move_0_1, infty).Task0;"
 
 expect_exit 0 "option=value forms" -- gen "$S/replicated.skel" --style=stream \
     --platform="$P/cluster.conf" --place=t0=io1
@@ -76,20 +76,20 @@ err_has "unknown node" "no node nowhere"
 expect_exit 1 "missing file" -- gen "$TMP/none.skel"
 
 # Sharing=ps (default): stages 1 and 3 share fast1 and are one component
-# that offers each computation at mu_i / (stages computing); static: seed 000
+# that offers each computation at mu_i / (stages computing); static: Benoit et al. 2004
 PLACE="--style stream --platform $SRCDIR/examples/platforms/cluster.conf --place t0=fast1,t1=fast2,t2=fast1"
-expect_exit 0 "ps gen" -- gen $PLACE "$S/seed000-pipeline.skel"
+expect_exit 0 "ps gen" -- gen $PLACE "$S/pipeline3.skel"
 expect_out "ps gen" '^Node1_4 = \(comp_0, mu_0 / 2\.0\)\.Node1_6 \+ \(comp_2, mu_2 / 2\.0\)\.Node1_7;$'
 expect_out "ps gen" '^mu_0 = 10\.0;$'
-expect_exit 0 "ps solve" -- solve $PLACE "$S/seed000-pipeline.skel"
+expect_exit 0 "ps solve" -- solve $PLACE "$S/pipeline3.skel"
 expect_out "ps solve" '^comp_0 +4\.344151679$'
 expect_out "ps solve" '^states +27$'
-expect_exit 0 "static solve" -- solve $PLACE --sharing static "$S/seed000-pipeline.skel"
+expect_exit 0 "static solve" -- solve $PLACE --sharing static "$S/pipeline3.skel"
 expect_out "static solve" '^comp_0 +3\.365066329$'
 printf 'Sharing=static\n' | cat - "$SRCDIR/examples/platforms/cluster.conf" >"$TMP/static.conf"
-expect_exit 0 "static key" -- solve --style stream --platform "$TMP/static.conf" --place t0=fast1,t1=fast2,t2=fast1 "$S/seed000-pipeline.skel"
+expect_exit 0 "static key" -- solve --style stream --platform "$TMP/static.conf" --place t0=fast1,t1=fast2,t2=fast1 "$S/pipeline3.skel"
 expect_out "static key" '^comp_0 +3\.365066329$'
-expect_exit 0 "option over key" -- solve --style stream --platform "$TMP/static.conf" --place t0=fast1,t1=fast2,t2=fast1 --sharing ps "$S/seed000-pipeline.skel"
+expect_exit 0 "option over key" -- solve --style stream --platform "$TMP/static.conf" --place t0=fast1,t1=fast2,t2=fast1 --sharing ps "$S/pipeline3.skel"
 expect_out "option over key" '^comp_0 +4\.344151679$'
 printf 'Sharing=fair\nNodeName=a\n' >"$TMP/fair.conf"
 expect_exit 1 "bad sharing" -- gen "$S/fig4.skel" --platform "$TMP/fair.conf"

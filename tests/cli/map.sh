@@ -2,15 +2,15 @@
 # skelsched map: the placement search, end to end.
 . "$SRCDIR/tests/cli/lib.sh"
 E="$SRCDIR/examples"
-SK="$E/skeletons/seed000-pipeline.skel"
-PL="$E/platforms/seed000.conf"
+SK="$E/skeletons/pipeline3.skel"
+PL="$E/platforms/three-processors.conf"
 
 expect_exit 0 "map help" -- map --help
 expect_out "map help" "--candidates FILE"
 expect_exit 0 "help lists map" -- --help
 expect_out "help lists map" "^  map "
 
-# seed 000, first row of the table: (p1,p2,p3) gives 5.63467
+# Benoit et al. 2004, first row of the table: (p1,p2,p3) gives 5.63467
 expect_exit 0 "table" -- map "$SK" --platform "$PL" --style stream --pin t0=p1
 expect_out "table best" "^1 +5\.634666[0-9]* +t[0-9] +p1 p2 p3$"
 expect_out "table optimal" "^optimal +yes"
@@ -39,7 +39,7 @@ expect_out "pins" '"best": \{"placement": \["p1", "p3", "p3"\]'
 expect_out "pins count" '"placements": 1,'
 
 # the paper's 8 candidates
-printf '# seed 000, section 4.2\np1,p1,p1\np1,p1,p2\np1,p2,p2\np1,p2,p1\np1,p1,p3\np1,p3,p3\n p1 , p3 , p1 \np1,p2,p3\n' > "$TMP/cand.txt"
+printf '# Benoit et al. 2004, section 4.2\np1,p1,p1\np1,p1,p2\np1,p2,p2\np1,p2,p1\np1,p1,p3\np1,p3,p3\n p1 , p3 , p1 \np1,p2,p3\n' > "$TMP/cand.txt"
 expect_exit 0 "candidates" -- map "$SK" --platform "$PL" --style stream --candidates "$TMP/cand.txt" --json
 expect_out "candidates best" '"best": \{"placement": \["p1", "p2", "p3"\], "throughput": 5\.634666'
 expect_out "candidates count" '"placements": 8,'
@@ -97,6 +97,23 @@ expect_exit 2 "bad budget" -- map "$SK" --platform "$PL" --budget -1
 expect_exit 2 "bad style" -- map "$SK" --platform "$PL" --style sideways
 expect_exit 2 "unknown option" -- map "$SK" --platform "$PL" --frobnicate
 expect_exit 2 "two skeletons" -- map "$SK" "$SK" --platform "$PL"
+
+# ties (docs/mapping.md, "Ties"): the two workers of a farm are
+# interchangeable, so swapping their nodes ties exactly; tied placements
+# are listed in node order (x before y before z for t1, then t2), the
+# first of them is the best, and the bottleneck among tied utilisations is
+# the lowest numbered task (t0 and t3, alone on x, compute alike)
+printf 'pipe(3);\n\ttask("a", 1.0);\n\tfarm(2, "w", 1.0);\n\ttask("c", 1.0);\n' >"$TMP/farm.skel"
+printf 'Budget=500\nNodeName=x Speed=1\nNodeName=y Speed=2\nNodeName=z Speed=3\nDefaultLatency=0.01\nLocalLatency=0.0001\n' >"$TMP/xyz.conf"
+expect_exit 0 "ties" -- map "$TMP/farm.skel" --platform "$TMP/xyz.conf" --pin t0=x,t3=x --top 9
+grep -E '^[0-9]+ ' "$TMP/out" | awk '{print $1, $3, $4, $5, $6, $7}' >"$TMP/ties"
+printf '%s\n' '1 t0 x y z x' '1 t0 x z y x' '3 t0 x z z x' '4 t0 x y y x' '5 t0 x x z x' \
+    '5 t0 x z x x' '7 t0 x x y x' '7 t0 x y x x' '9 t0 x x x x' >"$TMP/ties.want"
+if cmp -s "$TMP/ties" "$TMP/ties.want"; then ok; else fail "ties in node order"; diff "$TMP/ties.want" "$TMP/ties" | sed 's/^/  | /'; fi
+# the plugin's prediction picks the same first of the tied placements
+printf '#!/bin/sh\n#SKEL pipe(3);\n#SKEL task("a", 1.0);\n#SKEL farm(2, "w", 1.0);\n#SKEL task("c", 1.0);\n#SKEL --pin t0=x,t3=x\nsrun true\n' >"$TMP/farm.sh"
+expect_exit 0 "plan ties" -- plan "$TMP/farm.sh" --conf "$TMP/xyz.conf"
+expect_out "plan ties" '^SKEL_PLAN=t0=x t1=y t2=z t3=x$'
 
 # never a progress bar when stderr is not a terminal
 expect_exit 0 "no bar" -- map "$SK" --platform "$PL"

@@ -44,7 +44,7 @@ expect_err "deadlock" "dead\.pepa: replication 1: the model deadlocks: after 1 e
 printf 'P = (a, 1.0).P;\nP = (b, 1.0).P;\nP\n' >"$TMP/twice.pepa"
 expect_exit 1 "syntax" -- simulate "$TMP/twice.pepa"
 expect_err "syntax" "twice\.pepa:2:"
-expect_exit 1 "bad placement" -- simulate --platform "$E/platforms/cluster.conf" --place t0=nowhere "$E/skeletons/seed000-pipeline.skel"
+expect_exit 1 "bad placement" -- simulate --platform "$E/platforms/cluster.conf" --place t0=nowhere "$E/skeletons/pipeline3.skel"
 expect_err "bad placement" "nowhere"
 
 # the table: the documented example (docs/simulate.md)
@@ -92,7 +92,7 @@ EOF
     then ok; else fail "$name: exact outside the interval"; fi
 }
 cross_check "lan4" "$C/pepa-eclipse-plugin/lan4.pepa"
-cross_check "skeleton" --platform "$E/platforms/cluster.conf" --place t0=fast1,t1=n01,t2=fast2 "$E/skeletons/seed000-pipeline.skel"
+cross_check "skeleton" --platform "$E/platforms/cluster.conf" --place t0=fast1,t1=n01,t2=fast2 "$E/skeletons/pipeline3.skel"
 cross_check "bpel" "$E/bpel/order.bpel"
 
 # simulated time instead of events; a precision target, for all actions or one
@@ -109,7 +109,7 @@ expect_exit 0 "precision out of reach" -- simulate --events 1000 --precision 0.0
 expect_err "precision out of reach" "warning: --precision 1e-06 not reached within --time-limit 0\.3 s: the widest throughput interval is [0-9.e-]+ of its mean"
 
 
-# a model far beyond the exact chain (seed 002's model2, over 110 M states)
+# a model far beyond the exact chain (Yaikhom et al. 2007's model2, over 110 M states)
 expect_exit 0 "model2" -- simulate --events $((N / 10)) --reps 2 --no-local "$SHARED_DIR/corpus/wflow2pepa/model2.des"
 expect_out "model2" "^comp_18 +0\.[0-9]+"
 

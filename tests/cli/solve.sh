@@ -146,25 +146,25 @@ printf "P1 = (a, 1).P1'; P1' = (b, 2).P1''; P1'' = (c, 4).P1;\nP1\n" > "$TMP/pri
 expect_exit 0 "primed names" -- solve "$TMP/primes.pepa"
 expect_out "primed names" "^  P1'' +0.1428571429$"
 
-# a skeleton placed on a platform: seed 000's first row, 5.63467 items/s
+# a skeleton placed on a platform: Benoit et al. 2004's first row, 5.63467 items/s
 E="$SRCDIR/examples"
-expect_exit 0 "skeleton on a platform" -- solve --json --style stream --platform "$E/platforms/seed000.conf" \
-    --place t0=p1,t1=p2,t2=p3 "$E/skeletons/seed000-pipeline.skel"
-expect_out "seed 000 row 1" '"comp_2": 5\.6346[67]'
+expect_exit 0 "skeleton on a platform" -- solve --json --style stream --platform "$E/platforms/three-processors.conf" \
+    --place t0=p1,t1=p2,t2=p3 "$E/skeletons/pipeline3.skel"
+expect_out "Benoit et al. 2004 row 1" '"comp_2": 5\.6346[67]'
 expect_exit 0 "corpus skeleton" -- solve --json "$SHARED_DIR/corpus/wflow2pepa/model1.des"
 expect_out "corpus skeleton states" '"states": 7560'
-expect_exit 1 "platform for a PEPA model" -- solve --platform "$E/platforms/seed000.conf" "$C/pypepa/simple.pepa"
+expect_exit 1 "platform for a PEPA model" -- solve --platform "$E/platforms/three-processors.conf" "$C/pypepa/simple.pepa"
 expect_err "platform for a PEPA model" "apply to skeleton descriptions"
-expect_exit 1 "unknown node" -- solve --platform "$E/platforms/seed000.conf" --place t0=p9 "$E/skeletons/seed000-pipeline.skel"
+expect_exit 1 "unknown node" -- solve --platform "$E/platforms/three-processors.conf" --place t0=p9 "$E/skeletons/pipeline3.skel"
 expect_err "unknown node" "p9"
-expect_exit 2 "bad style" -- solve --style sideways "$E/skeletons/seed000-pipeline.skel"
+expect_exit 2 "bad style" -- solve --style sideways "$E/skeletons/pipeline3.skel"
 
-# --method approx: no chain; seed 000's row 1 (exact 5.63467) within 1%,
+# --method approx: no chain; Benoit et al. 2004's row 1 (exact 5.63467) within 1%,
 # farm(1000) answered, a PEPA model and par/choice/loop refused with a message
-expect_exit 0 "approx" -- solve --method approx --style stream --platform "$E/platforms/seed000.conf" \
-    --place t0=p1,t1=p2,t2=p3 "$E/skeletons/seed000-pipeline.skel"
+expect_exit 0 "approx" -- solve --method approx --style stream --platform "$E/platforms/three-processors.conf" \
+    --place t0=p1,t1=p2,t2=p3 "$E/skeletons/pipeline3.skel"
 expect_out "approx method" "^method +approx, [0-9]+ sweeps"
-expect_out "approx seed 000 row 1" "^throughput +5\.(5[89]|6[0-9]|7[01])[0-9]* items/s"
+expect_out "approx Benoit et al. 2004 row 1" "^throughput +5\.(5[89]|6[0-9]|7[01])[0-9]* items/s"
 expect_exit 0 "approx json" -- solve --method approx --json "$SHARED_DIR/corpus/wflow2pepa/model5.des"
 expect_out "approx json fields" '"method": "approx", "iterations": [0-9]+, "converged": true'
 if command -v python3 >/dev/null 2>&1; then

@@ -1,10 +1,10 @@
 /* test_cost: the seeds' analytic cost models (cost/).
- *  - seed 001's ideal and §5 PIPE/FARM times against hand-computed values;
- *  - seed 003's eq. 2, the grain and merge rules, and the optimal farm:
+ *  - Darlington et al. 1993's ideal and §5 PIPE/FARM times against hand-computed values;
+ *  - Zavanella 1999's eq. 2, the grain and merge rules, and the optimal farm:
  *    (n^, k^) satisfies eq. 5 and n^ - 1 does not, over a grid of machines;
- *  - seed 004's eq. 1 and eq. 2 against hand-computed values;
+ *  - Alt et al. 2002's eq. 1 and eq. 2 against hand-computed values;
  *  - the models on placed skeletons: sharing a node slows a stage for
- *    seed 001 and 003 but not for seed 004 (it knows nothing of the other
+ *    Darlington et al. 1993 and Zavanella 1999 but not for Alt et al. 2002 (it knows nothing of the other
  *    tasks on a server); farms add their workers' rates, deals run at n
  *    times the slowest; the cost keys of the platform file and their errors. */
 #define _POSIX_C_SOURCE 200809L
@@ -165,7 +165,7 @@ START_TEST(test_placed_sharing)
     CLOSE(estimate(&x, COST_DARLINGTON, one), 1 / (0.3 + 1e-4));
     CLOSE(estimate(&x, COST_P3L, one), 1 / (0.3 + 1e-4));
     CLOSE(estimate(&x, COST_REMOTE, one), 1 / (0.1 + 2e-4));    /* blind to sharing */
-    /* seed 004's choice: every task on the first fastest server it finds */
+    /* Alt et al. 2002's choice: every task on the first fastest server it finds */
     int ch[3];
     diag err;
     diag_clear(&err);
@@ -186,7 +186,7 @@ START_TEST(test_placed_farm_deal)
     placed f, d;
     placed_build(&f, "pipe(3); task(\"e\", 1); farm(2, \"w\", 1); task(\"c\", 1);", SKEL_STYLE_PRODUCER, plat);
     placed_build(&d, "pipe(3); task(\"e\", 1); deal(2, \"w\", 1); task(\"c\", 1);", SKEL_STYLE_PRODUCER, plat);
-    /* workers: t_e + 2 t_c = 1 + 0.002 and 1/3 + 0.002 (seed 001 §4.2) */
+    /* workers: t_e + 2 t_c = 1 + 0.002 and 1/3 + 0.002 (Darlington et al. 1993 §4.2) */
     double w1 = 1 + 0.002, w3 = 1.0 / 3 + 0.002;
     CLOSE(estimate(&f, COST_DARLINGTON, pl), 1 / w1 + 1 / w3);
     CLOSE(estimate(&d, COST_DARLINGTON, pl), 2 / w1);

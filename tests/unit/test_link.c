@@ -11,7 +11,7 @@
  *  - the keys parse with the documented precedence and bad values fail
  *    with file:line:column messages;
  *  - the defaults (rendezvous, exponential) generate the very model of
- *    before: seed 000's table is test_skel_seed000's. */
+ *    before: Benoit et al. 2004's table is test_skel_amoget's. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>

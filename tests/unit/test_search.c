@@ -1,5 +1,5 @@
 /* test_search: the placement search (skel_search).
- *  - seed 000's table (§4.2): over the paper's 8 candidates with t0 pinned
+ *  - Benoit et al. 2004's table (§4.2): over the paper's 8 candidates with t0 pinned
  *    to processor 1, the best is the paper's mapping (or tied with it) and
  *    its throughput to 5 significant digits; all placements with the same
  *    pin give the same best value;
@@ -21,7 +21,7 @@
 #include "skeleton/skeleton.h"
 
 #include "placed.h"
-#include "seed000.h"
+#include "amoget.h"
 
 static skel_search_result *run(placed *b, const skel_search_opts *o)
 {
@@ -51,7 +51,7 @@ START_TEST(test_seed_table)
 {
     const row *r = &rows[_i];
     char text[1024];
-    seed000_platform(text, sizeof text, r);
+    amoget_platform(text, sizeof text, r);
     placed b;
     placed_build(&b, pipeline, SKEL_STYLE_STREAM, text);
     int pins[3] = { 0, -1, -1 }, cand[8 * 3], paper[3];
@@ -301,7 +301,7 @@ END_TEST
 START_TEST(test_errors)
 {
     char text[1024];
-    seed000_platform(text, sizeof text, &rows[0]);
+    amoget_platform(text, sizeof text, &rows[0]);
     placed b;
     placed_build(&b, pipeline, SKEL_STYLE_STREAM, text);
     int pins[3] = { 0, -1, -1 }, cand[3] = { 1, 1, 1 };

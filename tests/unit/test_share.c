@@ -8,8 +8,8 @@
  *    pipes, farms and deals, the throughput of the generated model of that
  *    placement solved afresh, and the search with its bounds finds the
  *    best of them;
- *  - Sharing=static is seed 000's equitable sharing (its table is in
- *    test_skel_seed000); ps is never slower than static;
+ *  - Sharing=static is Benoit et al. 2004's equitable sharing (its table is in
+ *    test_skel_amoget); ps is never slower than static;
  *  - a task's work of scv < 1 (Erlang phases in its processor) and > 1
  *    (balanced H2) has the throughput of textbook hand-written models. */
 #define _POSIX_C_SOURCE 200809L
@@ -69,7 +69,7 @@ static const char pipe2_ps[] =
     "Net = (move_in_0, l).Net + (move_0_1, l).Net + (move_1_out, l).Net;\n"
     "Net <move_in_0, move_0_1, move_1_out> ((S0 <move_0_1> S1) <move_in_0, move_0_1, comp_0, comp_1> N00)\n";
 
-/* The same with Speed/2 for each stage at all times (seed 000). */
+/* The same with Speed/2 for each stage at all times (Benoit et al. 2004). */
 static const char pipe2_static[] =
     "r0 = 2; r1 = 3; l = 20;\n"
     "S0 = (move_in_0, infty).(comp_0, infty).(move_0_1, infty).S0;\n"
@@ -96,7 +96,7 @@ START_TEST(test_pipe2_hand)
 }
 END_TEST
 
-/* Seed 000's pipeline with stages 1 and 3 on one node and stage 2 on
+/* Benoit et al. 2004's pipeline with stages 1 and 3 on one node and stage 2 on
  * another (the README's best placement): the shared node's component
  * tracks stages 0 and 2 only. */
 static const char pipe3[] =
@@ -127,7 +127,7 @@ START_TEST(test_pipe3_hand)
     double ps = placed_thr(&b, where, &n);
     double hand = hand_thr(pipe3_ps, "comp_0");
     ck_assert_msg(close_rel(ps, hand, 1e-12), "ps %.15g vs hand %.15g", ps, hand);
-    ck_assert_uint_eq(n, 27);                 /* seed 000's 27 states */
+    ck_assert_uint_eq(n, 27);                 /* Benoit et al. 2004's 27 states */
     placed_free(&b);
 }
 END_TEST

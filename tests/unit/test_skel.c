@@ -1,5 +1,5 @@
 /* test_skel: the skeleton module - parser and its errors, the task graph,
- * the 16 task templates of seed 002 (expected text worked out by hand from
+ * the 16 task templates of Yaikhom et al. 2007 (expected text worked out by hand from
  * Algorithm 2), the system equation, the wflow2pepa corpus (every file
  * parses, generates, re-parses to the same text and chain, derives and
  * solves without deadlock), the platform format and placement rates.
@@ -147,7 +147,7 @@ static double solve(pepa_model *m, uint32_t *nstates)
 
 START_TEST(test_parse_fig2)
 {
-    /* seed 002, §3: the six-stage example of Fig. 1 and 2. */
+    /* Yaikhom et al. 2007, §3: the six-stage example of Fig. 1 and 2. */
     skel_tree *t = parse_ok("pipe(6);\n task(\"task\", 1.0);\n farm(3, \"task\", 3.0);\n"
                             " deal(2, \"task\", 2.0);\n farm(3, \"task\", 3.0);\n"
                             " deal(3, \"task\", 3.0);\n task(\"task\", 1.0);\n");
@@ -307,7 +307,7 @@ END_TEST
 
 START_TEST(test_dag_equal_deals_pair_off)
 {
-    /* seed 002 §4.1: between two deals of the same size each task only
+    /* Yaikhom et al. 2007 §4.1: between two deals of the same size each task only
      * ever talks to the one of the same rank. */
     gen g;
     gen_ok(&g, "pipe(3); task(\"a\",1); deal(2,\"b\",1); deal(2,\"c\",1);", SKEL_STYLE_PRODUCER);
@@ -361,7 +361,7 @@ END_TEST
 /* ---- the 16 templates ------------------------------------------------------ */
 
 typedef struct template_case {
-    int cas;                /* seed 002's case number */
+    int cas;                /* Yaikhom et al. 2007's case number */
     const char *skel;
     int task;
     const char *text;       /* expected definitions, worked out by hand */
@@ -391,7 +391,7 @@ static const template_case templates[16] = {
     { 9, "pipe(3); deal(2,\"a\",1); task(\"b\",1); task(\"c\",1);", 2,
       "Task2 = (move_0_2, infty).(comp_2, infty).(move_2_3, infty)."
       "(move_1_2, infty).(comp_2, infty).(move_2_3, infty).Task2;\n" },
-    /* seed 002's own example: |S| = 3, |D| = 2, a cycle of lcm = 6:
+    /* Yaikhom et al. 2007's own example: |S| = 3, |D| = 2, a cycle of lcm = 6:
      * r0 c s0, r1 c s1, r2 c s0, r0 c s1, r1 c s0, r2 c s1. */
     { 10, "pipe(3); deal(3,\"a\",1); task(\"b\",1); deal(2,\"c\",1);", 3,
       "Task3 = (move_0_3, infty).(comp_3, infty).(move_3_4, infty)."

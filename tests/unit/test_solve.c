@@ -672,6 +672,25 @@ START_TEST(test_auto_choice)
     for (uint32_t k = 0; k < N; k++)
         ck_assert(fabs(pi[k] - w[k] / z) <= 1e-8 * (w[k] / z) + 1e-13);
     pepa_ctmc_free(q);
+    {   /* under a time limit, beyond PEPA_AUTO_TIMED_DIRECT_STATES: no LU,
+         * which could not be stopped at the limit */
+        q = birth_death(PEPA_AUTO_TIMED_DIRECT_STATES + 1, 1.0, 1.0);
+        double *bp = malloc((PEPA_AUTO_TIMED_DIRECT_STATES + 1) * sizeof *bp);
+        ck_assert(bp);
+        pepa_solve_opts o;
+        pepa_solve_opts_init(&o);
+        o.time_limit = 100.0;
+        diag e;
+        diag_clear(&e);
+        ck_assert_msg(pepa_solve(q, &o, bp, &res, &e) == 0, "%s", e.msg);
+        ck_assert_int_ne(res.method, PEPA_METHOD_DIRECT);
+        ck_assert(fabs(bp[0] * (PEPA_AUTO_TIMED_DIRECT_STATES + 1) - 1.0) <= 1e-9);
+        o.time_limit = 0.0;
+        ck_assert_msg(pepa_solve(q, &o, bp, &res, &e) == 0, "%s", e.msg);
+        ck_assert_int_eq(res.method, small);
+        free(bp);
+        pepa_ctmc_free(q);
+    }
     /* A k x k grid walk mixes slowly: the LU solves it, where the
      * Gauss-Seidel sweeps and one GMRES iteration would not. */
     {

@@ -1,9 +1,9 @@
-/* Seed 000 (AMoGeT), §4.2: the three-stage pipeline, the parameters and
+/* Benoit et al. 2004 (AMoGeT), §4.2: the three-stage pipeline, the parameters and
  * published throughputs of its table of results, and its 8 candidate
  * mappings (processors numbered from 1, the first stage on processor 1).
  * Shared by the suites that reproduce the table. */
-#ifndef SKELSCHED_TEST_SEED000_H
-#define SKELSCHED_TEST_SEED000_H
+#ifndef SKELSCHED_TEST_AMOGET_H
+#define SKELSCHED_TEST_AMOGET_H
 
 #include <stdio.h>
 
@@ -37,10 +37,10 @@ static const char pipeline[] =
 
 /* The platform of one row (t_j = 1/Speed_j, input and output local, the
  * paper's equitable sharing of a processor among the stages on it). */
-static inline void seed000_platform(char *text, size_t n, const row *r)
+static inline void amoget_platform(char *text, size_t n, const row *r)
 {
     snprintf(text, n,
-             "# seed 000, section 4.2\n"
+             "# Benoit et al. 2004, section 4.2\n"
              "Sharing=static\n"
              "LocalLatency=0.0001\nInput=local\nOutput=local\n"
              "NodeName=p1 Speed=%.17g\nNodeName=p2 Speed=%.17g\nNodeName=p3 Speed=%.17g\n"

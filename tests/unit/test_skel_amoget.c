@@ -1,4 +1,4 @@
-/* test_skel_seed000: seed 000's table of results (AMoGeT, §4.2) reproduced
+/* test_skel_amoget: Benoit et al. 2004's table of results (AMoGeT, §4.2) reproduced
  * to 5 significant digits with the stream style on the paper's platform
  * (t_j = 1/Speed_j, latencies l_i-j, LocalLatency 0.0001, input and output
  * local), and the mapping the paper names is the best of its 8 candidates.
@@ -15,7 +15,7 @@
 #include "pepa/space.h"
 #include "pepa/system.h"
 
-#include "seed000.h"
+#include "amoget.h"
 
 typedef struct fixture {
     skel_tree *tree;
@@ -31,7 +31,7 @@ static void setup(fixture *f)
 {
     diag err;
     diag_clear(&err);
-    f->tree = skel_parse_string(pipeline, strlen(pipeline), "seed000.skel", &err);
+    f->tree = skel_parse_string(pipeline, strlen(pipeline), "amoget.skel", &err);
     ck_assert_msg(f->tree, "%s", err.msg);
     f->dag = skel_dag_build(f->tree, SKEL_STYLE_STREAM, &err);
     ck_assert_msg(f->dag, "%s", err.msg);
@@ -42,7 +42,7 @@ static void setup(fixture *f)
     pepa_derive_opts o = { 0 };
     f->space = pepa_derive(f->sys, &o, &err);
     ck_assert_msg(f->space, "%s", err.msg);
-    /* Seed 000: "the model has 27 states and 51 transitions". */
+    /* Benoit et al. 2004: "the model has 27 states and 51 transitions". */
     ck_assert_uint_eq(f->space->n, 27);
     ck_assert_uint_eq(f->space->q->nnz, 51);
     f->pi = calloc(f->space->n, sizeof *f->pi);
@@ -64,10 +64,10 @@ static void teardown(fixture *f)
 static skel_platform *platform_of(const row *r)
 {
     char text[1024];
-    seed000_platform(text, sizeof text, r);
+    amoget_platform(text, sizeof text, r);
     diag err;
     diag_clear(&err);
-    skel_platform *p = skel_platform_parse_string(text, strlen(text), "seed000.conf", NULL,
+    skel_platform *p = skel_platform_parse_string(text, strlen(text), "amoget.conf", NULL,
                                                   NULL, &err);
     ck_assert_msg(p, "%s", err.msg);
     return p;
@@ -153,7 +153,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-    Suite *s = suite_create("skeleton-seed000");
+    Suite *s = suite_create("skeleton-amoget");
     TCase *tc = tcase_create("table");
     tcase_add_loop_test(tc, test_table, 0, (int)(sizeof rows / sizeof rows[0]));
     tcase_add_test(tc, test_rerate_matches_fresh);
