@@ -485,9 +485,10 @@ static char *class_platform(int n)
 }
 
 /* Beyond the exact search: 10,000 nodes, a farm of 1000 workers. The
- * answer comes, by the large-scale search, every task on a node; the
- * constructive placement took under a millisecond; local moves never make
- * the estimate worse. */
+ * answer comes, by the large-scale search, every task on a node; local
+ * moves never make the estimate worse. (The constructive placement's time
+ * is a speed figure, printed by `map`, not asserted here: a unit test on a
+ * loaded machine or under ASan cannot time a millisecond.) */
 START_TEST(test_scale_large)
 {
     char *plat = class_platform(10000);
@@ -501,8 +502,6 @@ START_TEST(test_scale_large)
     ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
     ck_assert_msg(strstr(r->why, "10000 nodes"), "%s", r->why);
     ck_assert(!r->optimal);
-    ck_assert_msg(r->constructive_secs < 1e-3, "constructive placement took %.3f ms",
-                  1000 * r->constructive_secs);
     ck_assert(r->constructive > 0);
     ck_assert(r->ranked[0].throughput >= r->constructive);
     for (int i = 0; i < r->ntasks; i++)
