@@ -244,11 +244,15 @@ stream_run() {
     fi
 }
 stream_run "docs/user.md example" "$T/stream.sh"
-# the CPUs it got: 2 on the node holding two stages
+# the CPUs it got: at least one per stage, 2 on the node holding two
+# stages; Slurm 22.05 gives every node of the job the largest per-node
+# count (4 in all), 24.11 and 25.11 each node its own (3 in all)
 PLANNED=$(sed -n 's/.*skeleton: plan \([^(]*\) (.*/\1/p' "$T/sbatch.err")
 CPUS=$(timeout 20 "$SCONTROL" show job -d "$ID" 2>/dev/null | sed -n 's/.*NumCPUs=\([0-9]*\).*/\1/p' | head -1)
-[ "$CPUS" = 4 ] && pass "docs/user.md example: 4 CPUs for 3 stages on 2 nodes ($PLANNED)" ||
-    fail "docs/user.md example: NumCPUs=$CPUS for $PLANNED"
+case $CPUS in
+3|4) pass "docs/user.md example: $CPUS CPUs for 3 stages on 2 nodes ($PLANNED)" ;;
+*) fail "docs/user.md example: NumCPUs=$CPUS for $PLANNED (3 or 4 expected)" ;;
+esac
 # ---- no SPANK "option not found" in slurmd's log -----------------------------------
 printf 'pipe(2);\ntask("a", 1.0);\ntask("b", 1.0);\n' >"$T/two.skel"
 printf '#!/bin/sh\n#SBATCH -J spankstep\nsrun --overlap -N1 -n1 -w "$SKEL_NODES_T0" true\n' >"$T/spank.sh"
