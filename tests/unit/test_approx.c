@@ -15,7 +15,7 @@
 
 #include "placed.h"
 
-/* Seed 000's semantics (static sharing, exponential work) ... */
+/* Benoit et al. 2004's semantics (static sharing, exponential work) ... */
 #define NODES \
     "LocalLatency=0.01 DefaultLatency=0.2 Input=a Output=c\n" \
     "NodeName=a Speed=1\nNodeName=b Speed=3\nNodeName=c Speed=5\n" \
