@@ -64,7 +64,7 @@ endif
 CLI_TESTS = tests/cli/solve.sh tests/cli/gen.sh tests/cli/bpel.sh tests/cli/map.sh tests/cli/transient.sh tests/cli/simulate.sh \
 	tests/cli/docs.sh
 TESTS += $(CLI_TESTS)
-EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/models/ring6.pepa tests/cli/gen_transient.sh
+EXTRA_DIST += $(CLI_TESTS) tests/cli/lib.sh tests/cli/models/ring6.pepa tests/cli/models/gen_transient.sh
 
 # A real slurmctld and four slurmd on 127.0.0.1 with the plugin; skips (77)
 # unless root with Slurm's daemons installed.

@@ -106,7 +106,7 @@ expect_err "unused warning" "unused.pepa:2:1: warning: rate 'w' is defined but n
 # almost all states transient (160,000 states, a closed class of 20,736): the
 # closed class alone is solved (the whole chain took 19 s), and its answer
 # is the one of the cycles alone
-sh "$SRCDIR/tests/cli/gen_transient.sh" 4 8 12 > "$TMP/leak.pepa"
+sh "$SRCDIR/tests/cli/models/gen_transient.sh" 4 8 12 > "$TMP/leak.pepa"
 expect_exit 0 "mostly transient chain" -- solve --time-limit 15 "$TMP/leak.pepa"
 grep -E '^step[1-4] ' "$TMP/out" > "$TMP/leak.thr"
 sed '$d' "$TMP/leak.pepa" > "$TMP/cycles.pepa"
