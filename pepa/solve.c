@@ -177,15 +177,15 @@ static int check_distribution(const pepa_ctmc *q, const double *pi, diag *err)
                                  "(state %u has %g): the model's rates are beyond double precision", j, pi[j]);
         sum += pi[j];
     }
-    rate_range(q, &lo, &hi);
-    if (fabs(sum - 1.0) > 1e-6)
+    uint32_t z = fabs(sum - 1.0) > 1e-6 ? UINT32_MAX : underflowed_state(q, pi);
+    if (fabs(sum - 1.0) <= 1e-6 && z == UINT32_MAX)
+        return 0;
+    rate_range(q, &lo, &hi);     /* only for the message: a pass over every rate */
+    if (z == UINT32_MAX)
         return diag_set(err, "the steady-state solution sums to %g, not 1: rates from %g to %g are too far "
                              "apart for double precision", sum, lo, hi);
-    uint32_t z = underflowed_state(q, pi);
-    if (z != UINT32_MAX)
-        return diag_set(err, "the probability of state %u underflows to 0 though it is reached: rates from "
-                             "%g to %g are too far apart for double precision", z, lo, hi);
-    return 0;
+    return diag_set(err, "the probability of state %u underflows to 0 though it is reached: rates from "
+                         "%g to %g are too far apart for double precision", z, lo, hi);
 }
 
 static int dispatch(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
