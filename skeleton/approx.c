@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/clock.h"
 #include "../base/mem.h"
 #include "../pepa/ctmc.h"
 #include "../pepa/solve.h"
@@ -140,6 +141,7 @@ struct skel_approx {
     double *pbusy;            /* per task: probability it computes (ps partners) */
     double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
     int fresh;                /* no delays yet */
+    int late;                 /* the deadline passed during an evaluation */
 };
 
 static int ax_oom(diag *err)
@@ -619,6 +621,13 @@ static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cb
     return 0;
 }
 
+/* The deadline has passed: checked every 16th step k (clock_now is a
+ * system call's worth). */
+static int past_deadline(const skel_approx *a, int k)
+{
+    return a->o.deadline > 0 && (k & 15) == 0 && clock_now() > a->o.deadline;
+}
+
 /* One window per move between two tasks; one per task with no such move. */
 static int build_windows(skel_approx *a, diag *err)
 {
@@ -629,7 +638,10 @@ static int build_windows(skel_approx *a, diag *err)
         rc = ax_oom(err);
     for (int e = 0; e < a->nedges && rc == 0; e++) {
         skel_edge ed = a->d->edges[e];
-        if (ed.from < 0 || ed.to < 0)
+        if (past_deadline(a, e))
+            rc = diag_set(err, "approximation: out of time building its %d sub-chains",
+                          a->nedges);
+        if (ed.from < 0 || ed.to < 0 || rc != 0)
             continue;
         linked[ed.from] = linked[ed.to] = 1;
         rc = add_window(a, &wcap, ed.from, ed.to, e, &b, err);
@@ -776,6 +788,11 @@ void skel_approx_free(skel_approx *a)
     free(a->util);
     free(a->thr);
     free(a);
+}
+
+void skel_approx_set_deadline(skel_approx *a, double deadline)
+{
+    a->o.deadline = deadline;
 }
 
 const double *skel_approx_task_util(const skel_approx *a)
@@ -1127,6 +1144,10 @@ static double sweep(skel_approx *a, int backward)
     memset(a->bsum, 0, (size_t)a->ntasks * sizeof *a->bsum);
     for (int k = 0; k < a->nwin; k++) {
         const ax_win *w = &a->win[backward ? a->nwin - 1 - k : k];
+        if (past_deadline(a, k)) {
+            a->late = 1;
+            return INFINITY;
+        }
         ch = fmax(ch, update_window(a, w));
     }
     /* the sharers' probabilities of computing, the mean of their windows'
@@ -1229,7 +1250,7 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     a->node = ps_node;
     if (ps_node)
         group_by_node(a);
-    if (a->fresh) {
+    if (a->fresh || a->o.cold) {
         for (int k = 0; k < a->nctr; k++)
             a->prev[k] = NAN;         /* never equal: the first sweep solves all */
         for (int e = 0; e < a->nedges; e++) {
@@ -1250,10 +1271,15 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         a->fresh = 0;
     }
     memset(r, 0, sizeof *r);
+    a->late = 0;
     do {
         r->change = sweep(a, r->iterations & 1);
         r->iterations++;
-    } while (r->change > a->o.tol && r->iterations < a->o.max_iter);
+    } while (r->change > a->o.tol && r->iterations < a->o.max_iter && !a->late);
+    if (a->late) {
+        a->fresh = 1;          /* a sweep cut in the middle: start the next one afresh */
+        return diag_set(err, "approximation: out of time after %d sweeps", r->iterations);
+    }
     r->converged = r->change <= a->o.tol;
     finish(a, r);
     return sanity(a, r, err);

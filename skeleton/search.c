@@ -290,8 +290,12 @@ static int confirm_and_search(search *s)
         free(canon);
         return diag_set(s->err, "out of memory");
     }
+    /* the best few by the estimate, then the constructive placement: the
+     * chain, not the estimate, ranks them (the estimate errs by a few %) */
     int feasible = s->heur_x > 0;
     double h = feasible ? seed(s, s->heur, canon, map) : 0;
+    for (int k = 0; k < s->nkeep && feasible && h >= 0 && s->keep_x[k] > 0; k++)
+        h = seed(s, s->keep_pl + (size_t)k * (size_t)s->nt, canon, map);
     double c = feasible && h >= 0 ? seed(s, s->cons, canon, map) : 0;
     free(map);
     free(canon);
@@ -355,15 +359,26 @@ static void approx_utils(search *s, skel_search_entry *e)
 }
 
 /* The large-scale search's answer when the chain did not fit: its
- * placement (and the constructive one) ranked by their estimates. */
+ * placement, the best others its moves valued and the constructive one,
+ * by their estimates (the keep list is best first; heur is its first). */
 static int approx_answer(search *s)
 {
     s->exact = 0;
     s->nranked = 0;
-    const int *pl[2] = { s->heur, s->cons };
-    double x[2] = { s->heur_x, s->cons_x };
-    for (int k = 0; k < 2 && s->nranked < s->top; k++) {
-        if (!(x[k] > 0) || (k == 1 && memcmp(pl[0], pl[1], (size_t)s->nt * sizeof *pl[0]) == 0))
+    const int *pl[SCALE_KEEP + 2] = { s->heur };
+    double x[SCALE_KEEP + 2] = { s->heur_x };
+    int n = 1;
+    for (int k = 0; k < s->nkeep; k++, n++) {
+        pl[n] = s->keep_pl + (size_t)k * (size_t)s->nt;
+        x[n] = s->keep_x[k];
+    }
+    pl[n] = s->cons;
+    x[n++] = s->cons_x;
+    for (int k = 0; k < n && s->nranked < s->top; k++) {
+        int dup = 0;
+        for (int q = 0; q < s->nranked && !dup; q++)
+            dup = memcmp(s->ranked[q].placement, pl[k], (size_t)s->nt * sizeof *pl[k]) == 0;
+        if (!(x[k] > 0) || dup)
             continue;
         skel_search_entry *e = &s->ranked[s->nranked++];
         memcpy(e->placement, pl[k], (size_t)s->nt * sizeof *pl[k]);

@@ -55,11 +55,13 @@ typedef struct wcache {
     double thr;
 } wcache;
 
-/* An estimate of the job's throughput for the rates of a complete
- * placement (mu: ntasks, lambda: nedges), into *x; 0 or -1 with a message.
+/* An estimate of the job's throughput for complete placement pl and its
+ * rates (mu: ntasks, lambda: nedges), into *x; 0 or -1 with a message.
  * The large-scale search ranks its local moves by it. */
-typedef int (*search_eval_fn)(void *ctx, const double *mu, const double *lambda, double *x,
-                              diag *err);
+typedef int (*search_eval_fn)(void *ctx, const int *pl, const double *mu, const double *lambda,
+                              double *x, diag *err);
+
+#define SCALE_KEEP 4                  /* best placements the local moves keep for the chain */
 
 typedef struct search {
     skel_model *m;
@@ -134,9 +136,13 @@ typedef struct search {
     double cons_exact;         /* the constructive placement solved (0: not) */
     char why[256];             /* why the exact chain was not used */
     /* the large-scale search (search_scale.c) */
-    search_eval_fn eval;       /* NULL: search_eval_bound */
+    search_eval_fn eval;       /* NULL: the approximation, else search_eval_bound */
     void *eval_ctx;
     const char *eval_name;
+    skel_approx *ax;           /* the approximation's workspace when it is the evaluator */
+    int nkeep;                 /* distinct placements kept, best estimate first */
+    int *keep_pl;              /* SCALE_KEEP * nt */
+    double *keep_x;            /* their estimates */
     int *order;                /* tasks, heaviest first */
     int *adj_start, *adj_edge, *adj_deg;  /* each task's edges */
     int *cand;                 /* scratch: candidate nodes */
@@ -167,7 +173,8 @@ int search_evaluate(search *s);
 
 /* search_scale.c */
 int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *cls);
-int search_eval_bound(void *ctx, const double *mu, const double *lambda, double *x, diag *err);
+int search_eval_bound(void *ctx, const int *pl, const double *mu, const double *lambda, double *x,
+                      diag *err);
 int search_scale(search *s, double until);
 void search_scale_free(search *s);
 

@@ -146,14 +146,20 @@ out:
 }
 
 #define MAX_BESIDE 4            /* partners' nodes tried per task */
+/* A deal's sub-chains in the search's approximation: 50 states cost
+ * milliseconds; the default 2,500 cost seconds a placement (measured on
+ * deal(4): 20 ms against 2.4-4.9 s), for no better ranking. */
+#define SCALE_DEAL_STATES 50
 
-/* ---- rates and the evaluator ---------------------------------------------- */
+/* ---- rates and the evaluators --------------------------------------------- */
 
-/* The default evaluator: the bounds of search_bound.c at the placement's
- * own rates. */
-int search_eval_bound(void *ctx, const double *mu, const double *lambda, double *x, diag *err)
+/* The fallback evaluator: the bounds of search_bound.c at the placement's
+ * own rates (an upper bound; costs microseconds at any size). */
+int search_eval_bound(void *ctx, const int *pl, const double *mu, const double *lambda, double *x,
+                      diag *err)
 {
     search *s = ctx;
+    (void)pl;
     (void)err;
     memcpy(s->bmu, mu, (size_t)s->nt * sizeof *mu);
     memcpy(s->blam, lambda, (size_t)s->ne * sizeof *lambda);
@@ -161,17 +167,60 @@ int search_eval_bound(void *ctx, const double *mu, const double *lambda, double 
     return 0;
 }
 
-/* Estimate of placement pl (complete): 0 when a link is missing. */
+/* The analytical approximation (approx.c) at the placement's rates: an
+ * estimate of the throughput itself, not a bound, so that it ranks
+ * placements as the chain would. Under Sharing=ps the tasks of a node
+ * share it. */
+static int eval_approx(void *ctx, const int *pl, const double *mu, const double *lambda,
+                       double *x, diag *err)
+{
+    search *s = ctx;
+    skel_approx_result r;
+    if (skel_approx_eval(s->ax, mu, lambda, s->ps ? pl : NULL, &r, err) < 0)
+        return -1;
+    *x = r.throughput;
+    return 0;
+}
+
+/* Keep pl (estimate x) among the SCALE_KEEP best distinct placements seen:
+ * the chain confirms them when it fits. */
+static void keep_offer(search *s, const int *pl, double x)
+{
+    size_t sz = (size_t)s->nt * sizeof *pl;
+    for (int k = 0; k < s->nkeep; k++)
+        if (memcmp(s->keep_pl + (size_t)k * (size_t)s->nt, pl, sz) == 0)
+            return;
+    int pos = s->nkeep;
+    while (pos > 0 && x > s->keep_x[pos - 1])
+        pos--;
+    if (pos >= SCALE_KEEP)
+        return;
+    int last = s->nkeep < SCALE_KEEP ? s->nkeep : SCALE_KEEP - 1;
+    memmove(s->keep_pl + (size_t)(pos + 1) * (size_t)s->nt, s->keep_pl + (size_t)pos * (size_t)s->nt,
+            (size_t)(last - pos) * sz);
+    memmove(s->keep_x + pos + 1, s->keep_x + pos, (size_t)(last - pos) * sizeof *s->keep_x);
+    memcpy(s->keep_pl + (size_t)pos * (size_t)s->nt, pl, sz);
+    s->keep_x[pos] = x;
+    s->nkeep += s->nkeep < SCALE_KEEP;
+}
+
+/* Estimate of placement pl (complete) into *x: 0 when a link is missing
+ * (infeasible). Returns -1 when the evaluator refused (out of time, a
+ * fixed point it does not trust), *x then 0. */
 static int estimate(search *s, const int *pl, double *x)
 {
     diag tmp;
     diag_clear(&tmp);
-    if (skel_place_rates(s->m, s->p, pl, s->mu, s->lambda, &tmp) < 0) {
-        *x = 0;               /* infeasible: a move over a link not described */
-        return 0;
-    }
+    *x = 0;
+    if (skel_place_rates(s->m, s->p, pl, s->mu, s->lambda, &tmp) < 0)
+        return 0;             /* infeasible: a move over a link not described */
     s->scale_evals++;
-    return s->eval(s->eval_ctx, s->mu, s->lambda, x, s->err);
+    if (s->eval(s->eval_ctx, pl, s->mu, s->lambda, x, &tmp) < 0) {
+        *x = 0;
+        return -1;
+    }
+    keep_offer(s, pl, *x);
+    return 0;
 }
 
 /* ---- the constructive placement --------------------------------------------- */
@@ -315,6 +364,33 @@ static int improve_task(search *s, int *pl, int i, double *x)
     return moved;
 }
 
+/* Exchange the nodes of task i and of each later task on another node;
+ * returns 1 when the placement improved. A move of one task cannot reach
+ * these: the node it wants is taken, and freeing it first looks worse. */
+static int swap_task(search *s, int *pl, int i, double *x, double until)
+{
+    int moved = 0;
+    for (int j = 0; j < s->nt && clock_now() <= until; j++) {
+        if (pl[j] == pl[i] || (s->o->pins && (s->o->pins[i] >= 0 || s->o->pins[j] >= 0)))
+            continue;
+        int a = pl[i];
+        pl[i] = pl[j];
+        pl[j] = a;
+        double v;
+        estimate(s, pl, &v);
+        if (v > *x * (1 + 1e-9)) {
+            *x = v;
+            moved = 1;
+        } else {
+            pl[j] = pl[i];
+            pl[i] = a;
+        }
+    }
+    return moved;
+}
+
+/* Passes of single moves until none improves, then of exchanges; again
+ * while an exchange improves. Stopped at until (anytime). */
 static void local_moves(search *s, int *pl, double *x, double until)
 {
     for (int pass = 0, moved = 1; moved && pass < 100; pass++) {
@@ -326,6 +402,8 @@ static void local_moves(search *s, int *pl, double *x, double until)
             }
             moved |= improve_task(s, pl, s->order[k], x);
         }
+        for (int k = 0; !moved && k < s->nt; k++)
+            moved |= swap_task(s, pl, s->order[k], x, until);
     }
 }
 
@@ -458,19 +536,20 @@ static int scale_setup(search *s)
     s->node_class = malloc(nn * sizeof *s->node_class);
     s->cons = malloc(nt * sizeof *s->cons);
     s->heur = malloc(nt * sizeof *s->heur);
+    s->keep_pl = malloc(SCALE_KEEP * nt * sizeof *s->keep_pl);
+    s->keep_x = malloc(SCALE_KEEP * sizeof *s->keep_x);
     if (!s->order || !s->adj_start || !s->adj_edge || !s->adj_deg || !s->cand || !s->cls_start ||
-        !s->cls_member || !s->cls_next || !s->cls_pos || !s->node_class || !s->cons || !s->heur)
+        !s->cls_member || !s->cls_next || !s->cls_pos || !s->node_class || !s->cons || !s->heur ||
+        !s->keep_pl || !s->keep_x)
         return diag_set(s->err, "out of memory");
-    if (!s->eval) {
-        s->eval = search_eval_bound;
-        s->eval_ctx = s;
-        s->eval_name = "the per-stage cycle bound (an upper bound)";
-    }
     return order_tasks(s) < 0 || task_edges(s) < 0 ? -1 : make_classes(s);
 }
 
 void search_scale_free(search *s)
 {
+    skel_approx_free(s->ax);
+    free(s->keep_x);
+    free(s->keep_pl);
     free(s->heur);
     free(s->cons);
     free(s->node_class);
@@ -485,6 +564,42 @@ void search_scale_free(search *s)
     free(s->order);
 }
 
+static void use_bound(search *s)
+{
+    s->eval = search_eval_bound;
+    s->eval_ctx = s;
+    s->eval_name = "the per-stage cycle bound (an upper bound)";
+}
+
+/* The approximation is the evaluator when it covers the skeleton (no
+ * par/choice/loop) and values the constructive placement by mid; the
+ * moves then have until. Else the cycle bound values them: it costs
+ * microseconds at any size (farm(1000)'s approximation takes seconds). */
+static void choose_eval(search *s, double mid, double until)
+{
+    diag tmp;
+    diag_clear(&tmp);
+    skel_approx_opts ao = { 0 };
+    ao.scv = s->m->scv;
+    ao.deadline = mid;
+    ao.cold = 1;
+    ao.deal_states = SCALE_DEAL_STATES;
+    if ((s->ax = skel_approx_new(s->d, &ao, &tmp))) {
+        s->eval = eval_approx;
+        s->eval_ctx = s;
+        s->eval_name = "the analytical approximation";
+        if (estimate(s, s->cons, &s->cons_x) == 0) {
+            skel_approx_set_deadline(s->ax, until);
+            return;
+        }
+        skel_approx_free(s->ax);
+        s->ax = NULL;
+        s->nkeep = 0;
+    }
+    use_bound(s);
+    estimate(s, s->cons, &s->cons_x);
+}
+
 int search_scale(search *s, double until)
 {
     if (scale_setup(s) < 0)
@@ -492,8 +607,10 @@ int search_scale(search *s, double until)
     double t0 = clock_now();
     construct(s, s->cons);
     s->cons_secs = clock_now() - t0;
-    if (estimate(s, s->cons, &s->cons_x) < 0)
-        return -1;
+    if (s->eval)
+        estimate(s, s->cons, &s->cons_x);
+    else
+        choose_eval(s, t0 + 0.5 * (until - t0), until);
     memcpy(s->heur, s->cons, (size_t)s->nt * sizeof *s->heur);
     s->heur_x = s->cons_x;
     local_moves(s, s->heur, &s->heur_x, until);

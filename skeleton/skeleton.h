@@ -572,6 +572,12 @@ typedef struct skel_approx_opts {
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
+    double deadline;         /* clock_now() past which skel_approx_new and every
+                                skel_approx_eval give up with a message (the
+                                search's time limit); 0: none */
+    int cold;                /* non-zero: every evaluation starts from the initial
+                                delays, not from the previous fixed point (with
+                                deals a warm start can end in another one) */
 } skel_approx_opts;
 
 typedef struct skel_approx_result {
@@ -600,6 +606,9 @@ void skel_approx_free(skel_approx *a);       /* a may be NULL */
  * Warm-starts from the previous evaluation. */
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
                      const int *ps_node, skel_approx_result *r, diag *err);
+
+/* Replace opts.deadline for the evaluations to come (0: none). */
+void skel_approx_set_deadline(skel_approx *a, double deadline);
 
 /* After skel_approx_eval: per task, the estimated fraction of time it
  * computes and its computations per second (ntasks entries each). */
