@@ -1276,6 +1276,7 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         r->change = sweep(a, r->iterations & 1);
         r->iterations++;
     } while (r->change > a->o.tol && r->iterations < a->o.max_iter && !a->late);
+    r->work = (double)r->iterations * a->nctr;
     if (a->late) {
         a->fresh = 1;          /* a sweep cut in the middle: start the next one afresh */
         return diag_set(err, "approximation: out of time after %d sweeps", r->iterations);

@@ -255,11 +255,13 @@ const char *skel_search_method_name(skel_search_method m)
     return m == SKEL_SEARCH_EXACT ? "exact" : "approximate";
 }
 
-/* Time the local moves may take: a fifth of the budget (the chain gets the
- * rest), or at most 2 s without one. */
+/* Time the local moves may take: a tenth of the budget (the chain, when
+ * it fits, gets the rest: deriving it is what runs out of time under
+ * load); without one 10 s, a guard only: their work cap (SCALE_WORK, about
+ * 2 s) stops them first, the same on any machine. */
 static double scale_until(const search *s)
 {
-    return s->t0 + (s->o->budget > 0 ? 0.2 * s->o->budget : 2.0);
+    return s->t0 + (s->o->budget > 0 ? 0.1 * s->o->budget : 10.0);
 }
 
 /* Solve placement pl exactly as a seed of the ranking; its throughput, or

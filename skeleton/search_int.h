@@ -61,6 +61,12 @@ typedef struct wcache {
 typedef int (*search_eval_fn)(void *ctx, const int *pl, const double *mu, const double *lambda,
                               double *x, diag *err);
 
+/* The local moves' cost cap, in the evaluator's work units, so that where
+ * time does not stop them first the answer is the same on any machine
+ * (under valgrind too): 1.2-3 s of the approximation here (measured
+ * 1e7-2.4e7 units a second on pipes, farms and pipes of farms). */
+#define SCALE_WORK 3e7
+
 #define SCALE_KEEP 4                  /* best placements the local moves keep for the chain */
 
 typedef struct search {
@@ -153,6 +159,8 @@ typedef struct search {
     double cons_x, heur_x;     /* their estimates */
     double cons_secs;          /* time the constructive placement took */
     unsigned long long scale_evals;
+    double scale_work;         /* the evaluator's cost so far (skel_approx_result.work;
+                                  ntasks + nedges a bound) */
     int scale_stopped;         /* local moves stopped by the time given */
 } search;
 
