@@ -403,6 +403,7 @@ int cmd_map(int argc, char **argv)
     so.ncandidates = ncand;
     so.top = a.top;
     so.budget = a.budget;
+    so.tree = in.tree;
     if (!a.json && isatty(STDERR_FILENO)) {
         so.progress = progress;
         so.progress_ctx = &b;
