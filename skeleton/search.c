@@ -441,6 +441,10 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.exp_work = 1;
     for (int i = 0; i < s.nt; i++)
         s.exp_work &= m->scv[i] == 1;
+    s.plain_links = 1;
+    for (int e = 0; e < s.ne; e++)
+        s.plain_links &= m->buffer[e] == 0 && m->link_scv[e] == 1;
+    s.handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's handoff */
     if (s.o->budget > 0)
         s.deadline = s.t0 + s.o->budget;
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)

@@ -54,7 +54,9 @@ static double edge_ub(const search *s, int e)
     return s->mx_to[(size_t)e * (size_t)s->nn + (size_t)b];
 }
 
-/* Mean over steps of the least time one exchange can take. */
+/* Mean over steps of the least time one exchange can take: the move's
+ * mean time in a rendezvous (whatever its phases), the hand-off or the
+ * take into a buffered link (the transit overlaps the task's work). */
 static double steps_time(const search *s, const step *st, int n)
 {
     if (n == 0)
@@ -62,13 +64,31 @@ static double steps_time(const search *s, const step *st, int n)
     double sum = 0;
     for (int k = 0; k < n; k++) {
         double rate = 0;
-        for (int j = 0; j < st[k].n; j++)
-            rate += s->blam[st[k].edges[j]];
-        if (!(rate > 0))
-            return INFINITY;
+        for (int j = 0; j < st[k].n; j++) {
+            int e = st[k].edges[j];
+            if (!(s->blam[e] > 0))
+                return INFINITY;
+            rate += s->m->buffer[e] > 0 ? s->handoff : s->blam[e];
+        }
         sum += 1.0 / rate;
     }
     return sum / n;
+}
+
+/* A buffered link holds at most N items, each at least its mean transit
+ * 1/lambda (Little's law): X_e <= N lambda_e. A task with a known visit
+ * ratio and one partner to send to carries X v_i over that edge. */
+static double link_bound(const search *s)
+{
+    double best = INFINITY;
+    for (int i = 0; i < s->nt; i++) {
+        if (!(s->visit[i] > 0) || s->flows[i].ndst != 1 || s->flows[i].dst[0].n != 1)
+            continue;
+        int e = s->flows[i].dst[0].edges[0];
+        if (s->m->buffer[e] > 0 && s->m->buffer[e] * s->blam[e] / s->visit[i] < best)
+            best = s->m->buffer[e] * s->blam[e] / s->visit[i];
+    }
+    return best;
 }
 
 static double window_thr(search *s, int wi);
@@ -138,6 +158,8 @@ double search_bound_rates(search *s)
         return items < all ? items : all;
     }
     double best = s->ps ? node_bound(s, s->visit) : INFINITY;
+    if (!s->plain_links && link_bound(s) < best)
+        best = link_bound(s);
     for (int i = 0; i < s->nt; i++) {
         double cycle = 1.0 / s->bmu[i] + steps_time(s, s->flows[i].src, s->flows[i].nsrc) +
                        steps_time(s, s->flows[i].dst, s->flows[i].ndst);
@@ -168,9 +190,11 @@ double search_bound_rates(search *s)
     }
     /* Without pruning the bounds only order the search and bound what a
      * budget leaves out: the cycle bounds are enough. Windows are solved
-     * with exponential work: less variable work (Erlang) can beat them, so
-     * they bound only models whose work is all exponential. */
-    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work; k++) {
+     * with exponential work and rendezvous moves: less variable work
+     * (Erlang) or a buffer can beat them, so they bound only models whose
+     * work and moves are all exponential and rendezvous. */
+    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work &&
+                    s->plain_links; k++) {
         const window *w = &s->win[k];
         if (w->len == WIN_MAX && s->place[w->start + w->len - 1] < 0)
             continue;
