@@ -139,6 +139,8 @@ typedef struct search {
     char why[256];             /* why the exact chain was not used */
     /* the large-scale search (search_scale.c) */
     search_eval_fn eval;       /* NULL: search_eval_bound */
+    const int *bound_pl;       /* the complete placement being estimated, whose
+                                  nodes' sharing the bounds charge (NULL: place) */
     void *eval_ctx;
     const char *eval_name;
     int *order;                /* tasks, heaviest first */
