@@ -468,9 +468,20 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.exp_work = 1;
     for (int i = 0; i < s.nt; i++)
         s.exp_work &= m->scv[i] == 1;
+    s.plain_links = 1;
+    for (int e = 0; e < s.ne; e++)
+        s.plain_links &= m->buffer[e] == 0 && m->link_scv[e] == 1;
+    s.handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's handoff */
     s.deadline = s.o->deadline;
     if (s.o->budget > 0)
         s.deadline = clock_deadline_within(s.deadline, s.o->budget);
+    if (!s.plain_links) {
+        /* Buffered links and link phases are known to the bounds, not to
+         * the approximation: the large-scale search ranks by the bounds. */
+        s.eval = search_eval_bound;
+        s.eval_ctx = &s;
+        s.eval_name = "the per-stage cycle bound (an upper bound)";
+    }
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)
         goto fail;
     int ex = s.o->force_lumped && s.o->tree && s.o->candidates ? search_lumped_candidates(&s)

@@ -90,12 +90,16 @@ typedef struct search {
     uint64_t *tr_slot;         /* entry of q->val, or NO_SLOT for a self-loop */
     int *tr_param;
     double *tr_coef;
-    double *params, *pthr;     /* nt + ne: rate and throughput of each parameter */
+    double *params, *pthr;     /* nt + ne + 1: rate and throughput of each parameter;
+                                  the last is the constant 1 (a buffer's hand-off
+                                  and take, whose rate no placement changes) */
     /* Sharing=ps: the chain is the placement-independent one (a component
      * per task); a computation's rate mu_i is divided, state by state, by
      * the number of tasks of its node computing (the busy lists). */
     int ps;
     int exp_work;              /* every task's work is exponential (windows apply) */
+    int plain_links;           /* every move exponential and rendezvous (windows apply) */
+    double handoff;            /* a buffered move's hand-off and take rate (gen.c's) */
     uint64_t *busy_first;      /* states + 1 offsets into busy_task */
     int *busy_task;            /* the tasks computing in each state */
     double *dense;             /* n * (2n + 1) for chains of at most DENSE_MAX states */
@@ -143,6 +147,8 @@ typedef struct search {
     char why[256];             /* why the exact chain was not used */
     /* the large-scale search (search_scale.c) */
     search_eval_fn eval;       /* NULL: search_eval_bound */
+    const int *bound_pl;       /* the complete placement being estimated, whose
+                                  nodes' sharing the bounds charge (NULL: place) */
     void *eval_ctx;
     const char *eval_name;
     int *order;                /* tasks, heaviest first */

@@ -182,6 +182,23 @@ static int plan_add(void *ctx, uint32_t i, int action, double rate, uint64_t ent
     return 0;
 }
 
+/* The parameters of a move's actions (docs/platform.md, "Links"):
+ * rendezvous, the move and its phases (xfer) at lambda_e; buffered, the
+ * item's transit (xfer) at lambda_e, the hand-off (move) and the take at
+ * the constant `handoff`. */
+static void edge_params(const search *s, int *act_param)
+{
+    const skel_model *m = s->m;
+    for (int e = 0; e < s->ne; e++) {
+        int buffered = m->buffer[e] > 0;
+        act_param[m->move_action[e]] = buffered ? s->nt + s->ne : s->nt + e;
+        if (buffered)
+            act_param[m->take_action[e]] = s->nt + s->ne;
+        if (m->xfer_action[e] >= 0)
+            act_param[m->xfer_action[e]] = s->nt + e;
+    }
+}
+
 /* Build the plan at probe rates, then check it against the reference
  * re-rating at other rates. A model where a transition's rate is not one
  * parameter times a constant keeps the slow, general path. */
@@ -190,9 +207,9 @@ int search_plan_build(search *s)
     int np = s->nt + s->ne, rc = -1;
     const pepa_system *sys = s->sys;
     int *act_param = malloc((size_t)sys->nactions * sizeof *act_param);
-    double *p2 = malloc((size_t)np * sizeof *p2);
-    if (!(s->params = malloc((size_t)np * sizeof *s->params)) ||
-        !(s->pthr = malloc((size_t)np * sizeof *s->pthr)) || !act_param || !p2) {
+    double *p2 = malloc(((size_t)np + 1) * sizeof *p2);
+    if (!(s->params = malloc(((size_t)np + 1) * sizeof *s->params)) ||
+        !(s->pthr = malloc(((size_t)np + 1) * sizeof *s->pthr)) || !act_param || !p2) {
         diag_set(s->err, "out of memory");
         goto out;
     }
@@ -203,13 +220,13 @@ int search_plan_build(search *s)
         if (s->m->work_action[i] >= 0)
             act_param[s->m->work_action[i]] = -1 - i;
     }
-    for (int e = 0; e < s->ne; e++)
-        act_param[s->m->move_action[e]] = s->nt + e;
-    /* Probe rates: distinct, irregular values. */
+    edge_params(s, act_param);
+    /* Probe rates: distinct, irregular values (the constant stays 1). */
     for (int k = 0; k < np; k++) {
         s->params[k] = 1.0 + 0.37 * (k % 11) + 0.011 * k;
         p2[k] = 2.5 - 0.13 * (k % 7) + 0.007 * k;
     }
+    s->params[np] = p2[np] = 1;
     if (reference_rate(s, s->params) < 0)
         goto out;
     plan_walk w = { s, act_param, 0 };
@@ -336,6 +353,7 @@ int search_evaluate(search *s)
     if (s->use_plan) {
         memcpy(s->params, s->mu, (size_t)s->nt * sizeof *s->mu);
         memcpy(s->params + s->nt, s->lambda, (size_t)s->ne * sizeof *s->lambda);
+        s->params[s->nt + s->ne] = 1;
         plan_apply(s, s->params, s->ps);
     } else if (pepa_system_rerate(s->sys, s->err) < 0 || pepa_space_rate(s->sp, s->err) < 0) {
         return -1;

@@ -780,7 +780,13 @@ int slurmsk_place_by(const slurmsk_conf *conf, const slurmsk_job *job,
     if (!job->tree)
         return diag_set(err, "no skeleton");
     double t0 = clock_now();
-    skel_platform *p = conf->plat;
+    /* The job's buffering is part of the semantics the search ranks by
+     * (docs/platform.md, "Links"): a shallow copy, the site's platform
+     * shared by every decision stays as it is. */
+    skel_platform jp = *conf->plat;
+    if (job->has_buffer)
+        jp.job_buffer = job->buffer;
+    skel_platform *p = &jp;
     int n = skel_tree_ntasks(job->tree), rc = -1;
     slurmsk_fault fault = SLURMSK_FAULT_MEMORY;
     skel_dag *dag = NULL;
