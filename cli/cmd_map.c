@@ -20,7 +20,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: skelsched map SKELETON --platform FILE [--pin t0=NODE]... [--candidates FILE]\n"
             "                     [--top K] [--budget SECONDS] [--style producer|stream]\n"
-            "                     [--sharing ps|static] [--json]\n"
+            "                     [--sharing ps|static] [--buffer N] [--link-scv C] [--json]\n"
             "\n"
             "Search the placements of the skeleton's tasks on the platform's nodes and rank\n"
             "them by the job's steady-state throughput: items through the skeleton per\n"
@@ -36,6 +36,10 @@ static void usage(FILE *f)
             "  --style S          producer (default, Yaikhom et al. 2007) or stream (Benoit et al. 2004)\n"
             "  --sharing S        ps (default: the tasks computing share a node) or static\n"
             "                     (Speed/n at all times, Benoit et al. 2004); overrides Sharing=\n"
+            "  --buffer N         items every move may hold (the job's buffering, #SKEL\n"
+            "                     --buffer); default: the platform's Buffer=, 0 = rendezvous\n"
+            "  --link-scv C       squared coefficient of variation of a move's time;\n"
+            "                     overrides LinkSCV=\n"
             "  --json             one JSON object on standard output\n"
             "\n"
             "Placements that differ only by swapping interchangeable nodes (same speed,\n"
@@ -44,7 +48,7 @@ static void usage(FILE *f)
 }
 
 typedef struct map_args {
-    const char *skel, *platform, *candidates, *sharing;
+    const char *skel, *platform, *candidates, *sharing, *buffer, *link_scv;
     char *pins;              /* all --pin values joined by ',' */
     int top, json;
     double budget;
@@ -95,6 +99,10 @@ static int parse_args(int argc, char **argv, map_args *a)
             if (cli_sharing_arg("map", v) < 0)
                 return 2;
             a->sharing = v;
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--buffer", &bad))) {
+            a->buffer = v;
+        } else if ((v = cli_option_value("map", argc, argv, &i, "--link-scv", &bad))) {
+            a->link_scv = v;
         } else if ((v = cli_option_value("map", argc, argv, &i, "--style", &bad))) {
             if (strcmp(v, "stream") == 0)
                 a->style = SKEL_STYLE_STREAM;
@@ -334,10 +342,27 @@ static void print_approx(const map_args *a, const skel_search_result *r)
     printf("optimal      not proven\n");
 }
 
+/* The whole chain did not fit; the placements ranked were solved exactly
+ * on their lumped chains (docs/mapping.md). */
+static void print_lumped(const map_args *a, const skel_search_result *r)
+{
+    printf("skeleton     %s (%d tasks; lumped chains of at most %lu states)\n", a->skel, r->ntasks,
+           r->states);
+    printf("platform     %s (%d nodes)\n", a->platform, r->nnodes);
+    printf("method       lumped: %s\n", r->why);
+    printf("             the large-scale search's placements, each solved exactly on its chain\n"
+           "             with a farm's interchangeable members lumped\n");
+    printf("constructive %.6g in %.3f ms; answered in %.3f s\n", r->constructive,
+           1000 * r->constructive_secs, r->seconds);
+    printf("optimal      not proven\n");
+}
+
 static void print_table(const map_args *a, const skel_search_result *r, const skel_platform *p)
 {
     if (r->method == SKEL_SEARCH_APPROX)
         print_approx(a, r);
+    else if (r->method == SKEL_SEARCH_LUMPED)
+        print_lumped(a, r);
     else
         print_exact(a, r);
     printf("\n%-5s %-14s %-10s %s\n", "rank", "throughput", "bottleneck", "placement (t0 t1 ...)");
@@ -374,7 +399,7 @@ int cmd_map(int argc, char **argv)
     diag_clear(&err);
     rc = 1;
     cli_input in = { 0 };
-    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1, NULL, NULL, 1 };
+    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1, a.buffer, a.link_scv, 1 };
     const skel_platform *plat = NULL;
     int *pins = NULL, *cand = NULL, ncand = 0;
     skel_search_result *res = NULL;
@@ -403,6 +428,7 @@ int cmd_map(int argc, char **argv)
     so.ncandidates = ncand;
     so.top = a.top;
     so.budget = a.budget;
+    so.tree = in.tree;
     if (!a.json && isatty(STDERR_FILENO)) {
         so.progress = progress;
         so.progress_ctx = &b;

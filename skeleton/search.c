@@ -64,24 +64,42 @@ int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *
     }
     return 0;
 }
+int search_compile_fits(const search *s)
+{
+    return s->deadline.at <= 0 ||
+           COMPILE_SECS * (double)s->nt * s->nt <= 0.5 * clock_deadline_left(s->deadline);
+}
+
+/* The exact phase gives up: the deadline passed at stage what. */
+static int spent(search *s, const char *what)
+{
+    snprintf(s->why, sizeof s->why, "the decision time ran out %s", what);
+    return 1;
+}
+
 /* Derive the chain within what is left of the budget. Returns 1 when it
  * does not fit (too many states, out of time: s->why says which), the
  * derivation then abandoned. */
 static int setup_chain(search *s)
 {
     diag *err = s->err;
+    /* Compiling the model cannot be stopped and grows faster than its
+     * tasks: under a deadline, not started when it would take half of
+     * what is left (a chain of that many tasks rarely fits anyway). */
+    if (!search_compile_fits(s))
+        return spent(s, "before the model could be compiled");
     if (!(s->sys = pepa_system_new(s->m->pepa, err)))
         return -1;
     pepa_derive_opts dopts = { 0 };
     dopts.max_states = s->o->max_states ? s->o->max_states : DEFAULT_MAX_STATES;
     dopts.threads = s->o->threads;
-    if (s->deadline > 0) {
-        /* leave a part of what is left for re-rating and solving */
-        dopts.time_limit = 0.8 * (s->deadline - clock_now());
-        if (dopts.time_limit <= 0) {
-            snprintf(s->why, sizeof s->why, "the budget was spent before the chain was derived");
-            return 1;
-        }
+    if (s->deadline.at > 0) {
+        /* leave a part of what is left for re-rating and solving; the
+         * deadline itself stops the derivation too */
+        dopts.time_limit = 0.8 * clock_deadline_left(s->deadline);
+        dopts.deadline = s->deadline;
+        if (dopts.time_limit <= 0)
+            return spent(s, "before the chain was derived");
     }
     diag tmp;
     diag_clear(&tmp);
@@ -91,9 +109,12 @@ static int setup_chain(search *s)
         s->why[n] = '\0';
         return 1;
     }
+    s->sp->deadline = s->deadline;   /* its re-ratings too */
     if (s->sp->deadlocks)
         return diag_set(err, "the model of the skeleton deadlocks (%u states can do nothing)",
                         s->sp->deadlocks);
+    if (clock_deadline_passed(s->deadline))
+        return spent(s, "after the chain was derived");
     pepa_chain_class cls;
     if (pepa_space_classify(s->sp, &cls, err) < 0)
         return -1;
@@ -116,7 +137,7 @@ static int setup(search *s)
     if (!(s->flows = calloc(nt, sizeof *s->flows)) || !(s->visit = calloc(nt, sizeof *s->visit)) ||
         !(s->cls = malloc(nn * sizeof *s->cls)) || !(s->place = malloc(nt * sizeof *s->place)) ||
         !(s->load = calloc(nn, sizeof *s->load)) || !(s->raw = malloc((nt + 1) * sizeof *s->raw)) ||
-        !(s->mu = malloc(nt * sizeof *s->mu)) ||
+        !(s->mu = malloc(nt * sizeof *s->mu)) || !(s->xi = malloc(nt * sizeof *s->xi)) ||
         !(s->lambda = malloc((size_t)(s->ne ? s->ne : 1) * sizeof *s->lambda)) ||
         !(s->ranked = calloc((size_t)s->top, sizeof *s->ranked)))
         return diag_set(s->err, "out of memory");
@@ -221,6 +242,7 @@ static void search_free(search *s)
     free(s->tr_slot);
     free(s->tr_src);
     free(s->lambda);
+    free(s->xi);
     free(s->mu);
     free(s->cnode);
     free(s->cbound);
@@ -252,16 +274,19 @@ static void search_free(search *s)
 
 const char *skel_search_method_name(skel_search_method m)
 {
-    return m == SKEL_SEARCH_EXACT ? "exact" : "approximate";
+    return m == SKEL_SEARCH_EXACT ? "exact" : m == SKEL_SEARCH_LUMPED ? "lumped" : "approximate";
 }
 
-/* Time the local moves may take: a tenth of the budget (the chain, when
+/* Time the local moves may take: a tenth of the time left (the chain, when
  * it fits, gets the rest: deriving it is what runs out of time under
- * load); without one 10 s, a guard only: their work cap (SCALE_WORK, about
- * 2 s) stops them first, the same on any machine. */
+ * load); without a deadline 10 s, a guard only: their work cap
+ * (SCALE_WORK, about 2 s) stops them first, the same on any machine. */
 static double scale_until(const search *s)
 {
-    return s->t0 + (s->o->budget > 0 ? 0.1 * s->o->budget : 10.0);
+    if (s->deadline.at <= 0)
+        return s->t0 + 10.0;
+    double left = clock_deadline_left(s->deadline);
+    return clock_now() + (left > 0 ? 0.1 * left : 0);
 }
 
 /* Solve placement pl exactly as a seed of the ranking; its throughput, or
@@ -327,7 +352,9 @@ static int exact_phase(search *s)
     if (rc != 0)
         return rc;
     if ((!s->o->no_plan || s->ps) && search_plan_build(s) < 0)
-        return -1;
+        return clock_deadline_passed(s->deadline) ? spent(s, "while the chain was re-rated") : -1;
+    if (clock_deadline_passed(s->deadline))
+        return spent(s, "before the chain could be solved");
     /* Processor sharing divides each state's rates: only the plan can. */
     if (s->ps && !s->use_plan) {
         snprintf(s->why, sizeof s->why, "Sharing=ps: the chain (%llu transitions) is too large "
@@ -458,11 +485,26 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.exp_work = 1;
     for (int i = 0; i < s.nt; i++)
         s.exp_work &= m->scv[i] == 1;
+    s.plain_links = 1;
+    for (int e = 0; e < s.ne; e++)
+        s.plain_links &= m->buffer[e] == 0 && m->link_scv[e] == 1;
+    s.handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's handoff */
+    s.deadline = s.o->deadline;
     if (s.o->budget > 0)
-        s.deadline = s.t0 + s.o->budget;
+        s.deadline = clock_deadline_within(s.deadline, s.o->budget);
+    if (!s.plain_links) {
+        /* Buffered links and link phases are known to the bounds, not to
+         * the approximation: the large-scale search ranks by the bounds. */
+        s.eval = search_eval_bound;
+        s.eval_ctx = &s;
+        s.eval_name = "the per-stage cycle bound (an upper bound)";
+    }
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)
         goto fail;
-    int ex = exact_phase(&s);
+    int ex = s.o->force_lumped && s.o->tree && s.o->candidates ? search_lumped_candidates(&s)
+                                                                : exact_phase(&s);
+    if (ex < 0 && clock_deadline_passed(s.deadline))
+        s.solve_late = 1;         /* stopped by the deadline, not by a fault */
     if (ex < 0 && s.solve_late && s.exact && s.nranked > 0) {
         ex = 0;                   /* out of time mid-search: the best solved so far */
         s.timed_out = 1;
@@ -470,7 +512,7 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     }
     if (ex < 0 && !(s.solve_late && !s.o->candidates))
         goto fail;
-    if (ex != 0 && !s.o->candidates && approx_answer(&s) < 0)
+    if (ex != 0 && !s.o->candidates && (approx_answer(&s) < 0 || search_lumped_answer(&s) < 0))
         goto fail;
     if (ex > 0 && s.o->candidates) {
         diag_set(err, "%s", s.why);
@@ -506,19 +548,20 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.ranked = NULL;
     /* Proven when nothing was left out, or everything left out is bounded
      * below the best. */
-    r->optimal = s.exact && (!s.timed_out || s.missed < best * (1 - TIE));
+    r->optimal = (s.exact && (!s.timed_out || s.missed < best * (1 - TIE))) ||
+                 (s.lumped && s.o->candidates);   /* every candidate valued */
     r->bound = r->optimal ? 0 : s.missed;
     r->gap = r->optimal || s.missed <= best ? 0 : (s.missed - best) / best;
     r->evaluated = s.evaluated;
     r->pruned = s.pruned;
     r->symmetric = s.symmetric;
     r->total = s.total;
-    r->states = s.sp ? s.sp->n : 0;
+    r->states = s.lumped ? s.lumped_states : s.sp ? s.sp->n : 0;
     r->transitions = s.sp ? (unsigned long long)s.sp->q->nnz : 0;
-    r->method = s.exact ? SKEL_SEARCH_EXACT : SKEL_SEARCH_APPROX;
+    r->method = s.lumped ? SKEL_SEARCH_LUMPED : s.exact ? SKEL_SEARCH_EXACT : SKEL_SEARCH_APPROX;
     r->constructive = s.cons_exact > 0 ? s.cons_exact : s.cons_x;
     r->constructive_secs = s.cons_secs;
-    snprintf(r->why, sizeof r->why, "%s", s.exact ? "" : s.why);
+    snprintf(r->why, sizeof r->why, "%s", s.exact && !s.lumped ? "" : s.why);
     r->estimator = s.eval_name;
     search_free(&s);
     r->seconds = clock_now() - s.t0;

@@ -223,7 +223,10 @@ static int estimate(search *s, const int *pl, double *x)
     if (skel_place_rates(s->m, s->p, pl, s->mu, s->lambda, &tmp) < 0)
         return 0;             /* infeasible: a move over a link not described */
     s->scale_evals++;
-    if (s->eval(s->eval_ctx, pl, s->mu, s->lambda, x, &tmp) < 0) {
+    s->bound_pl = pl;
+    int rc = s->eval(s->eval_ctx, pl, s->mu, s->lambda, x, &tmp);
+    s->bound_pl = NULL;
+    if (rc < 0) {
         *x = 0;
         return -1;
     }
