@@ -70,46 +70,61 @@ static int task_arg(const char *v, int *out)
     return 0;
 }
 
+typedef enum advise_opt {
+    ADV_HELP, ADV_SWEEP, ADV_PLOT, ADV_TASK, ADV_REPLICAS, ADV_TARGET, ADV_JSON, ADV_NO_MERGE
+} advise_opt;
+
+static const cli_opt advise_opts[] = {
+    CLI_INPUT_OPTS,
+    { "--help", ADV_HELP, CLI_FLAG },             { "-h", ADV_HELP, CLI_FLAG },
+    { "--sweep", ADV_SWEEP, CLI_VALUE },          { "--plot", ADV_PLOT, CLI_VALUE },
+    { "--task", ADV_TASK, CLI_VALUE },            { "--replicas", ADV_REPLICAS, CLI_VALUE },
+    { "--target", ADV_TARGET, CLI_VALUE },        { "--json", ADV_JSON, CLI_FLAG },
+    { "--no-merge", ADV_NO_MERGE, CLI_FLAG },     { NULL, 0, CLI_FLAG }
+};
+
+/* One option (code c, value v); -1 to go on, else the exit code. */
+static int take_option(args *a, int c, const char *v)
+{
+    unsigned long long u;
+    switch ((advise_opt)c) {
+    case ADV_HELP: usage(stdout); return 0;
+    case ADV_SWEEP: a->sweep = v; break;
+    case ADV_PLOT: a->plot = v; break;
+    case ADV_TASK: return task_arg(v, &a->task) < 0 ? 2 : -1;
+    case ADV_REPLICAS:
+        if (cli_ulong_in("advise", "--replicas", v, 2, 64, &u) < 0)
+            return 2;
+        a->replicas = (int)u;
+        break;
+    case ADV_TARGET:
+        if (cli_double("advise", "--target", v, &a->target) < 0 || !(a->target > 0)) {
+            fprintf(stderr, "skelsched advise: --target must be a positive throughput\n");
+            return 2;
+        }
+        break;
+    case ADV_JSON: a->json = 1; break;
+    case ADV_NO_MERGE: a->no_merge = 1; break;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        unsigned long long u;
-        int took = cli_input_option("advise", argc, argv, &i, &a->io);
-        if (took < 0)
+    cli_parser p;
+    cli_parser_init(&p, "advise", argc, argv, advise_opts, CLI_EXACT);
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c < 0 && cli_input_operand("advise", p.arg, &a->skel) < 0)
             return 2;
-        if (took)
+        if (c < 0 || (rc = cli_input_option("advise", c, p.value, &a->io)) > 0)
             continue;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--sweep", &bad))) {
-            a->sweep = v;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--plot", &bad))) {
-            a->plot = v;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--task", &bad))) {
-            if (task_arg(v, &a->task) < 0)
-                return 2;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--replicas", &bad))) {
-            if (cli_ulong_in("advise", "--replicas", v, 2, 64, &u) < 0)
-                return 2;
-            a->replicas = (int)u;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--target", &bad))) {
-            if (cli_double("advise", "--target", v, &a->target) < 0 || !(a->target > 0)) {
-                fprintf(stderr, "skelsched advise: --target must be a positive throughput\n");
-                return 2;
-            }
-        } else if (bad) {
+        if (rc < 0)
             return 2;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            a->json = 1;
-        } else if (strcmp(argv[i], "--no-merge") == 0) {
-            a->no_merge = 1;
-        } else if (cli_input_operand("advise", argv[i], &a->skel) < 0) {
-            return 2;
-        }
+        if ((rc = take_option(a, c, p.value)) >= 0)
+            return rc;
     }
     if (!a->skel) {
         fprintf(stderr, "skelsched advise: expected a skeleton description\n");

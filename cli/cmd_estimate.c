@@ -47,35 +47,52 @@ typedef struct args {
     int json;
 } args;
 
+typedef enum estimate_opt { EST_HELP, EST_ITEMS, EST_GRAIN, EST_JSON } estimate_opt;
+
+static const cli_opt estimate_opts[] = {
+    CLI_INPUT_OPTS,
+    { "--help", EST_HELP, CLI_FLAG },   { "-h", EST_HELP, CLI_FLAG },
+    { "--items", EST_ITEMS, CLI_VALUE }, { "--grain", EST_GRAIN, CLI_VALUE },
+    { "--json", EST_JSON, CLI_FLAG },   { NULL, 0, CLI_FLAG }
+};
+
+/* One option (code c, value v); -1 to go on, else the exit code. */
+static int take_option(args *a, int c, const char *v)
+{
+    unsigned long long u;
+    switch ((estimate_opt)c) {
+    case EST_HELP: usage(stdout); return 0;
+    case EST_ITEMS:
+        if (cli_ulong_in("estimate", "--items", v, 1, 1000000000000ULL, &u) < 0)
+            return 2;
+        a->items = (double)u;
+        break;
+    case EST_GRAIN:
+        if (cli_ulong_in("estimate", "--grain", v, 1, 1000000, &u) < 0)
+            return 2;
+        a->grain = (double)u;
+        break;
+    case EST_JSON: a->json = 1; break;
+    }
+    return -1;
+}
+
+/* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        unsigned long long u;
-        int took = cli_input_option("estimate", argc, argv, &i, &a->io);
-        if (took < 0)
+    cli_parser p;
+    cli_parser_init(&p, "estimate", argc, argv, estimate_opts, CLI_EXACT);
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c < 0 && cli_input_operand("estimate", p.arg, &a->skel) < 0)
             return 2;
-        if (took)
+        if (c < 0 || (rc = cli_input_option("estimate", c, p.value, &a->io)) > 0)
             continue;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if ((v = cli_option_value("estimate", argc, argv, &i, "--items", &bad))) {
-            if (cli_ulong_in("estimate", "--items", v, 1, 1000000000000ULL, &u) < 0)
-                return 2;
-            a->items = (double)u;
-        } else if ((v = cli_option_value("estimate", argc, argv, &i, "--grain", &bad))) {
-            if (cli_ulong_in("estimate", "--grain", v, 1, 1000000, &u) < 0)
-                return 2;
-            a->grain = (double)u;
-        } else if (bad) {
+        if (rc < 0)
             return 2;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            a->json = 1;
-        } else if (cli_input_operand("estimate", argv[i], &a->skel) < 0) {
-            return 2;
-        }
+        if ((rc = take_option(a, c, p.value)) >= 0)
+            return rc;
     }
     if (!a->skel) {
         fprintf(stderr, "skelsched estimate: expected a skeleton description\n");

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "input.h"
 #include "util.h"
+#include "opt.h"
 #include "../skeleton/skeleton.h"
 #include "../base/mem.h"
 
@@ -65,59 +66,77 @@ static int add_pin(map_args *a, const char *v)
     return 0;
 }
 
+typedef enum map_opt {
+    MAP_HELP, MAP_PLATFORM, MAP_CANDIDATES, MAP_PIN, MAP_TOP, MAP_BUDGET, MAP_SHARING, MAP_STYLE,
+    MAP_JSON
+} map_opt;
+
+static const cli_opt map_opts[] = {
+    { "--help", MAP_HELP, CLI_FLAG },            { "-h", MAP_HELP, CLI_FLAG },
+    { "--platform", MAP_PLATFORM, CLI_VALUE },   { "--candidates", MAP_CANDIDATES, CLI_VALUE },
+    { "--pin", MAP_PIN, CLI_VALUE },             { "--top", MAP_TOP, CLI_VALUE },
+    { "--budget", MAP_BUDGET, CLI_VALUE },       { "--sharing", MAP_SHARING, CLI_VALUE },
+    { "--style", MAP_STYLE, CLI_VALUE },         { "--json", MAP_JSON, CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
+/* One option (code c, value v); -1 to go on, else the exit code. */
+static int take_option(map_args *a, int c, const char *v)
+{
+    unsigned long long u;
+    switch ((map_opt)c) {
+    case MAP_HELP: usage(stdout); return 0;
+    case MAP_PLATFORM: a->platform = v; break;
+    case MAP_CANDIDATES: a->candidates = v; break;
+    case MAP_PIN: return add_pin(a, v) < 0 ? 1 : -1;
+    case MAP_TOP:
+        if (cli_ulong_in("map", "--top", v, 1, 100000, &u) < 0)
+            return 2;
+        a->top = (int)u;
+        break;
+    case MAP_BUDGET:
+        if (cli_double("map", "--budget", v, &a->budget) < 0 || !(a->budget > 0)) {
+            fprintf(stderr, "skelsched map: --budget must be a positive number of seconds\n");
+            return 2;
+        }
+        break;
+    case MAP_SHARING:
+        if (cli_sharing_arg("map", v) < 0)
+            return 2;
+        a->sharing = v;
+        break;
+    case MAP_STYLE:
+        if (cli_style_parse(v, &a->style) < 0) {
+            fprintf(stderr, "skelsched map: --style must be producer or stream, not '%s'\n", v);
+            return 2;
+        }
+        break;
+    case MAP_JSON: a->json = 1; break;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, map_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        unsigned long long u;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--platform", &bad))) {
-            a->platform = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--candidates", &bad))) {
-            a->candidates = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--pin", &bad))) {
-            if (add_pin(a, v) < 0)
-                return 1;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--top", &bad))) {
-            if (cli_ulong_in("map", "--top", v, 1, 100000, &u) < 0)
-                return 2;
-            a->top = (int)u;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--budget", &bad))) {
-            if (cli_double("map", "--budget", v, &a->budget) < 0 || !(a->budget > 0)) {
-                fprintf(stderr, "skelsched map: --budget must be a positive number of seconds\n");
-                return 2;
-            }
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--sharing", &bad))) {
-            if (cli_sharing_arg("map", v) < 0)
-                return 2;
-            a->sharing = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--style", &bad))) {
-            if (strcmp(v, "stream") == 0)
-                a->style = SKEL_STYLE_STREAM;
-            else if (strcmp(v, "producer") == 0)
-                a->style = SKEL_STYLE_PRODUCER;
-            else {
-                fprintf(stderr, "skelsched map: --style must be producer or stream, not '%s'\n", v);
-                return 2;
-            }
-        } else if (bad) {
-            return 2;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            a->json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "skelsched map: unknown option '%s'\n", argv[i]);
+    cli_parser p;
+    cli_parser_init(&p, "map", argc, argv, map_opts, CLI_EXACT);
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c == CLI_UNKNOWN) {
+            fprintf(stderr, "skelsched map: unknown option '%s'\n", p.arg);
             usage(stderr);
             return 2;
-        } else if (a->skel) {
+        }
+        if (c == CLI_OPERAND && a->skel) {
             fprintf(stderr, "skelsched map: one skeleton description only\n");
             return 2;
-        } else {
-            a->skel = argv[i];
         }
+        if (c == CLI_OPERAND)
+            a->skel = p.arg;
+        else if ((rc = take_option(a, c, p.value)) >= 0)
+            return rc;
     }
     if (!a->skel || !a->platform) {
         fprintf(stderr, "skelsched map: %s\n", a->skel ? "--platform FILE is required"

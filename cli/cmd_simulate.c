@@ -2,7 +2,6 @@
  * BPEL process by stochastic simulation (sim/), for models whose chain is
  * too large to derive; 95% confidence intervals over replications. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "base/clock.h"
 #include "cli/cmds.h"
 #include "cli/model.h"
+#include "cli/opt.h"
 #include "cli/util.h"
 #include "sim/sim.h"
 
@@ -138,24 +138,38 @@ static int settle_length(sim_args *a, int have_events)
     return 0;
 }
 
+static const cli_opt simulate_opts[] = {
+    { "--events", 'e', CLI_VALUE },
+    { "--until", 'u', CLI_VALUE },
+    { "--warmup", 'w', CLI_VALUE },
+    { "--reps", 'r', CLI_VALUE },
+    { "--seed", 's', CLI_VALUE },
+    { "--threads", 'T', CLI_VALUE },
+    { "--precision", 'p', CLI_VALUE },
+    { "--time-limit", 'L', CLI_VALUE },
+    { "--precision-on", 'A', CLI_VALUE },
+    { "--no-local", 'n', CLI_FLAG },
+    { "--json", 'j', CLI_FLAG },
+    { "--platform", 'P', CLI_VALUE },
+    { "--place", 'l', CLI_VALUE },
+    { "--style", 'y', CLI_VALUE },
+    { "--help", 'h', CLI_FLAG },
+    { "-h", 'h', CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
 static int parse_args(int argc, char **argv, sim_args *a)
 {
-    static const struct option opts[] = {
-        { "events", required_argument, NULL, 'e' },   { "until", required_argument, NULL, 'u' },
-        { "warmup", required_argument, NULL, 'w' },   { "reps", required_argument, NULL, 'r' },
-        { "seed", required_argument, NULL, 's' },     { "threads", required_argument, NULL, 'T' },
-        { "precision", required_argument, NULL, 'p' }, { "time-limit", required_argument, NULL, 'L' },
-        { "precision-on", required_argument, NULL, 'A' },
-        { "no-local", no_argument, NULL, 'n' },       { "json", no_argument, NULL, 'j' },
-        { "platform", required_argument, NULL, 'P' }, { "place", required_argument, NULL, 'l' },
-        { "style", required_argument, NULL, 'y' },    { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c, have_events = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int rc = take_number(c, optarg, a);
+    cli_parser p;
+    cli_parser_init(&p, "simulate", argc, argv, simulate_opts, CLI_GNU);
+    int have_events = 0, operands = 0;
+    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
+        const char *v = p.value;
+        if (c == CLI_OPERAND) {
+            a->path = operands++ ? a->path : p.arg;
+            continue;
+        }
+        int rc = take_number(c, v, a);
         if (rc == 2)
             return 2;
         have_events |= c == 'e';
@@ -163,27 +177,26 @@ static int parse_args(int argc, char **argv, sim_args *a)
             continue;
         switch (c) {
         case 'n': a->o.local = 0; break;
-        case 'A': a->precision_on = optarg; break;
+        case 'A': a->precision_on = v; break;
         case 'j': a->json = 1; break;
-        case 'P': a->in.platform = optarg; break;
-        case 'l': a->in.place = optarg; break;
+        case 'P': a->in.platform = v; break;
+        case 'l': a->in.place = v; break;
         case 'y':
-            if (cli_style_parse(optarg, &a->in.style) < 0)
+            if (cli_style_parse(v, &a->in.style) < 0)
                 return bad_value("--style", "producer or stream");
             break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "skelsched simulate: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            fprintf(stderr, "skelsched simulate: unknown or incomplete option '%s'\n", p.arg);
             usage(stderr);
             return 2;
         }
     }
-    if (optind != argc - 1) {
+    if (operands != 1) {
         fprintf(stderr, "skelsched simulate: expected one model, skeleton or BPEL file\n");
         usage(stderr);
         return 2;
     }
-    a->path = argv[optind];
     int rc = settle_length(a, have_events);
     return rc ? rc : -1;
 }

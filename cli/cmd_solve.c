@@ -4,13 +4,13 @@
  * measures, each step timed; every failure is reported with the file and
  * position it concerns, and exits 1. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
 #include "cli/cmds.h"
 #include "cli/input.h"
+#include "cli/opt.h"
 #include "cli/util.h"
 #include "pepa/check.h"
 #include "pepa/export.h"
@@ -63,7 +63,7 @@ typedef struct solve_args {
     const char *export_prism, *export_mm;
 } solve_args;
 
-/* A number option (c: getopt_long's code); -1 after a usage error. */
+/* A number option (c: its code in solve_opts); -1 after a usage error. */
 static int number_option(solve_args *a, int c, const char *v)
 {
     unsigned long long u;
@@ -98,40 +98,46 @@ static int number_option(solve_args *a, int c, const char *v)
     }
 }
 
+static const cli_opt solve_opts[] = {
+    { "--method", 'm', CLI_VALUE },
+    { "--tol", 't', CLI_VALUE },
+    { "--max-iter", 'i', CLI_VALUE },
+    { "--omega", 'w', CLI_VALUE },
+    { "--max-states", 's', CLI_VALUE },
+    { "--time-limit", 'L', CLI_VALUE },
+    { "--json", 'j', CLI_FLAG },
+    { "--export-prism", 'P', CLI_VALUE },
+    { "--export-mm", 'M', CLI_VALUE },
+    { "--platform", 'p', CLI_VALUE },
+    { "--place", 'l', CLI_VALUE },
+    { "--style", 'y', CLI_VALUE },
+    { "--sharing", 'H', CLI_VALUE },
+    { "--buffer", 'B', CLI_VALUE },
+    { "--link-scv", 'V', CLI_VALUE },
+    { "--no-lump", 'N', CLI_FLAG },
+    { "--help", 'h', CLI_FLAG },
+    { "-h", 'h', CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
 static int parse_args(int argc, char **argv, solve_args *a)
 {
-    static const struct option opts[] = {
-        { "method", required_argument, NULL, 'm' },
-        { "tol", required_argument, NULL, 't' },
-        { "max-iter", required_argument, NULL, 'i' },
-        { "omega", required_argument, NULL, 'w' },
-        { "max-states", required_argument, NULL, 's' },
-        { "time-limit", required_argument, NULL, 'L' },
-        { "json", no_argument, NULL, 'j' },
-        { "export-prism", required_argument, NULL, 'P' },
-        { "export-mm", required_argument, NULL, 'M' },
-        { "platform", required_argument, NULL, 'p' },
-        { "place", required_argument, NULL, 'l' },
-        { "style", required_argument, NULL, 'y' },
-        { "sharing", required_argument, NULL, 'H' },
-        { "buffer", required_argument, NULL, 'B' },
-        { "link-scv", required_argument, NULL, 'V' },
-        { "no-lump", no_argument, NULL, 'N' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    cli_parser p;
+    cli_parser_init(&p, "solve", argc, argv, solve_opts, CLI_GNU);
+    int operands = 0;
+    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
+        const char *v = p.value;
         switch (c) {
+        case CLI_OPERAND:
+            a->path = operands++ ? a->path : p.arg;
+            break;
         case 'm':
-            if (strcmp(optarg, "approx") == 0) {
+            if (strcmp(v, "approx") == 0) {
                 a->approx = 1;
                 break;
             }
-            if (pepa_method_parse(optarg, &a->sopts.method) < 0) {
-                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres, approx)\n", optarg);
+            if (pepa_method_parse(v, &a->sopts.method) < 0) {
+                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres, approx)\n", v);
                 return 2;
             }
             break;
@@ -140,41 +146,40 @@ static int parse_args(int argc, char **argv, solve_args *a)
         case 'w':
         case 's':
         case 'L':
-            if (number_option(a, c, optarg) < 0)
+            if (number_option(a, c, v) < 0)
                 return 2;
             break;
-        case 'p': a->in.platform = optarg; break;
-        case 'B': a->in.buffer = optarg; break;
-        case 'V': a->in.link_scv = optarg; break;
-        case 'l': a->in.place = optarg; break;
+        case 'p': a->in.platform = v; break;
+        case 'B': a->in.buffer = v; break;
+        case 'V': a->in.link_scv = v; break;
+        case 'l': a->in.place = v; break;
         case 'H':
-            if (cli_sharing_arg("solve", optarg) < 0)
+            if (cli_sharing_arg("solve", v) < 0)
                 return 2;
-            a->in.sharing = optarg;
+            a->in.sharing = v;
             break;
         case 'y':
-            if (cli_style_parse(optarg, &a->in.style) < 0) {
-                fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", optarg);
+            if (cli_style_parse(v, &a->in.style) < 0) {
+                fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", v);
                 return 2;
             }
             break;
         case 'j': a->json = 1; break;
         case 'N': a->in.no_lump = 1; break;
-        case 'P': a->export_prism = optarg; break;
-        case 'M': a->export_mm = optarg; break;
+        case 'P': a->export_prism = v; break;
+        case 'M': a->export_mm = v; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "skelsched solve: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            fprintf(stderr, "skelsched solve: unknown or incomplete option '%s'\n", p.arg);
             usage(stderr);
             return 2;
         }
     }
-    if (optind != argc - 1) {
+    if (operands != 1) {
         fprintf(stderr, "skelsched solve: expected one model file\n");
         usage(stderr);
         return 2;
     }
-    a->path = argv[optind];
     return -1;
 }
 

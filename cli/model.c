@@ -47,6 +47,24 @@ void cli_model_free(cli_model *cm)
 }
 
 /* Parse "t1,t2,..." into a malloc'd array. */
+int cli_until_arg(const char *cmd, const char *v, double *until)
+{
+    double d;
+    if (cli_double(cmd, "--until", v, &d) < 0 || !(d > 0) || !isfinite(d))
+        return -1;
+    *until = d;
+    return 0;
+}
+
+int cli_points_arg(const char *cmd, const char *v, int *points)
+{
+    unsigned long long u;
+    if (cli_ulong(cmd, "--points", v, &u) < 0 || u < 2 || u > 10000000)
+        return -1;
+    *points = (int)u;
+    return 0;
+}
+
 int cli_parse_times(const char *cmd, const char *s, double **out, int *n)
 {
     int cap = 1;

@@ -21,6 +21,11 @@ typedef struct cli_model {
 int cli_model_load(const char *path, const cli_input_opts *o, cli_model *cm, diag *err);
 void cli_model_free(cli_model *cm);
 
+/* The options of a time series over [0, until]: --until T (positive,
+ * finite) and --points N (2 .. 10^7). -1 after a message on stderr. */
+int cli_until_arg(const char *cmd, const char *v, double *until);
+int cli_points_arg(const char *cmd, const char *v, int *points);
+
 /* Parse "t1,t2,..." into a malloc'd array of n times; -1 with a message
  * on stderr. */
 int cli_parse_times(const char *cmd, const char *s, double **out, int *n);

@@ -71,23 +71,6 @@ int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned l
     return 0;
 }
 
-const char *cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *opt, int *bad)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "skelsched %s: %s needs a value\n", cmd, opt);
-        *bad = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 void json_string(FILE *f, const char *s)
 {
     fputc('"', f);

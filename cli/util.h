@@ -18,11 +18,6 @@ int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned l
  * ps or static" and -1. */
 int cli_sharing_arg(const char *cmd, const char *value);
 
-/* "--opt VALUE" or "--opt=VALUE" at argv[*i]: returns the value (advancing
- * *i past it) or NULL when argv[*i] is another option. A missing value
- * prints "skelsched CMD: --opt needs a value", sets *bad and returns NULL. */
-const char *cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *opt, int *bad);
-
 /* Run "gnuplot SCRIPT", which writes output. Returns 0, or -1 with a
  * message (gnuplot missing: how to install it; a failure naming output). */
 struct diag;
