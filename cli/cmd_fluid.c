@@ -10,6 +10,7 @@
 #include "cli/model.h"
 #include "cli/opt.h"
 #include "cli/util.h"
+#include "cli/json.h"
 
 static void usage(FILE *f)
 {
@@ -193,36 +194,34 @@ static int compute(fluid_args *a, fluid_out *f, diag *err)
 static void print_json(const fluid_args *a, const fluid_out *f)
 {
     const pepa_system *s = f->cm.s;
-    printf("{\"model\": ");
-    json_string(stdout, a->path);
-    printf(", \"method\": \"fluid\", \"variables\": %d, \"steps\": %ld, ", tr_fluid_nvars(f->fl),
-           f->res.steps);
-    cli_print_series(f->ser, s, 0, 1, stdout);
-    printf(", \"fixed_point\": {\"converged\": %s, \"time\": ", f->conv ? "true" : "false");
-    json_number(stdout, f->tfix);
-    printf(", \"throughput\": {");
-    for (int act = 1; act < s->nactions; act++) {
-        printf("%s", act > 1 ? ", " : "");
-        json_string(stdout, pepa_model_action(s->model, act));
-        printf(": ");
-        json_number(stdout, f->thr[act]);
-    }
-    printf("}, \"populations\": {");
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "model", a->path);
+    cli_json_string(&j, "method", "fluid");
+    cli_json_int(&j, "variables", tr_fluid_nvars(f->fl));
+    cli_json_int(&j, "steps", f->res.steps);
+    cli_json_series(&j, f->ser, s);
+    cli_json_object(&j, "fixed_point");
+    cli_json_bool(&j, "converged", f->conv);
+    cli_json_number(&j, "time", f->tfix);
+    cli_json_object(&j, "throughput");
+    for (int act = 1; act < s->nactions; act++)
+        cli_json_number(&j, pepa_model_action(s->model, act), f->thr[act]);
+    cli_json_end(&j);
+    cli_json_object(&j, "populations");
     for (int i = 0; i < s->nleaves; i++) {
         const pepa_node *nd = &s->nodes[s->leaves[i]];
         const pepa_seq *q = &s->seqs[nd->seq];
-        printf("%s", i ? ", " : "");
-        json_string(stdout, nd->name);
-        printf(": {");
-        for (int st = 0; st < q->nstates; st++) {
-            printf("%s", st ? ", " : "");
-            json_string(stdout, q->state_name[st]);
-            printf(": ");
-            json_number(stdout, f->x[tr_fluid_offset(f->fl, i) + st]);
-        }
-        printf("}");
+        cli_json_object(&j, nd->name);
+        for (int st = 0; st < q->nstates; st++)
+            cli_json_number(&j, q->state_name[st], f->x[tr_fluid_offset(f->fl, i) + st]);
+        cli_json_end(&j);
     }
-    printf("}}}\n");
+    cli_json_end(&j);
+    cli_json_end(&j);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 static void print_table(const fluid_args *a, const fluid_out *f)
@@ -230,7 +229,7 @@ static void print_table(const fluid_args *a, const fluid_out *f)
     const pepa_system *s = f->cm.s;
     printf("model        %s\nvariables    %d\nmethod       fluid (CVODE BDF), %ld steps\n\n", a->path,
            tr_fluid_nvars(f->fl), f->res.steps);
-    cli_print_series(f->ser, s, 0, 0, stdout);
+    cli_print_series(f->ser, s, 0, stdout);
     printf("\nfixed point  %s at t = %.6g\n", f->conv ? "reached" : "NOT reached", f->tfix);
     printf("%-32s %s\n", "action", "throughput");
     for (int act = 1; act < s->nactions; act++)
@@ -259,7 +258,7 @@ int cmd_fluid(int argc, char **argv)
     rc = 1;
     if (compute(&a, &f, &err) == 0) {
         if (a.csv)
-            cli_print_series(f.ser, f.cm.s, 1, 0, stdout);
+            cli_print_series(f.ser, f.cm.s, 1, stdout);
         else if (a.json)
             print_json(&a, &f);
         else

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "input.h"
 #include "util.h"
+#include "cli/json.h"
 #include "opt.h"
 #include "../skeleton/skeleton.h"
 #include "../base/mem.h"
@@ -257,70 +258,65 @@ static void progress(void *ctx, double done, double seconds)
     b->shown = 1;
 }
 
-static void json_placement(FILE *f, const skel_search_result *r, const skel_platform *p,
-                           const skel_search_entry *e, int full)
+/* One ranked placement (key: as for cli_json_object): its nodes,
+ * throughput, rank, bottleneck, and the utilisation of every node it uses
+ * and of every task. */
+static void json_placement(cli_json *j, const char *key, const skel_search_result *r,
+                           const skel_platform *p, const skel_search_entry *e)
 {
-    fputs("{\"placement\": [", f);
-    for (int i = 0; i < r->ntasks; i++) {
-        fputs(i ? ", " : "", f);
-        json_string(f, p->nodes[e->placement[i]].name);
+    char bottleneck[32];
+    snprintf(bottleneck, sizeof bottleneck, "t%d", e->bottleneck);
+    cli_json_object(j, key);
+    cli_json_array(j, "placement");
+    for (int i = 0; i < r->ntasks; i++)
+        cli_json_string(j, NULL, p->nodes[e->placement[i]].name);
+    cli_json_end(j);
+    cli_json_number(j, "throughput", e->throughput);
+    cli_json_int(j, "rank", e->rank);
+    cli_json_string(j, "bottleneck", bottleneck);
+    cli_json_object(j, "utilisation");
+    for (int n = 0; n < r->nnodes; n++) {
+        int used = 0;
+        for (int i = 0; i < r->ntasks && !used; i++)
+            used = e->placement[i] == n;
+        if (used)                /* idle nodes: 0, left out to keep it short */
+            cli_json_number(j, p->nodes[n].name, e->node_util[n]);
     }
-    fputs("], \"throughput\": ", f);
-    json_number(f, e->throughput);
-    if (full) {
-        fprintf(f, ", \"rank\": %d, \"bottleneck\": \"t%d\", \"utilisation\": {", e->rank,
-                e->bottleneck);
-        int first = 1;
-        for (int j = 0; j < r->nnodes; j++) {
-            int used = 0;
-            for (int i = 0; i < r->ntasks && !used; i++)
-                used = e->placement[i] == j;
-            if (!used)
-                continue;        /* idle nodes: 0, left out to keep it short */
-            fputs(first ? "" : ", ", f);
-            json_string(f, p->nodes[j].name);
-            fputs(": ", f);
-            json_number(f, e->node_util[j]);
-            first = 0;
-        }
-        fputs("}, \"task_utilisation\": [", f);
-        for (int i = 0; i < r->ntasks; i++) {
-            fputs(i ? ", " : "", f);
-            json_number(f, e->task_util[i]);
-        }
-        fputc(']', f);
-    }
-    fputc('}', f);
+    cli_json_end(j);
+    cli_json_array(j, "task_utilisation");
+    for (int i = 0; i < r->ntasks; i++)
+        cli_json_number(j, NULL, e->task_util[i]);
+    cli_json_end(j);
+    cli_json_end(j);
 }
 
 static void print_json(const skel_search_result *r, const skel_platform *p)
 {
-    FILE *f = stdout;
-    fputs("{\"best\": ", f);
-    json_placement(f, r, p, &r->ranked[0], 1);
-    fputs(", \"ranked\": [", f);
-    for (int i = 0; i < r->nranked; i++) {
-        fputs(i ? ", " : "", f);
-        json_placement(f, r, p, &r->ranked[i], 1);
-    }
-    fprintf(f, "], \"ties\": %d, \"optimal\": %s, \"bound\": ", r->ties, r->optimal ? "true" : "false");
-    json_number(f, r->bound);
-    fputs(", \"gap\": ", f);
-    json_number(f, r->gap);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    json_placement(&j, "best", r, p, &r->ranked[0]);
+    cli_json_array(&j, "ranked");
+    for (int i = 0; i < r->nranked; i++)
+        json_placement(&j, NULL, r, p, &r->ranked[i]);
+    cli_json_end(&j);
+    cli_json_int(&j, "ties", r->ties);
+    cli_json_bool(&j, "optimal", r->optimal);
+    cli_json_number(&j, "bound", r->bound);
+    cli_json_number(&j, "gap", r->gap);
     /* counts of placements are doubles: n^t overflows any integer */
-    fprintf(f, ", \"evaluated\": %llu, \"pruned\": ", r->evaluated);
-    json_number(f, r->pruned);
-    fputs(", \"symmetric\": ", f);
-    json_number(f, r->symmetric);
-    fputs(", \"placements\": ", f);
-    json_number(f, r->total);
-    fprintf(f, ", \"states\": %lu, \"transitions\": %llu, \"seconds\": %.6f", r->states,
-            r->transitions, r->seconds);
-    fprintf(f, ", \"method\": \"%s\", \"constructive\": ", skel_search_method_name(r->method));
-    json_number(f, r->constructive);
-    fputs(", \"why\": ", f);
-    json_string(f, r->why);
-    fputs("}\n", f);
+    cli_json_int(&j, "evaluated", (long long)r->evaluated);
+    cli_json_number(&j, "pruned", r->pruned);
+    cli_json_number(&j, "symmetric", r->symmetric);
+    cli_json_number(&j, "placements", r->total);
+    cli_json_int(&j, "states", (long long)r->states);
+    cli_json_int(&j, "transitions", (long long)r->transitions);
+    cli_json_numberf(&j, "seconds", "%.6f", r->seconds);
+    cli_json_string(&j, "method", skel_search_method_name(r->method));
+    cli_json_number(&j, "constructive", r->constructive);
+    cli_json_string(&j, "why", r->why);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 /* The large-scale search's answer: what it is and why. */

@@ -12,6 +12,7 @@
 #include "cli/model.h"
 #include "cli/opt.h"
 #include "cli/util.h"
+#include "cli/json.h"
 #include "pepa/check.h"
 #include "pepa/parse.h"
 #include "pepa/solve.h"
@@ -294,56 +295,51 @@ static int compute(tr_args *a, tr_out *t, diag *err)
     return 0;
 }
 
-/* JSON null for a negative time (never), else the number. */
-static void json_time(double t)
+/* A time, or null for a negative one (never). */
+static void json_time(cli_json *j, const char *key, double t)
 {
     if (t < 0)
-        printf("null");
+        cli_json_null(j, key);
     else
-        json_number(stdout, t);
+        cli_json_number(j, key, t);
 }
 
-static void print_json_steady(const tr_args *a, const tr_out *t)
+static void print_json_steady(cli_json *j, const tr_args *a, const tr_out *t)
 {
-    printf(", \"steady_state\": {");
-    for (int x = 1, first = 1; x < t->cm.s->nactions; x++, first = 0) {
-        printf("%s", first ? "" : ", ");
-        json_string(stdout, pepa_model_action(t->cm.m, x));
-        printf(": ");
-        json_number(stdout, t->ss[x]);
-    }
-    printf("}, \"settle_time\": {");
-    for (int x = 1, first = 1; x < t->cm.s->nactions; x++, first = 0) {
-        printf("%s", first ? "" : ", ");
-        json_string(stdout, pepa_model_action(t->cm.m, x));
-        printf(": ");
-        json_time(tr_settle_time(t->ser, x, t->ss[x], a->settle_tol));
-    }
-    printf("}, \"settle_tol\": ");
-    json_number(stdout, a->settle_tol);
+    cli_json_object(j, "steady_state");
+    for (int x = 1; x < t->cm.s->nactions; x++)
+        cli_json_number(j, pepa_model_action(t->cm.m, x), t->ss[x]);
+    cli_json_end(j);
+    cli_json_object(j, "settle_time");
+    for (int x = 1; x < t->cm.s->nactions; x++)
+        json_time(j, pepa_model_action(t->cm.m, x), tr_settle_time(t->ser, x, t->ss[x], a->settle_tol));
+    cli_json_end(j);
+    cli_json_number(j, "settle_tol", a->settle_tol);
 }
 
 static void print_json(const tr_args *a, const tr_out *t)
 {
-    printf("{\"model\": ");
-    json_string(stdout, a->path);
-    printf(", \"states\": %u, \"method\": \"%s\", \"steps\": %ld, \"mass_error\": ", t->sp->n,
-           tr_method_name(a->o.method), t->res.steps);
-    json_number(stdout, t->res.mass_error);
-    printf(", \"clipped\": %ld, ", t->res.clipped);
-    cli_print_series(t->ser, t->cm.s, 0, 1, stdout);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "model", a->path);
+    cli_json_int(&j, "states", t->sp->n);
+    cli_json_string(&j, "method", tr_method_name(a->o.method));
+    cli_json_int(&j, "steps", t->res.steps);
+    cli_json_number(&j, "mass_error", t->res.mass_error);
+    cli_json_int(&j, "clipped", t->res.clipped);
+    cli_json_series(&j, t->ser, t->cm.s);
     if (t->have_ss)
-        print_json_steady(a, t);
+        print_json_steady(&j, a, t);
     if (a->items > 0) {
-        printf(", \"makespan\": {\"items\": ");
-        json_number(stdout, a->items);
-        printf(", \"action\": ");
-        json_string(stdout, pepa_model_action(t->cm.m, t->count_action));
-        printf(", \"time\": ");
-        json_time(t->t_make);
-        printf("}");
+        cli_json_object(&j, "makespan");
+        cli_json_number(&j, "items", a->items);
+        cli_json_string(&j, "action", pepa_model_action(t->cm.m, t->count_action));
+        json_time(&j, "time", t->t_make);
+        cli_json_end(&j);
     }
-    printf("}\n");
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 static void print_table(const tr_args *a, const tr_out *t)
@@ -351,7 +347,7 @@ static void print_table(const tr_args *a, const tr_out *t)
     printf("model        %s\nstates       %u\nmethod       %s, %ld step%s, mass error %.3g\n\n",
            a->path, t->sp->n, tr_method_name(a->o.method), t->res.steps, t->res.steps == 1 ? "" : "s",
            t->res.mass_error);
-    cli_print_series(t->ser, t->cm.s, 0, 0, stdout);
+    cli_print_series(t->ser, t->cm.s, 0, stdout);
     if (t->have_ss) {
         printf("\n%-32s %16s %16s\n", "action", "steady state", "settles at");
         for (int x = 1; x < t->cm.s->nactions; x++) {
@@ -389,7 +385,7 @@ int cmd_transient(int argc, char **argv)
     rc = 1;
     if (compute(&a, &t, &err) == 0) {
         if (a.csv)
-            cli_print_series(t.ser, t.cm.s, 1, 0, stdout);
+            cli_print_series(t.ser, t.cm.s, 1, stdout);
         else if (a.json)
             print_json(&a, &t);
         else

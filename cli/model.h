@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli/input.h"
+#include "cli/json.h"
 #include "pepa/system.h"
 #include "transient/transient.h"
 
@@ -34,7 +35,11 @@ int cli_parse_times(const char *cmd, const char *s, double **out, int *n);
 int cli_plot_series(const tr_series *ser, const pepa_system *s, const char *file, const char *title,
                     const char *ylabel, diag *err);
 
-/* Print a time series as a table, CSV or JSON. */
-void cli_print_series(const tr_series *ser, const pepa_system *s, int csv, int json, FILE *f);
+/* Print a time series as a table or CSV. */
+void cli_print_series(const tr_series *ser, const pepa_system *s, int csv, FILE *f);
+
+/* The series as the members "times", "throughput" and "local" of the JSON
+ * object open in j. */
+void cli_json_series(cli_json *j, const tr_series *ser, const pepa_system *s);
 
 #endif

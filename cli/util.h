@@ -23,12 +23,6 @@ int cli_sharing_arg(const char *cmd, const char *value);
 struct diag;
 int cli_gnuplot(const char *script, const char *output, struct diag *err);
 
-/* Write s as a JSON string literal (quotes included). */
-void json_string(FILE *f, const char *s);
-
-/* Write a double as a JSON number (non-finite values become null). */
-void json_number(FILE *f, double v);
-
 /* Write s as one CSV field (RFC 4180): as is when it holds no comma,
  * double quote, CR or LF; otherwise quoted, inner quotes doubled. */
 void csv_field(FILE *f, const char *s);
