@@ -33,6 +33,7 @@
 
 #define CHUNK_STATES 2048
 #define NCHUNKS 4                 /* buffers: one per thread enumerating, two queued */
+#define DEADLINE_EVERY 32         /* states enumerated between checks of the deadline */
 #define PREFETCH_AHEAD 16         /* transitions between a slot's prefetch and its lookup */
 
 /* The transitions of a run of states, as the enumerator hands them over.
@@ -53,6 +54,7 @@ typedef struct chunk {
     uint64_t self_loops;
     uint32_t deadlocks, first_deadlock;
     int failed;
+    int late;                     /* stopped by the deadline */
     diag err;
 } chunk;
 
@@ -159,7 +161,8 @@ static int64_t seen_find(chunk *c, const uint64_t *tg, uint64_t h, size_t base, 
 
 /* List the transitions of states [first, first + count), merging those
  * to one target unless no two can have one (merge == 0). */
-static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, chunk *c, uint32_t first, uint32_t count)
+static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, double deadline, chunk *c,
+                      uint32_t first, uint32_t count)
 {
     const int nw = sp->nw;
     c->first = first;
@@ -168,7 +171,14 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, chunk *c, 
     c->self_loops = 0;
     c->deadlocks = 0;
     c->failed = 0;
+    c->late = 0;
     for (uint32_t s = 0; s < count; s++) {
+        /* states with hundreds of components take long to list: a chunk
+         * of them must not run far past the deadline */
+        if (deadline > 0 && (s % DEADLINE_EVERY) == DEADLINE_EVERY - 1 && clock_now() > deadline) {
+            c->failed = c->late = 1;
+            return;
+        }
         const uint64_t *src = pepa_space_state(sp, first + s);
         const pepa_tr *tr;
         const uint64_t *mask;
@@ -255,6 +265,9 @@ static int index_chunk(derivation *d, chunk *c)
     pepa_space *sp = d->sp;
     rows *r = &d->r;
     const int nw = sp->nw;
+    if (c->late)
+        return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u states",
+                        pepa_model_file(d->sys->model), sp->n);
     if (c->failed) {
         diag_set(&d->err, "%s", c->err.msg);
         return -1;
@@ -319,7 +332,7 @@ static int claim_and_enumerate(derivation *d, pepa_enum *en)
     d->claimed += count;
     chunk *c = d->empty[--d->nempty];
     pthread_mutex_unlock(&d->lock);
-    enumerate(d->sp, en, d->merge, c, first, count);
+    enumerate(d->sp, en, d->merge, d->deadline, c, first, count);
     pthread_mutex_lock(&d->lock);
     int k = d->nready;
     for (; k > 0 && d->ready[k - 1]->first > first; k--)
@@ -547,7 +560,10 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
     d.limit = opts && opts->max_states ? opts->max_states : UINT32_MAX - 1;
     if (d.limit > UINT32_MAX - 1)
         d.limit = UINT32_MAX - 1;
-    d.deadline = opts && opts->time_limit > 0 ? clock_now() + opts->time_limit : 0;
+    clock_deadline dl = opts ? opts->deadline : (clock_deadline){ 0 };
+    if (opts && opts->time_limit > 0)
+        dl = clock_deadline_within(dl, opts->time_limit);
+    d.deadline = dl.at;
     int threads = opts && opts->threads == 1 ? 1 : 2;
     d.merge = !pepa_enum_targets_distinct(s);
     pepa_space *sp = d.sp = calloc(1, sizeof *sp);
@@ -558,6 +574,8 @@ pepa_space *pepa_derive(const pepa_system *s, const pepa_derive_opts *opts, diag
         goto oom;
     sp->sys = s;
     sp->nw = s->nwords;
+    if (opts)
+        sp->deadline = opts->deadline;   /* its re-ratings stop by the caller's deadline */
     if (pepa_index_resize(sp, 1024) < 0 ||
         mem_grow((void **)&d.r.rowp, 4096, sizeof *d.r.rowp) < 0)
         goto oom;

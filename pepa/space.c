@@ -49,6 +49,11 @@ int pepa_space_walk(pepa_space *sp, pepa_walk_fn fn, void *ctx, diag *err)
         return diag_set(err, "out of memory");
     int rc = 0;
     for (uint32_t i = 0; i < sp->n && rc == 0; i++) {
+        if ((i & 63) == 63 && clock_deadline_passed(sp->deadline)) {
+            rc = diag_set(err, "re-rating the chain exceeded its time limit after %u of %u states",
+                          i, sp->n);
+            break;
+        }
         const uint64_t *src = pepa_space_state(sp, i);
         const pepa_tr *tr;
         const uint64_t *mask;

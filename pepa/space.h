@@ -21,12 +21,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../base/clock.h"
 #include "ctmc.h"
 #include "system.h"
 
 typedef struct pepa_derive_opts {
     uint64_t max_states;      /* stop with an error beyond this; 0 = 2^32 - 2 */
     double time_limit;        /* seconds; 0 = none */
+    clock_deadline deadline;  /* also stop by this (the caller's whole decision's;
+                                 checked every few dozen states, so a derivation
+                                 past it is abandoned, never waited for) */
     int threads;              /* 1: single-threaded; 2 (or 0, the default):
                                  a helper enumerates transitions while the
                                  caller indexes the states they reach and
@@ -50,6 +54,9 @@ typedef struct pepa_space {
     uint64_t self_loops;      /* transitions from a state to itself (not in q) */
     uint32_t deadlocks;       /* states with no transition at all */
     uint32_t first_deadlock;  /* one of them (valid when deadlocks > 0) */
+    clock_deadline deadline;  /* the derivation's (pepa_derive_opts): re-rating
+                                 walks (pepa_space_rate, pepa_space_walk) stop
+                                 past it too, with an error */
 } pepa_space;
 
 /* State k's vector (nw words). */

@@ -64,24 +64,37 @@ int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *
     }
     return 0;
 }
+/* The exact phase gives up: the deadline passed at stage what. */
+static int spent(search *s, const char *what)
+{
+    snprintf(s->why, sizeof s->why, "the decision time ran out %s", what);
+    return 1;
+}
+
 /* Derive the chain within what is left of the budget. Returns 1 when it
  * does not fit (too many states, out of time: s->why says which), the
  * derivation then abandoned. */
 static int setup_chain(search *s)
 {
     diag *err = s->err;
+    /* Compiling the model cannot be stopped and grows faster than its
+     * tasks: under a deadline, not started when it would take half of
+     * what is left (a chain of that many tasks rarely fits anyway). */
+    if (s->deadline.at > 0 &&
+        COMPILE_SECS * (double)s->nt * s->nt > 0.5 * clock_deadline_left(s->deadline))
+        return spent(s, "before the model could be compiled");
     if (!(s->sys = pepa_system_new(s->m->pepa, err)))
         return -1;
     pepa_derive_opts dopts = { 0 };
     dopts.max_states = s->o->max_states ? s->o->max_states : DEFAULT_MAX_STATES;
     dopts.threads = s->o->threads;
-    if (s->deadline > 0) {
-        /* leave a part of what is left for re-rating and solving */
-        dopts.time_limit = 0.8 * (s->deadline - clock_now());
-        if (dopts.time_limit <= 0) {
-            snprintf(s->why, sizeof s->why, "the budget was spent before the chain was derived");
-            return 1;
-        }
+    if (s->deadline.at > 0) {
+        /* leave a part of what is left for re-rating and solving; the
+         * deadline itself stops the derivation too */
+        dopts.time_limit = 0.8 * clock_deadline_left(s->deadline);
+        dopts.deadline = s->deadline;
+        if (dopts.time_limit <= 0)
+            return spent(s, "before the chain was derived");
     }
     diag tmp;
     diag_clear(&tmp);
@@ -91,9 +104,12 @@ static int setup_chain(search *s)
         s->why[n] = '\0';
         return 1;
     }
+    s->sp->deadline = s->deadline;   /* its re-ratings too */
     if (s->sp->deadlocks)
         return diag_set(err, "the model of the skeleton deadlocks (%u states can do nothing)",
                         s->sp->deadlocks);
+    if (clock_deadline_passed(s->deadline))
+        return spent(s, "after the chain was derived");
     pepa_chain_class cls;
     if (pepa_space_classify(s->sp, &cls, err) < 0)
         return -1;
@@ -255,11 +271,14 @@ const char *skel_search_method_name(skel_search_method m)
     return m == SKEL_SEARCH_EXACT ? "exact" : "approximate";
 }
 
-/* Time the local moves may take: a fifth of the budget (the chain gets the
- * rest), or at most 2 s without one. */
+/* Time the local moves may take: a fifth of the time left (the chain gets
+ * the rest), or at most 2 s without a deadline. */
 static double scale_until(const search *s)
 {
-    return s->t0 + (s->o->budget > 0 ? 0.2 * s->o->budget : 2.0);
+    if (s->deadline.at <= 0)
+        return s->t0 + 2.0;
+    double left = clock_deadline_left(s->deadline);
+    return clock_now() + (left > 0 ? 0.2 * left : 0);
 }
 
 /* Solve placement pl exactly as a seed of the ranking; its throughput, or
@@ -321,7 +340,9 @@ static int exact_phase(search *s)
     if (rc != 0)
         return rc;
     if ((!s->o->no_plan || s->ps) && search_plan_build(s) < 0)
-        return -1;
+        return clock_deadline_passed(s->deadline) ? spent(s, "while the chain was re-rated") : -1;
+    if (clock_deadline_passed(s->deadline))
+        return spent(s, "before the chain could be solved");
     /* Processor sharing divides each state's rates: only the plan can. */
     if (s->ps && !s->use_plan) {
         snprintf(s->why, sizeof s->why, "Sharing=ps: the chain (%llu transitions) is too large "
@@ -441,11 +462,14 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.exp_work = 1;
     for (int i = 0; i < s.nt; i++)
         s.exp_work &= m->scv[i] == 1;
+    s.deadline = s.o->deadline;
     if (s.o->budget > 0)
-        s.deadline = s.t0 + s.o->budget;
+        s.deadline = clock_deadline_within(s.deadline, s.o->budget);
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)
         goto fail;
     int ex = exact_phase(&s);
+    if (ex < 0 && clock_deadline_passed(s.deadline))
+        s.solve_late = 1;         /* stopped by the deadline, not by a fault */
     if (ex < 0 && s.solve_late && s.exact && s.nranked > 0) {
         ex = 0;                   /* out of time mid-search: the best solved so far */
         s.timed_out = 1;

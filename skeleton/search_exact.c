@@ -24,7 +24,7 @@ static double threshold(const search *s)
 static void tick(search *s)
 {
     double t = elapsed(s);
-    if (s->o->budget > 0 && t > s->o->budget && s->nranked > 0)
+    if (clock_deadline_passed(s->deadline) && s->nranked > 0)
         s->timed_out = 1;
     if (s->o->progress && t - s->last_progress >= 0.1) {
         s->last_progress = t;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../base/clock.h"
 #include "../base/diag.h"
 #include "../pepa/ast.h"
 
@@ -462,6 +463,9 @@ typedef struct skel_search_opts {
     int ncandidates;
     int top;                 /* placements to rank (best first); 0: 10 */
     double budget;           /* seconds in all (deriving included); 0: none */
+    clock_deadline deadline; /* the caller's whole decision's end (zero: none):
+                                the search stops by the earlier of it and the
+                                budget, every phase checking it */
     unsigned long max_states; /* refuse larger chains; 0: 2,000,000 */
     int threads;             /* derivation threads (pepa_derive_opts); 0: default */
     int no_prune;            /* non-zero: no bounds (brute force, for tests) */

@@ -51,7 +51,7 @@ void slurmsk_decision_clear(slurmsk_decision *d)
 /* Candidates and placement in one partition (part: its nodes, NULL: no
  * restriction); 0 with plan, or -1 with err and plan->fault. */
 static int place_in(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_request *rq,
-                    const char *part, double budget, unsigned char *allowed, unsigned char *idle,
+                    const char *part, clock_deadline dl, unsigned char *allowed, unsigned char *idle,
                     slurmsk_plan *plan, diag *err)
 {
     memset(plan, 0, sizeof *plan);
@@ -63,7 +63,7 @@ static int place_in(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_re
                                                                  : SLURMSK_FAULT_SYNTAX;
         return -1;
     }
-    if (slurmsk_place_within(conf, job, allowed, budget, plan, err) < 0)
+    if (slurmsk_place_by(conf, job, allowed, dl, plan, err) < 0)
         return -1;
     if (rq->idle) {
         memset(idle, 0, (size_t)conf->plat->nnodes);
@@ -81,10 +81,10 @@ static int place_in(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_re
 }
 
 /* The best plan over the job's partitions, each searched with an equal
- * share of the decision time. 0, or -1 with the first partition's reason
- * (and its fault in d). */
+ * share of what is left of the decision's deadline. 0, or -1 with the
+ * first partition's reason (and its fault in d). */
 static int place_job(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_request *rq,
-                     slurmsk_decision *d, diag *err)
+                     clock_deadline dl, slurmsk_decision *d, diag *err)
 {
     int nn = conf->plat->nnodes, rounds = rq->nparts > 0 ? rq->nparts : 1, found = 0;
     unsigned char *allowed = calloc((size_t)nn, 1), *idle = calloc((size_t)nn, 1);
@@ -94,13 +94,14 @@ static int place_job(slurmsk_conf *conf, const slurmsk_job *job, const slurmsk_r
         d->fault = SLURMSK_FAULT_MEMORY;
         return diag_set(err, "out of memory");
     }
-    double budget = slurmsk_budget(conf) / rounds;
     for (int i = 0; i < rounds; i++) {
+        double left = clock_deadline_left(dl);
+        clock_deadline share = clock_deadline_within(dl, left > 0 ? left / (rounds - i) : 1e-9);
         slurmsk_plan p;
         diag e;
         diag_clear(&e);
         const char *part = rq->nparts > 0 ? rq->parts[i] : NULL;
-        if (place_in(conf, job, rq, part, budget, allowed, idle, &p, &e) < 0) {
+        if (place_in(conf, job, rq, part, share, allowed, idle, &p, &e) < 0) {
             if (!err->set) {
                 *err = e;
                 d->fault = p.fault;
@@ -191,7 +192,8 @@ static void placed_messages(const slurmsk_request *rq, const slurmsk_job *job,
 /* The job's script and skeleton are read; no usable conf or a bad job
  * ends here with the message. */
 static int decide_parsed(slurmsk_conf *conf, const char *conf_why, const slurmsk_request *rq,
-                         const slurmsk_job *job, slurmsk_decision *d, text *user, text *log)
+                         const slurmsk_job *job, double t0, clock_deadline dl,
+                         slurmsk_decision *d, text *user, text *log)
 {
     diag err;
     diag_clear(&err);
@@ -202,7 +204,7 @@ static int decide_parsed(slurmsk_conf *conf, const char *conf_why, const slurmsk
                  "administrators find why in slurmctld's log");
         return 0;
     }
-    if (place_job(conf, job, rq, d, &err) < 0) {
+    if (place_job(conf, job, rq, dl, d, &err) < 0) {
         d->accepted = conf->bad_accept;
         add_line(log, "%s: %s", d->accepted ? "passed through" : "rejected", err.msg);
         add_line(user, "skeleton: %s%s", d->accepted ? "warning: " : "", err.msg);
@@ -219,6 +221,7 @@ static int decide_parsed(slurmsk_conf *conf, const char *conf_why, const slurmsk
         add_line(user, "%s", lines.s);
     user->fail |= lines.fail;
     free(lines.s);
+    d->plan.seconds = clock_now() - t0;     /* the log gives the whole decision's time */
     char desc[2 * DIAG_MAX];
     slurmsk_plan_describe(&d->plan, conf->plat, desc, sizeof desc);
     add_line(log, "%s cpus_per_node=%lu", desc, d->min_cpus);
@@ -228,6 +231,9 @@ static int decide_parsed(slurmsk_conf *conf, const char *conf_why, const slurmsk
 int slurmsk_decide(slurmsk_conf *conf, const char *conf_why, const slurmsk_request *rq,
                    slurmsk_decision *d)
 {
+    /* one deadline for the whole decision, reading the job included */
+    clock_deadline dl = clock_deadline_in(conf ? slurmsk_budget(conf) : 0);
+    double t0 = clock_now();
     memset(d, 0, sizeof *d);
     d->accepted = 1;
     slurmsk_job job;
@@ -249,7 +255,7 @@ int slurmsk_decide(slurmsk_conf *conf, const char *conf_why, const slurmsk_reque
     } else if (job.present) {
         d->present = 1;
         d->accepted = 0;
-        decide_parsed(conf, conf_why, rq, &job, d, &user, &log);
+        decide_parsed(conf, conf_why, rq, &job, t0, dl, d, &user, &log);
     }
     slurmsk_job_clear(&job);
     d->user = user.s;

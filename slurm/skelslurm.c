@@ -612,22 +612,26 @@ static int build_plan(slurmsk_plan *plan, const skel_platform *p)
     char *s = NULL;
     size_t len = 0, cap = 0;
     int first = 1;
+    /* tasks per node in one pass: 10,000 nodes times 1,000 tasks is not
+     * something to scan inside the decision time */
+    int *here = calloc((size_t)p->nnodes, sizeof *here);
+    if (!here)
+        return -1;
+    for (int i = 0; i < n; i++)
+        here[plan->node_of_task[i]]++;
     for (int j = 0; j < p->nnodes; j++) {
-        int used = 0;
-        for (int i = 0; i < n && !used; i++)
-            used = plan->node_of_task[i] == j;
-        if (!used)
+        if (!here[j])
             continue;
-        if (cat(&s, &len, &cap, "%s%s", first ? "" : ",", p->nodes[j].name) < 0)
+        if (cat(&s, &len, &cap, "%s%s", first ? "" : ",", p->nodes[j].name) < 0) {
+            free(here);
             goto oom;
+        }
         first = 0;
         plan->nnodes++;
-        int here = 0;
-        for (int i = 0; i < n; i++)
-            here += plan->node_of_task[i] == j;
-        if (here > plan->max_per_node)
-            plan->max_per_node = here;
+        if (here[j] > plan->max_per_node)
+            plan->max_per_node = here[j];
     }
+    free(here);
     plan->req_nodes = s;
     s = NULL;
     len = cap = 0;
@@ -703,7 +707,7 @@ static void approx_note(const slurmsk_conf *conf, double budget, const char *why
                  "%lu states, this site's limit (MaxStates=%lu): placed by the approximate search; "
                  "%s, or ask the administrators to raise MaxStates", conf->max_states,
                  conf->max_states, tail);
-    else if (strstr(why, "time limit") || strstr(why, "budget"))
+    else if (strstr(why, "time limit") || strstr(why, "time ran out"))
         snprintf(plan->note, sizeof plan->note, "the skeleton's performance model could not be "
                  "built within this site's decision time (%g ms): placed by the approximate "
                  "search; %s", budget * 1000, tail);
@@ -754,6 +758,22 @@ int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
                          const unsigned char *allowed, double budget, slurmsk_plan *plan,
                          diag *err)
 {
+    return slurmsk_place_by(conf, job, allowed, clock_deadline_in(budget), plan, err);
+}
+
+/* What the search leaves for the work after it (the plan's strings, the
+ * idle-node preference, the job's shape, the messages, freeing the model):
+ * a few milliseconds even for MaxTasks=256 on 10,000 nodes. */
+static double after_search(const slurmsk_conf *conf)
+{
+    double r = 0.001 + 2e-7 * conf->plat->nnodes;
+    return r < 0.1 * slurmsk_budget(conf) ? r : 0.1 * slurmsk_budget(conf);
+}
+
+int slurmsk_place_by(const slurmsk_conf *conf, const slurmsk_job *job,
+                     const unsigned char *allowed, clock_deadline deadline, slurmsk_plan *plan,
+                     diag *err)
+{
     memset(plan, 0, sizeof *plan);
     plan->fault = SLURMSK_FAULT_SYNTAX;
     plan->buffer = job->has_buffer ? job->buffer : -1;
@@ -789,7 +809,7 @@ int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
     /* nodes the job may not use keep their links and Input/Output roles */
     so.allowed = allowed;
     so.top = 1;
-    so.budget = budget;
+    so.deadline = clock_deadline_less(deadline, after_search(conf));
     so.max_states = conf->max_states;
     so.threads = 1;                /* inside slurmctld: no threads of our own */
     res = skel_search(model, dag, p, &so, &why);
@@ -801,7 +821,7 @@ int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
     if (res->nranked < 1) {
         fault = SLURMSK_FAULT_SIZE;
         whole_at(err, job, "no placement could be solved within this site's decision time (%g ms): "
-                 "use fewer stages or narrower farms and deals", so.budget * 1000);
+                 "use fewer stages or narrower farms and deals", slurmsk_budget(conf) * 1000);
         goto out;
     }
     const skel_search_entry *best = &res->ranked[0];
@@ -816,7 +836,7 @@ int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
     plan->method = res->method;
     plan->gap = res->gap;
     if (res->method == SKEL_SEARCH_APPROX)
-        approx_note(conf, budget, res->why, plan);
+        approx_note(conf, slurmsk_budget(conf), res->why, plan);
     plan->states = res->states;
     if (build_plan(plan, p) < 0) {
         diag_set(err, "out of memory");
@@ -942,29 +962,46 @@ const char *slurmsk_spank_value(char *const *env, unsigned n)
     return NULL;
 }
 
+/* The end of the log line: throughput, time, method, gap. */
+static void describe_tail(const slurmsk_plan *plan, char *buf, size_t size)
+{
+    int w = snprintf(buf, size, " throughput=%.6g decision=%.1fms states=%lu method=%s",
+                     plan->throughput, plan->seconds * 1000, plan->states,
+                     skel_search_method_name(plan->method));
+    size_t used = w > 0 && (size_t)w < size ? (size_t)w : size - 1;
+    if (plan->method == SKEL_SEARCH_EXACT && !plan->optimal && isfinite(plan->gap) && plan->gap > 0)
+        snprintf(buf + used, size - used, " gap=%.3g%% (budget reached: best found so far)",
+                 100 * plan->gap);
+    else if (plan->method == SKEL_SEARCH_EXACT && !plan->optimal)
+        snprintf(buf + used, size - used, " (budget reached: best found so far)");
+}
+
 void slurmsk_plan_describe(const slurmsk_plan *plan, const skel_platform *p, char *buf, size_t size)
 {
-    size_t used = 0;
-    int w = snprintf(buf, size, "tasks=%d nodes=%s plan=", plan->ntasks,
+    /* the tail first, so that a plan of hundreds of tasks, cut to fit,
+     * never cuts the method and the time off the line */
+    char tail[192];
+    describe_tail(plan, tail, sizeof tail);
+    size_t room = size > strlen(tail) + 4 ? size - strlen(tail) - 4 : 0, used = 0;
+    if (room == 0) {
+        snprintf(buf, size, "%s", tail);
+        return;
+    }
+    int w = snprintf(buf, room, "tasks=%d nodes=%s plan=", plan->ntasks,
                      plan->req_nodes ? plan->req_nodes : "");
     used = w > 0 ? (size_t)w : 0;
-    for (int i = 0; i < plan->ntasks && used < size; i++) {
-        w = snprintf(buf + used, size - used, "%st%d=%s", i ? "," : "", i,
+    for (int i = 0; i < plan->ntasks && used < room; i++) {
+        w = snprintf(buf + used, room - used, "%st%d=%s", i ? "," : "", i,
                      p->nodes[plan->node_of_task[i]].name);
         used += w > 0 ? (size_t)w : 0;
     }
-    if (used < size) {
-        w = snprintf(buf + used, size - used, " throughput=%.6g decision=%.1fms states=%lu method=%s",
-                     plan->throughput, plan->seconds * 1000, plan->states,
-                     skel_search_method_name(plan->method));
-        used += w > 0 ? (size_t)w : 0;
+    if (used >= room) {
+        used = room - 1;                 /* cut: say so */
+        snprintf(buf + used, size - used, "...");
+        used += 3;
     }
-    if (used < size && plan->method == SKEL_SEARCH_EXACT && !plan->optimal && isfinite(plan->gap) &&
-        plan->gap > 0)
-        snprintf(buf + used, size - used, " gap=%.3g%% (budget reached: best found so far)",
-                 100 * plan->gap);
-    else if (used < size && plan->method == SKEL_SEARCH_EXACT && !plan->optimal)
-        snprintf(buf + used, size - used, " (budget reached: best found so far)");
+    if (used < size)
+        snprintf(buf + used, size - used, "%s", tail);
 }
 
 int slurmsk_env_apply(char ***env, uint32_t *size, char *const *vars, int n, const slurmsk_alloc *a)

@@ -23,7 +23,7 @@
 #define SLURMSK_MAX_LINES 100000               /* lines of a batch script examined */
 #define SLURMSK_MAX_DIRECTIVE 4096             /* characters of one #SKEL line */
 #define SLURMSK_MAX_CONF ((size_t)1 << 20)     /* bytes of skeleton.conf */
-#define SLURMSK_MAX_TASKS_LIMIT 256            /* hard ceiling of MaxTasks= */
+#define SLURMSK_MAX_TASKS_LIMIT 1024           /* hard ceiling of MaxTasks= */
 #define SLURMSK_MAX_ITEMS 1e15                 /* --items */
 
 /* The longest a decision may run, whatever Budget= says: slurmctld holds
@@ -178,6 +178,15 @@ int slurmsk_place_within(const slurmsk_conf *conf, const slurmsk_job *job,
                          const unsigned char *allowed, double budget, slurmsk_plan *plan,
                          diag *err);
 void slurmsk_plan_clear(slurmsk_plan *plan);
+
+/* slurmsk_place ending by deadline: the decision's one deadline, made when
+ * it started (slurmsk_decide), so that reading the job, building its model,
+ * deriving and solving chains and the work after the search all fit in it.
+ * Past it the plan is the best placement known (at worst the constructive
+ * one); plan->method says which method valued it. */
+int slurmsk_place_by(const slurmsk_conf *conf, const slurmsk_job *job,
+                     const unsigned char *allowed, clock_deadline deadline, slurmsk_plan *plan,
+                     diag *err);
 
 /* Move the plan off busy nodes: every node of the plan that is not idle
  * (idle: nnodes flags) and holds no pinned task is swapped for an

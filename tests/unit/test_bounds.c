@@ -465,7 +465,7 @@ START_TEST(test_plugin_keys)
 {
     static const char *const bad[] = {
         "Budget=0",        "Budget=-1",    "Budget=nan",      "Budget=1e308",     "Budget=60001",
-        "MaxStates=0",     "MaxStates=1e9", "MaxStates=1.5", "MaxTasks=257",     "MaxTasks=-3",
+        "MaxStates=0",     "MaxStates=1e9", "MaxStates=1.5", "MaxTasks=1025",    "MaxTasks=-3",
         "MaxTasks=99999999999999999999",
     };
     for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {

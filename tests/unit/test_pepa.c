@@ -349,6 +349,43 @@ START_TEST(state_limit_stops_derivation)
 }
 END_TEST
 
+START_TEST(deadline_stops_derivation_and_rerating)
+{
+    /* a deadline already passed: the derivation stops within its first
+     * checks (every 32 states), for one thread and two, and a chain derived
+     * without one then re-rated under a passed one stops too */
+    diag d;
+    diag_clear(&d);
+    const char *t = "P = (a, 1).Q; Q = (b, 1).P;\nP[1000000] <> P[1000000]";
+    pepa_model *m = pepa_parse_string(t, strlen(t), "big.pepa", &d);
+    pepa_system *s = pepa_system_new(m, &d);
+    ck_assert_ptr_nonnull(s);
+    for (int threads = 1; threads <= 2; threads++) {
+        pepa_derive_opts o = { .threads = threads };
+        o.deadline.at = clock_now() - 1;
+        diag_clear(&d);
+        pepa_space *sp = pepa_derive(s, &o, &d);
+        ck_assert_ptr_null(sp);
+        ck_assert_msg(strstr(d.msg, "exceeded its time limit"), "%s", d.msg);
+    }
+    pepa_system_free(s);
+    pepa_model_free(m);
+    const char *small = "P = (a, 1).P1; P1 = (b, 2).P;\nP[100]";
+    m = pepa_parse_string(small, strlen(small), "small.pepa", &d);
+    s = pepa_system_new(m, &d);
+    pepa_space *sp = pepa_derive(s, NULL, &d);
+    ck_assert_ptr_nonnull(sp);
+    ck_assert_int_eq(pepa_space_rate(sp, &d), 0);
+    sp->deadline.at = clock_now() - 1;
+    diag_clear(&d);
+    ck_assert_int_eq(pepa_space_rate(sp, &d), -1);
+    ck_assert_msg(strstr(d.msg, "exceeded its time limit"), "%s", d.msg);
+    pepa_space_free(sp);
+    pepa_system_free(s);
+    pepa_model_free(m);
+}
+END_TEST
+
 /* Change a rate, re-rate the derived chain, re-solve: same as deriving
  * the changed model from scratch. */
 START_TEST(rerate_matches_fresh_derivation)
@@ -668,6 +705,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rerate_matches_fresh_derivation);
     tcase_add_test(tc, transitions_to_one_target_merge);
     tcase_add_test(tc, threads_derive_the_same_chain);
+    tcase_add_test(tc, deadline_stops_derivation_and_rerating);
     tcase_add_test(tc, enumerator_forgets_rates_on_rerate);
     tcase_add_test(tc, two_word_states_with_memos);
     suite_add_tcase(s, tc);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "slurm/skelslurm.h"
@@ -776,6 +777,48 @@ START_TEST(decide_max_states)
 }
 END_TEST
 
+/* CPU seconds this process has used (the hang guard: no wall clock). */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+START_TEST(decide_deadline)
+{
+    /* Budget=1 (ms) and skeletons of every size up to a pipe of two
+     * 100-worker farms: each is placed (never refused because the time ran
+     * out), the log names the method, and the decision is cut by its one
+     * deadline. The guard bounds CPU time, 10x the 500 ms cap per decision
+     * (no wall-clock assertion: the machine may be loaded). */
+    slurmsk_conf *c = conf_of("Budget=1\nMaxTasks=1024\nLocalLatency=0.0001\nDefaultLatency=0.001\n"
+                              "NodeName=a[1-4] Speed=1\nNodeName=b[1-4] Speed=2\n"
+                              "NodeName=c[1-4] Speed=4\nNodeName=d[1-4] Speed=8\n");
+    static const char *const jobs[] = {
+        "#SKEL pipe(2);\n#SKEL task(\"a\", 1.0);\n#SKEL task(\"b\", 2.0);\n",
+        "#SKEL pipe(3);\n#SKEL task(\"s\", 20.0);\n#SKEL deal(30, \"w\", 1.0);\n#SKEL task(\"t\", 20.0);\n",
+        "#SKEL farm(1000, \"w\", 1.0);\n",
+        "#SKEL pipe(5);\n#SKEL task(\"src\", 50.0);\n#SKEL farm(100, \"v\", 1.0);\n"
+        "#SKEL task(\"mid\", 50.0);\n#SKEL farm(100, \"w\", 1.0);\n#SKEL task(\"sink\", 50.0);\n",
+    };
+    for (unsigned k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
+        double cpu0 = cpu_seconds();
+        slurmsk_decision d = decide(c, jobs[k], NULL);
+        double cpu = cpu_seconds() - cpu0;
+        ck_assert_msg(d.accepted && d.fault == SLURMSK_FAULT_NONE, "job %u: %d %s", k, d.fault,
+                      d.user ? d.user : "");
+        ck_assert_msg(d.log && (strstr(d.log, " method=exact") || strstr(d.log, " method=approximate")),
+                      "job %u: %s", k, d.log ? d.log : "");
+        ck_assert_msg(d.plan.throughput > 0 && d.plan.nnodes >= 1, "job %u", k);
+        ck_assert_msg(cpu < 10 * SLURMSK_LOCKED_BUDGET, "job %u: %.2f s of CPU", k, cpu);
+        slurmsk_decision_clear(&d);
+    }
+    slurmsk_conf_free(c);
+}
+END_TEST
+
 START_TEST(decide_shape_and_warnings)
 {
     slurmsk_conf *c = conf_of("Budget=500\nNodeName=n1 Speed=1 CPUs=4\nNodeName=n2 Speed=1 CPUs=1\n"
@@ -921,6 +964,7 @@ static Suite *suite(void)
     tcase_add_test(tc, spank_skeleton);
     tcase_add_test(tc, decide_lines_and_faults);
     tcase_add_test(tc, decide_max_states);
+    tcase_add_test(tc, decide_deadline);
     tcase_add_test(tc, decide_shape_and_warnings);
     tcase_add_test(tc, decide_prefers_idle);
     tcase_add_test(tc, conf_budget_cap_and_describe);
