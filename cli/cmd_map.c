@@ -22,7 +22,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: skelsched map SKELETON --platform FILE [--pin t0=NODE]... [--candidates FILE]\n"
             "                     [--top K] [--budget SECONDS] [--style producer|stream]\n"
-            "                     [--sharing ps|static] [--json]\n"
+            "                     [--sharing ps|static] [--buffer N] [--link-scv C] [--json]\n"
             "\n"
             "Search the placements of the skeleton's tasks on the platform's nodes and rank\n"
             "them by the job's steady-state throughput: items through the skeleton per\n"
@@ -38,6 +38,10 @@ static void usage(FILE *f)
             "  --style S          producer (default, Yaikhom et al. 2007) or stream (Benoit et al. 2004)\n"
             "  --sharing S        ps (default: the tasks computing share a node) or static\n"
             "                     (Speed/n at all times, Benoit et al. 2004); overrides Sharing=\n"
+            "  --buffer N         items every move may hold (the job's buffering, #SKEL\n"
+            "                     --buffer); default: the platform's Buffer=, 0 = rendezvous\n"
+            "  --link-scv C       squared coefficient of variation of a move's time;\n"
+            "                     overrides LinkSCV=\n"
             "  --json             one JSON object on standard output\n"
             "\n"
             "Placements that differ only by swapping interchangeable nodes (same speed,\n"
@@ -46,7 +50,7 @@ static void usage(FILE *f)
 }
 
 typedef struct map_args {
-    const char *skel, *platform, *candidates, *sharing;
+    const char *skel, *platform, *candidates, *sharing, *buffer, *link_scv;
     char *pins;              /* all --pin values joined by ',' */
     int top, json;
     double budget;
@@ -68,8 +72,8 @@ static int add_pin(map_args *a, const char *v)
 }
 
 typedef enum map_opt {
-    MAP_HELP, MAP_PLATFORM, MAP_CANDIDATES, MAP_PIN, MAP_TOP, MAP_BUDGET, MAP_SHARING, MAP_STYLE,
-    MAP_JSON
+    MAP_HELP, MAP_PLATFORM, MAP_CANDIDATES, MAP_PIN, MAP_TOP, MAP_BUDGET, MAP_SHARING, MAP_BUFFER,
+    MAP_LINK_SCV, MAP_STYLE, MAP_JSON
 } map_opt;
 
 static const cli_opt map_opts[] = {
@@ -77,6 +81,7 @@ static const cli_opt map_opts[] = {
     { "--platform", MAP_PLATFORM, CLI_VALUE },   { "--candidates", MAP_CANDIDATES, CLI_VALUE },
     { "--pin", MAP_PIN, CLI_VALUE },             { "--top", MAP_TOP, CLI_VALUE },
     { "--budget", MAP_BUDGET, CLI_VALUE },       { "--sharing", MAP_SHARING, CLI_VALUE },
+    { "--buffer", MAP_BUFFER, CLI_VALUE },       { "--link-scv", MAP_LINK_SCV, CLI_VALUE },
     { "--style", MAP_STYLE, CLI_VALUE },         { "--json", MAP_JSON, CLI_FLAG },
     { NULL, 0, CLI_FLAG }
 };
@@ -106,6 +111,8 @@ static int take_option(map_args *a, int c, const char *v)
             return 2;
         a->sharing = v;
         break;
+    case MAP_BUFFER: a->buffer = v; break;
+    case MAP_LINK_SCV: a->link_scv = v; break;
     case MAP_STYLE:
         if (cli_style_parse(v, &a->style) < 0) {
             fprintf(stderr, "skelsched map: --style must be producer or stream, not '%s'\n", v);
@@ -389,7 +396,7 @@ int cmd_map(int argc, char **argv)
     diag_clear(&err);
     rc = 1;
     cli_input in = { 0 };
-    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1, NULL, NULL, 1 };
+    cli_input_opts io = { a.platform, NULL, a.style, 1, a.sharing, 1, a.buffer, a.link_scv, 1 };
     const skel_platform *plat = NULL;
     int *pins = NULL, *cand = NULL, ncand = 0;
     skel_search_result *res = NULL;
@@ -418,6 +425,7 @@ int cmd_map(int argc, char **argv)
     so.ncandidates = ncand;
     so.top = a.top;
     so.budget = a.budget;
+    so.tree = in.tree;
     if (!a.json && isatty(STDERR_FILENO)) {
         so.progress = progress;
         so.progress_ctx = &b;

@@ -18,7 +18,7 @@
 #          seeds' semantics, which `--sharing static` predicts);
 #   real:  fixed work and latency, links buffering 2 items (#SKEL --buffer
 #          2), processor sharing; predicted with the new semantics
-#          (Sharing=ps, WorkSCV=LinkSCV=0.1, DefaultBuffer=2) and with the
+#          (Sharing=ps, WorkSCV=LinkSCV=0.05, DefaultBuffer=2) and with the
 #          old ones beside them.
 # Prints one table row per run, then the ranking and gain summaries.
 set -u
@@ -49,7 +49,8 @@ EOF
 { echo "Budget=2000"; echo "MaxStates=200000"; echo "MaxTasks=16"; echo "WorkSCV=0.25"
   sed 's/^\(NodeName=.*\)$/\1 CPUs=2/' "$T/platform.conf"; } >"$T/skeleton.conf"
 { echo "Sharing=static"; cat "$T/platform.conf"; } >"$T/old.conf"
-{ echo "Sharing=ps WorkSCV=0.1 LinkSCV=0.1 DefaultBuffer=2"; cat "$T/platform.conf"; } >"$T/new.conf"
+# fixed times as Erlang-20 phases (docs/fidelity.md, "Fixed times as phases")
+{ echo "Sharing=ps WorkSCV=0.05 LinkSCV=0.05 DefaultBuffer=2"; cat "$T/platform.conf"; } >"$T/new.conf"
 cluster_start
 
 cat >"$T/pipe3.skel" <<'EOF'

@@ -1163,14 +1163,20 @@ static int plan_sharing(gen *g, int n)
 
 /* Each move's variability and capacity (skel_platform_move_kind) in a
  * placed model; the stream's own input and output are rendezvous. The
- * placement-independent model keeps the seeds' exponential rendezvous. */
+ * placement-independent model (the search's) has them too where they do
+ * not depend on the placement (skel_platform_uniform_kind: no Link= line
+ * with its own SCV= or Buffer=); else it keeps the seeds' exponential
+ * rendezvous. */
 static void plan_links(gen *g)
 {
     skel_model *m = g->m;
+    double scv = 1;
+    int buffer = 0;
+    int uniform = g->plat && !g->place && skel_platform_uniform_kind(g->plat, &scv, &buffer);
     for (int k = 0; k < m->nedges; k++) {
         int f = m->edges[k].from, t = m->edges[k].to;
-        m->link_scv[k] = 1;
-        m->buffer[k] = 0;
+        m->link_scv[k] = uniform ? scv : 1;
+        m->buffer[k] = uniform && f >= 0 && t >= 0 ? buffer : 0;
         if (!g->plat || !g->place)
             continue;
         skel_platform_move_kind(g->plat, f >= 0 ? g->place[f] : -1, t >= 0 ? g->place[t] : -1,
@@ -1224,8 +1230,6 @@ static void gen_free(gen *g, int n)
         free(g->plgs[i].tr);
     free(g->plgs);
     free(g->lgs);
-    free(g->take);
-    free(g->xfer);
     free(g->node_share);
     free(g->in_edge);
 }
@@ -1252,8 +1256,8 @@ static skel_model *model_new(gen *g, const skel_tree *t, const skel_dag *d, diag
     m->scv = malloc((size_t)(n ? n : 1) * sizeof *m->scv);
     m->link_scv = malloc(ne * sizeof *m->link_scv);
     m->buffer = malloc(ne * sizeof *m->buffer);
-    g->take = malloc(ne * sizeof *g->take);
-    g->xfer = malloc(ne * sizeof *g->xfer);
+    g->take = m->take_action = malloc(ne * sizeof *g->take);
+    g->xfer = m->xfer_action = malloc(ne * sizeof *g->xfer);
     m->pepa = g->pm = pepa_model_new(skel_tree_file(t));
     if (!m->edges || !m->work || !m->data || !m->mu || !m->lambda || !g->comp || !g->move ||
         !g->in_edge || !m->entry || !g->work || !m->scv || !m->link_scv || !m->buffer ||
@@ -1344,6 +1348,8 @@ void skel_model_free(skel_model *m)
     free(m->move_action);
     free(m->comp_action);
     free(m->work_action);
+    free(m->take_action);
+    free(m->xfer_action);
     free(m->lambda);
     free(m->mu);
     free(m->data);

@@ -668,3 +668,15 @@ void skel_platform_move_kind(const skel_platform *p, int a, int b, double *scv, 
     if (p->job_buffer >= 0)
         *buffer = p->job_buffer;
 }
+
+int skel_platform_uniform_kind(const skel_platform *p, double *scv, int *buffer)
+{
+    skel_platform_move_kind(p, -1, -1, scv, buffer);
+    for (int k = 0; k < p->nlinks; k++) {
+        const skel_link *l = &p->links[k];
+        if ((l->scv > 0 && l->scv != *scv) ||
+            (p->job_buffer < 0 && l->buffer >= 0 && l->buffer != *buffer))
+            return 0;
+    }
+    return 1;
+}

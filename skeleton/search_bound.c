@@ -54,7 +54,9 @@ static double edge_ub(const search *s, int e)
     return s->mx_to[(size_t)e * (size_t)s->nn + (size_t)b];
 }
 
-/* Mean over steps of the least time one exchange can take. */
+/* Mean over steps of the least time one exchange can take: the move's
+ * mean time in a rendezvous (whatever its phases), the hand-off or the
+ * take into a buffered link (the transit overlaps the task's work). */
 static double steps_time(const search *s, const step *st, int n)
 {
     if (n == 0)
@@ -62,13 +64,31 @@ static double steps_time(const search *s, const step *st, int n)
     double sum = 0;
     for (int k = 0; k < n; k++) {
         double rate = 0;
-        for (int j = 0; j < st[k].n; j++)
-            rate += s->blam[st[k].edges[j]];
-        if (!(rate > 0))
-            return INFINITY;
+        for (int j = 0; j < st[k].n; j++) {
+            int e = st[k].edges[j];
+            if (!(s->blam[e] > 0))
+                return INFINITY;
+            rate += s->m->buffer[e] > 0 ? s->handoff : s->blam[e];
+        }
         sum += 1.0 / rate;
     }
     return sum / n;
+}
+
+/* A buffered link holds at most N items, each at least its mean transit
+ * 1/lambda (Little's law): X_e <= N lambda_e. A task with a known visit
+ * ratio and one partner to send to carries X v_i over that edge. */
+static double link_bound(const search *s)
+{
+    double best = INFINITY;
+    for (int i = 0; i < s->nt; i++) {
+        if (!(s->visit[i] > 0) || s->flows[i].ndst != 1 || s->flows[i].dst[0].n != 1)
+            continue;
+        int e = s->flows[i].dst[0].edges[0];
+        if (s->m->buffer[e] > 0 && s->m->buffer[e] * s->blam[e] / s->visit[i] < best)
+            best = s->m->buffer[e] * s->blam[e] / s->visit[i];
+    }
+    return best;
 }
 
 static double window_thr(search *s, int wi);
@@ -76,19 +96,78 @@ static double window_thr(search *s, int wi);
 /* Under Sharing=ps a node is work-conserving: its tasks together use at
  * most its speed, sum over its tasks of X_i / (work_i Speed_j) <= 1. With
  * X_i = ratio_i X (ratio 0: unknown, left out, which only weakens it) that
- * bounds X; the placed tasks are a subset of the final ones. */
+ * bounds X; the placed tasks are a subset of the final ones. A complete
+ * placement estimated by the large-scale search is charged the same way
+ * (bound_pl): without it co-located tasks would each count at full speed. */
 static double node_bound(const search *s, const double *ratio)
 {
+    const int *pl = s->bound_pl ? s->bound_pl : s->place;
     double best = INFINITY;
     for (int j = 0; j < s->nn; j++) {
         double sum = 0;
         for (int i = 0; i < s->nt; i++)
-            if (s->place[i] == j && ratio[i] > 0)
+            if (pl[i] == j && ratio[i] > 0)
                 sum += ratio[i] / (s->m->work[i] * s->p->nodes[j].speed);
         if (sum > 0 && 1 / sum < best)
             best = 1 / sum;
     }
     return best;
+}
+
+/* Under Sharing=ps, what a farm's workers (the members of step st) can
+ * process together when the job runs at x: each at most its cycle bound,
+ * and those on one node j at most what the node has left after the tasks
+ * of known visit ratio there, Speed_j (1 - x sum_i v_i / (work_i
+ * Speed_j)), times the fastest rate among them (the node is
+ * work-conserving, as in node_bound); unplaced ones, their cycle bounds. */
+static double group_ps(const search *s, const step *st, double x)
+{
+    const int *pl = s->bound_pl ? s->bound_pl : s->place;
+    double sum = 0;
+    for (int k = 0; k < st->n; k++) {
+        int i = s->m->edges[st->edges[k]].to, j = pl[i], first = 1;
+        for (int q = 0; q < k && j >= 0 && first; q++)
+            first = pl[s->m->edges[st->edges[q]].to] != j;
+        if (j < 0) {
+            sum += s->bcyc[i];
+            continue;
+        }
+        if (!first)
+            continue;         /* counted with the first member on its node */
+        double cyc = 0, w = 0, load = 0, speed = s->p->nodes[j].speed;
+        for (int q = k; q < st->n; q++) {
+            int t = s->m->edges[st->edges[q]].to;
+            if (pl[t] == j) {
+                cyc += s->bcyc[t];
+                w = s->m->work[t] > w ? s->m->work[t] : w;
+            }
+        }
+        for (int t = 0; t < s->nt; t++)
+            if (pl[t] == j && s->visit[t] > 0)
+                load += s->visit[t] / (s->m->work[t] * speed);
+        double cap = w * speed * (1 - x * load > 0 ? 1 - x * load : 0);
+        sum += cyc < cap ? cyc : cap;
+    }
+    return sum;
+}
+
+/* The largest x <= hi with x <= scale * group_ps(x) (group_ps falls as x
+ * grows: bisection). */
+static double group_bound(const search *s, const step *st, double scale, double hi)
+{
+    if (!(hi < INFINITY))
+        hi = scale * group_ps(s, st, 0);
+    if (hi <= scale * group_ps(s, st, hi))
+        return hi;
+    double lo = 0;
+    for (int it = 0; it < 40; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid <= scale * group_ps(s, st, mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Upper bound on the job's throughput X over every completion of the
@@ -138,6 +217,8 @@ double search_bound_rates(search *s)
         return items < all ? items : all;
     }
     double best = s->ps ? node_bound(s, s->visit) : INFINITY;
+    if (!s->plain_links && link_bound(s) < best)
+        best = link_bound(s);
     for (int i = 0; i < s->nt; i++) {
         double cycle = 1.0 / s->bmu[i] + steps_time(s, s->flows[i].src, s->flows[i].nsrc) +
                        steps_time(s, s->flows[i].dst, s->flows[i].ndst);
@@ -158,6 +239,10 @@ double search_bound_rates(search *s)
     /* A farm's workers share their sender's items: together they process
      * at least X * v / ndst, each at most its cycle bound. */
     for (int g = 0; g < s->ngroups; g++) {
+        if (s->ps) {
+            best = group_bound(s, s->group[g], s->group_scale[g], best);
+            continue;
+        }
         double sum = 0;
         for (int k = 0; k < s->group[g]->n; k++) {
             skel_edge ed = s->m->edges[s->group[g]->edges[k]];
@@ -168,9 +253,11 @@ double search_bound_rates(search *s)
     }
     /* Without pruning the bounds only order the search and bound what a
      * budget leaves out: the cycle bounds are enough. Windows are solved
-     * with exponential work: less variable work (Erlang) can beat them, so
-     * they bound only models whose work is all exponential. */
-    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work; k++) {
+     * with exponential work and rendezvous moves: less variable work
+     * (Erlang) or a buffer can beat them, so they bound only models whose
+     * work and moves are all exponential and rendezvous. */
+    for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work &&
+                    s->plain_links; k++) {
         const window *w = &s->win[k];
         if (w->len == WIN_MAX && s->place[w->start + w->len - 1] < 0)
             continue;

@@ -76,6 +76,9 @@ typedef struct search {
     pepa_system *sys;
     pepa_space *sp;
     double *pi, *thr, *mu, *lambda;
+    double *xi;                /* per task: its throughput X_i, for search_rank */
+    int lumped;                /* the ranked placements were valued on lumped chains */
+    unsigned long lumped_states; /* the largest lumped chain solved */
     const int *comp;           /* per task: action id of comp_i (the model's) */
     int warm;                  /* pi holds a solution */
     /* The rate plan: every transition of the chain as coefficient x one
@@ -87,12 +90,16 @@ typedef struct search {
     uint64_t *tr_slot;         /* entry of q->val, or NO_SLOT for a self-loop */
     int *tr_param;
     double *tr_coef;
-    double *params, *pthr;     /* nt + ne: rate and throughput of each parameter */
+    double *params, *pthr;     /* nt + ne + 1: rate and throughput of each parameter;
+                                  the last is the constant 1 (a buffer's hand-off
+                                  and take, whose rate no placement changes) */
     /* Sharing=ps: the chain is the placement-independent one (a component
      * per task); a computation's rate mu_i is divided, state by state, by
      * the number of tasks of its node computing (the busy lists). */
     int ps;
     int exp_work;              /* every task's work is exponential (windows apply) */
+    int plain_links;           /* every move exponential and rendezvous (windows apply) */
+    double handoff;            /* a buffered move's hand-off and take rate (gen.c's) */
     uint64_t *busy_first;      /* states + 1 offsets into busy_task */
     int *busy_task;            /* the tasks computing in each state */
     double *dense;             /* n * (2n + 1) for chains of at most DENSE_MAX states */
@@ -140,6 +147,8 @@ typedef struct search {
     char why[256];             /* why the exact chain was not used */
     /* the large-scale search (search_scale.c) */
     search_eval_fn eval;       /* NULL: search_eval_bound */
+    const int *bound_pl;       /* the complete placement being estimated, whose
+                                  nodes' sharing the bounds charge (NULL: place) */
     void *eval_ctx;
     const char *eval_name;
     int *order;                /* tasks, heaviest first */
@@ -169,6 +178,17 @@ int search_setup_platform(search *s);
 int search_plan_build(search *s);
 int search_busy_build(search *s);
 int search_evaluate(search *s);
+/* Rank placement pl of throughput x (xi: each task's throughput X_i; the
+ * rates of pl in s->mu) among the best s->top. */
+int search_rank(search *s, const int *pl, double x, const double *xi);
+
+/* search.c: under a deadline, is there time to compile the model (half of
+ * what is left, COMPILE_SECS n^2 predicted)? */
+int search_compile_fits(const search *s);
+
+/* search_lump.c */
+int search_lumped_answer(search *s);
+int search_lumped_candidates(search *s);
 
 /* search_scale.c */
 int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *cls);

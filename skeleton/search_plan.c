@@ -182,6 +182,23 @@ static int plan_add(void *ctx, uint32_t i, int action, double rate, uint64_t ent
     return 0;
 }
 
+/* The parameters of a move's actions (docs/platform.md, "Links"):
+ * rendezvous, the move and its phases (xfer) at lambda_e; buffered, the
+ * item's transit (xfer) at lambda_e, the hand-off (move) and the take at
+ * the constant `handoff`. */
+static void edge_params(const search *s, int *act_param)
+{
+    const skel_model *m = s->m;
+    for (int e = 0; e < s->ne; e++) {
+        int buffered = m->buffer[e] > 0;
+        act_param[m->move_action[e]] = buffered ? s->nt + s->ne : s->nt + e;
+        if (buffered)
+            act_param[m->take_action[e]] = s->nt + s->ne;
+        if (m->xfer_action[e] >= 0)
+            act_param[m->xfer_action[e]] = s->nt + e;
+    }
+}
+
 /* Build the plan at probe rates, then check it against the reference
  * re-rating at other rates. A model where a transition's rate is not one
  * parameter times a constant keeps the slow, general path. */
@@ -190,9 +207,9 @@ int search_plan_build(search *s)
     int np = s->nt + s->ne, rc = -1;
     const pepa_system *sys = s->sys;
     int *act_param = malloc((size_t)sys->nactions * sizeof *act_param);
-    double *p2 = malloc((size_t)np * sizeof *p2);
-    if (!(s->params = malloc((size_t)np * sizeof *s->params)) ||
-        !(s->pthr = malloc((size_t)np * sizeof *s->pthr)) || !act_param || !p2) {
+    double *p2 = malloc(((size_t)np + 1) * sizeof *p2);
+    if (!(s->params = malloc(((size_t)np + 1) * sizeof *s->params)) ||
+        !(s->pthr = malloc(((size_t)np + 1) * sizeof *s->pthr)) || !act_param || !p2) {
         diag_set(s->err, "out of memory");
         goto out;
     }
@@ -203,13 +220,13 @@ int search_plan_build(search *s)
         if (s->m->work_action[i] >= 0)
             act_param[s->m->work_action[i]] = -1 - i;
     }
-    for (int e = 0; e < s->ne; e++)
-        act_param[s->m->move_action[e]] = s->nt + e;
-    /* Probe rates: distinct, irregular values. */
+    edge_params(s, act_param);
+    /* Probe rates: distinct, irregular values (the constant stays 1). */
     for (int k = 0; k < np; k++) {
         s->params[k] = 1.0 + 0.37 * (k % 11) + 0.011 * k;
         p2[k] = 2.5 - 0.13 * (k % 7) + 0.007 * k;
     }
+    s->params[np] = p2[np] = 1;
     if (reference_rate(s, s->params) < 0)
         goto out;
     plan_walk w = { s, act_param, 0 };
@@ -336,6 +353,7 @@ int search_evaluate(search *s)
     if (s->use_plan) {
         memcpy(s->params, s->mu, (size_t)s->nt * sizeof *s->mu);
         memcpy(s->params + s->nt, s->lambda, (size_t)s->ne * sizeof *s->lambda);
+        s->params[s->nt + s->ne] = 1;
         plan_apply(s, s->params, s->ps);
     } else if (pepa_system_rerate(s->sys, s->err) < 0 || pepa_space_rate(s->sp, s->err) < 0) {
         return -1;
@@ -358,17 +376,23 @@ int search_evaluate(search *s)
         return -1;
     }
     s->evaluated += !s->seeding;
-    double x = skel_model_throughput(s->m, s->thr);
+    for (int i = 0; i < s->nt; i++)
+        s->xi[i] = s->thr[s->comp[i]];
+    return search_rank(s, s->place, skel_model_throughput(s->m, s->thr), s->xi);
+}
+
+int search_rank(search *s, const int *pl, double x, const double *xi)
+{
     /* A placement solved again (a seed from the large-scale search, found
      * again by the branch and bound) is ranked once. */
     for (int k = 0; k < s->nranked; k++)
         if (fabs(s->ranked[k].throughput - x) <= 1e-6 * x &&
-            memcmp(s->ranked[k].placement, s->place, (size_t)s->nt * sizeof *s->place) == 0)
+            memcmp(s->ranked[k].placement, pl, (size_t)s->nt * sizeof *pl) == 0)
             return 0;
     /* Where it goes: after every entry better, and among ties in node
      * order, so that the order of the search never decides a tie. */
     int pos = s->nranked;
-    while (pos > 0 && search_before(x, s->place, &s->ranked[pos - 1], s->nt))
+    while (pos > 0 && search_before(x, pl, &s->ranked[pos - 1], s->nt))
         pos--;
     if (pos >= s->top)
         return 0;
@@ -379,17 +403,16 @@ int search_evaluate(search *s)
         s->nranked++;
     skel_search_entry *e = &s->ranked[pos];
     *e = spare;
-    memcpy(e->placement, s->place, (size_t)s->nt * sizeof *s->place);
+    memcpy(e->placement, pl, (size_t)s->nt * sizeof *pl);
     e->throughput = x;
     e->bottleneck = 0;
     for (int j = 0; j < s->nn; j++)
         e->node_util[j] = 0;
     for (int i = 0; i < s->nt; i++) {
-        double xi = s->thr[s->comp[i]];
-        int j = s->place[i];
-        e->task_util[i] = xi / s->mu[i];
+        int j = pl[i];
+        e->task_util[i] = xi[i] / s->mu[i];
         /* Work done over capacity: comp_i needs 1/(work_i speed_j) of the node's time. */
-        e->node_util[j] += xi / (s->m->work[i] * s->p->nodes[j].speed);
+        e->node_util[j] += xi[i] / (s->m->work[i] * s->p->nodes[j].speed);
     }
     e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
     return 0;

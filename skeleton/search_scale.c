@@ -171,7 +171,10 @@ static int estimate(search *s, const int *pl, double *x)
         return 0;
     }
     s->scale_evals++;
-    return s->eval(s->eval_ctx, s->mu, s->lambda, x, s->err);
+    s->bound_pl = pl;
+    int rc = s->eval(s->eval_ctx, s->mu, s->lambda, x, s->err);
+    s->bound_pl = NULL;
+    return rc;
 }
 
 /* ---- the constructive placement --------------------------------------------- */

@@ -224,13 +224,18 @@ typedef struct skel_model {
     double *scv;             /* per task: squared coefficient of variation of its
                                 work (task scv=, platform WorkSCV=, else 1) */
     double *link_scv;        /* per edge: squared coefficient of variation of the
-                                move's time (1 in the placement-independent model) */
+                                move's time (in the placement-independent model: the
+                                platform's where skel_platform_uniform_kind, else 1) */
     int *buffer;             /* per edge: items the link holds; 0: rendezvous (the
-                                seeds'; always so in the placement-independent model) */
+                                seeds'; in the placement-independent model as link_scv) */
     int *comp_action;        /* per task: action id of comp_<i> in pepa */
     int *move_action;        /* per edge: action id of its move in pepa */
     int *work_action;        /* per task: action id of work_<i> (the phases of
                                 Erlang work before comp_<i>), or -1 */
+    int *take_action;        /* per edge: the receiver's action, take_<i>_<j> when
+                                the move is buffered, else the move's */
+    int *xfer_action;        /* per edge: action id of xfer_<i>_<j> (a buffered
+                                item's transit, or a move's phases), or -1 */
     double *entry;           /* per task: items entering the skeleton per
                                 computation of the task when it is one of the
                                 first stage's counted tasks, else 0; the job's
@@ -372,6 +377,12 @@ int skel_platform_link(const skel_platform *p, int a, int b, double *latency,
  * Link's SCV=/Buffer=, else LinkSCV=/DefaultBuffer=, else 1 and 0. */
 void skel_platform_move_kind(const skel_platform *p, int a, int b, double *scv, int *buffer);
 
+/* 1 when every move between two tasks has the same kind whatever the nodes
+ * (no Link= line gives an SCV= or a Buffer= of its own that differs, or
+ * the job's buffering overrides them), that kind into *scv and *buffer;
+ * else 0. */
+int skel_platform_uniform_kind(const skel_platform *p, double *scv, int *buffer);
+
 /* Expand a Slurm hostlist ("n[1-16]", "n[01-10],io[1,3-4]", "a,b") into
  * *names (an array of *count strings; free each, then the array, or call
  * skel_hostlist_free). At most max names (and SKEL_MAX_NODES). */
@@ -412,8 +423,9 @@ void skel_h2(double scv, double *p, double *ra, double *rb);
 
 /* The model of one placement on p under p's semantics, rates set (as by
  * skel_model_place). node_of_task NULL: the placement-independent model
- * under p's other semantics (WorkSCV=), rates not set, as the search
- * wants it. Under Sharing=ps the tasks of each node that holds
+ * under p's other semantics (WorkSCV=; LinkSCV=, DefaultBuffer= and the
+ * job's buffering where skel_platform_uniform_kind), rates not set, as the
+ * search wants it. Under Sharing=ps the tasks of each node that holds
  * several are one component, Node<j> (and Node<j>_<k>), whose local state
  * is the tuple of theirs: it gives each computing task mu_<i> (its rate
  * alone on the node) divided by the number of them computing, so its
@@ -463,6 +475,14 @@ typedef struct skel_search_opts {
     int ncandidates;
     int top;                 /* placements to rank (best first); 0: 10 */
     double budget;           /* seconds in all (deriving included); 0: none */
+    const skel_tree *tree;   /* the skeleton m was built from, or NULL: when
+                                given, placements the whole chain could not value
+                                are valued exactly on their lumped chain
+                                (skel_model_new_lumped: a farm's members on nodes
+                                of one class are one array), method LUMPED */
+    int force_lumped;        /* with tree and candidates: value every candidate on
+                                its lumped chain, even where the whole chain fits
+                                (to check one against the other) */
     clock_deadline deadline; /* the caller's whole decision's end (zero: none):
                                 the search stops by the earlier of it and the
                                 budget, every phase checking it */
@@ -483,12 +503,15 @@ typedef struct skel_search_opts {
 /* How the best placement was found and valued. */
 typedef enum skel_search_method {
     SKEL_SEARCH_EXACT,       /* the Markov chain: every ranked throughput solved */
-    SKEL_SEARCH_APPROX       /* the chain did not fit (MaxStates, budget, platform
+    SKEL_SEARCH_APPROX,      /* the chain did not fit (MaxStates, budget, platform
                                 size): the large-scale search's placement, valued
                                 by its estimate */
+    SKEL_SEARCH_LUMPED       /* the whole chain did not fit; the placements ranked
+                                (the large-scale search's, or the candidates) were
+                                each valued exactly on their lumped chain */
 } skel_search_method;
 
-/* "exact" or "approximate". */
+/* "exact", "approximate" or "lumped". */
 const char *skel_search_method_name(skel_search_method m);
 
 typedef struct skel_search_entry {

@@ -780,7 +780,13 @@ int slurmsk_place_by(const slurmsk_conf *conf, const slurmsk_job *job,
     if (!job->tree)
         return diag_set(err, "no skeleton");
     double t0 = clock_now();
-    skel_platform *p = conf->plat;
+    /* The job's buffering is part of the semantics the search ranks by
+     * (docs/platform.md, "Links"): a shallow copy, the site's platform
+     * shared by every decision stays as it is. */
+    skel_platform jp = *conf->plat;
+    if (job->has_buffer)
+        jp.job_buffer = job->buffer;
+    skel_platform *p = &jp;
     int n = skel_tree_ntasks(job->tree), rc = -1;
     slurmsk_fault fault = SLURMSK_FAULT_MEMORY;
     skel_dag *dag = NULL;
@@ -810,6 +816,7 @@ int slurmsk_place_by(const slurmsk_conf *conf, const slurmsk_job *job,
     so.allowed = allowed;
     so.top = 1;
     so.deadline = clock_deadline_less(deadline, after_search(conf));
+    so.tree = job->tree;           /* the lumped chain values farms the whole one cannot */
     so.max_states = conf->max_states;
     so.threads = 1;                /* inside slurmctld: no threads of our own */
     res = skel_search(model, dag, p, &so, &why);

@@ -119,4 +119,18 @@ expect_out "plan ties" '^SKEL_PLAN=t0=x t1=y t2=z t3=x$'
 expect_exit 0 "no bar" -- map "$SK" --platform "$PL"
 if [ -s "$TMP/err" ]; then fail "no bar: stderr not empty"; else ok; fi
 
+# the job's buffering is in the chain searched (docs/mapping.md): with 3
+# items per move the slow link is overlapped and the tasks spread out,
+# as `solve --buffer 3` of each placement says; rendezvous co-locates them
+printf 'pipe(2); task("a", 10.0); task("b", 10.0);\n' >"$TMP/p2.skel"
+printf 'LocalLatency=0.001 DefaultLatency=0.05\nNodeName=n1 Speed=2\nNodeName=n2 Speed=1.5\n' >"$TMP/p2.conf"
+expect_exit 0 "buffer" -- map "$TMP/p2.skel" --platform "$TMP/p2.conf" --buffer 3 --top 1
+expect_out "buffer best" "^1 +13\.3126[0-9]* +t[01] +n2 n1$"
+expect_exit 0 "buffer solve" -- solve "$TMP/p2.skel" --platform "$TMP/p2.conf" --buffer 3 --place t0=n2,t1=n1
+expect_out "buffer solve" "^comp_1 +13\.3126"
+expect_exit 0 "rendezvous" -- map "$TMP/p2.skel" --platform "$TMP/p2.conf" --buffer 0 --top 1
+expect_out "rendezvous best" "^1 +9\.90099[0-9]* +t0 +n1 n1$"
+expect_exit 1 "bad buffer" -- map "$TMP/p2.skel" --platform "$TMP/p2.conf" --buffer 17
+expect_err "bad buffer" "--buffer must be a whole number of items from 0 to 16"
+
 finish

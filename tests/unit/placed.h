@@ -44,9 +44,11 @@ static inline void placed_free(placed *x)
     skel_tree_free(x->tree);
 }
 
-/* Throughput of action `act` in model m (solved directly), and its number
- * of states. */
-static inline double placed_solve_thr(pepa_model *m, const char *act, unsigned *states)
+/* The throughput of every action of model m (an array to free), solved
+ * directly or, iterative, to a residual of 1e-13 (thousands of states: the
+ * direct method's fill-in makes a brute force over placements slow); its
+ * number of states into *states. */
+static inline double *placed_solve_all(pepa_model *m, int direct, unsigned *states)
 {
     diag err;
     diag_clear(&err);
@@ -59,19 +61,45 @@ static inline double placed_solve_thr(pepa_model *m, const char *act, unsigned *
     ck_assert(pi && thr);
     pepa_solve_opts o;
     pepa_solve_opts_init(&o);
-    o.method = PEPA_METHOD_DIRECT;
+    if (direct)
+        o.method = PEPA_METHOD_DIRECT;
+    else
+        o.tol = 1e-13;
     pepa_solve_result res;
     ck_assert_msg(pepa_solve(sp->q, &o, pi, &res, &err) == 0, "%s", err.msg);
     ck_assert_msg(pepa_space_throughput(sp, pi, thr, &err) == 0, "%s", err.msg);
-    int a = pepa_model_find_action(m, act);
-    ck_assert_int_ge(a, 0);
-    double x = thr[a];
     if (states)
         *states = sp->n;
-    free(thr);
     free(pi);
     pepa_space_free(sp);
     pepa_system_free(sys);
+    return thr;
+}
+
+/* Throughput of action `act` in model m (solved directly), and its number
+ * of states. */
+static inline double placed_solve_thr(pepa_model *m, const char *act, unsigned *states)
+{
+    double *thr = placed_solve_all(m, 1, states);
+    int a = pepa_model_find_action(m, act);
+    ck_assert_int_ge(a, 0);
+    double x = thr[a];
+    free(thr);
+    return x;
+}
+
+/* The job's throughput (skel_model_throughput) of placement where on b's
+ * platform: the placement's own generated model, solved iteratively. */
+static inline double placed_job_thr(const placed *b, const int *where)
+{
+    diag err;
+    diag_clear(&err);
+    skel_model *m = skel_model_new_placed(b->tree, b->dag, b->plat, where, &err);
+    ck_assert_msg(m, "%s", err.msg);
+    double *thr = placed_solve_all(m->pepa, 0, NULL);
+    double x = skel_model_throughput(m, thr);
+    free(thr);
+    skel_model_free(m);
     return x;
 }
 

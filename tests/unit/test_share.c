@@ -11,7 +11,11 @@
  *  - Sharing=static is Benoit et al. 2004's equitable sharing (its table is in
  *    test_skel_amoget); ps is never slower than static;
  *  - a task's work of scv < 1 (Erlang phases in its processor) and > 1
- *    (balanced H2) has the throughput of textbook hand-written models. */
+ *    (balanced H2) has the throughput of textbook hand-written models;
+ *  - with buffered links and link phases (the job's --buffer, LinkSCV=,
+ *    WorkSCV=) the search ranks by the full semantics: its best is the best
+ *    of every placement's own generated model solved afresh, on cases where
+ *    the rendezvous model's best placement is clearly worse. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
@@ -304,6 +308,91 @@ START_TEST(test_product_limit)
 }
 END_TEST
 
+/* ---- the search under buffered links (issue 16) ---------------------- */
+
+/* Cases where buffering changes the best placement: the rendezvous model
+ * co-locates tasks to avoid slow links that a buffer overlaps with work. */
+static const struct {
+    const char *skel, *plat;
+    int buffer;                      /* the job's buffering (#SKEL --buffer) */
+} buffered_cases[] = {
+    { "pipe(2); task(\"a\", 10.0); task(\"b\", 10.0);",
+      "LocalLatency=0.001 DefaultLatency=0.05\nNodeName=n1 Speed=2\nNodeName=n2 Speed=1.5\n"
+      "NodeName=n3 Speed=1\nLink=n1,n3 Latency=0.02\n", 3 },
+    { "pipe(3); task(\"a\", 40.0); task(\"b\", 25.0); task(\"c\", 50.0);",
+      "LocalLatency=0.0002 WorkSCV=0.5 LinkSCV=0.5 DefaultLatency=0.01\nNodeName=n1 Speed=1\n"
+      "NodeName=n2 Speed=2\nNodeName=n3 Speed=1.5\nLink=n1,n2 Latency=0.004\n", 2 },
+    { "pipe(3); task(\"r\", 30.0); farm(2, \"w\", 10.0); task(\"s\", 40.0);",
+      "LocalLatency=0.001 LinkSCV=0.5 DefaultLatency=0.03\nNodeName=n1 Speed=2\n"
+      "NodeName=n2 Speed=1\nNodeName=n3 Speed=1\n", 1 },
+};
+
+/* The best placement of b's model under b's platform, by the search. */
+static skel_search_result *search_best(placed *b, skel_model *m)
+{
+    diag err;
+    diag_clear(&err);
+    skel_search_opts o = { 0 };
+    o.top = 1;
+    skel_search_result *r = skel_search(m, b->dag, b->plat, &o, &err);
+    ck_assert_msg(r && r->nranked == 1 && r->optimal, "%s", err.msg);
+    return r;
+}
+
+static skel_model *unplaced_model(placed *b)
+{
+    diag err;
+    diag_clear(&err);
+    skel_model *m = skel_model_new_placed(b->tree, b->dag, b->plat, NULL, &err);
+    ck_assert_msg(m, "%s", err.msg);
+    return m;
+}
+
+START_TEST(test_search_buffered)
+{
+    placed b;
+    placed_build(&b, buffered_cases[_i].skel, SKEL_STYLE_PRODUCER, buffered_cases[_i].plat);
+    int nt = skel_tree_ntasks(b.tree), nn = b.plat->nnodes, total = 1;
+    ck_assert(nt > 0 && nt < 8);
+    for (int i = 0; i < nt; i++)
+        total *= nn;
+    /* every placement's own model under the full semantics, solved */
+    b.plat->job_buffer = buffered_cases[_i].buffer;
+    int *where = calloc((size_t)nt, sizeof *where);
+    ck_assert(where);
+    double best = 0;
+    for (int c = 0; c < total; c++) {
+        for (int i = 0, v = c; i < nt; i++, v /= nn)
+            where[i] = v % nn;
+        double x = placed_job_thr(&b, where);
+        best = x > best ? x : best;
+    }
+    skel_model *full = unplaced_model(&b);
+    for (int e = 0; e < full->nedges; e++)
+        ck_assert_int_eq(full->buffer[e], full->edges[e].from >= 0 && full->edges[e].to >= 0
+                                              ? buffered_cases[_i].buffer : 0);
+    skel_search_result *r = search_best(&b, full);
+    double chosen = placed_job_thr(&b, r->ranked[0].placement);
+    ck_assert_msg(close_rel(r->ranked[0].throughput, best, 1e-8) && close_rel(chosen, best, 1e-8),
+                  "case %d: search %.10g (its placement solved: %.10g), best of %d: %.10g", _i,
+                  r->ranked[0].throughput, chosen, total, best);
+    /* the rendezvous model's choice, run with the buffers, is clearly worse */
+    b.plat->job_buffer = 0;
+    skel_model *rdv = unplaced_model(&b);
+    skel_search_result *q = search_best(&b, rdv);
+    b.plat->job_buffer = buffered_cases[_i].buffer;
+    double naive = placed_job_thr(&b, q->ranked[0].placement);
+    ck_assert_msg(naive < 0.99 * best, "case %d: the rendezvous choice gives %.10g of %.10g", _i,
+                  naive, best);
+    skel_search_result_free(q);
+    skel_model_free(rdv);
+    skel_search_result_free(r);
+    skel_model_free(full);
+    free(where);
+    placed_free(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("share");
@@ -317,6 +406,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_work_scv_default);
     tcase_add_test(tc, test_ps_not_slower);
     tcase_add_test(tc, test_product_limit);
+    tcase_add_loop_test(tc, test_search_buffered, 0,
+                        (int)(sizeof buffered_cases / sizeof *buffered_cases));
     suite_add_tcase(s, tc);
     return s;
 }
