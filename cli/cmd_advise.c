@@ -447,10 +447,8 @@ int cmd_advise(int argc, char **argv)
         else
             print_table(&a, in.platform, in.tree, in.node_of_task, &rep);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

@@ -139,10 +139,8 @@ int cmd_bpel(int argc, char **argv)
         skel_tree_print(imp.tree, stdout);
     else if (emit_pepa(imp.tree, NULL, &err) < 0)
         goto out;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

@@ -329,10 +329,8 @@ int cmd_estimate(int argc, char **argv)
         print_json(&a, &in, &r);
     else
         print_table(&a, &in, &r);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

@@ -263,10 +263,7 @@ int cmd_fluid(int argc, char **argv)
             print_json(&a, &f);
         else
             print_table(&a, &f);
-        if (fflush(stdout) != 0 || ferror(stdout))
-            diag_set(&err, "error writing to standard output");
-        else
-            rc = 0;
+        rc = cli_flush_stdout(&err) < 0 ? 1 : 0;
     }
     if (rc)
         fprintf(stderr, "skelsched fluid: %s\n", err.set ? err.msg : "failed");

@@ -439,10 +439,8 @@ int cmd_map(int argc, char **argv)
         print_json(res, plat);
     else
         print_table(&a, res, plat);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

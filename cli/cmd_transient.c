@@ -390,10 +390,7 @@ int cmd_transient(int argc, char **argv)
             print_json(&a, &t);
         else
             print_table(&a, &t);
-        if (fflush(stdout) != 0 || ferror(stdout))
-            diag_set(&err, "error writing to standard output");
-        else
-            rc = 0;
+        rc = cli_flush_stdout(&err) < 0 ? 1 : 0;
     }
     if (rc)
         fprintf(stderr, "skelsched transient: %s\n", err.set ? err.msg : "failed");

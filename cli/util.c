@@ -129,3 +129,10 @@ int cli_sharing_arg(const char *cmd, const char *value)
     fprintf(stderr, "skelsched %s: --sharing must be ps or static, not '%s'\n", cmd, value);
     return -1;
 }
+
+int cli_flush_stdout(diag *err)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return diag_set(err, "error writing to standard output");
+    return 0;
+}

@@ -18,9 +18,14 @@ int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned l
  * ps or static" and -1. */
 int cli_sharing_arg(const char *cmd, const char *value);
 
+struct diag;
+
+/* Flush standard output: 0, or -1 with "error writing to standard
+ * output" (a full disk, a closed pipe) in err. */
+int cli_flush_stdout(struct diag *err);
+
 /* Run "gnuplot SCRIPT", which writes output. Returns 0, or -1 with a
  * message (gnuplot missing: how to install it; a failure naming output). */
-struct diag;
 int cli_gnuplot(const char *script, const char *output, struct diag *err);
 
 /* Write s as one CSV field (RFC 4180): as is when it holds no comma,
