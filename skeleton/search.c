@@ -64,6 +64,12 @@ int skel_search_classes(const skel_platform *p, const unsigned char *keep, int *
     }
     return 0;
 }
+int search_compile_fits(const search *s)
+{
+    return s->deadline.at <= 0 ||
+           COMPILE_SECS * (double)s->nt * s->nt <= 0.5 * clock_deadline_left(s->deadline);
+}
+
 /* The exact phase gives up: the deadline passed at stage what. */
 static int spent(search *s, const char *what)
 {
@@ -80,8 +86,7 @@ static int setup_chain(search *s)
     /* Compiling the model cannot be stopped and grows faster than its
      * tasks: under a deadline, not started when it would take half of
      * what is left (a chain of that many tasks rarely fits anyway). */
-    if (s->deadline.at > 0 &&
-        COMPILE_SECS * (double)s->nt * s->nt > 0.5 * clock_deadline_left(s->deadline))
+    if (!search_compile_fits(s))
         return spent(s, "before the model could be compiled");
     if (!(s->sys = pepa_system_new(s->m->pepa, err)))
         return -1;
@@ -132,7 +137,7 @@ static int setup(search *s)
     if (!(s->flows = calloc(nt, sizeof *s->flows)) || !(s->visit = calloc(nt, sizeof *s->visit)) ||
         !(s->cls = malloc(nn * sizeof *s->cls)) || !(s->place = malloc(nt * sizeof *s->place)) ||
         !(s->load = calloc(nn, sizeof *s->load)) || !(s->raw = malloc((nt + 1) * sizeof *s->raw)) ||
-        !(s->mu = malloc(nt * sizeof *s->mu)) ||
+        !(s->mu = malloc(nt * sizeof *s->mu)) || !(s->xi = malloc(nt * sizeof *s->xi)) ||
         !(s->lambda = malloc((size_t)(s->ne ? s->ne : 1) * sizeof *s->lambda)) ||
         !(s->ranked = calloc((size_t)s->top, sizeof *s->ranked)))
         return diag_set(s->err, "out of memory");
@@ -237,6 +242,7 @@ static void search_free(search *s)
     free(s->tr_slot);
     free(s->tr_src);
     free(s->lambda);
+    free(s->xi);
     free(s->mu);
     free(s->cnode);
     free(s->cbound);
@@ -268,7 +274,7 @@ static void search_free(search *s)
 
 const char *skel_search_method_name(skel_search_method m)
 {
-    return m == SKEL_SEARCH_EXACT ? "exact" : "approximate";
+    return m == SKEL_SEARCH_EXACT ? "exact" : m == SKEL_SEARCH_LUMPED ? "lumped" : "approximate";
 }
 
 /* Time the local moves may take: a fifth of the time left (the chain gets
@@ -478,7 +484,8 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     }
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)
         goto fail;
-    int ex = exact_phase(&s);
+    int ex = s.o->force_lumped && s.o->tree && s.o->candidates ? search_lumped_candidates(&s)
+                                                                : exact_phase(&s);
     if (ex < 0 && clock_deadline_passed(s.deadline))
         s.solve_late = 1;         /* stopped by the deadline, not by a fault */
     if (ex < 0 && s.solve_late && s.exact && s.nranked > 0) {
@@ -488,7 +495,7 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     }
     if (ex < 0 && !(s.solve_late && !s.o->candidates))
         goto fail;
-    if (ex != 0 && !s.o->candidates && approx_answer(&s) < 0)
+    if (ex != 0 && !s.o->candidates && (approx_answer(&s) < 0 || search_lumped_answer(&s) < 0))
         goto fail;
     if (ex > 0 && s.o->candidates) {
         diag_set(err, "%s", s.why);
@@ -524,19 +531,20 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.ranked = NULL;
     /* Proven when nothing was left out, or everything left out is bounded
      * below the best. */
-    r->optimal = s.exact && (!s.timed_out || s.missed < best * (1 - TIE));
+    r->optimal = (s.exact && (!s.timed_out || s.missed < best * (1 - TIE))) ||
+                 (s.lumped && s.o->candidates);   /* every candidate valued */
     r->bound = r->optimal ? 0 : s.missed;
     r->gap = r->optimal || s.missed <= best ? 0 : (s.missed - best) / best;
     r->evaluated = s.evaluated;
     r->pruned = s.pruned;
     r->symmetric = s.symmetric;
     r->total = s.total;
-    r->states = s.sp ? s.sp->n : 0;
+    r->states = s.lumped ? s.lumped_states : s.sp ? s.sp->n : 0;
     r->transitions = s.sp ? (unsigned long long)s.sp->q->nnz : 0;
-    r->method = s.exact ? SKEL_SEARCH_EXACT : SKEL_SEARCH_APPROX;
+    r->method = s.lumped ? SKEL_SEARCH_LUMPED : s.exact ? SKEL_SEARCH_EXACT : SKEL_SEARCH_APPROX;
     r->constructive = s.cons_exact > 0 ? s.cons_exact : s.cons_x;
     r->constructive_secs = s.cons_secs;
-    snprintf(r->why, sizeof r->why, "%s", s.exact ? "" : s.why);
+    snprintf(r->why, sizeof r->why, "%s", s.exact && !s.lumped ? "" : s.why);
     r->estimator = s.eval_name;
     search_free(&s);
     r->seconds = clock_now() - s.t0;

@@ -76,6 +76,9 @@ typedef struct search {
     pepa_system *sys;
     pepa_space *sp;
     double *pi, *thr, *mu, *lambda;
+    double *xi;                /* per task: its throughput X_i, for search_rank */
+    int lumped;                /* the ranked placements were valued on lumped chains */
+    unsigned long lumped_states; /* the largest lumped chain solved */
     const int *comp;           /* per task: action id of comp_i (the model's) */
     int warm;                  /* pi holds a solution */
     /* The rate plan: every transition of the chain as coefficient x one
@@ -175,6 +178,17 @@ int search_setup_platform(search *s);
 int search_plan_build(search *s);
 int search_busy_build(search *s);
 int search_evaluate(search *s);
+/* Rank placement pl of throughput x (xi: each task's throughput X_i; the
+ * rates of pl in s->mu) among the best s->top. */
+int search_rank(search *s, const int *pl, double x, const double *xi);
+
+/* search.c: under a deadline, is there time to compile the model (half of
+ * what is left, COMPILE_SECS n^2 predicted)? */
+int search_compile_fits(const search *s);
+
+/* search_lump.c */
+int search_lumped_answer(search *s);
+int search_lumped_candidates(search *s);
 
 /* search_scale.c */
 int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *cls);

@@ -376,17 +376,23 @@ int search_evaluate(search *s)
         return -1;
     }
     s->evaluated += !s->seeding;
-    double x = skel_model_throughput(s->m, s->thr);
+    for (int i = 0; i < s->nt; i++)
+        s->xi[i] = s->thr[s->comp[i]];
+    return search_rank(s, s->place, skel_model_throughput(s->m, s->thr), s->xi);
+}
+
+int search_rank(search *s, const int *pl, double x, const double *xi)
+{
     /* A placement solved again (a seed from the large-scale search, found
      * again by the branch and bound) is ranked once. */
     for (int k = 0; k < s->nranked; k++)
         if (fabs(s->ranked[k].throughput - x) <= 1e-6 * x &&
-            memcmp(s->ranked[k].placement, s->place, (size_t)s->nt * sizeof *s->place) == 0)
+            memcmp(s->ranked[k].placement, pl, (size_t)s->nt * sizeof *pl) == 0)
             return 0;
     /* Where it goes: after every entry better, and among ties in node
      * order, so that the order of the search never decides a tie. */
     int pos = s->nranked;
-    while (pos > 0 && search_before(x, s->place, &s->ranked[pos - 1], s->nt))
+    while (pos > 0 && search_before(x, pl, &s->ranked[pos - 1], s->nt))
         pos--;
     if (pos >= s->top)
         return 0;
@@ -397,17 +403,16 @@ int search_evaluate(search *s)
         s->nranked++;
     skel_search_entry *e = &s->ranked[pos];
     *e = spare;
-    memcpy(e->placement, s->place, (size_t)s->nt * sizeof *s->place);
+    memcpy(e->placement, pl, (size_t)s->nt * sizeof *pl);
     e->throughput = x;
     e->bottleneck = 0;
     for (int j = 0; j < s->nn; j++)
         e->node_util[j] = 0;
     for (int i = 0; i < s->nt; i++) {
-        double xi = s->thr[s->comp[i]];
-        int j = s->place[i];
-        e->task_util[i] = xi / s->mu[i];
+        int j = pl[i];
+        e->task_util[i] = xi[i] / s->mu[i];
         /* Work done over capacity: comp_i needs 1/(work_i speed_j) of the node's time. */
-        e->node_util[j] += xi / (s->m->work[i] * s->p->nodes[j].speed);
+        e->node_util[j] += xi[i] / (s->m->work[i] * s->p->nodes[j].speed);
     }
     e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
     return 0;

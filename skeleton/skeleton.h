@@ -475,6 +475,14 @@ typedef struct skel_search_opts {
     int ncandidates;
     int top;                 /* placements to rank (best first); 0: 10 */
     double budget;           /* seconds in all (deriving included); 0: none */
+    const skel_tree *tree;   /* the skeleton m was built from, or NULL: when
+                                given, placements the whole chain could not value
+                                are valued exactly on their lumped chain
+                                (skel_model_new_lumped: a farm's members on nodes
+                                of one class are one array), method LUMPED */
+    int force_lumped;        /* with tree and candidates: value every candidate on
+                                its lumped chain, even where the whole chain fits
+                                (to check one against the other) */
     clock_deadline deadline; /* the caller's whole decision's end (zero: none):
                                 the search stops by the earlier of it and the
                                 budget, every phase checking it */
@@ -495,12 +503,15 @@ typedef struct skel_search_opts {
 /* How the best placement was found and valued. */
 typedef enum skel_search_method {
     SKEL_SEARCH_EXACT,       /* the Markov chain: every ranked throughput solved */
-    SKEL_SEARCH_APPROX       /* the chain did not fit (MaxStates, budget, platform
+    SKEL_SEARCH_APPROX,      /* the chain did not fit (MaxStates, budget, platform
                                 size): the large-scale search's placement, valued
                                 by its estimate */
+    SKEL_SEARCH_LUMPED       /* the whole chain did not fit; the placements ranked
+                                (the large-scale search's, or the candidates) were
+                                each valued exactly on their lumped chain */
 } skel_search_method;
 
-/* "exact" or "approximate". */
+/* "exact", "approximate" or "lumped". */
 const char *skel_search_method_name(skel_search_method m);
 
 typedef struct skel_search_entry {

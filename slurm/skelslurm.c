@@ -816,6 +816,7 @@ int slurmsk_place_by(const slurmsk_conf *conf, const slurmsk_job *job,
     so.allowed = allowed;
     so.top = 1;
     so.deadline = clock_deadline_less(deadline, after_search(conf));
+    so.tree = job->tree;           /* the lumped chain values farms the whole one cannot */
     so.max_states = conf->max_states;
     so.threads = 1;                /* inside slurmctld: no threads of our own */
     res = skel_search(model, dag, p, &so, &why);

@@ -7,6 +7,7 @@
  * (src, farm(100), mid, farm(100), sink). Prints p50, p99 and max of the
  * wall time, the target p99 <= budget + 10 ms as the ratio
  * p99 / (budget + 10 ms) (goal <= 1), the methods that valued the plans
+ * (exact: the whole chain; lumped: the plan's lumped chain; approximate)
  * and how many jobs were refused (goal 0).
  * Usage: bench_decision [RUNS] (default 20 per cell). */
 #define _POSIX_C_SOURCE 200809L
@@ -73,7 +74,7 @@ static char *script_of(int k, const char **name)
 }
 
 typedef struct cell {
-    int exact, optimal, approx, refused;
+    int exact, optimal, approx, lumped, refused;
     unsigned long states;
 } cell;
 
@@ -99,6 +100,7 @@ static int measure(slurmsk_conf *conf, const char *script, const char *nodes, in
             c->exact += d.plan.method == SKEL_SEARCH_EXACT;
             c->optimal += d.plan.optimal;
             c->approx += d.plan.method == SKEL_SEARCH_APPROX;
+            c->lumped += d.plan.method == SKEL_SEARCH_LUMPED;
             c->states = d.plan.states;
         }
         slurmsk_decision_clear(&d);
@@ -131,9 +133,54 @@ static int platform_rows(int nn, int runs, double *t)
         free(script);
         qsort(t, (size_t)runs, sizeof *t, cmp);
         int p99 = (int)(0.99 * (runs - 1) + 0.5);
-        printf("%-19s %-6d %-8.2f %-8.2f %-8.2f %-7.2f %-6d %-8d %-7d %d\n", name, nn,
+        printf("%-19s %-6d %-8.2f %-8.2f %-8.2f %-7.2f %-6d %-8d %-7d %-7d %d\n", name, nn,
                t[(runs - 1) / 2], t[p99], t[runs - 1], t[p99] / (1000 * (budget + SLACK)), c.exact,
-               c.optimal, c.approx, c.refused);
+               c.optimal, c.lumped, c.approx, c.refused);
+    }
+    slurmsk_conf_free(conf);
+    return 0;
+}
+
+/* The lumped chain in the plugin's path: farms between a source and a
+ * sink at the 500 ms cap on 256 nodes: which method valued the plan, and
+ * the states of its chain (the whole chain of farm(w) has about 3^(w+2):
+ * bench_lump's table). */
+static int lumped_rows(int runs, double *t, const char *sharing)
+{
+    char *text = conf_text(256), nodes[256];
+    size_t len = text ? strlen(text) : 0;
+    char *with = text ? malloc(len + 64) : NULL;
+    diag err;
+    diag_clear(&err);
+    if (with)
+        snprintf(with, len + 64, "Budget=500\nSharing=%s\n%s", sharing, text);
+    slurmsk_conf *conf = with ? slurmsk_conf_parse(with, strlen(with), "bench.conf", &err) : NULL;
+    free(with);
+    free(text);
+    if (!conf) {
+        fprintf(stderr, "bench_decision: %s\n", err.msg[0] ? err.msg : "out of memory");
+        return -1;
+    }
+    all_nodes(256, nodes, sizeof nodes);
+    printf("\nfarms between a source and a sink, Budget=500 ms (the cap), 256 nodes, Sharing=%s, %d runs "
+           "each\n", sharing, runs);
+    printf("%-19s %-8s %-8s %-6s %-7s %-7s %-8s %s\n", "skeleton", "p50 ms", "p99 ms", "exact", "lumped",
+           "approx", "refused", "states (last plan)");
+    static const int width[] = { 4, 8, 16, 32, 64 };
+    for (int k = 0; k < 5; k++) {
+        char script[256], name[32];
+        snprintf(script, sizeof script, "#SKEL pipe(3);\n#SKEL task(\"src\", 50.0);\n"
+                 "#SKEL farm(%d, \"w\", 1.0);\n#SKEL task(\"sink\", 50.0);\n", width[k]);
+        snprintf(name, sizeof name, "src-farm(%d)-sink", width[k]);
+        cell c = { 0 };
+        if (measure(conf, script, nodes, runs, t, &c) < 0) {
+            slurmsk_conf_free(conf);
+            return -1;
+        }
+        qsort(t, (size_t)runs, sizeof *t, cmp);
+        int p99 = (int)(0.99 * (runs - 1) + 0.5);
+        printf("%-19s %-8.2f %-8.2f %-6d %-7d %-7d %-8d %lu\n", name, t[(runs - 1) / 2], t[p99], c.exact,
+               c.lumped, c.approx, c.refused, c.states);
     }
     slurmsk_conf_free(conf);
     return 0;
@@ -151,12 +198,16 @@ int main(int argc, char **argv)
         return 1;
     printf("decision time of job_submit/skeleton (slurmsk_decide, wall), Budget=50 ms, %d runs "
            "each; ratio = p99 / (budget + 10 ms), goal <= 1\n", runs);
-    printf("%-19s %-6s %-8s %-8s %-8s %-7s %-6s %-8s %-7s %s\n", "skeleton", "nodes", "p50 ms",
-           "p99 ms", "max ms", "ratio", "exact", "optimal", "approx", "refused");
+    printf("%-19s %-6s %-8s %-8s %-8s %-7s %-6s %-8s %-7s %-7s %s\n", "skeleton", "nodes", "p50 ms",
+           "p99 ms", "max ms", "ratio", "exact", "optimal", "lumped", "approx", "refused");
     static const int sizes[] = { 16, 256, 10000 };
     int rc = 0;
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = platform_rows(sizes[i], runs, t);
+    if (rc == 0)
+        rc = lumped_rows(runs, t, "ps");
+    if (rc == 0)
+        rc = lumped_rows(runs, t, "static");
     free(t);
     return rc < 0;
 }

@@ -7,7 +7,9 @@
 # MaxStates, approximate beyond it), and every job COMPLETES - with four
 # busy loops running on the machine (at nice 19, so that the tests that
 # `make check` runs beside this one keep their CPU; they stop once the jobs
-# are done). No wall-clock assertion here: the plugin's budget logic bounds
+# are done). Then, with Budget=1, the 203-task job is placed all the same
+# (the best placement known at the deadline) and the log names the method.
+# No wall-clock assertion here: the plugin's budget logic bounds
 # the decision (its time is printed; bench_decision measures it).
 # Skips (77) unless root with Slurm's daemons.
 
@@ -78,6 +80,28 @@ for name in pipe30 farm30 deal30 farm200; do
     *) fail "$name: no method in the log line" ;;
     esac
 done
+
+# Budget=1 (ms): the 203-task job is still placed (not refused because the
+# time ran out), by the best placement known at the deadline, and the log
+# line names the method. Held: it only has to be decided. The plugin
+# reloads skeleton.conf when its mtime changes (hence the sleep).
+sleep 1
+sed 's/^MaxTasks=256$/MaxTasks=256\nBudget=1/' "$T/skeleton.conf" >"$T/skeleton.conf.new" &&
+    mv "$T/skeleton.conf.new" "$T/skeleton.conf"
+sed 's/-J farm200/-J tiny200/' "$T/farm200.sh" >"$T/tiny200.sh"
+if ID=$(submit "$T/tiny200.sh" -H); then
+    sleep 1
+    LINE=$(grep "job=tiny200 " "$T/log/slurmctld.log" | tail -1)
+    METHOD=$(echo "$LINE" | sed -n 's/.* method=\([a-z]*\).*/\1/p')
+    case $METHOD in
+    exact | approximate) pass "Budget=1: the 203-task job is placed, method=$METHOD ($(echo "$LINE" | sed -n 's/.*\(decision=[^ ]*\).*/\1/p'))" ;;
+    *) fail "Budget=1: log line '$LINE'" ;;
+    esac
+    grep -q "Budget=1ms" "$T/log/slurmctld.log" || fail "Budget=1 was not loaded"
+    timeout 20 scancel "$ID" >/dev/null 2>&1
+else
+    fail "Budget=1: the 203-task job was refused: $(cat "$T/sbatch.err")"
+fi
 
 # every job runs to completion (bounded waits; the machine is loaded)
 for pair in $IDS; do

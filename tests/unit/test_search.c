@@ -512,6 +512,97 @@ START_TEST(test_scale_large)
 }
 END_TEST
 
+/* The lumped chain values a placement exactly: every placement of a
+ * 5-task farm skeleton on 3 nodes, valued on its lumped chain
+ * (force_lumped), gives the best placement and throughput the whole chain
+ * gives (1e-9), under Sharing=ps and static; and the lumping is real: the
+ * workers on one node under static, or on nodes of one class, are one
+ * array of a smaller chain. */
+/* The canonical image of a placement of src, w1..w3, sink under the
+ * symmetries of test_lumped_matches_whole: a1 and a2 swapped (one class),
+ * the farm's workers permuted (interchangeable): the smallest, in
+ * lexicographic order, of both swaps with the workers' nodes sorted. */
+static void canonical5(const int *pl, int *out)
+{
+    for (int swap = 0; swap < 2; swap++) {
+        int c[5];
+        for (int t = 0; t < 5; t++)
+            c[t] = swap && pl[t] < 2 ? 1 - pl[t] : pl[t];
+        for (int i = 1; i < 4; i++)          /* sort the workers (t1..t3) */
+            for (int j = i + 1; j < 4; j++)
+                if (c[j] < c[i]) {
+                    int x = c[i];
+                    c[i] = c[j];
+                    c[j] = x;
+                }
+        if (swap == 0 || memcmp(c, out, sizeof c) < 0)
+            memcpy(out, c, sizeof c);
+    }
+}
+
+START_TEST(test_lumped_matches_whole)
+{
+    static const char *const plats[] = {
+        "Sharing=static\nLocalLatency=0.0001\nDefaultLatency=0.01\nInput=local\nOutput=local\n"
+        "NodeName=a[1-2] Speed=2\nNodeName=b1 Speed=1\n",
+        "LocalLatency=0.0001\nDefaultLatency=0.01\nInput=local\nOutput=local\n"
+        "NodeName=a[1-2] Speed=2\nNodeName=b1 Speed=1\n",
+    };
+    placed b;
+    placed_build(&b, "pipe(3);\n\ttask(\"src\", 4.0);\n\tfarm(3, \"w\", 1.0);\n\ttask(\"sink\", 3.0);\n",
+                 SKEL_STYLE_STREAM, plats[_i]);
+    diag err;
+    diag_clear(&err);
+    int nt = 5, nn = 3, nc = 243, *cand = malloc((size_t)nc * nt * sizeof *cand);
+    for (int c = 0; c < nc; c++)
+        for (int t = 0, v = c; t < nt; t++, v /= nn)
+            cand[c * nt + t] = v % nn;
+    skel_search_opts o = { 0 };
+    o.candidates = cand;
+    o.ncandidates = nc;
+    o.top = 1;
+    skel_search_result *whole = run(&b, &o);
+    o.tree = b.tree;
+    o.force_lumped = 1;
+    skel_search_result *lump = run(&b, &o);
+    ck_assert_int_eq(whole->method, SKEL_SEARCH_EXACT);
+    ck_assert_int_eq(lump->method, SKEL_SEARCH_LUMPED);
+    ck_assert(lump->optimal);
+    ck_assert_msg(close_rel(whole->ranked[0].throughput, lump->ranked[0].throughput, 1e-9), "%.12g %.12g",
+                  whole->ranked[0].throughput, lump->ranked[0].throughput);
+    /* the same placement up to the symmetries (a tie broken either way) */
+    int cw[5], cl[5];
+    canonical5(whole->ranked[0].placement, cw);
+    canonical5(lump->ranked[0].placement, cl);
+    ck_assert(memcmp(cw, cl, sizeof cw) == 0);
+    skel_search_result_free(lump);
+    skel_search_result_free(whole);
+    /* and placement by placement (every 7th), the same value */
+    for (int c = 0; c < nc; c += 7) {
+        o.candidates = cand + c * nt;
+        o.ncandidates = 1;
+        o.force_lumped = 0;
+        whole = run(&b, &o);
+        o.force_lumped = 1;
+        lump = run(&b, &o);
+        ck_assert_msg(close_rel(whole->ranked[0].throughput, lump->ranked[0].throughput, 1e-9),
+                      "candidate %d: %.12g %.12g", c, whole->ranked[0].throughput,
+                      lump->ranked[0].throughput);
+        skel_search_result_free(lump);
+        skel_search_result_free(whole);
+    }
+    /* workers on a1 and a2 (one class; one of them alone on its node):
+     * lumped where the sharing allows, a smaller chain */
+    int pl[5] = { 2, 0, 1, 1, 2 };
+    skel_model *m = skel_model_new_lumped(b.tree, b.dag, b.plat, pl, &err);
+    ck_assert_msg(m, "%s", err.msg);
+    ck_assert_msg(_i == 1 || m->lumped > 0, "Sharing=static: workers 2 and 3 on a2 not lumped");
+    skel_model_free(m);
+    free(cand);
+    placed_free(&b);
+}
+END_TEST
+
 /* Over the state cap: the large-scale answer, with the reason; the same
  * skeleton under the cap is exact, at least as good as its constructive
  * placement solved, and proven optimal. */
@@ -589,6 +680,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_farm_first);
     tcase_add_test(tc, test_scale_large);
     tcase_add_test(tc, test_scale_cap);
+    tcase_add_loop_test(tc, test_lumped_matches_whole, 0, 2);
     tcase_add_test(tc, test_scale_classes);
     suite_add_tcase(s, tc);
     return s;
