@@ -356,10 +356,27 @@ static void print_approx(const map_args *a, const skel_search_result *r)
     printf("optimal      not proven\n");
 }
 
+/* The whole chain did not fit; the placements ranked were solved exactly
+ * on their lumped chains (docs/mapping.md). */
+static void print_lumped(const map_args *a, const skel_search_result *r)
+{
+    printf("skeleton     %s (%d tasks; lumped chains of at most %lu states)\n", a->skel, r->ntasks,
+           r->states);
+    printf("platform     %s (%d nodes)\n", a->platform, r->nnodes);
+    printf("method       lumped: %s\n", r->why);
+    printf("             the large-scale search's placements, each solved exactly on its chain\n"
+           "             with a farm's interchangeable members lumped\n");
+    printf("constructive %.6g in %.3f ms; answered in %.3f s\n", r->constructive,
+           1000 * r->constructive_secs, r->seconds);
+    printf("optimal      not proven\n");
+}
+
 static void print_table(const map_args *a, const skel_search_result *r, const skel_platform *p)
 {
     if (r->method == SKEL_SEARCH_APPROX)
         print_approx(a, r);
+    else if (r->method == SKEL_SEARCH_LUMPED)
+        print_lumped(a, r);
     else
         print_exact(a, r);
     printf("\n%-5s %-14s %-10s %s\n", "rank", "throughput", "bottleneck", "placement (t0 t1 ...)");
