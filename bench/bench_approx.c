@@ -131,20 +131,6 @@ static void random_skeleton(int cat, uint64_t *s, sbuf *t)
         put_rep(t, s, uniform(s) < 0.5 ? "farm" : "deal", 2);
 }
 
-/* Items per second entering subtree n (its first stage's tasks), from the
- * exact chain's per-task throughputs: the reference measure. */
-static double entry_thr(const skel_node *n, const double *thr)
-{
-    if (n->kind == SKEL_TASK)
-        return thr[n->index];
-    if (n->kind == SKEL_PIPE)
-        return entry_thr(n->children[0], thr);
-    double sum = 0;
-    for (int i = 0; i < n->nchildren; i++)
-        sum += entry_thr(n->children[i], thr);
-    return sum;
-}
-
 typedef struct sample {
     double err[2048];
     int n;
@@ -216,9 +202,7 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
         goto done;
     }
     double t2 = clock_now();
-    for (int i = 0; i < nt; i++)
-        mu[i] *= r->ranked[0].task_util[i];
-    double x = entry_thr(skel_tree_root(t), mu);
+    double x = r->ranked[0].throughput;   /* exact: items entering the first stage */
     double e = fabs(ar.throughput / x - 1);
     if (getenv("APPROX_VERBOSE"))
         printf("  %-8s %-40.40s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",

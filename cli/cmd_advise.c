@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "input.h"
 #include "util.h"
+#include "cli/json.h"
 #include "../advice/advice.h"
 
 static void usage(FILE *f)
@@ -70,46 +71,61 @@ static int task_arg(const char *v, int *out)
     return 0;
 }
 
+typedef enum advise_opt {
+    ADV_HELP, ADV_SWEEP, ADV_PLOT, ADV_TASK, ADV_REPLICAS, ADV_TARGET, ADV_JSON, ADV_NO_MERGE
+} advise_opt;
+
+static const cli_opt advise_opts[] = {
+    CLI_INPUT_OPTS,
+    { "--help", ADV_HELP, CLI_FLAG },             { "-h", ADV_HELP, CLI_FLAG },
+    { "--sweep", ADV_SWEEP, CLI_VALUE },          { "--plot", ADV_PLOT, CLI_VALUE },
+    { "--task", ADV_TASK, CLI_VALUE },            { "--replicas", ADV_REPLICAS, CLI_VALUE },
+    { "--target", ADV_TARGET, CLI_VALUE },        { "--json", ADV_JSON, CLI_FLAG },
+    { "--no-merge", ADV_NO_MERGE, CLI_FLAG },     { NULL, 0, CLI_FLAG }
+};
+
+/* One option (code c, value v); -1 to go on, else the exit code. */
+static int take_option(args *a, int c, const char *v)
+{
+    unsigned long long u;
+    switch ((advise_opt)c) {
+    case ADV_HELP: usage(stdout); return 0;
+    case ADV_SWEEP: a->sweep = v; break;
+    case ADV_PLOT: a->plot = v; break;
+    case ADV_TASK: return task_arg(v, &a->task) < 0 ? 2 : -1;
+    case ADV_REPLICAS:
+        if (cli_ulong_in("advise", "--replicas", v, 2, 64, &u) < 0)
+            return 2;
+        a->replicas = (int)u;
+        break;
+    case ADV_TARGET:
+        if (cli_double("advise", "--target", v, &a->target) < 0 || !(a->target > 0)) {
+            fprintf(stderr, "skelsched advise: --target must be a positive throughput\n");
+            return 2;
+        }
+        break;
+    case ADV_JSON: a->json = 1; break;
+    case ADV_NO_MERGE: a->no_merge = 1; break;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        unsigned long long u;
-        int took = cli_input_option("advise", argc, argv, &i, &a->io);
-        if (took < 0)
+    cli_parser p;
+    cli_parser_init(&p, "advise", argc, argv, advise_opts, CLI_EXACT);
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c < 0 && cli_input_operand("advise", p.arg, &a->skel) < 0)
             return 2;
-        if (took)
+        if (c < 0 || (rc = cli_input_option("advise", c, p.value, &a->io)) > 0)
             continue;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--sweep", &bad))) {
-            a->sweep = v;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--plot", &bad))) {
-            a->plot = v;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--task", &bad))) {
-            if (task_arg(v, &a->task) < 0)
-                return 2;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--replicas", &bad))) {
-            if (cli_ulong_in("advise", "--replicas", v, 2, 64, &u) < 0)
-                return 2;
-            a->replicas = (int)u;
-        } else if ((v = cli_option_value("advise", argc, argv, &i, "--target", &bad))) {
-            if (cli_double("advise", "--target", v, &a->target) < 0 || !(a->target > 0)) {
-                fprintf(stderr, "skelsched advise: --target must be a positive throughput\n");
-                return 2;
-            }
-        } else if (bad) {
+        if (rc < 0)
             return 2;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            a->json = 1;
-        } else if (strcmp(argv[i], "--no-merge") == 0) {
-            a->no_merge = 1;
-        } else if (cli_input_operand("advise", argv[i], &a->skel) < 0) {
-            return 2;
-        }
+        if ((rc = take_option(a, c, p.value)) >= 0)
+            return rc;
     }
     if (!a->skel) {
         fprintf(stderr, "skelsched advise: expected a skeleton description\n");
@@ -160,17 +176,12 @@ static int parse_sweep(const char *spec, int ntasks, adv_sweep_opts *o, int *tas
     return 0;
 }
 
-static void node_list(FILE *f, const skel_platform *p, const adv_option *o, int json)
+/* The nodes an option uses (a merge: the one it keeps), for the table. */
+static void node_list(FILE *f, const skel_platform *p, const adv_option *o)
 {
     int n = o->kind >= ADV_MERGE ? 1 : o->nnodes;
-    for (int i = 0; i < n; i++) {
-        if (json) {
-            fputs(i ? ", " : "", f);
-            json_string(f, p->nodes[o->nodes[i]].name);
-        } else {
-            fprintf(f, "%s%s", i ? " " : "", p->nodes[o->nodes[i]].name);
-        }
-    }
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? " " : "", p->nodes[o->nodes[i]].name);
 }
 
 static void print_table(const args *a, const skel_platform *p, const skel_tree *t,
@@ -198,7 +209,7 @@ static void print_table(const args *a, const skel_platform *p, const skel_tree *
         char gain[32];
         snprintf(gain, sizeof gain, "%+.2f%%", 100 * (o->throughput / c->throughput - 1));
         printf("%-12s %-8s %-14.10g %-10s ", name, deg, o->throughput, gain);
-        node_list(stdout, p, o, 0);
+        node_list(stdout, p, o);
         if (o->kind >= ADV_MERGE && o->nnodes == 2)
             printf(" (frees %s)", p->nodes[o->nodes[1]].name);
         putchar('\n');
@@ -217,53 +228,77 @@ static void print_table(const args *a, const skel_platform *p, const skel_tree *
         else {
             const adv_option *o = &r->options[r->reach];
             printf("target       %g: %s of %d (", a->target, adv_kind_name(o->kind), o->degree);
-            node_list(stdout, p, o, 0);
+            node_list(stdout, p, o);
             printf("), throughput %.6g\n", o->throughput);
         }
+    }
+}
+
+/* One option: what it does, its throughput and the nodes it uses. */
+static void json_option(cli_json *j, const skel_platform *p, const adv_option *o)
+{
+    char task[32];
+    snprintf(task, sizeof task, "t%d", o->task);
+    cli_json_object(j, NULL);
+    cli_json_string(j, "kind", adv_kind_name(o->kind));
+    cli_json_string(j, "task", task);
+    cli_json_int(j, "degree", o->degree);
+    cli_json_number(j, "throughput", o->throughput);
+    cli_json_array(j, "nodes");
+    for (int i = 0; i < (o->kind >= ADV_MERGE ? 1 : o->nnodes); i++)
+        cli_json_string(j, NULL, p->nodes[o->nodes[i]].name);
+    cli_json_end(j);
+    if (o->kind >= ADV_MERGE && o->nnodes == 2)
+        cli_json_string(j, "frees", p->nodes[o->nodes[1]].name);
+    else if (o->kind >= ADV_MERGE)
+        cli_json_null(j, "frees");
+    cli_json_end(j);
+}
+
+/* "target" and "reach": the first option reaching --target, "current"
+ * when the placement already does, null when none does or no target. */
+static void json_target(cli_json *j, const args *a, const adv_report *r)
+{
+    if (!(a->target > 0)) {
+        cli_json_null(j, "target");
+        return;
+    }
+    cli_json_number(j, "target", a->target);
+    if (r->reach >= 0) {
+        cli_json_object(j, "reach");
+        cli_json_string(j, "kind", adv_kind_name(r->options[r->reach].kind));
+        cli_json_int(j, "degree", r->options[r->reach].degree);
+        cli_json_end(j);
+    } else if (r->current.throughput >= a->target) {
+        cli_json_string(j, "reach", "current");
+    } else {
+        cli_json_null(j, "reach");
     }
 }
 
 static void print_json(const args *a, const skel_platform *p, const adv_report *r)
 {
     const adv_eval *c = &r->current;
-    FILE *f = stdout;
-    fputs("{\"skeleton\": ", f);
-    json_string(f, a->skel);
-    fprintf(f, ", \"states\": %lu, \"throughput\": ", c->states);
-    json_number(f, c->throughput);
-    fprintf(f, ", \"bottleneck\": \"t%d\", \"utilisation\": ", c->bottleneck);
-    json_number(f, c->task_util[c->bottleneck]);
-    fprintf(f, ", \"replicated\": \"t%d\", \"free_nodes\": %d, \"options\": [", r->task, r->nfree);
-    for (int i = 0; i < r->noptions; i++) {
-        const adv_option *o = &r->options[i];
-        fprintf(f, "%s{\"kind\": \"%s\", \"task\": \"t%d\", \"degree\": %d, \"throughput\": ",
-                i ? ", " : "", adv_kind_name(o->kind), o->task, o->degree);
-        json_number(f, o->throughput);
-        fputs(", \"nodes\": [", f);
-        node_list(f, p, o, 1);
-        fputs("]", f);
-        if (o->kind >= ADV_MERGE) {
-            fputs(", \"frees\": ", f);
-            if (o->nnodes == 2)
-                json_string(f, p->nodes[o->nodes[1]].name);
-            else
-                fputs("null", f);
-        }
-        fputc('}', f);
-    }
-    fputs("], \"target\": ", f);
-    if (a->target > 0) {
-        json_number(f, a->target);
-        fputs(", \"reach\": ", f);
-        if (r->reach >= 0)
-            fprintf(f, "{\"kind\": \"%s\", \"degree\": %d}",
-                    adv_kind_name(r->options[r->reach].kind), r->options[r->reach].degree);
-        else
-            fputs(c->throughput >= a->target ? "\"current\"" : "null", f);
-    } else {
-        fputs("null", f);
-    }
-    fputs("}\n", f);
+    char bottleneck[32], replicated[32];
+    snprintf(bottleneck, sizeof bottleneck, "t%d", c->bottleneck);
+    snprintf(replicated, sizeof replicated, "t%d", r->task);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "skeleton", a->skel);
+    cli_json_int(&j, "states", (long long)c->states);
+    cli_json_number(&j, "throughput", c->throughput);
+    cli_json_string(&j, "bottleneck", bottleneck);
+    cli_json_number(&j, "utilisation", c->task_util[c->bottleneck]);
+    cli_json_string(&j, "replicated", replicated);
+    cli_json_int(&j, "free_nodes", r->nfree);
+    cli_json_array(&j, "options");
+    for (int i = 0; i < r->noptions; i++)
+        json_option(&j, p, &r->options[i]);
+    cli_json_end(&j);
+    json_target(&j, a, r);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 static int write_sweep(const args *a, const adv_sweep *s, const skel_tree *t, diag *err)
@@ -412,10 +447,8 @@ int cmd_advise(int argc, char **argv)
         else
             print_table(&a, in.platform, in.tree, in.node_of_task, &rep);
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

@@ -7,6 +7,7 @@
 
 #include "cmds.h"
 #include "util.h"
+#include "opt.h"
 #include "../bpel/bpel.h"
 #include "../skeleton/skeleton.h"
 
@@ -64,44 +65,66 @@ out:
     return rc;
 }
 
-int cmd_bpel(int argc, char **argv)
+typedef enum bpel_opt { BPEL_HELP, BPEL_PARAMS, BPEL_EMIT } bpel_opt;
+
+static const cli_opt bpel_opts[] = {
+    { "--help", BPEL_HELP, CLI_FLAG },     { "-h", BPEL_HELP, CLI_FLAG },
+    { "--params", BPEL_PARAMS, CLI_VALUE }, { "--emit", BPEL_EMIT, CLI_VALUE },
+    { NULL, 0, CLI_FLAG }
+};
+
+typedef struct bpel_args {
+    const char *path, *params, *emit;
+} bpel_args;
+
+/* Returns -1 to go on, else the exit code (0 after --help, 2 usage). */
+static int parse_args(int argc, char **argv, bpel_args *a)
 {
-    const char *path = NULL, *params_path = NULL, *emit = "skeleton";
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    cli_parser p;
+    cli_parser_init(&p, "bpel", argc, argv, bpel_opts, CLI_EXACT);
+    a->emit = "skeleton";
+    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == BPEL_HELP) {
             usage(stdout);
             return 0;
-        } else if ((v = cli_option_value("bpel", argc, argv, &i, "--params", &bad))) {
-            params_path = v;
-        } else if ((v = cli_option_value("bpel", argc, argv, &i, "--emit", &bad))) {
-            emit = v;
-        } else if (bad) {
-            return 2;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "skelsched bpel: unknown option '%s'\n", argv[i]);
+        } else if (c == BPEL_PARAMS) {
+            a->params = p.value;
+        } else if (c == BPEL_EMIT) {
+            a->emit = p.value;
+        } else if (c == CLI_NO_VALUE) {
+            return cli_no_value(&p);
+        } else if (c == CLI_UNKNOWN) {
+            fprintf(stderr, "skelsched bpel: unknown option '%s'\n", p.arg);
             usage(stderr);
             return 2;
-        } else if (path) {
+        } else if (a->path) {
             fprintf(stderr, "skelsched bpel: one BPEL file only\n");
             return 2;
         } else {
-            path = argv[i];
+            a->path = p.arg;
         }
     }
-    if (!path) {
+    if (!a->path) {
         usage(stderr);
         return 2;
     }
-    if (strcmp(emit, "skeleton") != 0 && strcmp(emit, "pepa") != 0 && strcmp(emit, "tree") != 0) {
-        fprintf(stderr, "skelsched bpel: --emit must be skeleton, pepa or tree, not '%s'\n", emit);
+    if (strcmp(a->emit, "skeleton") != 0 && strcmp(a->emit, "pepa") != 0 && strcmp(a->emit, "tree") != 0) {
+        fprintf(stderr, "skelsched bpel: --emit must be skeleton, pepa or tree, not '%s'\n", a->emit);
         return 2;
     }
+    return -1;
+}
 
+int cmd_bpel(int argc, char **argv)
+{
+    bpel_args a = { 0 };
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    const char *path = a.path, *params_path = a.params, *emit = a.emit;
     diag err;
     diag_clear(&err);
-    int rc = 1;
+    rc = 1;
     bpel_params *params = NULL;
     bpel_import imp = { 0 };
     if (params_path && !(params = bpel_params_parse_file(params_path, &err)))
@@ -116,10 +139,8 @@ int cmd_bpel(int argc, char **argv)
         skel_tree_print(imp.tree, stdout);
     else if (emit_pepa(imp.tree, NULL, &err) < 0)
         goto out;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "input.h"
 #include "util.h"
+#include "cli/json.h"
 #include "../advice/advice.h"
 #include "../cost/cost.h"
 
@@ -47,35 +48,52 @@ typedef struct args {
     int json;
 } args;
 
+typedef enum estimate_opt { EST_HELP, EST_ITEMS, EST_GRAIN, EST_JSON } estimate_opt;
+
+static const cli_opt estimate_opts[] = {
+    CLI_INPUT_OPTS,
+    { "--help", EST_HELP, CLI_FLAG },   { "-h", EST_HELP, CLI_FLAG },
+    { "--items", EST_ITEMS, CLI_VALUE }, { "--grain", EST_GRAIN, CLI_VALUE },
+    { "--json", EST_JSON, CLI_FLAG },   { NULL, 0, CLI_FLAG }
+};
+
+/* One option (code c, value v); -1 to go on, else the exit code. */
+static int take_option(args *a, int c, const char *v)
+{
+    unsigned long long u;
+    switch ((estimate_opt)c) {
+    case EST_HELP: usage(stdout); return 0;
+    case EST_ITEMS:
+        if (cli_ulong_in("estimate", "--items", v, 1, 1000000000000ULL, &u) < 0)
+            return 2;
+        a->items = (double)u;
+        break;
+    case EST_GRAIN:
+        if (cli_ulong_in("estimate", "--grain", v, 1, 1000000, &u) < 0)
+            return 2;
+        a->grain = (double)u;
+        break;
+    case EST_JSON: a->json = 1; break;
+    }
+    return -1;
+}
+
+/* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        unsigned long long u;
-        int took = cli_input_option("estimate", argc, argv, &i, &a->io);
-        if (took < 0)
+    cli_parser p;
+    cli_parser_init(&p, "estimate", argc, argv, estimate_opts, CLI_EXACT);
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c < 0 && cli_input_operand("estimate", p.arg, &a->skel) < 0)
             return 2;
-        if (took)
+        if (c < 0 || (rc = cli_input_option("estimate", c, p.value, &a->io)) > 0)
             continue;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if ((v = cli_option_value("estimate", argc, argv, &i, "--items", &bad))) {
-            if (cli_ulong_in("estimate", "--items", v, 1, 1000000000000ULL, &u) < 0)
-                return 2;
-            a->items = (double)u;
-        } else if ((v = cli_option_value("estimate", argc, argv, &i, "--grain", &bad))) {
-            if (cli_ulong_in("estimate", "--grain", v, 1, 1000000, &u) < 0)
-                return 2;
-            a->grain = (double)u;
-        } else if (bad) {
+        if (rc < 0)
             return 2;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            a->json = 1;
-        } else if (cli_input_operand("estimate", argv[i], &a->skel) < 0) {
-            return 2;
-        }
+        if ((rc = take_option(a, c, p.value)) >= 0)
+            return rc;
     }
     if (!a->skel) {
         fprintf(stderr, "skelsched estimate: expected a skeleton description\n");
@@ -233,45 +251,59 @@ static void print_table(const args *a, const cli_input *in, const result *r)
            r->servers_thr, 100 * (r->servers_thr / r->markov.throughput - 1));
 }
 
+/* Open key: {"throughput": thr, "bottleneck": "tN", ...: the caller adds
+ * its members and closes it. */
+static void json_model(cli_json *j, const char *key, double thr, int bottleneck)
+{
+    char name[32];
+    snprintf(name, sizeof name, "t%d", bottleneck);
+    cli_json_object(j, key);
+    cli_json_number(j, "throughput", thr);
+    cli_json_string(j, "bottleneck", name);
+}
+
 static void print_json(const args *a, const cli_input *in, const result *r)
 {
     const skel_platform *p = in->platform;
     int nt = in->skel->ntasks;
-    FILE *f = stdout;
-    fputs("{\"skeleton\": ", f);
-    json_string(f, a->skel);
-    fputs(", \"markov\": {\"throughput\": ", f);
-    json_number(f, r->markov.throughput);
-    fprintf(f, ", \"bottleneck\": \"t%d\"}", r->markov.bottleneck);
+    char task[32];
+    snprintf(task, sizeof task, "t%d", r->markov.bottleneck);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "skeleton", a->skel);
+    json_model(&j, "markov", r->markov.throughput, r->markov.bottleneck);
+    cli_json_end(&j);
     for (int k = 0; k < COST_NMODELS; k++) {
-        fprintf(f, ", \"%s\": {\"throughput\": ", cost_model_name((cost_model)k));
-        json_number(f, r->est[k].throughput);
-        fprintf(f, ", \"bottleneck\": \"t%d\", \"task_time\": [", r->est[k].bottleneck);
-        for (int i = 0; i < nt; i++) {
-            fputs(i ? ", " : "", f);
-            json_number(f, r->est[k].task_time[i]);
-        }
-        fputs("]}", f);
+        json_model(&j, cost_model_name((cost_model)k), r->est[k].throughput, r->est[k].bottleneck);
+        cli_json_array(&j, "task_time");
+        for (int i = 0; i < nt; i++)
+            cli_json_number(&j, NULL, r->est[k].task_time[i]);
+        cli_json_end(&j);
+        cli_json_end(&j);
     }
     if (r->have5) {
-        fputs(", \"implementation\": {\"pipe\": ", f);
-        json_number(f, r->pipe5.total);
-        fputs(", \"farm\": ", f);
-        json_number(f, r->farm5.total);
-        fputs("}", f);
+        cli_json_object(&j, "implementation");
+        cli_json_number(&j, "pipe", r->pipe5.total);
+        cli_json_number(&j, "farm", r->farm5.total);
+        cli_json_end(&j);
     }
-    fprintf(f, ", \"farm_degree\": {\"task\": \"t%d\", \"te\": ", r->markov.bottleneck);
-    json_number(f, r->te);
-    fprintf(f, ", \"n\": %d, \"k\": ", r->nhat);
-    json_number(f, r->khat);
-    fprintf(f, ", \"limited\": %s}, \"server_choice\": {\"servers\": [", r->limited ? "true" : "false");
-    for (int i = 0; i < nt; i++) {
-        fputs(i ? ", " : "", f);
-        json_string(f, p->nodes[r->servers[i]].name);
-    }
-    fputs("], \"markov_throughput\": ", f);
-    json_number(f, r->servers_thr);
-    fputs("}}\n", f);
+    cli_json_object(&j, "farm_degree");
+    cli_json_string(&j, "task", task);
+    cli_json_number(&j, "te", r->te);
+    cli_json_int(&j, "n", r->nhat);
+    cli_json_number(&j, "k", r->khat);
+    cli_json_bool(&j, "limited", r->limited);
+    cli_json_end(&j);
+    cli_json_object(&j, "server_choice");
+    cli_json_array(&j, "servers");
+    for (int i = 0; i < nt; i++)
+        cli_json_string(&j, NULL, p->nodes[r->servers[i]].name);
+    cli_json_end(&j);
+    cli_json_number(&j, "markov_throughput", r->servers_thr);
+    cli_json_end(&j);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 int cmd_estimate(int argc, char **argv)
@@ -297,10 +329,8 @@ int cmd_estimate(int argc, char **argv)
         print_json(&a, &in, &r);
     else
         print_table(&a, &in, &r);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

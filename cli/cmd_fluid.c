@@ -2,14 +2,15 @@
  * skeleton: populations and throughputs over time and at the fixed point
  * (docs/transient.md). */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmds.h"
 #include "cli/model.h"
+#include "cli/opt.h"
 #include "cli/util.h"
+#include "cli/json.h"
 
 static void usage(FILE *f)
 {
@@ -65,22 +66,13 @@ typedef struct fluid_args {
     tr_opts o;
 } fluid_args;
 
-/* One option's value (c: getopt_long's code); -1 after a usage error. */
+/* One option's value (c: its code in fluid_opts); -1 after a usage error. */
 static int fluid_option(fluid_args *a, int c, const char *v)
 {
     double d;
-    unsigned long long u;
     switch (c) {
-    case 'u':
-        if (cli_double("fluid", "--until", v, &d) < 0 || !(d > 0) || !isfinite(d))
-            return -1;
-        a->until = d;
-        return 0;
-    case 'n':
-        if (cli_ulong("fluid", "--points", v, &u) < 0 || u < 2 || u > 10000000)
-            return -1;
-        a->points = (int)u;
-        return 0;
+    case 'u': return cli_until_arg("fluid", v, &a->until);
+    case 'n': return cli_points_arg("fluid", v, &a->points);
     case 'T':
         free(a->times);
         a->times = NULL;
@@ -103,39 +95,51 @@ static int fluid_option(fluid_args *a, int c, const char *v)
     }
 }
 
+static const cli_opt fluid_opts[] = {
+    { "--until", 'u', CLI_VALUE },
+    { "--points", 'n', CLI_VALUE },
+    { "--times", 'T', CLI_VALUE },
+    { "--rtol", 'r', CLI_VALUE },
+    { "--atol", 'a', CLI_VALUE },
+    { "--delta", 'd', CLI_VALUE },
+    { "--csv", 'c', CLI_FLAG },
+    { "--json", 'j', CLI_FLAG },
+    { "--plot", 'p', CLI_VALUE },
+    { "--platform", 'P', CLI_VALUE },
+    { "--place", 'l', CLI_VALUE },
+    { "--help", 'h', CLI_FLAG },
+    { "-h", 'h', CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
 /* Returns -1 to go on, else the exit code (0 after --help, 2 usage). */
 static int parse_args(int argc, char **argv, fluid_args *a)
 {
-    static const struct option opts[] = {
-        { "until", required_argument, NULL, 'u' },   { "points", required_argument, NULL, 'n' },
-        { "times", required_argument, NULL, 'T' },   { "rtol", required_argument, NULL, 'r' },
-        { "atol", required_argument, NULL, 'a' },    { "delta", required_argument, NULL, 'd' },
-        { "csv", no_argument, NULL, 'c' },           { "json", no_argument, NULL, 'j' },
-        { "plot", required_argument, NULL, 'p' },    { "platform", required_argument, NULL, 'P' },
-        { "place", required_argument, NULL, 'l' },   { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
     memset(a, 0, sizeof *a);
     a->until = 100;
     a->points = 101;
     tr_opts_init(&a->o);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    cli_parser p;
+    cli_parser_init(&p, "fluid", argc, argv, fluid_opts, CLI_GNU);
+    int operands = 0;
+    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_OPERAND) {
+            a->path = operands++ ? a->path : p.arg;
+            continue;
+        }
         if (c == 'h') {
             usage(stdout);
             return 0;
         }
-        if (c == '?' || c == ':') {
-            fprintf(stderr, "skelsched fluid: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        if (c == CLI_UNKNOWN || c == CLI_NO_VALUE) {
+            fprintf(stderr, "skelsched fluid: unknown or incomplete option '%s'\n", p.arg);
             usage(stderr);
             return 2;
         }
-        if (fluid_option(a, c, optarg) < 0)
+        if (fluid_option(a, c, p.value) < 0)
             return 2;
     }
-    if (optind != argc - 1) {
+    if (operands != 1) {
         fprintf(stderr, "skelsched fluid: expected one model or skeleton file\n");
         usage(stderr);
         return 2;
@@ -144,7 +148,6 @@ static int parse_args(int argc, char **argv, fluid_args *a)
         fprintf(stderr, "skelsched fluid: --csv and --json exclude each other\n");
         return 2;
     }
-    a->path = argv[optind];
     return -1;
 }
 
@@ -191,36 +194,34 @@ static int compute(fluid_args *a, fluid_out *f, diag *err)
 static void print_json(const fluid_args *a, const fluid_out *f)
 {
     const pepa_system *s = f->cm.s;
-    printf("{\"model\": ");
-    json_string(stdout, a->path);
-    printf(", \"method\": \"fluid\", \"variables\": %d, \"steps\": %ld, ", tr_fluid_nvars(f->fl),
-           f->res.steps);
-    cli_print_series(f->ser, s, 0, 1, stdout);
-    printf(", \"fixed_point\": {\"converged\": %s, \"time\": ", f->conv ? "true" : "false");
-    json_number(stdout, f->tfix);
-    printf(", \"throughput\": {");
-    for (int act = 1; act < s->nactions; act++) {
-        printf("%s", act > 1 ? ", " : "");
-        json_string(stdout, pepa_model_action(s->model, act));
-        printf(": ");
-        json_number(stdout, f->thr[act]);
-    }
-    printf("}, \"populations\": {");
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "model", a->path);
+    cli_json_string(&j, "method", "fluid");
+    cli_json_int(&j, "variables", tr_fluid_nvars(f->fl));
+    cli_json_int(&j, "steps", f->res.steps);
+    cli_json_series(&j, f->ser, s);
+    cli_json_object(&j, "fixed_point");
+    cli_json_bool(&j, "converged", f->conv);
+    cli_json_number(&j, "time", f->tfix);
+    cli_json_object(&j, "throughput");
+    for (int act = 1; act < s->nactions; act++)
+        cli_json_number(&j, pepa_model_action(s->model, act), f->thr[act]);
+    cli_json_end(&j);
+    cli_json_object(&j, "populations");
     for (int i = 0; i < s->nleaves; i++) {
         const pepa_node *nd = &s->nodes[s->leaves[i]];
         const pepa_seq *q = &s->seqs[nd->seq];
-        printf("%s", i ? ", " : "");
-        json_string(stdout, nd->name);
-        printf(": {");
-        for (int st = 0; st < q->nstates; st++) {
-            printf("%s", st ? ", " : "");
-            json_string(stdout, q->state_name[st]);
-            printf(": ");
-            json_number(stdout, f->x[tr_fluid_offset(f->fl, i) + st]);
-        }
-        printf("}");
+        cli_json_object(&j, nd->name);
+        for (int st = 0; st < q->nstates; st++)
+            cli_json_number(&j, q->state_name[st], f->x[tr_fluid_offset(f->fl, i) + st]);
+        cli_json_end(&j);
     }
-    printf("}}}\n");
+    cli_json_end(&j);
+    cli_json_end(&j);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 static void print_table(const fluid_args *a, const fluid_out *f)
@@ -228,7 +229,7 @@ static void print_table(const fluid_args *a, const fluid_out *f)
     const pepa_system *s = f->cm.s;
     printf("model        %s\nvariables    %d\nmethod       fluid (CVODE BDF), %ld steps\n\n", a->path,
            tr_fluid_nvars(f->fl), f->res.steps);
-    cli_print_series(f->ser, s, 0, 0, stdout);
+    cli_print_series(f->ser, s, 0, stdout);
     printf("\nfixed point  %s at t = %.6g\n", f->conv ? "reached" : "NOT reached", f->tfix);
     printf("%-32s %s\n", "action", "throughput");
     for (int act = 1; act < s->nactions; act++)
@@ -257,15 +258,12 @@ int cmd_fluid(int argc, char **argv)
     rc = 1;
     if (compute(&a, &f, &err) == 0) {
         if (a.csv)
-            cli_print_series(f.ser, f.cm.s, 1, 0, stdout);
+            cli_print_series(f.ser, f.cm.s, 1, stdout);
         else if (a.json)
             print_json(&a, &f);
         else
             print_table(&a, &f);
-        if (fflush(stdout) != 0 || ferror(stdout))
-            diag_set(&err, "error writing to standard output");
-        else
-            rc = 0;
+        rc = cli_flush_stdout(&err) < 0 ? 1 : 0;
     }
     if (rc)
         fprintf(stderr, "skelsched fluid: %s\n", err.set ? err.msg : "failed");

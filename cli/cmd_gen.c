@@ -6,6 +6,7 @@
 
 #include "cmds.h"
 #include "util.h"
+#include "opt.h"
 #include "input.h"
 #include "../skeleton/skeleton.h"
 
@@ -42,61 +43,89 @@ static void usage(FILE *f)
             "2 usage error.\n");
 }
 
-int cmd_gen(int argc, char **argv)
+typedef enum gen_opt {
+    GEN_HELP, GEN_NO_LUMP, GEN_PLATFORM, GEN_PLACE, GEN_STYLE, GEN_SHARING, GEN_BUFFER, GEN_LINK_SCV
+} gen_opt;
+
+static const cli_opt gen_opts[] = {
+    { "--help", GEN_HELP, CLI_FLAG },         { "-h", GEN_HELP, CLI_FLAG },
+    { "--no-lump", GEN_NO_LUMP, CLI_FLAG },   { "--platform", GEN_PLATFORM, CLI_VALUE },
+    { "--place", GEN_PLACE, CLI_VALUE },      { "--style", GEN_STYLE, CLI_VALUE },
+    { "--sharing", GEN_SHARING, CLI_VALUE },  { "--buffer", GEN_BUFFER, CLI_VALUE },
+    { "--link-scv", GEN_LINK_SCV, CLI_VALUE }, { NULL, 0, CLI_FLAG }
+};
+
+typedef struct gen_args {
+    const char *skel, *style;
+    cli_input_opts in;
+} gen_args;
+
+/* One option (code c, value v); -1 to go on, else the exit code. */
+static int take_option(gen_args *a, int c, const char *v)
 {
-    const char *skel_path = NULL, *plat_path = NULL, *place = NULL, *style_s = NULL;
-    const char *sharing = NULL, *buffer = NULL, *link_scv = NULL;
-    int no_lump = 0;
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--no-lump") == 0) {
-            no_lump = 1;
-        } else if ((v = cli_option_value("gen", argc, argv, &i, "--platform", &bad))) {
-            plat_path = v;
-        } else if ((v = cli_option_value("gen", argc, argv, &i, "--place", &bad))) {
-            place = v;
-        } else if ((v = cli_option_value("gen", argc, argv, &i, "--style", &bad))) {
-            style_s = v;
-        } else if ((v = cli_option_value("gen", argc, argv, &i, "--sharing", &bad))) {
-            if (cli_sharing_arg("gen", v) < 0)
-                return 2;
-            sharing = v;
-        } else if ((v = cli_option_value("gen", argc, argv, &i, "--buffer", &bad))) {
-            buffer = v;
-        } else if ((v = cli_option_value("gen", argc, argv, &i, "--link-scv", &bad))) {
-            link_scv = v;
-        } else if (bad) {
+    switch ((gen_opt)c) {
+    case GEN_HELP: usage(stdout); return 0;
+    case GEN_NO_LUMP: a->in.no_lump = 1; break;
+    case GEN_PLATFORM: a->in.platform = v; break;
+    case GEN_PLACE: a->in.place = v; break;
+    case GEN_STYLE: a->style = v; break;
+    case GEN_SHARING:
+        if (cli_sharing_arg("gen", v) < 0)
             return 2;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "skelsched gen: unknown option '%s'\n", argv[i]);
+        a->in.sharing = v;
+        break;
+    case GEN_BUFFER: a->in.buffer = v; break;
+    case GEN_LINK_SCV: a->in.link_scv = v; break;
+    }
+    return -1;
+}
+
+/* Returns -1 to go on, else the exit code (0 after --help, 2 usage). */
+static int parse_args(int argc, char **argv, gen_args *a)
+{
+    cli_parser p;
+    cli_parser_init(&p, "gen", argc, argv, gen_opts, CLI_EXACT);
+    a->in.style = SKEL_STYLE_PRODUCER;
+    a->in.skeleton = 1;
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c == CLI_UNKNOWN) {
+            fprintf(stderr, "skelsched gen: unknown option '%s'\n", p.arg);
             usage(stderr);
             return 2;
-        } else if (skel_path) {
+        }
+        if (c == CLI_OPERAND && a->skel) {
             fprintf(stderr, "skelsched gen: one skeleton description only\n");
             return 2;
-        } else {
-            skel_path = argv[i];
         }
+        if (c == CLI_OPERAND)
+            a->skel = p.arg;
+        else if ((rc = take_option(a, c, p.value)) >= 0)
+            return rc;
     }
-    if (!skel_path) {
+    if (!a->skel) {
         usage(stderr);
         return 2;
     }
-    cli_input_opts o = { plat_path, place, SKEL_STYLE_PRODUCER, 1, sharing, 0, buffer, link_scv,
-                         no_lump };
-    if (style_s && cli_style_parse(style_s, &o.style) < 0) {
-        fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n", style_s);
+    if (a->style && cli_style_parse(a->style, &a->in.style) < 0) {
+        fprintf(stderr, "skelsched gen: --style must be producer or stream, not '%s'\n", a->style);
         return 2;
     }
+    return -1;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    gen_args a = { 0 };
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
     diag err;
     diag_clear(&err);
-    int rc = 1;
+    rc = 1;
     cli_input in = { 0 };
-    if (cli_input_load(skel_path, &o, &in, &err) < 0)
+    if (cli_input_load(a.skel, &a.in, &in, &err) < 0)
         goto out;
     pepa_model_print(in.model, stdout);
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -12,6 +12,8 @@
 #include "cmds.h"
 #include "input.h"
 #include "util.h"
+#include "cli/json.h"
+#include "opt.h"
 #include "../skeleton/skeleton.h"
 #include "../base/mem.h"
 
@@ -69,63 +71,80 @@ static int add_pin(map_args *a, const char *v)
     return 0;
 }
 
+typedef enum map_opt {
+    MAP_HELP, MAP_PLATFORM, MAP_CANDIDATES, MAP_PIN, MAP_TOP, MAP_BUDGET, MAP_SHARING, MAP_BUFFER,
+    MAP_LINK_SCV, MAP_STYLE, MAP_JSON
+} map_opt;
+
+static const cli_opt map_opts[] = {
+    { "--help", MAP_HELP, CLI_FLAG },            { "-h", MAP_HELP, CLI_FLAG },
+    { "--platform", MAP_PLATFORM, CLI_VALUE },   { "--candidates", MAP_CANDIDATES, CLI_VALUE },
+    { "--pin", MAP_PIN, CLI_VALUE },             { "--top", MAP_TOP, CLI_VALUE },
+    { "--budget", MAP_BUDGET, CLI_VALUE },       { "--sharing", MAP_SHARING, CLI_VALUE },
+    { "--buffer", MAP_BUFFER, CLI_VALUE },       { "--link-scv", MAP_LINK_SCV, CLI_VALUE },
+    { "--style", MAP_STYLE, CLI_VALUE },         { "--json", MAP_JSON, CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
+/* One option (code c, value v); -1 to go on, else the exit code. */
+static int take_option(map_args *a, int c, const char *v)
+{
+    unsigned long long u;
+    switch ((map_opt)c) {
+    case MAP_HELP: usage(stdout); return 0;
+    case MAP_PLATFORM: a->platform = v; break;
+    case MAP_CANDIDATES: a->candidates = v; break;
+    case MAP_PIN: return add_pin(a, v) < 0 ? 1 : -1;
+    case MAP_TOP:
+        if (cli_ulong_in("map", "--top", v, 1, 100000, &u) < 0)
+            return 2;
+        a->top = (int)u;
+        break;
+    case MAP_BUDGET:
+        if (cli_double("map", "--budget", v, &a->budget) < 0 || !(a->budget > 0)) {
+            fprintf(stderr, "skelsched map: --budget must be a positive number of seconds\n");
+            return 2;
+        }
+        break;
+    case MAP_SHARING:
+        if (cli_sharing_arg("map", v) < 0)
+            return 2;
+        a->sharing = v;
+        break;
+    case MAP_BUFFER: a->buffer = v; break;
+    case MAP_LINK_SCV: a->link_scv = v; break;
+    case MAP_STYLE:
+        if (cli_style_parse(v, &a->style) < 0) {
+            fprintf(stderr, "skelsched map: --style must be producer or stream, not '%s'\n", v);
+            return 2;
+        }
+        break;
+    case MAP_JSON: a->json = 1; break;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, map_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        const char *v;
-        unsigned long long u;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--platform", &bad))) {
-            a->platform = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--candidates", &bad))) {
-            a->candidates = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--pin", &bad))) {
-            if (add_pin(a, v) < 0)
-                return 1;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--top", &bad))) {
-            if (cli_ulong_in("map", "--top", v, 1, 100000, &u) < 0)
-                return 2;
-            a->top = (int)u;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--budget", &bad))) {
-            if (cli_double("map", "--budget", v, &a->budget) < 0 || !(a->budget > 0)) {
-                fprintf(stderr, "skelsched map: --budget must be a positive number of seconds\n");
-                return 2;
-            }
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--sharing", &bad))) {
-            if (cli_sharing_arg("map", v) < 0)
-                return 2;
-            a->sharing = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--buffer", &bad))) {
-            a->buffer = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--link-scv", &bad))) {
-            a->link_scv = v;
-        } else if ((v = cli_option_value("map", argc, argv, &i, "--style", &bad))) {
-            if (strcmp(v, "stream") == 0)
-                a->style = SKEL_STYLE_STREAM;
-            else if (strcmp(v, "producer") == 0)
-                a->style = SKEL_STYLE_PRODUCER;
-            else {
-                fprintf(stderr, "skelsched map: --style must be producer or stream, not '%s'\n", v);
-                return 2;
-            }
-        } else if (bad) {
-            return 2;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            a->json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "skelsched map: unknown option '%s'\n", argv[i]);
+    cli_parser p;
+    cli_parser_init(&p, "map", argc, argv, map_opts, CLI_EXACT);
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c == CLI_UNKNOWN) {
+            fprintf(stderr, "skelsched map: unknown option '%s'\n", p.arg);
             usage(stderr);
             return 2;
-        } else if (a->skel) {
+        }
+        if (c == CLI_OPERAND && a->skel) {
             fprintf(stderr, "skelsched map: one skeleton description only\n");
             return 2;
-        } else {
-            a->skel = argv[i];
         }
+        if (c == CLI_OPERAND)
+            a->skel = p.arg;
+        else if ((rc = take_option(a, c, p.value)) >= 0)
+            return rc;
     }
     if (!a->skel || !a->platform) {
         fprintf(stderr, "skelsched map: %s\n", a->skel ? "--platform FILE is required"
@@ -246,70 +265,65 @@ static void progress(void *ctx, double done, double seconds)
     b->shown = 1;
 }
 
-static void json_placement(FILE *f, const skel_search_result *r, const skel_platform *p,
-                           const skel_search_entry *e, int full)
+/* One ranked placement (key: as for cli_json_object): its nodes,
+ * throughput, rank, bottleneck, and the utilisation of every node it uses
+ * and of every task. */
+static void json_placement(cli_json *j, const char *key, const skel_search_result *r,
+                           const skel_platform *p, const skel_search_entry *e)
 {
-    fputs("{\"placement\": [", f);
-    for (int i = 0; i < r->ntasks; i++) {
-        fputs(i ? ", " : "", f);
-        json_string(f, p->nodes[e->placement[i]].name);
+    char bottleneck[32];
+    snprintf(bottleneck, sizeof bottleneck, "t%d", e->bottleneck);
+    cli_json_object(j, key);
+    cli_json_array(j, "placement");
+    for (int i = 0; i < r->ntasks; i++)
+        cli_json_string(j, NULL, p->nodes[e->placement[i]].name);
+    cli_json_end(j);
+    cli_json_number(j, "throughput", e->throughput);
+    cli_json_int(j, "rank", e->rank);
+    cli_json_string(j, "bottleneck", bottleneck);
+    cli_json_object(j, "utilisation");
+    for (int n = 0; n < r->nnodes; n++) {
+        int used = 0;
+        for (int i = 0; i < r->ntasks && !used; i++)
+            used = e->placement[i] == n;
+        if (used)                /* idle nodes: 0, left out to keep it short */
+            cli_json_number(j, p->nodes[n].name, e->node_util[n]);
     }
-    fputs("], \"throughput\": ", f);
-    json_number(f, e->throughput);
-    if (full) {
-        fprintf(f, ", \"rank\": %d, \"bottleneck\": \"t%d\", \"utilisation\": {", e->rank,
-                e->bottleneck);
-        int first = 1;
-        for (int j = 0; j < r->nnodes; j++) {
-            int used = 0;
-            for (int i = 0; i < r->ntasks && !used; i++)
-                used = e->placement[i] == j;
-            if (!used)
-                continue;        /* idle nodes: 0, left out to keep it short */
-            fputs(first ? "" : ", ", f);
-            json_string(f, p->nodes[j].name);
-            fputs(": ", f);
-            json_number(f, e->node_util[j]);
-            first = 0;
-        }
-        fputs("}, \"task_utilisation\": [", f);
-        for (int i = 0; i < r->ntasks; i++) {
-            fputs(i ? ", " : "", f);
-            json_number(f, e->task_util[i]);
-        }
-        fputc(']', f);
-    }
-    fputc('}', f);
+    cli_json_end(j);
+    cli_json_array(j, "task_utilisation");
+    for (int i = 0; i < r->ntasks; i++)
+        cli_json_number(j, NULL, e->task_util[i]);
+    cli_json_end(j);
+    cli_json_end(j);
 }
 
 static void print_json(const skel_search_result *r, const skel_platform *p)
 {
-    FILE *f = stdout;
-    fputs("{\"best\": ", f);
-    json_placement(f, r, p, &r->ranked[0], 1);
-    fputs(", \"ranked\": [", f);
-    for (int i = 0; i < r->nranked; i++) {
-        fputs(i ? ", " : "", f);
-        json_placement(f, r, p, &r->ranked[i], 1);
-    }
-    fprintf(f, "], \"ties\": %d, \"optimal\": %s, \"bound\": ", r->ties, r->optimal ? "true" : "false");
-    json_number(f, r->bound);
-    fputs(", \"gap\": ", f);
-    json_number(f, r->gap);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    json_placement(&j, "best", r, p, &r->ranked[0]);
+    cli_json_array(&j, "ranked");
+    for (int i = 0; i < r->nranked; i++)
+        json_placement(&j, NULL, r, p, &r->ranked[i]);
+    cli_json_end(&j);
+    cli_json_int(&j, "ties", r->ties);
+    cli_json_bool(&j, "optimal", r->optimal);
+    cli_json_number(&j, "bound", r->bound);
+    cli_json_number(&j, "gap", r->gap);
     /* counts of placements are doubles: n^t overflows any integer */
-    fprintf(f, ", \"evaluated\": %llu, \"pruned\": ", r->evaluated);
-    json_number(f, r->pruned);
-    fputs(", \"symmetric\": ", f);
-    json_number(f, r->symmetric);
-    fputs(", \"placements\": ", f);
-    json_number(f, r->total);
-    fprintf(f, ", \"states\": %lu, \"transitions\": %llu, \"seconds\": %.6f", r->states,
-            r->transitions, r->seconds);
-    fprintf(f, ", \"method\": \"%s\", \"constructive\": ", skel_search_method_name(r->method));
-    json_number(f, r->constructive);
-    fputs(", \"why\": ", f);
-    json_string(f, r->why);
-    fputs("}\n", f);
+    cli_json_int(&j, "evaluated", (long long)r->evaluated);
+    cli_json_number(&j, "pruned", r->pruned);
+    cli_json_number(&j, "symmetric", r->symmetric);
+    cli_json_number(&j, "placements", r->total);
+    cli_json_int(&j, "states", (long long)r->states);
+    cli_json_int(&j, "transitions", (long long)r->transitions);
+    cli_json_numberf(&j, "seconds", "%.6f", r->seconds);
+    cli_json_string(&j, "method", skel_search_method_name(r->method));
+    cli_json_number(&j, "constructive", r->constructive);
+    cli_json_string(&j, "why", r->why);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 /* The large-scale search's answer: what it is and why. */
@@ -442,10 +456,8 @@ int cmd_map(int argc, char **argv)
         print_json(res, plat);
     else
         print_table(&a, res, plat);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        diag_set(&err, "error writing to standard output");
+    if (cli_flush_stdout(&err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     if (rc)

@@ -10,6 +10,7 @@
 
 #include "cmds.h"
 #include "util.h"
+#include "opt.h"
 #include "../slurm/skelslurm.h"
 
 #define PLAN_MAX_PARTS 8           /* as the plugin: partitions of one -p list */
@@ -55,75 +56,95 @@ static int number(const char *opt, const char *v, unsigned long *out)
     return 0;
 }
 
-/* One option at argv[*i]: 1 taken, 0 not an option of ours, -1 usage error. */
-static int one_option(int argc, char **argv, int *i, plan_args *a)
+typedef enum plan_opt {
+    PLAN_HELP, PLAN_CONF, PLAN_SKELETON, PLAN_NODES, PLAN_IDLE, PLAN_PARTITION_NODES, PLAN_W,
+    PLAN_X, PLAN_MIN_NODES, PLAN_TASKS, PLAN_CPUS, PLAN_TIME, PLAN_DEFAULT_TIME, PLAN_ARRAY
+} plan_opt;
+
+static const cli_opt plan_opts[] = {
+    { "--help", PLAN_HELP, CLI_FLAG },          { "-h", PLAN_HELP, CLI_FLAG },
+    { "--conf", PLAN_CONF, CLI_VALUE },         { "--skeleton", PLAN_SKELETON, CLI_VALUE },
+    { "--nodes", PLAN_NODES, CLI_VALUE },       { "--idle", PLAN_IDLE, CLI_VALUE },
+    { "--partition-nodes", PLAN_PARTITION_NODES, CLI_VALUE },
+    { "-w", PLAN_W, CLI_VALUE },                { "-x", PLAN_X, CLI_VALUE },
+    { "-N", PLAN_MIN_NODES, CLI_VALUE },        { "-n", PLAN_TASKS, CLI_VALUE },
+    { "-c", PLAN_CPUS, CLI_VALUE },             { "-t", PLAN_TIME, CLI_VALUE },
+    { "--default-time", PLAN_DEFAULT_TIME, CLI_VALUE }, { "--array", PLAN_ARRAY, CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
+/* A minutes option into a long; -1 after a message. */
+static int minutes(const char *opt, const char *v, long *out)
 {
-    int bad = 0;
-    const char *v;
     unsigned long u;
+    if (number(opt, v, &u) < 0)
+        return -1;
+    *out = (long)u;
+    return 0;
+}
+
+/* One option (code c, value v); 0 taken, -1 after a usage error. */
+static int take_option(plan_args *a, int c, const char *v)
+{
     slurmsk_request *rq = &a->rq;
-    if ((v = cli_option_value("plan", argc, argv, i, "--conf", &bad)))
-        a->conf = v;
-    else if ((v = cli_option_value("plan", argc, argv, i, "--skeleton", &bad)))
-        a->skeleton = v;
-    else if ((v = cli_option_value("plan", argc, argv, i, "--nodes", &bad)))
-        rq->avail = v;
-    else if ((v = cli_option_value("plan", argc, argv, i, "--idle", &bad)))
-        rq->idle = v;
-    else if ((v = cli_option_value("plan", argc, argv, i, "--partition-nodes", &bad))) {
+    switch ((plan_opt)c) {
+    case PLAN_HELP: return 0;                        /* the caller's */
+    case PLAN_CONF: a->conf = v; return 0;
+    case PLAN_SKELETON: a->skeleton = v; return 0;
+    case PLAN_NODES: rq->avail = v; return 0;
+    case PLAN_IDLE: rq->idle = v; return 0;
+    case PLAN_PARTITION_NODES:
         if (rq->nparts == PLAN_MAX_PARTS) {
             fprintf(stderr, "skelsched plan: at most %d --partition-nodes\n", PLAN_MAX_PARTS);
             return -1;
         }
         a->parts[rq->nparts++] = v;
-    } else if ((v = cli_option_value("plan", argc, argv, i, "-w", &bad)))
-        rq->req_nodes = v;
-    else if ((v = cli_option_value("plan", argc, argv, i, "-x", &bad)))
-        rq->exc_nodes = v;
-    else if ((v = cli_option_value("plan", argc, argv, i, "-N", &bad)))
-        return number("-N", v, &rq->min_nodes) < 0 ? -1 : 1;
-    else if ((v = cli_option_value("plan", argc, argv, i, "-n", &bad)))
-        return number("-n", v, &rq->num_tasks) < 0 ? -1 : 1;
-    else if ((v = cli_option_value("plan", argc, argv, i, "-c", &bad)))
-        return number("-c", v, &rq->cpus_per_task) < 0 ? -1 : 1;
-    else if ((v = cli_option_value("plan", argc, argv, i, "-t", &bad))) {
-        if (number("-t", v, &u) < 0)
-            return -1;
-        rq->time_limit = (long)u;
-    } else if ((v = cli_option_value("plan", argc, argv, i, "--default-time", &bad))) {
-        if (number("--default-time", v, &u) < 0)
-            return -1;
-        rq->default_time = (long)u;
-    } else if (strcmp(argv[*i], "--array") == 0)
-        rq->array = 1;
-    else
-        return bad ? -1 : 0;
-    return 1;
+        return 0;
+    case PLAN_W: rq->req_nodes = v; return 0;
+    case PLAN_X: rq->exc_nodes = v; return 0;
+    case PLAN_MIN_NODES: return number("-N", v, &rq->min_nodes);
+    case PLAN_TASKS: return number("-n", v, &rq->num_tasks);
+    case PLAN_CPUS: return number("-c", v, &rq->cpus_per_task);
+    case PLAN_TIME: return minutes("-t", v, &rq->time_limit);
+    case PLAN_DEFAULT_TIME: return minutes("--default-time", v, &rq->default_time);
+    case PLAN_ARRAY: rq->array = 1; return 0;
+    }
+    return 0;
+}
+
+/* An argument that is no option of ours: the script, or a usage error
+ * (2) when it looks like an option or is a second script. */
+static int take_operand(plan_args *a, int c, const char *arg)
+{
+    if (c == CLI_UNKNOWN) {
+        fprintf(stderr, "skelsched plan: unknown option '%s'\n", arg);
+        usage(stderr);
+        return 2;
+    }
+    if (a->script) {
+        fprintf(stderr, "skelsched plan: one job script only\n");
+        return 2;
+    }
+    a->script = arg;
+    return -1;
 }
 
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, plan_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    cli_parser p;
+    cli_parser_init(&p, "plan", argc, argv, plan_opts, CLI_EXACT);
+    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == PLAN_HELP) {
             usage(stdout);
             return 0;
         }
-        int r = one_option(argc, argv, &i, a);
-        if (r < 0)
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(&p);
+        if (c >= 0 && take_option(a, c, p.value) < 0)
             return 2;
-        if (r > 0)
-            continue;
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "skelsched plan: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        if (a->script) {
-            fprintf(stderr, "skelsched plan: one job script only\n");
-            return 2;
-        }
-        a->script = argv[i];
+        if (c < 0 && (rc = take_operand(a, c, p.arg)) >= 0)
+            return rc;
     }
     if (!a->script || !a->conf) {
         fprintf(stderr, "skelsched plan: %s\n", a->script ? "--conf FILE is required"

@@ -2,7 +2,6 @@
  * BPEL process by stochastic simulation (sim/), for models whose chain is
  * too large to derive; 95% confidence intervals over replications. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,9 @@
 #include "base/clock.h"
 #include "cli/cmds.h"
 #include "cli/model.h"
+#include "cli/opt.h"
 #include "cli/util.h"
+#include "cli/json.h"
 #include "sim/sim.h"
 
 static void usage(FILE *f)
@@ -138,24 +139,38 @@ static int settle_length(sim_args *a, int have_events)
     return 0;
 }
 
+static const cli_opt simulate_opts[] = {
+    { "--events", 'e', CLI_VALUE },
+    { "--until", 'u', CLI_VALUE },
+    { "--warmup", 'w', CLI_VALUE },
+    { "--reps", 'r', CLI_VALUE },
+    { "--seed", 's', CLI_VALUE },
+    { "--threads", 'T', CLI_VALUE },
+    { "--precision", 'p', CLI_VALUE },
+    { "--time-limit", 'L', CLI_VALUE },
+    { "--precision-on", 'A', CLI_VALUE },
+    { "--no-local", 'n', CLI_FLAG },
+    { "--json", 'j', CLI_FLAG },
+    { "--platform", 'P', CLI_VALUE },
+    { "--place", 'l', CLI_VALUE },
+    { "--style", 'y', CLI_VALUE },
+    { "--help", 'h', CLI_FLAG },
+    { "-h", 'h', CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
 static int parse_args(int argc, char **argv, sim_args *a)
 {
-    static const struct option opts[] = {
-        { "events", required_argument, NULL, 'e' },   { "until", required_argument, NULL, 'u' },
-        { "warmup", required_argument, NULL, 'w' },   { "reps", required_argument, NULL, 'r' },
-        { "seed", required_argument, NULL, 's' },     { "threads", required_argument, NULL, 'T' },
-        { "precision", required_argument, NULL, 'p' }, { "time-limit", required_argument, NULL, 'L' },
-        { "precision-on", required_argument, NULL, 'A' },
-        { "no-local", no_argument, NULL, 'n' },       { "json", no_argument, NULL, 'j' },
-        { "platform", required_argument, NULL, 'P' }, { "place", required_argument, NULL, 'l' },
-        { "style", required_argument, NULL, 'y' },    { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c, have_events = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int rc = take_number(c, optarg, a);
+    cli_parser p;
+    cli_parser_init(&p, "simulate", argc, argv, simulate_opts, CLI_GNU);
+    int have_events = 0, operands = 0;
+    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
+        const char *v = p.value;
+        if (c == CLI_OPERAND) {
+            a->path = operands++ ? a->path : p.arg;
+            continue;
+        }
+        int rc = take_number(c, v, a);
         if (rc == 2)
             return 2;
         have_events |= c == 'e';
@@ -163,64 +178,55 @@ static int parse_args(int argc, char **argv, sim_args *a)
             continue;
         switch (c) {
         case 'n': a->o.local = 0; break;
-        case 'A': a->precision_on = optarg; break;
+        case 'A': a->precision_on = v; break;
         case 'j': a->json = 1; break;
-        case 'P': a->in.platform = optarg; break;
-        case 'l': a->in.place = optarg; break;
+        case 'P': a->in.platform = v; break;
+        case 'l': a->in.place = v; break;
         case 'y':
-            if (cli_style_parse(optarg, &a->in.style) < 0)
+            if (cli_style_parse(v, &a->in.style) < 0)
                 return bad_value("--style", "producer or stream");
             break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "skelsched simulate: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            fprintf(stderr, "skelsched simulate: unknown or incomplete option '%s'\n", p.arg);
             usage(stderr);
             return 2;
         }
     }
-    if (optind != argc - 1) {
+    if (operands != 1) {
         fprintf(stderr, "skelsched simulate: expected one model, skeleton or BPEL file\n");
         usage(stderr);
         return 2;
     }
-    a->path = argv[optind];
     int rc = settle_length(a, have_events);
     return rc ? rc : -1;
 }
 
 /* ---- output ------------------------------------------------------------ */
 
-static void json_stat(FILE *f, sim_stat st)
+/* key: a mean with its 95% interval */
+static void json_stat(cli_json *j, const char *key, sim_stat st)
 {
-    fputs("{\"mean\": ", f);
-    json_number(f, st.mean);
-    fputs(", \"half_width\": ", f);
-    json_number(f, st.half);
-    fputs(", \"low\": ", f);
-    json_number(f, st.mean - st.half);
-    fputs(", \"high\": ", f);
-    json_number(f, st.mean + st.half);
-    fputc('}', f);
+    cli_json_object(j, key);
+    cli_json_number(j, "mean", st.mean);
+    cli_json_number(j, "half_width", st.half);
+    cli_json_number(j, "low", st.mean - st.half);
+    cli_json_number(j, "high", st.mean + st.half);
+    cli_json_end(j);
 }
 
-static void json_local(FILE *f, const pepa_system *s, const sim_result *r)
+static void json_local(cli_json *j, const pepa_system *s, const sim_result *r)
 {
-    fputs(", \"local\": {", f);
-    for (int j = 0; j < s->nleaves; j++) {
-        const pepa_node *nd = &s->nodes[s->leaves[j]];
+    cli_json_object(j, "local");
+    for (int l = 0; l < s->nleaves; l++) {
+        const pepa_node *nd = &s->nodes[s->leaves[l]];
         const pepa_seq *q = &s->seqs[nd->seq];
-        fputs(j ? ", " : "", f);
-        json_string(f, nd->name);
-        fputs(": {", f);
-        for (int k = 0; k < q->nstates; k++) {
-            fputs(k ? ", " : "", f);
-            json_string(f, q->state_name[k]);
-            fputs(": ", f);
-            json_stat(f, r->local[j][k]);
-        }
-        fputc('}', f);
+        cli_json_object(j, nd->name);
+        for (int k = 0; k < q->nstates; k++)
+            json_stat(j, q->state_name[k], r->local[l][k]);
+        cli_json_end(j);
     }
-    fputc('}', f);
+    cli_json_end(j);
 }
 
 /* Actions that happened (tau only when it did). */
@@ -231,31 +237,34 @@ static int shown(const sim_result *r, int a)
 
 static void print_json(const sim_args *a, const pepa_system *s, const sim_result *r, double parse)
 {
-    FILE *f = stdout;
-    fputs("{\"model\": ", f);
-    json_string(f, a->path);
-    fprintf(f, ", \"seed\": %llu, \"replications\": %d, \"threads\": %d, \"measured_events\": %llu, "
-               "\"warmup_events\": %llu, \"warmup_time\": ", (unsigned long long)a->o.seed, r->reps,
-            r->threads, (unsigned long long)r->measured, (unsigned long long)a->o.warmup_events);
-    json_number(f, a->o.warmup_time);
-    fprintf(f, ", \"events\": %llu, \"simulated_time\": ", (unsigned long long)r->events);
-    json_number(f, r->sim_time);
-    fprintf(f, ", \"precision_met\": %s, \"throughput\": {", r->precision_met ? "true" : "false");
-    for (int act = 0, first = 1; act < s->nactions; act++)
-        if (shown(r, act)) {
-            fputs(first ? "" : ", ", f);
-            json_string(f, pepa_model_action(s->model, act));
-            fputs(": ", f);
-            json_stat(f, r->thr[act]);
-            first = 0;
-        }
-    fputc('}', f);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "model", a->path);
+    cli_json_uint(&j, "seed", a->o.seed);
+    cli_json_int(&j, "replications", r->reps);
+    cli_json_int(&j, "threads", r->threads);
+    cli_json_uint(&j, "measured_events", r->measured);
+    cli_json_uint(&j, "warmup_events", a->o.warmup_events);
+    cli_json_number(&j, "warmup_time", a->o.warmup_time);
+    cli_json_uint(&j, "events", r->events);
+    cli_json_number(&j, "simulated_time", r->sim_time);
+    cli_json_bool(&j, "precision_met", r->precision_met);
+    cli_json_object(&j, "throughput");
+    for (int act = 0; act < s->nactions; act++)
+        if (shown(r, act))
+            json_stat(&j, pepa_model_action(s->model, act), r->thr[act]);
+    cli_json_end(&j);
     if (r->local)
-        json_local(f, s, r);
-    fprintf(f, ", \"time\": {\"parse\": %.6f, \"simulate\": %.6f, \"cpu\": %.6f}, "
-               "\"events_per_cpu_second\": ", parse, r->wall, r->cpu);
-    json_number(f, r->cpu > 0 ? (double)r->events / r->cpu : 0);
-    fputs("}\n", f);
+        json_local(&j, s, r);
+    cli_json_object(&j, "time");
+    cli_json_numberf(&j, "parse", "%.6f", parse);
+    cli_json_numberf(&j, "simulate", "%.6f", r->wall);
+    cli_json_numberf(&j, "cpu", "%.6f", r->cpu);
+    cli_json_end(&j);
+    cli_json_number(&j, "events_per_cpu_second", r->cpu > 0 ? (double)r->events / r->cpu : 0);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 static void print_stat(const char *name, int indent, sim_stat st)

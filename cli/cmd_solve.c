@@ -4,14 +4,15 @@
  * measures, each step timed; every failure is reported with the file and
  * position it concerns, and exits 1. */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
 #include "cli/cmds.h"
 #include "cli/input.h"
+#include "cli/opt.h"
 #include "cli/util.h"
+#include "cli/json.h"
 #include "pepa/check.h"
 #include "pepa/export.h"
 #include "pepa/solve.h"
@@ -63,7 +64,7 @@ typedef struct solve_args {
     const char *export_prism, *export_mm;
 } solve_args;
 
-/* A number option (c: getopt_long's code); -1 after a usage error. */
+/* A number option (c: its code in solve_opts); -1 after a usage error. */
 static int number_option(solve_args *a, int c, const char *v)
 {
     unsigned long long u;
@@ -98,40 +99,46 @@ static int number_option(solve_args *a, int c, const char *v)
     }
 }
 
+static const cli_opt solve_opts[] = {
+    { "--method", 'm', CLI_VALUE },
+    { "--tol", 't', CLI_VALUE },
+    { "--max-iter", 'i', CLI_VALUE },
+    { "--omega", 'w', CLI_VALUE },
+    { "--max-states", 's', CLI_VALUE },
+    { "--time-limit", 'L', CLI_VALUE },
+    { "--json", 'j', CLI_FLAG },
+    { "--export-prism", 'P', CLI_VALUE },
+    { "--export-mm", 'M', CLI_VALUE },
+    { "--platform", 'p', CLI_VALUE },
+    { "--place", 'l', CLI_VALUE },
+    { "--style", 'y', CLI_VALUE },
+    { "--sharing", 'H', CLI_VALUE },
+    { "--buffer", 'B', CLI_VALUE },
+    { "--link-scv", 'V', CLI_VALUE },
+    { "--no-lump", 'N', CLI_FLAG },
+    { "--help", 'h', CLI_FLAG },
+    { "-h", 'h', CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
+
 static int parse_args(int argc, char **argv, solve_args *a)
 {
-    static const struct option opts[] = {
-        { "method", required_argument, NULL, 'm' },
-        { "tol", required_argument, NULL, 't' },
-        { "max-iter", required_argument, NULL, 'i' },
-        { "omega", required_argument, NULL, 'w' },
-        { "max-states", required_argument, NULL, 's' },
-        { "time-limit", required_argument, NULL, 'L' },
-        { "json", no_argument, NULL, 'j' },
-        { "export-prism", required_argument, NULL, 'P' },
-        { "export-mm", required_argument, NULL, 'M' },
-        { "platform", required_argument, NULL, 'p' },
-        { "place", required_argument, NULL, 'l' },
-        { "style", required_argument, NULL, 'y' },
-        { "sharing", required_argument, NULL, 'H' },
-        { "buffer", required_argument, NULL, 'B' },
-        { "link-scv", required_argument, NULL, 'V' },
-        { "no-lump", no_argument, NULL, 'N' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 }
-    };
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    cli_parser p;
+    cli_parser_init(&p, "solve", argc, argv, solve_opts, CLI_GNU);
+    int operands = 0;
+    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
+        const char *v = p.value;
         switch (c) {
+        case CLI_OPERAND:
+            a->path = operands++ ? a->path : p.arg;
+            break;
         case 'm':
-            if (strcmp(optarg, "approx") == 0) {
+            if (strcmp(v, "approx") == 0) {
                 a->approx = 1;
                 break;
             }
-            if (pepa_method_parse(optarg, &a->sopts.method) < 0) {
-                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres, approx)\n", optarg);
+            if (pepa_method_parse(v, &a->sopts.method) < 0) {
+                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres, approx)\n", v);
                 return 2;
             }
             break;
@@ -140,41 +147,40 @@ static int parse_args(int argc, char **argv, solve_args *a)
         case 'w':
         case 's':
         case 'L':
-            if (number_option(a, c, optarg) < 0)
+            if (number_option(a, c, v) < 0)
                 return 2;
             break;
-        case 'p': a->in.platform = optarg; break;
-        case 'B': a->in.buffer = optarg; break;
-        case 'V': a->in.link_scv = optarg; break;
-        case 'l': a->in.place = optarg; break;
+        case 'p': a->in.platform = v; break;
+        case 'B': a->in.buffer = v; break;
+        case 'V': a->in.link_scv = v; break;
+        case 'l': a->in.place = v; break;
         case 'H':
-            if (cli_sharing_arg("solve", optarg) < 0)
+            if (cli_sharing_arg("solve", v) < 0)
                 return 2;
-            a->in.sharing = optarg;
+            a->in.sharing = v;
             break;
         case 'y':
-            if (cli_style_parse(optarg, &a->in.style) < 0) {
-                fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", optarg);
+            if (cli_style_parse(v, &a->in.style) < 0) {
+                fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", v);
                 return 2;
             }
             break;
         case 'j': a->json = 1; break;
         case 'N': a->in.no_lump = 1; break;
-        case 'P': a->export_prism = optarg; break;
-        case 'M': a->export_mm = optarg; break;
+        case 'P': a->export_prism = v; break;
+        case 'M': a->export_mm = v; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "skelsched solve: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            fprintf(stderr, "skelsched solve: unknown or incomplete option '%s'\n", p.arg);
             usage(stderr);
             return 2;
         }
     }
-    if (optind != argc - 1) {
+    if (operands != 1) {
         fprintf(stderr, "skelsched solve: expected one model file\n");
         usage(stderr);
         return 2;
     }
-    a->path = argv[optind];
     return -1;
 }
 
@@ -234,9 +240,11 @@ typedef struct solve_out {
     unsigned char *closed;    /* n */
 } solve_out;
 
-static void json_local(FILE *f, const pepa_space *sp, const double *pi)
+/* key: {component: {local state: probability, ...}, ...} */
+static void json_local(cli_json *j, const char *key, const pepa_space *sp, const double *pi)
 {
     const pepa_system *s = sp->sys;
+    cli_json_object(j, key);
     for (int i = 0; i < s->nleaves; i++) {
         const pepa_node *nd = &s->nodes[s->leaves[i]];
         const pepa_seq *q = &s->seqs[nd->seq];
@@ -244,56 +252,48 @@ static void json_local(FILE *f, const pepa_space *sp, const double *pi)
         if (!loc)
             continue;
         pepa_space_local(sp, pi, i, loc);
-        fprintf(f, "%s", i ? ", " : "");
-        json_string(f, nd->name);
-        fputs(": {", f);
-        for (int k = 0; k < q->nstates; k++) {
-            fprintf(f, "%s", k ? ", " : "");
-            json_string(f, q->state_name[k]);
-            fputs(": ", f);
-            json_number(f, loc[k]);
-        }
-        fputc('}', f);
+        cli_json_object(j, nd->name);
+        for (int k = 0; k < q->nstates; k++)
+            cli_json_number(j, q->state_name[k], loc[k]);
+        cli_json_end(j);
         free(loc);
     }
+    cli_json_end(j);
 }
 
-static void json_thr(FILE *f, const pepa_system *s, const double *thr, int tau)
+/* key: {action: throughput, ...} */
+static void json_thr(cli_json *j, const char *key, const pepa_system *s, const double *thr, int tau)
 {
-    int first = 1;
-    for (int act = 0; act < s->nactions; act++) {
-        if (act == 0 && !tau)
-            continue;                                 /* tau only when it happens */
-        fprintf(f, "%s", first ? "" : ", ");
-        json_string(f, pepa_model_action(s->model, act));
-        fputs(": ", f);
-        json_number(f, thr[act]);
-        first = 0;
-    }
+    cli_json_object(j, key);
+    for (int act = tau ? 0 : 1; act < s->nactions; act++)   /* tau only when it happens */
+        cli_json_number(j, pepa_model_action(s->model, act), thr[act]);
+    cli_json_end(j);
 }
 
-/* Full precision, and beside each number its error bound, for scripts. */
 static void print_json(const solve_args *a, const pepa_space *sp, const pepa_solve_result *res,
                        const solve_out *o, const double *times)
 {
-    FILE *f = stdout;
     int tau = o->thr[0] != 0;
-    fprintf(f, "{\"model\": ");
-    json_string(f, a->path);
-    fprintf(f, ", \"states\": %u, \"transitions\": %llu, \"method\": \"%s\", \"iterations\": %ld, "
-               "\"residual\": ", sp->n, (unsigned long long)sp->q->nnz, pepa_method_name(res->method),
-            res->iterations);
-    json_number(f, res->residual);
-    fprintf(f, ", \"throughput\": {");
-    json_thr(f, sp->sys, o->thr, tau);
-    fprintf(f, "}, \"throughput_error\": {");
-    json_thr(f, sp->sys, o->thr_err, tau);
-    fprintf(f, "}, \"local\": {");
-    json_local(f, sp, o->pi);
-    fprintf(f, "}, \"local_error\": {");
-    json_local(f, sp, o->dpi);
-    fprintf(f, "}, \"time\": {\"parse\": %.6f, \"derive\": %.6f, \"solve\": %.6f}}\n",
-            times[0], times[1], times[2]);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "model", a->path);
+    cli_json_int(&j, "states", sp->n);
+    cli_json_int(&j, "transitions", (long long)sp->q->nnz);
+    cli_json_string(&j, "method", pepa_method_name(res->method));
+    cli_json_int(&j, "iterations", res->iterations);
+    cli_json_number(&j, "residual", res->residual);
+    json_thr(&j, "throughput", sp->sys, o->thr, tau);
+    json_thr(&j, "throughput_error", sp->sys, o->thr_err, tau);
+    json_local(&j, "local", sp, o->pi);
+    json_local(&j, "local_error", sp, o->dpi);
+    cli_json_object(&j, "time");
+    cli_json_numberf(&j, "parse", "%.6f", times[0]);
+    cli_json_numberf(&j, "derive", "%.6f", times[1]);
+    cli_json_numberf(&j, "solve", "%.6f", times[2]);
+    cli_json_end(&j);
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 static void print_local(const pepa_space *sp, const solve_out *o, int i)
@@ -367,6 +367,40 @@ static void out_free(solve_out *o)
     free(o->pi);
 }
 
+/* --method approx --json */
+static void print_approx_json(const solve_args *a, int nt, const skel_approx_result *r,
+                              const double *u, const double *x, const double *times)
+{
+    char bottleneck[32];
+    snprintf(bottleneck, sizeof bottleneck, "t%d", r->bottleneck);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "model", a->path);
+    cli_json_int(&j, "tasks", nt);
+    cli_json_string(&j, "method", "approx");
+    cli_json_int(&j, "iterations", r->iterations);
+    cli_json_bool(&j, "converged", r->converged);
+    cli_json_numberf(&j, "change", "%.3g", r->change);
+    cli_json_numberf(&j, "throughput", "%.10g", r->throughput);
+    cli_json_bool(&j, "at_bound", r->at_bound);
+    cli_json_string(&j, "bottleneck", bottleneck);
+    cli_json_array(&j, "task");
+    for (int i = 0; i < nt; i++) {
+        cli_json_object(&j, NULL);
+        cli_json_numberf(&j, "utilisation", "%.10g", u[i]);
+        cli_json_numberf(&j, "throughput", "%.10g", x[i]);
+        cli_json_end(&j);
+    }
+    cli_json_end(&j);
+    cli_json_object(&j, "time");
+    cli_json_numberf(&j, "load", "%.6f", times[0]);
+    cli_json_numberf(&j, "approx", "%.6f", times[1]);
+    cli_json_end(&j);
+    cli_json_end(&j);
+    fputc('\n', stdout);
+}
+
 /* --method approx: the skeleton's throughput by skel_approx, no chain. */
 static void print_approx(const solve_args *a, const cli_input *in, const skel_approx *ax,
                          const skel_approx_result *r, const double *times)
@@ -374,15 +408,7 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
     const double *u = skel_approx_task_util(ax), *x = skel_approx_task_throughput(ax);
     int nt = in->skel->ntasks;
     if (a->json) {
-        printf("{\"model\": ");
-        json_string(stdout, a->path);
-        printf(", \"tasks\": %d, \"method\": \"approx\", \"iterations\": %d, \"converged\": %s, "
-               "\"change\": %.3g, \"throughput\": %.10g, \"at_bound\": %s, \"bottleneck\": \"t%d\", "
-               "\"task\": [", nt, r->iterations, r->converged ? "true" : "false", r->change,
-               r->throughput, r->at_bound ? "true" : "false", r->bottleneck);
-        for (int i = 0; i < nt; i++)
-            printf("%s{\"utilisation\": %.10g, \"throughput\": %.10g}", i ? ", " : "", u[i], x[i]);
-        printf("], \"time\": {\"load\": %.6f, \"approx\": %.6f}}\n", times[0], times[1]);
+        print_approx_json(a, nt, r, u, x, times);
         return;
     }
     printf("model        %s\n", a->path);

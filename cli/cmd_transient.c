@@ -3,7 +3,6 @@
  * and the makespan of a finite stream. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,9 @@
 
 #include "cli/cmds.h"
 #include "cli/model.h"
+#include "cli/opt.h"
 #include "cli/util.h"
+#include "cli/json.h"
 #include "pepa/check.h"
 #include "pepa/parse.h"
 #include "pepa/solve.h"
@@ -72,22 +73,14 @@ static int linsol_arg(const char *v, tr_linsol *ls)
     return 0;
 }
 
-/* A number option (c: getopt_long's code); -1 after a usage error. */
+/* A number option (c: its code in transient_opts); -1 after a usage error. */
 static int number_option(tr_args *a, int c, const char *v)
 {
     unsigned long long u;
     double d;
     switch (c) {
-    case 'u':
-        if (cli_double("transient", "--until", v, &d) < 0 || !(d > 0) || !isfinite(d))
-            return -1;
-        a->until = d;
-        return 0;
-    case 'n':
-        if (cli_ulong("transient", "--points", v, &u) < 0 || u < 2 || u > 10000000)
-            return -1;
-        a->points = (int)u;
-        return 0;
+    case 'u': return cli_until_arg("transient", v, &a->until);
+    case 'n': return cli_points_arg("transient", v, &a->points);
     case 'r':
     case 'a':
         if (cli_double("transient", c == 'r' ? "--rtol" : "--atol", v, &d) < 0 || !(d > 0 && d < 1))
@@ -143,9 +136,9 @@ static int tr_option(tr_args *a, int c, const char *v)
 }
 
 /* The checks after the options; -1 when they pass, else 2. */
-static int check_args(int argc, char **argv, tr_args *a)
+static int check_args(int operands, tr_args *a)
 {
-    if (optind != argc - 1) {
+    if (operands != 1) {
         fprintf(stderr, "skelsched transient: expected one model or skeleton file\n");
         usage(stderr);
         return 2;
@@ -158,48 +151,60 @@ static int check_args(int argc, char **argv, tr_args *a)
         fprintf(stderr, "skelsched transient: --until T (or --times) is required\n");
         return 2;
     }
-    a->path = argv[optind];
     return -1;
 }
+
+static const cli_opt transient_opts[] = {
+    { "--until", 'u', CLI_VALUE },
+    { "--points", 'n', CLI_VALUE },
+    { "--times", 'T', CLI_VALUE },
+    { "--method", 'm', CLI_VALUE },
+    { "--rtol", 'r', CLI_VALUE },
+    { "--atol", 'a', CLI_VALUE },
+    { "--csv", 'c', CLI_FLAG },
+    { "--json", 'j', CLI_FLAG },
+    { "--plot", 'p', CLI_VALUE },
+    { "--platform", 'P', CLI_VALUE },
+    { "--place", 'l', CLI_VALUE },
+    { "--items", 'I', CLI_VALUE },
+    { "--settle-tol", 's', CLI_VALUE },
+    { "--count-action", 'A', CLI_VALUE },
+    { "--max-states", 'S', CLI_VALUE },
+    { "--linsol", 'L', CLI_VALUE },
+    { "--sharing", 'H', CLI_VALUE },
+    { "--help", 'h', CLI_FLAG },
+    { "-h", 'h', CLI_FLAG },
+    { NULL, 0, CLI_FLAG }
+};
 
 /* Returns -1 to go on, else the exit code (0 after --help, 2 usage). */
 static int parse_args(int argc, char **argv, tr_args *a)
 {
-    static const struct option opts[] = {
-        { "until", required_argument, NULL, 'u' },   { "points", required_argument, NULL, 'n' },
-        { "times", required_argument, NULL, 'T' },   { "method", required_argument, NULL, 'm' },
-        { "rtol", required_argument, NULL, 'r' },    { "atol", required_argument, NULL, 'a' },
-        { "csv", no_argument, NULL, 'c' },           { "json", no_argument, NULL, 'j' },
-        { "plot", required_argument, NULL, 'p' },    { "platform", required_argument, NULL, 'P' },
-        { "place", required_argument, NULL, 'l' },   { "items", required_argument, NULL, 'I' },
-        { "settle-tol", required_argument, NULL, 's' },
-        { "count-action", required_argument, NULL, 'A' },
-        { "max-states", required_argument, NULL, 'S' },
-        { "linsol", required_argument, NULL, 'L' },
-        { "sharing", required_argument, NULL, 'H' },
-        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
-    };
     memset(a, 0, sizeof *a);
     tr_opts_init(&a->o);
     a->points = 101;
     a->settle_tol = 0.01;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    cli_parser p;
+    cli_parser_init(&p, "transient", argc, argv, transient_opts, CLI_GNU);
+    int operands = 0;
+    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
+        if (c == CLI_OPERAND) {
+            a->path = operands++ ? a->path : p.arg;
+            continue;
+        }
         if (c == 'h') {
             usage(stdout);
             return 0;
         }
-        if (c == '?' || c == ':') {
-            fprintf(stderr, "skelsched transient: unknown or incomplete option '%s'\n", argv[optind - 1]);
+        if (c == CLI_UNKNOWN || c == CLI_NO_VALUE) {
+            fprintf(stderr, "skelsched transient: unknown or incomplete option '%s'\n", p.arg);
             usage(stderr);
             return 2;
         }
-        if (tr_option(a, c, optarg) < 0)
+        if (tr_option(a, c, p.value) < 0)
             return 2;
     }
-    return check_args(argc, argv, a);
+    return check_args(operands, a);
 }
 
 /* Steady-state throughput, if the chain has a unique steady state. */
@@ -290,56 +295,51 @@ static int compute(tr_args *a, tr_out *t, diag *err)
     return 0;
 }
 
-/* JSON null for a negative time (never), else the number. */
-static void json_time(double t)
+/* A time, or null for a negative one (never). */
+static void json_time(cli_json *j, const char *key, double t)
 {
     if (t < 0)
-        printf("null");
+        cli_json_null(j, key);
     else
-        json_number(stdout, t);
+        cli_json_number(j, key, t);
 }
 
-static void print_json_steady(const tr_args *a, const tr_out *t)
+static void print_json_steady(cli_json *j, const tr_args *a, const tr_out *t)
 {
-    printf(", \"steady_state\": {");
-    for (int x = 1, first = 1; x < t->cm.s->nactions; x++, first = 0) {
-        printf("%s", first ? "" : ", ");
-        json_string(stdout, pepa_model_action(t->cm.m, x));
-        printf(": ");
-        json_number(stdout, t->ss[x]);
-    }
-    printf("}, \"settle_time\": {");
-    for (int x = 1, first = 1; x < t->cm.s->nactions; x++, first = 0) {
-        printf("%s", first ? "" : ", ");
-        json_string(stdout, pepa_model_action(t->cm.m, x));
-        printf(": ");
-        json_time(tr_settle_time(t->ser, x, t->ss[x], a->settle_tol));
-    }
-    printf("}, \"settle_tol\": ");
-    json_number(stdout, a->settle_tol);
+    cli_json_object(j, "steady_state");
+    for (int x = 1; x < t->cm.s->nactions; x++)
+        cli_json_number(j, pepa_model_action(t->cm.m, x), t->ss[x]);
+    cli_json_end(j);
+    cli_json_object(j, "settle_time");
+    for (int x = 1; x < t->cm.s->nactions; x++)
+        json_time(j, pepa_model_action(t->cm.m, x), tr_settle_time(t->ser, x, t->ss[x], a->settle_tol));
+    cli_json_end(j);
+    cli_json_number(j, "settle_tol", a->settle_tol);
 }
 
 static void print_json(const tr_args *a, const tr_out *t)
 {
-    printf("{\"model\": ");
-    json_string(stdout, a->path);
-    printf(", \"states\": %u, \"method\": \"%s\", \"steps\": %ld, \"mass_error\": ", t->sp->n,
-           tr_method_name(a->o.method), t->res.steps);
-    json_number(stdout, t->res.mass_error);
-    printf(", \"clipped\": %ld, ", t->res.clipped);
-    cli_print_series(t->ser, t->cm.s, 0, 1, stdout);
+    cli_json j;
+    cli_json_start(&j, stdout);
+    cli_json_object(&j, NULL);
+    cli_json_string(&j, "model", a->path);
+    cli_json_int(&j, "states", t->sp->n);
+    cli_json_string(&j, "method", tr_method_name(a->o.method));
+    cli_json_int(&j, "steps", t->res.steps);
+    cli_json_number(&j, "mass_error", t->res.mass_error);
+    cli_json_int(&j, "clipped", t->res.clipped);
+    cli_json_series(&j, t->ser, t->cm.s);
     if (t->have_ss)
-        print_json_steady(a, t);
+        print_json_steady(&j, a, t);
     if (a->items > 0) {
-        printf(", \"makespan\": {\"items\": ");
-        json_number(stdout, a->items);
-        printf(", \"action\": ");
-        json_string(stdout, pepa_model_action(t->cm.m, t->count_action));
-        printf(", \"time\": ");
-        json_time(t->t_make);
-        printf("}");
+        cli_json_object(&j, "makespan");
+        cli_json_number(&j, "items", a->items);
+        cli_json_string(&j, "action", pepa_model_action(t->cm.m, t->count_action));
+        json_time(&j, "time", t->t_make);
+        cli_json_end(&j);
     }
-    printf("}\n");
+    cli_json_end(&j);
+    fputc('\n', stdout);
 }
 
 static void print_table(const tr_args *a, const tr_out *t)
@@ -347,7 +347,7 @@ static void print_table(const tr_args *a, const tr_out *t)
     printf("model        %s\nstates       %u\nmethod       %s, %ld step%s, mass error %.3g\n\n",
            a->path, t->sp->n, tr_method_name(a->o.method), t->res.steps, t->res.steps == 1 ? "" : "s",
            t->res.mass_error);
-    cli_print_series(t->ser, t->cm.s, 0, 0, stdout);
+    cli_print_series(t->ser, t->cm.s, 0, stdout);
     if (t->have_ss) {
         printf("\n%-32s %16s %16s\n", "action", "steady state", "settles at");
         for (int x = 1; x < t->cm.s->nactions; x++) {
@@ -385,15 +385,12 @@ int cmd_transient(int argc, char **argv)
     rc = 1;
     if (compute(&a, &t, &err) == 0) {
         if (a.csv)
-            cli_print_series(t.ser, t.cm.s, 1, 0, stdout);
+            cli_print_series(t.ser, t.cm.s, 1, stdout);
         else if (a.json)
             print_json(&a, &t);
         else
             print_table(&a, &t);
-        if (fflush(stdout) != 0 || ferror(stdout))
-            diag_set(&err, "error writing to standard output");
-        else
-            rc = 0;
+        rc = cli_flush_stdout(&err) < 0 ? 1 : 0;
     }
     if (rc)
         fprintf(stderr, "skelsched transient: %s\n", err.set ? err.msg : "failed");

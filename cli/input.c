@@ -72,29 +72,26 @@ int cli_style_parse(const char *s, skel_style *style)
     return 0;
 }
 
-int cli_input_option(const char *cmd, int argc, char **argv, int *i, cli_input_opts *o)
+int cli_input_option(const char *cmd, int code, const char *v, cli_input_opts *o)
 {
-    int bad = 0;
-    const char *v;
-    if ((v = cli_option_value(cmd, argc, argv, i, "--platform", &bad)))
-        o->platform = v;
-    else if ((v = cli_option_value(cmd, argc, argv, i, "--place", &bad)))
-        o->place = v;
-    else if ((v = cli_option_value(cmd, argc, argv, i, "--sharing", &bad))) {
+    switch (code) {
+    case CLI_IN_PLATFORM: o->platform = v; return 1;
+    case CLI_IN_PLACE: o->place = v; return 1;
+    case CLI_IN_SHARING:
         if (cli_sharing_arg(cmd, v) < 0)
             return -1;
         o->sharing = v;
-    } else if ((v = cli_option_value(cmd, argc, argv, i, "--buffer", &bad))) {
-        o->buffer = v;
-    } else if ((v = cli_option_value(cmd, argc, argv, i, "--link-scv", &bad))) {
-        o->link_scv = v;
-    } else if ((v = cli_option_value(cmd, argc, argv, i, "--style", &bad))) {
+        return 1;
+    case CLI_IN_BUFFER: o->buffer = v; return 1;
+    case CLI_IN_LINK_SCV: o->link_scv = v; return 1;
+    case CLI_IN_STYLE:
         if (cli_style_parse(v, &o->style) < 0) {
             fprintf(stderr, "skelsched %s: --style must be producer or stream, not '%s'\n", cmd, v);
             return -1;
         }
+        return 1;
+    default: return 0;
     }
-    return bad ? -1 : v ? 1 : 0;
 }
 
 int cli_input_operand(const char *cmd, const char *arg, const char **file)

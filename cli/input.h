@@ -11,6 +11,7 @@
 #include "base/diag.h"
 #include "pepa/ast.h"
 #include "skeleton/skeleton.h"
+#include "cli/opt.h"
 
 typedef struct cli_input_opts {
     const char *platform;    /* platform file for a skeleton, or NULL */
@@ -51,11 +52,22 @@ void cli_input_free(cli_input *in);
 /* Parse "--style" values. Returns 0 or -1. */
 int cli_style_parse(const char *s, skel_style *style);
 
-/* The options of a command on a placed skeleton: --platform FILE, --place
- * SPEC, --style S, --sharing ps|static at argv[*i] go into o (advancing *i past the value).
- * Returns 1 when it took one, 0 when argv[*i] is something else, -1 after
- * printing a usage error ("skelsched CMD: ..."). */
-int cli_input_option(const char *cmd, int argc, char **argv, int *i, cli_input_opts *o);
+/* The options of a command on a placed skeleton, for its cli_opt table
+ * (cli/opt.h): --platform FILE, --place SPEC, --sharing ps|static,
+ * --buffer N, --link-scv C, --style S. Their codes are far above a
+ * command's own. */
+typedef enum cli_input_opt {
+    CLI_IN_PLATFORM = 1000, CLI_IN_PLACE, CLI_IN_SHARING, CLI_IN_BUFFER, CLI_IN_LINK_SCV, CLI_IN_STYLE
+} cli_input_opt;
+
+#define CLI_INPUT_OPTS                                                                           \
+    { "--platform", CLI_IN_PLATFORM, CLI_VALUE }, { "--place", CLI_IN_PLACE, CLI_VALUE },          \
+    { "--sharing", CLI_IN_SHARING, CLI_VALUE },   { "--buffer", CLI_IN_BUFFER, CLI_VALUE },        \
+    { "--link-scv", CLI_IN_LINK_SCV, CLI_VALUE }, { "--style", CLI_IN_STYLE, CLI_VALUE }
+
+/* Take option code (value v) into o: 1 when it is one of CLI_INPUT_OPTS,
+ * 0 when it is not, -1 after printing a usage error ("skelsched CMD: ..."). */
+int cli_input_option(const char *cmd, int code, const char *v, cli_input_opts *o);
 
 /* An argument no option took: an unknown option (error), or the input
  * file, stored in *file the first time. Returns 0, or -1 after printing a

@@ -3,6 +3,8 @@ bin_PROGRAMS += skelsched
 skelsched_SOURCES = \
 	cli/main.c cli/cmds.h \
 	cli/util.c cli/util.h \
+	cli/opt.c cli/opt.h \
+	cli/json.c cli/json.h \
 	cli/input.c cli/input.h \
 	cli/model.c cli/model.h \
 	cli/cmd_solve.c \

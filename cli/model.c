@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/util.h"
+#include "cli/json.h"
 #include "pepa/check.h"
 #include "skeleton/skeleton.h"
 
@@ -47,6 +48,24 @@ void cli_model_free(cli_model *cm)
 }
 
 /* Parse "t1,t2,..." into a malloc'd array. */
+int cli_until_arg(const char *cmd, const char *v, double *until)
+{
+    double d;
+    if (cli_double(cmd, "--until", v, &d) < 0 || !(d > 0) || !isfinite(d))
+        return -1;
+    *until = d;
+    return 0;
+}
+
+int cli_points_arg(const char *cmd, const char *v, int *points)
+{
+    unsigned long long u;
+    if (cli_ulong(cmd, "--points", v, &u) < 0 || u < 2 || u > 10000000)
+        return -1;
+    *points = (int)u;
+    return 0;
+}
+
 int cli_parse_times(const char *cmd, const char *s, double **out, int *n)
 {
     int cap = 1;
@@ -206,49 +225,34 @@ static void print_series_csv(const tr_series *ser, const pepa_system *s, FILE *f
     }
 }
 
-/* The series as the members "times", "throughput" and "local" of a JSON
- * object. */
-static void print_series_json(const tr_series *ser, const pepa_system *s, FILE *f)
+/* An array of n numbers v[0], v[stride], ... */
+static void json_column(cli_json *j, const char *key, const double *v, int n, size_t stride)
 {
-    fputs("\"times\": [", f);
-    for (int k = 0; k < ser->ntimes; k++) {
-        fputs(k ? ", " : "", f);
-        json_number(f, ser->times[k]);
-    }
-    fputs("], \"throughput\": {", f);
-    for (int a = 0, first = 1; a < ser->nactions; a++) {
-        if (!shown(ser, a))
-            continue;
-        fputs(first ? "" : ", ", f);
-        json_string(f, a ? pepa_model_action(s->model, a) : "tau");
-        fputs(": [", f);
-        for (int k = 0; k < ser->ntimes; k++) {
-            fputs(k ? ", " : "", f);
-            json_number(f, ser->thr[(size_t)k * (size_t)ser->nactions + (size_t)a]);
-        }
-        fputc(']', f);
-        first = 0;
-    }
-    fputs("}, \"local\": {", f);
+    cli_json_array(j, key);
+    for (int k = 0; k < n; k++)
+        cli_json_number(j, NULL, v[(size_t)k * stride]);
+    cli_json_end(j);
+}
+
+void cli_json_series(cli_json *j, const tr_series *ser, const pepa_system *s)
+{
+    json_column(j, "times", ser->times, ser->ntimes, 1);
+    cli_json_object(j, "throughput");
+    for (int a = 0; a < ser->nactions; a++)
+        if (shown(ser, a))
+            json_column(j, a ? pepa_model_action(s->model, a) : "tau", ser->thr + a, ser->ntimes,
+                        (size_t)ser->nactions);
+    cli_json_end(j);
+    cli_json_object(j, "local");
     for (int i = 0; i < s->nleaves; i++) {
         const pepa_node *nd = &s->nodes[s->leaves[i]];
         const pepa_seq *q = &s->seqs[nd->seq];
-        fputs(i ? ", " : "", f);
-        json_string(f, nd->name);
-        fputs(": {", f);
-        for (int st = 0; st < q->nstates; st++) {
-            fputs(st ? ", " : "", f);
-            json_string(f, q->state_name[st]);
-            fputs(": [", f);
-            for (int k = 0; k < ser->ntimes; k++) {
-                fputs(k ? ", " : "", f);
-                json_number(f, ser->local[i][(size_t)k * (size_t)q->nstates + (size_t)st]);
-            }
-            fputc(']', f);
-        }
-        fputc('}', f);
+        cli_json_object(j, nd->name);
+        for (int st = 0; st < q->nstates; st++)
+            json_column(j, q->state_name[st], ser->local[i] + st, ser->ntimes, (size_t)q->nstates);
+        cli_json_end(j);
     }
-    fputc('}', f);
+    cli_json_end(j);
 }
 
 /* The throughputs over time as a table. */
@@ -268,12 +272,10 @@ static void print_series_table(const tr_series *ser, const pepa_system *s, FILE 
     }
 }
 
-void cli_print_series(const tr_series *ser, const pepa_system *s, int csv, int json, FILE *f)
+void cli_print_series(const tr_series *ser, const pepa_system *s, int csv, FILE *f)
 {
     if (csv)
         print_series_csv(ser, s, f);
-    else if (json)
-        print_series_json(ser, s, f);
     else
         print_series_table(ser, s, f);
 }

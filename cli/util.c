@@ -71,50 +71,6 @@ int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned l
     return 0;
 }
 
-const char *cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *opt, int *bad)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "skelsched %s: %s needs a value\n", cmd, opt);
-        *bad = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-void json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
-}
-
 void csv_field(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
@@ -172,4 +128,11 @@ int cli_sharing_arg(const char *cmd, const char *value)
         return 0;
     fprintf(stderr, "skelsched %s: --sharing must be ps or static, not '%s'\n", cmd, value);
     return -1;
+}
+
+int cli_flush_stdout(diag *err)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return diag_set(err, "error writing to standard output");
+    return 0;
 }

@@ -18,21 +18,15 @@ int cli_ulong_in(const char *cmd, const char *opt, const char *value, unsigned l
  * ps or static" and -1. */
 int cli_sharing_arg(const char *cmd, const char *value);
 
-/* "--opt VALUE" or "--opt=VALUE" at argv[*i]: returns the value (advancing
- * *i past it) or NULL when argv[*i] is another option. A missing value
- * prints "skelsched CMD: --opt needs a value", sets *bad and returns NULL. */
-const char *cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *opt, int *bad);
+struct diag;
+
+/* Flush standard output: 0, or -1 with "error writing to standard
+ * output" (a full disk, a closed pipe) in err. */
+int cli_flush_stdout(struct diag *err);
 
 /* Run "gnuplot SCRIPT", which writes output. Returns 0, or -1 with a
  * message (gnuplot missing: how to install it; a failure naming output). */
-struct diag;
 int cli_gnuplot(const char *script, const char *output, struct diag *err);
-
-/* Write s as a JSON string literal (quotes included). */
-void json_string(FILE *f, const char *s);
-
-/* Write a double as a JSON number (non-finite values become null). */
-void json_number(FILE *f, double v);
 
 /* Write s as one CSV field (RFC 4180): as is when it holds no comma,
  * double quote, CR or LF; otherwise quoted, inner quotes doubled. */

@@ -9,6 +9,7 @@ pepa_libpepa_la_SOURCES = \
 	pepa/derive.c pepa/space.h \
 	pepa/index.c pepa/index.h pepa/internal.h \
 	pepa/space.c \
+	pepa/plan.c \
 	pepa/classify.c \
 	pepa/measure.c \
 	pepa/export.c pepa/export.h \

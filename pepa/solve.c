@@ -1,6 +1,7 @@
 /* pepa_solve: option defaults, method names, and the choice of a method.
  * The numerical work is in solve_direct.c, solve_gs.c and solve_gmres.c. */
 #include "solve.h"
+#include "internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -43,6 +44,21 @@ int pepa_method_parse(const char *name, pepa_method *m)
             return 0;
         }
     return -1;
+}
+
+int pepa_solve_trivial(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                       pepa_solve_result *res, diag *err)
+{
+    if (q->n == 0)
+        return diag_set(err, "the chain has no states");
+    if (q->n > 1)
+        return 0;
+    pi[0] = 1.0;
+    if (opts->error)
+        opts->error[0] = 0.0;
+    res->residual = 0.0;
+    res->converged = 1;
+    return 1;
 }
 
 static int direct_allowed(const pepa_ctmc *q)

@@ -29,6 +29,7 @@
  * returned and |d| reported as the error bound, which over-estimates the
  * error of x + d. */
 #include "solve.h"
+#include "internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -373,16 +374,9 @@ int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, do
     res->iterations = 1;
     res->residual = INFINITY;
     res->converged = 0;
-    if (n == 0)
-        return diag_set(err, "the chain has no states");
-    if (n == 1) {
-        pi[0] = 1.0;
-        if (opts->error)
-            opts->error[0] = 0.0;
-        res->residual = 0.0;
-        res->converged = 1;
-        return 0;
-    }
+    int trivial = pepa_solve_trivial(q, opts, pi, res, err);
+    if (trivial)
+        return trivial < 0 ? -1 : 0;
     double *d = malloc((size_t)n * sizeof *d), xmax;
     if (!d)
         return diag_set(err, "direct solver: out of memory (%u states)", n);

@@ -24,6 +24,7 @@
  * residual ||pi Q||_inf computed exactly: that, not GMRES's estimate,
  * decides convergence. */
 #include "solve.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -266,14 +267,9 @@ int pepa_solve_gmres(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi
     res->iterations = 0;
     res->residual = INFINITY;
     res->converged = 0;
-    if (n == 0)
-        return diag_set(err, "the chain has no states");
-    if (n == 1) {
-        pi[0] = 1.0;
-        res->residual = 0.0;
-        res->converged = 1;
-        return 0;
-    }
+    int trivial = pepa_solve_trivial(q, opts, pi, res, err);
+    if (trivial)
+        return trivial < 0 ? -1 : 0;
     for (uint32_t j = 0; j < n; j++)
         if (!(q->out[j] > 0.0))
             return diag_set(err, "state %u has no outgoing transition (absorbing): "

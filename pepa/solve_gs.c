@@ -29,6 +29,7 @@
  * divided out of residuals and answers instead of a normalising pass. */
 #define _POSIX_C_SOURCE 200809L
 #include "solve.h"
+#include "internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -584,12 +585,8 @@ int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
         return diag_set(err, "the chain has no states");
     if (gs_check_input(q, opts, omega, pi, &init, err))
         return -1;
-    if (n == 1) {
-        pi[0] = 1.0;
-        res->residual = 0.0;
-        res->converged = 1;
-        return 0;
-    }
+    if (pepa_solve_trivial(q, opts, pi, res, err))
+        return 0;                       /* n == 1: n == 0 was refused above */
 
     gs_run *r = calloc(1, sizeof *r);
     double *x = malloc((size_t)n * sizeof *x);

@@ -14,7 +14,8 @@
  * pepa_space_find in index.c; pepa_space_entry, pepa_space_walk,
  * pepa_space_rate, pepa_space_free and pepa_space_print_state in space.c;
  * pepa_space_classify and pepa_space_recurrent in classify.c;
- * pepa_space_throughput and pepa_space_local in measure.c. */
+ * pepa_space_throughput and pepa_space_local in measure.c; pepa_plan_build
+ * and pepa_plan_free in plan.c. */
 #ifndef SKELSCHED_PEPA_SPACE_H
 #define SKELSCHED_PEPA_SPACE_H
 
@@ -95,6 +96,38 @@ int pepa_space_walk(pepa_space *sp, pepa_walk_fn fn, void *ctx, diag *err);
 
 /* Free sp. sp may be NULL. */
 void pepa_space_free(pepa_space *sp);
+
+/* A rate plan: every transition of a chain as a coefficient times one
+ * parameter, from an action -> parameter map. Where every rate of an
+ * action is its parameter's value times a constant (a placement search's
+ * speeds and latencies), the chain is re-rated for new parameter values
+ * from the plan alone, without walking the states again:
+ * q->val[entry[t]] += coef[t] * value of param[t], q->out[src[t]] too. */
+#define PEPA_PLAN_NONE INT32_MIN     /* act_param: an action no parameter rates */
+
+typedef struct pepa_plan {
+    size_t n;                /* transitions */
+    uint32_t *src;           /* the state each leaves */
+    uint64_t *entry;         /* its chain entry; PEPA_NO_ENTRY for a self-loop */
+    int *param;              /* its action's parameter, as act_param gives it */
+    double *coef;            /* its rate over its action's parameter value */
+} pepa_plan;
+
+typedef enum pepa_plan_status {
+    PEPA_PLAN_BUILT = 0,
+    PEPA_PLAN_REFUSED = 1    /* an action without a parameter, or more than max
+                                transitions: no plan (n = 0), and no error */
+} pepa_plan_status;
+
+/* Build plan (zeroed, or a plan to rebuild) by walking sp at its current
+ * rates (pepa_space_walk): a transition of action a gets act_param[a] and
+ * coefficient rate / act_value[a]. Returns a pepa_plan_status, or -1 with
+ * a message (memory, sp's deadline). */
+int pepa_plan_build(pepa_space *sp, const int *act_param, const double *act_value, size_t max,
+                    pepa_plan *plan, diag *err);
+
+/* Free the plan's arrays (and zero it). */
+void pepa_plan_free(pepa_plan *plan);
 
 /* Build the hash index of the states (derivation drops it to save memory
  * for the chain). Returns 0 or -1 with a message. */

@@ -237,10 +237,7 @@ static void search_free(search *s)
     free(s->busy_task);
     free(s->busy_first);
     free(s->params);
-    free(s->tr_coef);
-    free(s->tr_param);
-    free(s->tr_slot);
-    free(s->tr_src);
+    pepa_plan_free(&s->plan);
     free(s->lambda);
     free(s->xi);
     free(s->mu);

@@ -93,11 +93,8 @@ typedef struct search {
      * rate parameter (mu_i, then lambda_e), so that re-rating is one pass
      * over an array instead of a re-enumeration of every state. */
     int use_plan;
-    size_t ntr;
-    uint32_t *tr_src;
-    uint64_t *tr_slot;         /* entry of q->val, or NO_SLOT for a self-loop */
-    int *tr_param;
-    double *tr_coef;
+    pepa_plan plan;            /* param: task i's mu is i, its work phases -1 - i,
+                                  edge e's lambda nt + e */
     double *params, *pthr;     /* nt + ne + 1: rate and throughput of each parameter;
                                   the last is the constant 1 (a buffer's hand-off
                                   and take, whose rate no placement changes) */

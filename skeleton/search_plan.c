@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "search_int.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,10 +16,7 @@
 
 /* ---- the rate plan ---------------------------------------------------------- */
 
-#define NO_SLOT PEPA_NO_ENTRY                     /* a self-loop */
-#define NO_PARAM INT_MIN                          /* an action no parameter rates */
 #define PLAN_MAX_TRANSITIONS ((size_t)16000000)   /* 384 MB of plan at most */
-#define PLAN_REFUSED 1                            /* the walk's "no plan" */
 
 /* Set the model's rates to the parameter vector r (nt mu, then ne lambda)
  * and re-rate the chain the reference way. */
@@ -43,10 +39,10 @@ static int busy_on_node(const search *s, uint32_t k, int i)
 
 /* The parameter of plan transition t. A phase of task i's work (work_i,
  * Erlang) is stored as -1 - i: rated by mu_i like comp_i, but no item
- * completes (throughputs count tr_param >= 0 only). */
+ * completes (throughputs count plan.param >= 0 only). */
 static int param_of(const search *s, size_t t)
 {
-    return s->tr_param[t] >= 0 ? s->tr_param[t] : -1 - s->tr_param[t];
+    return s->plan.param[t] >= 0 ? s->plan.param[t] : -1 - s->plan.param[t];
 }
 
 /* The rate of plan transition t at parameters r; shared: under Sharing=ps,
@@ -54,9 +50,9 @@ static int param_of(const search *s, size_t t)
 static double plan_rate(const search *s, size_t t, const double *r, int shared)
 {
     int prm = param_of(s, t);
-    double v = s->tr_coef[t] * r[prm];
+    double v = s->plan.coef[t] * r[prm];
     if (shared && prm < s->nt)
-        v /= busy_on_node(s, s->tr_src[t], prm);
+        v /= busy_on_node(s, s->plan.src[t], prm);
     return v;
 }
 
@@ -65,12 +61,12 @@ static void plan_apply(search *s, const double *r, int shared)
     pepa_ctmc *q = s->sp->q;
     memset(q->val, 0, q->nnz * sizeof *q->val);
     memset(q->out, 0, (size_t)q->n * sizeof *q->out);
-    for (size_t t = 0; t < s->ntr; t++) {
-        if (s->tr_slot[t] == NO_SLOT)
-            continue;
+    for (size_t t = 0; t < s->plan.n; t++) {
+        if (s->plan.entry[t] == PEPA_NO_ENTRY)
+            continue;                        /* a self-loop */
         double v = plan_rate(s, t, r, shared);
-        q->val[s->tr_slot[t]] += v;
-        q->out[s->tr_src[t]] += v;
+        q->val[s->plan.entry[t]] += v;
+        q->out[s->plan.src[t]] += v;
     }
 }
 
@@ -145,43 +141,6 @@ int search_busy_build(search *s)
     return rc < 0 ? diag_set(s->err, "out of memory") : 0;
 }
 
-static int plan_grow(search *s, size_t *cap)
-{
-    size_t nc = *cap ? 2 * *cap : 4096;
-    if (mem_grow((void **)&s->tr_src, nc, sizeof *s->tr_src) < 0 ||
-        mem_grow((void **)&s->tr_slot, nc, sizeof *s->tr_slot) < 0 ||
-        mem_grow((void **)&s->tr_param, nc, sizeof *s->tr_param) < 0 ||
-        mem_grow((void **)&s->tr_coef, nc, sizeof *s->tr_coef) < 0)
-        return -1;
-    *cap = nc;
-    return 0;
-}
-
-typedef struct plan_walk {
-    search *s;
-    const int *act_param;    /* per action: its parameter, or NO_PARAM */
-    size_t cap;
-} plan_walk;
-
-/* One transition into the plan: PLAN_REFUSED when no parameter rates it
- * or the plan grew too large. */
-static int plan_add(void *ctx, uint32_t i, int action, double rate, uint64_t entry)
-{
-    plan_walk *w = ctx;
-    search *s = w->s;
-    int prm = w->act_param[action];
-    if (prm == NO_PARAM || s->ntr >= PLAN_MAX_TRANSITIONS)
-        return PLAN_REFUSED;
-    if (s->ntr == w->cap && plan_grow(s, &w->cap) < 0)
-        return diag_set(s->err, "out of memory");
-    s->tr_src[s->ntr] = i;
-    s->tr_slot[s->ntr] = entry;
-    s->tr_param[s->ntr] = prm;
-    s->tr_coef[s->ntr] = rate / s->params[param_of(s, s->ntr)];
-    s->ntr++;
-    return 0;
-}
-
 /* The parameters of a move's actions (docs/platform.md, "Links"):
  * rendezvous, the move and its phases (xfer) at lambda_e; buffered, the
  * item's transit (xfer) at lambda_e, the hand-off (move) and the take at
@@ -207,14 +166,15 @@ int search_plan_build(search *s)
     int np = s->nt + s->ne, rc = -1;
     const pepa_system *sys = s->sys;
     int *act_param = malloc((size_t)sys->nactions * sizeof *act_param);
+    double *act_value = malloc((size_t)sys->nactions * sizeof *act_value);
     double *p2 = malloc(((size_t)np + 1) * sizeof *p2);
     if (!(s->params = malloc(((size_t)np + 1) * sizeof *s->params)) ||
-        !(s->pthr = malloc(((size_t)np + 1) * sizeof *s->pthr)) || !act_param || !p2) {
+        !(s->pthr = malloc(((size_t)np + 1) * sizeof *s->pthr)) || !act_param || !act_value || !p2) {
         diag_set(s->err, "out of memory");
         goto out;
     }
     for (int a = 0; a < sys->nactions; a++)
-        act_param[a] = NO_PARAM;
+        act_param[a] = PEPA_PLAN_NONE;
     for (int i = 0; i < s->nt; i++) {
         act_param[s->comp[i]] = i;
         if (s->m->work_action[i] >= 0)
@@ -229,10 +189,12 @@ int search_plan_build(search *s)
     s->params[np] = p2[np] = 1;
     if (reference_rate(s, s->params) < 0)
         goto out;
-    plan_walk w = { s, act_param, 0 };
-    int walked = pepa_space_walk(s->sp, plan_add, &w, s->err);
-    if (walked != 0) {
-        rc = walked == PLAN_REFUSED ? 0 : -1;
+    for (int a = 0; a < sys->nactions; a++)
+        act_value[a] = act_param[a] == PEPA_PLAN_NONE ? 0
+                     : s->params[act_param[a] >= 0 ? act_param[a] : -1 - act_param[a]];
+    int built = pepa_plan_build(s->sp, act_param, act_value, PLAN_MAX_TRANSITIONS, &s->plan, s->err);
+    if (built != PEPA_PLAN_BUILT) {
+        rc = built == PEPA_PLAN_REFUSED ? 0 : -1;
         goto out;
     }
     const pepa_ctmc *q = s->sp->q;
@@ -264,8 +226,9 @@ int search_plan_build(search *s)
     rc = 0;
 out:
     if (!s->use_plan)
-        s->ntr = 0;
+        s->plan.n = 0;
     free(p2);
+    free(act_value);
     free(act_param);
     return rc;
 }
@@ -366,10 +329,10 @@ int search_evaluate(search *s)
          * self-loops included. */
         for (int i = 0; i < s->nt; i++)
             s->pthr[i] = 0;
-        for (size_t t = 0; t < s->ntr; t++)
-            if (s->tr_param[t] >= 0 && s->tr_param[t] < s->nt)
-                s->pthr[s->tr_param[t]] += s->pi[s->tr_src[t]] *
-                                           (s->ps ? plan_rate(s, t, s->params, 1) : s->tr_coef[t]);
+        for (size_t t = 0; t < s->plan.n; t++)
+            if (s->plan.param[t] >= 0 && s->plan.param[t] < s->nt)
+                s->pthr[s->plan.param[t]] += s->pi[s->plan.src[t]] *
+                                             (s->ps ? plan_rate(s, t, s->params, 1) : s->plan.coef[t]);
         for (int i = 0; i < s->nt; i++)
             s->thr[s->comp[i]] = s->pthr[i] * (s->ps ? 1 : s->mu[i]);
     } else if (pepa_space_throughput(s->sp, s->pi, s->thr, s->err) < 0) {

@@ -29,6 +29,11 @@ expect_out "json time" '"time": \{"parse": [0-9.]+, "derive": [0-9.]+, "solve": 
 if command -v python3 >/dev/null 2>&1; then
     if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out"; then ok; else fail "json parses"; fi
 fi
+# a file name that is not UTF-8 (byte 0xff) is still valid JSON: U+FFFD for the byte
+BAD=$(printf 'bad\377name.pepa')
+cp "$C/pypepa/simple.pepa" "$TMP/$BAD"
+expect_exit 0 "json non-UTF-8 name" -- solve --json "$TMP/$BAD"
+expect_out "json non-UTF-8 name" '"model": "[^"]*bad\\ufffdname\.pepa"'
 
 # every method on the PRISM dialect file, same answer
 for m in direct gs sor gmres; do

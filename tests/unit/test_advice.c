@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "advice/advice.h"
+#include "suite.h"
 
 static const char fig5[] =
     "pipe(5); task(\"s1\", 100); task(\"s2\", 100); task(\"b\", 50); task(\"s4\", 100);"
@@ -289,9 +290,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite());
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "placed.h"
+#include "suite.h"
 
 /* Benoit et al. 2004's semantics (static sharing, exponential work) ... */
 #define NODES \
@@ -25,19 +26,6 @@ static const char plat_static[] = "Sharing=static\n" NODES;
 static const char plat_ps[] = NODES;
 static const char *plat = plat_static;
 
-/* Items per second entering the skeleton, exact: its first stage's tasks. */
-static double entry(const skel_node *n, const double *thr)
-{
-    if (n->kind == SKEL_TASK)
-        return thr[n->index];
-    if (n->kind == SKEL_PIPE)
-        return entry(n->children[0], thr);
-    double s = 0;
-    for (int i = 0; i < n->nchildren; i++)
-        s += entry(n->children[i], thr);
-    return s;
-}
-
 /* Exact and approximate job throughputs of skel at placement pl. */
 static void both(const char *skel, skel_style style, const int *pl, double *exact, double *approx)
 {
@@ -45,9 +33,6 @@ static void both(const char *skel, skel_style style, const int *pl, double *exac
     placed_build(&x, skel, style, plat);
     diag err;
     diag_clear(&err);
-    int nt = x.model->ntasks;
-    double mu[64], lambda[256];
-    ck_assert_int_eq(skel_place_rates(x.model, x.plat, pl, mu, lambda, &err), 0);
     skel_search_opts so = { 0 };
     so.candidates = pl;
     so.ncandidates = 1;
@@ -55,10 +40,7 @@ static void both(const char *skel, skel_style style, const int *pl, double *exac
     so.no_prune = 1;
     skel_search_result *r = skel_search(x.model, x.dag, x.plat, &so, &err);
     ck_assert_msg(r, "%s", err.msg);
-    double thr[64];
-    for (int i = 0; i < nt; i++)
-        thr[i] = r->ranked[0].task_util[i] * mu[i];
-    *exact = entry(skel_tree_root(x.tree), thr);
+    *exact = r->ranked[0].throughput;   /* the job's: items entering its first stage */
     skel_approx_opts ao = { 0 };
     ao.scv = x.model->scv;
     skel_approx *a = skel_approx_new(x.dag, &ao, &err);
@@ -242,9 +224,5 @@ int main(void)
     tcase_add_test(tc, test_warm_start);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }

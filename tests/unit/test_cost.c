@@ -16,6 +16,7 @@
 
 #include "cost/cost.h"
 #include "placed.h"
+#include "suite.h"
 
 static void close_to(double a, double b, int line)
 {
@@ -256,9 +257,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite());
 }

@@ -18,6 +18,7 @@
 #include "pepa/space.h"
 #include "pepa/system.h"
 #include "skeleton/skeleton.h"
+#include "suite.h"
 
 /* Node classes: a* fast, b* slow; every pair has the default link except
  * the io node's faster ones. */
@@ -257,9 +258,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite());
 }

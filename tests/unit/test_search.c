@@ -22,6 +22,7 @@
 
 #include "placed.h"
 #include "amoget.h"
+#include "suite.h"
 
 static skel_search_result *run(placed *b, const skel_search_opts *o)
 {
@@ -757,9 +758,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite());
 }

@@ -19,6 +19,7 @@
 #include "pepa/solve.h"
 #include "pepa/space.h"
 #include "pepa/system.h"
+#include "suite.h"
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."
@@ -105,9 +106,10 @@ static char *task_text(const char *model, int i)
     return out;
 }
 
-/* Derive and solve; check the chain has no deadlock and one closed class.
- * Returns the throughput of comp_0 and the number of states. */
-static double solve(pepa_model *m, uint32_t *nstates)
+/* Derive and solve m, the generator's model from or its text parsed again;
+ * check the chain has no deadlock and one closed class. Returns the
+ * throughput of task 0's computation and the number of states. */
+static double solve(pepa_model *m, const skel_model *from, uint32_t *nstates)
 {
     diag err;
     diag_clear(&err);
@@ -129,11 +131,13 @@ static double solve(pepa_model *m, uint32_t *nstates)
     ck_assert(pepa_space_throughput(sp, pi, thr, &err) == 0);
     /* No deadlock: every task keeps computing (a deadlocked chain is one
      * absorbing closed class, where every throughput is 0). */
-    char name[32];
-    for (int i = 0; snprintf(name, sizeof name, "comp_%d", i),
-                    pepa_model_find_action(m, name) >= 0; i++)
-        ck_assert_msg(thr[pepa_model_find_action(m, name)] > 0, "%s never happens", name);
-    double t = thr[pepa_model_find_action(m, "comp_0")];
+    double t = 0;
+    for (int i = 0; i < from->ntasks; i++) {     /* by the generator's ids, found by name in m */
+        const char *name = pepa_model_action(from->pepa, from->comp_action[i]);
+        int a = pepa_model_find_action(m, name);
+        ck_assert_msg(a >= 0 && thr[a] > 0, "%s never happens", name);
+        t = i == 0 ? thr[a] : t;
+    }
     if (nstates)
         *nstates = sp->n;
     free(thr);
@@ -336,7 +340,7 @@ START_TEST(test_dag_deal_of_deals)
     const skel_flow *p = &g.dag->dst[0];
     ck_assert_int_eq(p->nsteps, 12);
     uint32_t n;
-    solve(g.model->pepa, &n);
+    solve(g.model->pepa, g.model, &n);
     gen_free(&g);
 }
 END_TEST
@@ -432,7 +436,7 @@ START_TEST(test_template)
     ck_assert_msg(strcmp(got, c->text) == 0, "case %d:\n got:\n%s expected:\n%s", c->cas, got,
                   c->text);
     free(got);
-    solve(g.model->pepa, NULL);    /* every template is live */
+    solve(g.model->pepa, g.model, NULL);    /* every template is live */
     gen_free(&g);
 }
 END_TEST
@@ -476,7 +480,7 @@ START_TEST(test_system_nested)
     ck_assert_msg(strstr(g.text, "(Task0 <move_0_1, move_0_3> (Task1 <move_1_2> Task2 <> "
                                  "(Task3 <move_3_4> Task4)) <move_2_5, move_4_5> Task5)"),
                   "%s", g.text);
-    solve(g.model->pepa, NULL);
+    solve(g.model->pepa, g.model, NULL);
     gen_free(&g);
 }
 END_TEST
@@ -498,7 +502,7 @@ START_TEST(test_mixed_replication_live)
         for (int style = 0; style < 2; style++) {
             gen g;
             gen_ok(&g, skels[i], style ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER);
-            ck_assert(solve(g.model->pepa, NULL) > 0);
+            ck_assert(solve(g.model->pepa, g.model, NULL) > 0);
             gen_free(&g);
         }
 }
@@ -562,8 +566,8 @@ START_TEST(test_corpus)
         pepa_system_free(sys);
         if (corpus[_i].solve == 1 || (corpus[_i].solve == 2 && getenv("SKEL_SLOW_TESTS"))) {
             uint32_t n1, n2;
-            double x1 = solve(m->pepa, &n1);
-            double x2 = solve(back, &n2);
+            double x1 = solve(m->pepa, m, &n1);
+            double x2 = solve(back, m, &n2);
             ck_assert_uint_eq(n1, n2);
             ck_assert_msg(x1 > 0 && fabs(x1 - x2) <= 1e-9 * x1, "%g vs %g", x1, x2);
         }
@@ -899,9 +903,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite());
 }

@@ -16,6 +16,7 @@
 #include "pepa/system.h"
 
 #include "amoget.h"
+#include "suite.h"
 
 typedef struct fixture {
     skel_tree *tree;
@@ -163,9 +164,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(suite());
 }

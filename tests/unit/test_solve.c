@@ -8,6 +8,7 @@
 
 #include "pepa/ctmc.h"
 #include "pepa/solve.h"
+#include "suite.h"
 
 #ifdef HAVE_UMFPACK
 #define DIRECT_OK 1
@@ -872,9 +873,5 @@ static Suite *solve_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(solve_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(solve_suite());
 }

@@ -367,9 +367,5 @@ static Suite *transient_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(transient_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(transient_suite());
 }

@@ -13,6 +13,7 @@
 #include "pepa/parse.h"
 #include "pepa/solve.h"
 #include "pepa/space.h"
+#include "suite.h"
 
 /* Path of a file in ../shared (or $SHARED_DIR), in a static buffer. */
 static inline const char *shared_path(const char *rel)
