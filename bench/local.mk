@@ -32,7 +32,7 @@ bench_bench_lump_SOURCES = bench/bench_lump.c
 bench_bench_lump_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_sim
-bench_bench_sim_SOURCES = bench/bench_sim.c cli/input.c cli/util.c
+bench_bench_sim_SOURCES = bench/bench_sim.c cli/input.c cli/opt.c cli/util.c
 bench_bench_sim_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(XML_LIBS)
 
 .PHONY: bench

@@ -85,8 +85,9 @@ static const cli_opt advise_opts[] = {
 };
 
 /* One option (code c, value v); -1 to go on, else the exit code. */
-static int take_option(args *a, int c, const char *v)
+static int take_option(void *cmd_args, int c, const char *v)
 {
+    args *a = cmd_args;
     unsigned long long u;
     switch ((advise_opt)c) {
     case ADV_HELP: usage(stdout); return 0;
@@ -115,18 +116,9 @@ static int parse_args(int argc, char **argv, args *a)
 {
     cli_parser p;
     cli_parser_init(&p, "advise", argc, argv, advise_opts, CLI_EXACT);
-    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
-        if (c == CLI_NO_VALUE)
-            return cli_no_value(&p);
-        if (c < 0 && cli_input_operand("advise", p.arg, &a->skel) < 0)
-            return 2;
-        if (c < 0 || (rc = cli_input_option("advise", c, p.value, &a->io)) > 0)
-            continue;
-        if (rc < 0)
-            return 2;
-        if ((rc = take_option(a, c, p.value)) >= 0)
-            return rc;
-    }
+    int rc = cli_parse_input(&p, &a->skel, &a->io, take_option, a);
+    if (rc >= 0)
+        return rc;
     if (!a->skel) {
         fprintf(stderr, "skelsched advise: expected a skeleton description\n");
         usage(stderr);

@@ -58,8 +58,9 @@ static const cli_opt estimate_opts[] = {
 };
 
 /* One option (code c, value v); -1 to go on, else the exit code. */
-static int take_option(args *a, int c, const char *v)
+static int take_option(void *cmd_args, int c, const char *v)
 {
+    args *a = cmd_args;
     unsigned long long u;
     switch ((estimate_opt)c) {
     case EST_HELP: usage(stdout); return 0;
@@ -83,18 +84,9 @@ static int parse_args(int argc, char **argv, args *a)
 {
     cli_parser p;
     cli_parser_init(&p, "estimate", argc, argv, estimate_opts, CLI_EXACT);
-    for (int c, rc; (c = cli_parser_next(&p)) != CLI_END;) {
-        if (c == CLI_NO_VALUE)
-            return cli_no_value(&p);
-        if (c < 0 && cli_input_operand("estimate", p.arg, &a->skel) < 0)
-            return 2;
-        if (c < 0 || (rc = cli_input_option("estimate", c, p.value, &a->io)) > 0)
-            continue;
-        if (rc < 0)
-            return 2;
-        if ((rc = take_option(a, c, p.value)) >= 0)
-            return rc;
-    }
+    int rc = cli_parse_input(&p, &a->skel, &a->io, take_option, a);
+    if (rc >= 0)
+        return rc;
     if (!a->skel) {
         fprintf(stderr, "skelsched estimate: expected a skeleton description\n");
         usage(stderr);

@@ -67,8 +67,9 @@ typedef struct fluid_args {
 } fluid_args;
 
 /* One option's value (c: its code in fluid_opts); -1 after a usage error. */
-static int fluid_option(fluid_args *a, int c, const char *v)
+static int fluid_option(void *args, int c, const char *v)
 {
+    fluid_args *a = args;
     double d;
     switch (c) {
     case 'u': return cli_until_arg("fluid", v, &a->until);
@@ -121,24 +122,9 @@ static int parse_args(int argc, char **argv, fluid_args *a)
     tr_opts_init(&a->o);
     cli_parser p;
     cli_parser_init(&p, "fluid", argc, argv, fluid_opts, CLI_GNU);
-    int operands = 0;
-    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
-        if (c == CLI_OPERAND) {
-            a->path = operands++ ? a->path : p.arg;
-            continue;
-        }
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == CLI_UNKNOWN || c == CLI_NO_VALUE) {
-            fprintf(stderr, "skelsched fluid: unknown or incomplete option '%s'\n", p.arg);
-            usage(stderr);
-            return 2;
-        }
-        if (fluid_option(a, c, p.value) < 0)
-            return 2;
-    }
+    int operands = 0, rc = cli_parse_gnu(&p, usage, fluid_option, a, &a->path, &operands);
+    if (rc >= 0)
+        return rc;
     if (operands != 1) {
         fprintf(stderr, "skelsched fluid: expected one model or skeleton file\n");
         usage(stderr);

@@ -106,8 +106,9 @@ static int number_option(tr_args *a, int c, const char *v)
 }
 
 /* One option's value; -1 after a usage error. */
-static int tr_option(tr_args *a, int c, const char *v)
+static int tr_option(void *args, int c, const char *v)
 {
+    tr_args *a = args;
     switch (c) {
     case 'T':
         free(a->times);
@@ -186,25 +187,8 @@ static int parse_args(int argc, char **argv, tr_args *a)
     a->settle_tol = 0.01;
     cli_parser p;
     cli_parser_init(&p, "transient", argc, argv, transient_opts, CLI_GNU);
-    int operands = 0;
-    for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
-        if (c == CLI_OPERAND) {
-            a->path = operands++ ? a->path : p.arg;
-            continue;
-        }
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == CLI_UNKNOWN || c == CLI_NO_VALUE) {
-            fprintf(stderr, "skelsched transient: unknown or incomplete option '%s'\n", p.arg);
-            usage(stderr);
-            return 2;
-        }
-        if (tr_option(a, c, p.value) < 0)
-            return 2;
-    }
-    return check_args(operands, a);
+    int operands = 0, rc = cli_parse_gnu(&p, usage, tr_option, a, &a->path, &operands);
+    return rc >= 0 ? rc : check_args(operands, a);
 }
 
 /* Steady-state throughput, if the chain has a unique steady state. */

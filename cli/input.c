@@ -216,3 +216,21 @@ void cli_input_free(cli_input *in)
     pepa_model_free(in->own);
     memset(in, 0, sizeof *in);
 }
+
+int cli_parse_input(cli_parser *p, const char **file, cli_input_opts *o, cli_take_fn take,
+                    void *cmd_args)
+{
+    for (int c, rc; (c = cli_parser_next(p)) != CLI_END;) {
+        if (c == CLI_NO_VALUE)
+            return cli_no_value(p);
+        if (c < 0 && cli_input_operand(p->cmd, p->arg, file) < 0)
+            return 2;
+        if (c < 0 || (rc = cli_input_option(p->cmd, c, p->value, o)) > 0)
+            continue;
+        if (rc < 0)
+            return 2;
+        if ((rc = take(cmd_args, c, p->value)) >= 0)
+            return rc;
+    }
+    return -1;
+}

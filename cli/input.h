@@ -74,4 +74,12 @@ int cli_input_option(const char *cmd, int code, const char *v, cli_input_opts *o
  * usage error. */
 int cli_input_operand(const char *cmd, const char *arg, const char **file);
 
+/* The option loop of a CLI_EXACT command on a placed skeleton (advise,
+ * estimate): CLI_INPUT_OPTS go to o, the first operand to *file, the
+ * command's own options to take, which returns -1 to go on or the exit
+ * code to stop with. Returns -1 when every argument was taken, else the
+ * exit code (2 after a usage error). */
+int cli_parse_input(cli_parser *p, const char **file, cli_input_opts *o, cli_take_fn take,
+                    void *cmd_args);
+
 #endif

@@ -85,3 +85,26 @@ int cli_no_value(const cli_parser *p)
     fprintf(stderr, "skelsched %s: %s needs a value\n", p->cmd, p->arg);
     return 2;
 }
+
+int cli_parse_gnu(cli_parser *p, void (*usage)(FILE *), cli_take_fn take, void *cmd_args,
+                  const char **path, int *operands)
+{
+    for (int c; (c = cli_parser_next(p)) != CLI_END;) {
+        if (c == CLI_OPERAND) {
+            *path = (*operands)++ ? *path : p->arg;
+            continue;
+        }
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == CLI_UNKNOWN || c == CLI_NO_VALUE) {
+            fprintf(stderr, "skelsched %s: unknown or incomplete option '%s'\n", p->cmd, p->arg);
+            usage(stderr);
+            return 2;
+        }
+        if (take(cmd_args, c, p->value) < 0)
+            return 2;
+    }
+    return -1;
+}

@@ -18,6 +18,8 @@
 #ifndef SKELSCHED_CLI_OPT_H
 #define SKELSCHED_CLI_OPT_H
 
+#include <stdio.h>
+
 typedef enum cli_arg { CLI_FLAG, CLI_VALUE } cli_arg;
 
 typedef enum cli_syntax { CLI_EXACT, CLI_GNU } cli_syntax;
@@ -57,5 +59,18 @@ int cli_parser_next(cli_parser *p);
 /* "skelsched CMD: OPT needs a value" after CLI_NO_VALUE; returns 2, the
  * usage error's exit code. */
 int cli_no_value(const cli_parser *p);
+
+/* A command's handler of one of its own options (code, value); its return
+ * is given by the loop that calls it (below, cli_parse_input). */
+typedef int (*cli_take_fn)(void *cmd_args, int code, const char *value);
+
+/* The option loop of a CLI_GNU command that reads one file (transient,
+ * fluid): code 'h' prints usage to stdout; an unknown or incomplete option
+ * is a usage error; every other option goes to take, which returns 0, or
+ * -1 after printing its usage error. The first operand is stored in *path,
+ * and *operands counts them (the caller checks there was one). Returns -1
+ * to go on, 0 after --help, 2 on a usage error. */
+int cli_parse_gnu(cli_parser *p, void (*usage)(FILE *), cli_take_fn take, void *cmd_args,
+                  const char **path, int *operands);
 
 #endif
