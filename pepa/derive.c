@@ -34,6 +34,12 @@
 #define CHUNK_STATES 2048
 #define NCHUNKS 4                 /* buffers: one per thread enumerating, two queued */
 #define DEADLINE_EVERY 32         /* states enumerated between checks of the deadline */
+#define INDEX_EVERY 1024          /* transitions indexed between checks of the deadline */
+/* An index resize cannot be stopped: it allocates and fills cap slots,
+ * measured at up to 2e-7 s a slot (262,144 slots: 40-60 ms on the loaded
+ * 2-core machine, most of it page faults). Under a deadline a resize
+ * predicted to end past it is not started: the derivation stops late. */
+#define RESIZE_SECS_PER_SLOT 2e-7
 #define PREFETCH_AHEAD 16         /* transitions between a slot's prefetch and its lookup */
 
 /* The transitions of a run of states, as the enumerator hands them over.
@@ -223,7 +229,8 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, double dea
 /* ---- the indexer's half -------------------------------------------------------- */
 
 /* Add state st (hash h) in the free slot i, with edges transitions into
- * it. Returns its number, -1 out of memory, -2 over the limit. */
+ * it. Returns its number, -1 out of memory, -2 over the limit, -3 when
+ * the index is full and a resize would end past the deadline. */
 static int64_t add_state(derivation *d, const uint64_t *st, uint64_t h, uint64_t i, uint32_t edges)
 {
     pepa_space *sp = d->sp;
@@ -240,14 +247,19 @@ static int64_t add_state(derivation *d, const uint64_t *st, uint64_t h, uint64_t
     memcpy((uint64_t *)pepa_space_state(sp, k), st, (size_t)nw * sizeof *st);
     sp->index[i] = (pepa_slot){ pepa_slot_key(st, nw, h), k + 1, edges };
     sp->n++;
-    if (2 * (uint64_t)sp->n > sp->index_cap && pepa_index_resize(sp, 2 * sp->index_cap) < 0)
-        return -1;
+    if (2 * (uint64_t)sp->n > sp->index_cap) {
+        if (d->deadline > 0 &&
+            clock_now() + RESIZE_SECS_PER_SLOT * 2 * (double)sp->index_cap > d->deadline)
+            return -3;
+        if (pepa_index_resize(sp, 2 * sp->index_cap) < 0)
+            return -1;
+    }
     return k;
 }
 
 /* The number of state st (hash h), adding it if new, with edges more
- * transitions into it; -1 out of memory, -2 over the limit. Only the
- * indexer calls this. */
+ * transitions into it; -1 out of memory, -2 over the limit, -3 out of
+ * time (add_state). Only the indexer calls this. */
 static inline int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h, uint32_t edges)
 {
     pepa_space *sp = d->sp;
@@ -297,6 +309,10 @@ static int index_chunk(derivation *d, chunk *c)
         if (t + PREFETCH_AHEAD < c->n)              /* overlap the cache misses */
             __builtin_prefetch(&sp->index[c->hash[t + PREFETCH_AHEAD] & (sp->index_cap - 1)]);
         int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t], 1);
+        if (j == -3 || (d->deadline > 0 && (t % INDEX_EVERY) == INDEX_EVERY - 1 &&
+                        clock_now() > d->deadline))
+            return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u "
+                            "states", pepa_model_file(d->sys->model), sp->n);
         if (j == -1)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
         if (j == -2)

@@ -286,6 +286,17 @@ static double scale_until(const search *s)
     return clock_now() + (left > 0 ? 0.1 * left : 0);
 }
 
+/* Time kept for releasing the chains: 5% of what is left, at most
+ * RELEASE_MAX seconds (none without a deadline). */
+#define RELEASE_MAX 0.025
+static double release_reserve(const search *s)
+{
+    if (s->deadline.at <= 0)
+        return 0;
+    double r = 0.05 * clock_deadline_left(s->deadline);
+    return r < 0 ? 0 : r < RELEASE_MAX ? r : RELEASE_MAX;
+}
+
 /* Solve placement pl exactly as a seed of the ranking; its throughput, or
  * -1 on an error. */
 static double seed(search *s, const int *pl, int *canon, int *map)
@@ -498,6 +509,10 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     }
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)
         goto fail;
+    /* Freeing a chain cannot be stopped and costs with its size (a few
+     * ms for 10^5 states on the loaded machine): the chain phases end
+     * that much before the deadline, so that the search returns by it. */
+    s.deadline = clock_deadline_less(s.deadline, release_reserve(&s));
     int ex = s.o->force_lumped && s.o->tree && s.o->candidates ? search_lumped_candidates(&s)
                                                                 : exact_phase(&s);
     if (ex < 0 && clock_deadline_passed(s.deadline))

@@ -31,6 +31,11 @@
  * COMPILE_SECS n^2 (measured on farms: 1.2 ms at 64 tasks, 18 ms at 256,
  * 68 ms at 1000, on a loaded 2-core machine). */
 #define COMPILE_SECS 2.5e-7
+/* Seconds of one Gauss-Seidel sweep (or GMRES step) a transition, with a
+ * margin: a solve stops between sweeps, so under a deadline it is given
+ * the time left less one sweep (310,000 transitions overran it by 2-14 ms
+ * on the loaded machine without this). */
+#define SWEEP_SECS 3e-8
 
 /* One step of a task's flow: the edges over which it may exchange the item. */
 typedef struct step {

@@ -61,7 +61,9 @@ static int lumped_solve(search *s, lumped *l)
     pepa_solve_opts_init(&so);
     so.tol = 1e-12;
     if (s->deadline.at > 0) {
-        so.time_limit = clock_deadline_left(s->deadline);
+        /* a solve stops between sweeps: the last one started must end by
+         * the deadline (a sweep costs about SWEEP_SECS a transition) */
+        so.time_limit = clock_deadline_left(s->deadline) - SWEEP_SECS * (double)l->sp->q->nnz;
         if (so.time_limit <= 0)
             return 1;
     }

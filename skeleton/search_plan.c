@@ -279,7 +279,12 @@ static int solve_now(search *s)
                 s->solve_late = 1;
                 return diag_set(s->err, "the decision time ran out before the chain was solved");
             }
-            so.time_limit = left;
+            /* it stops between sweeps: the last one must end by the deadline */
+            so.time_limit = left - SWEEP_SECS * (double)s->sp->q->nnz;
+            if (so.time_limit <= 0) {
+                s->solve_late = 1;
+                return diag_set(s->err, "the decision time ran out before the chain was solved");
+            }
         }
         pepa_solve_result res;
         diag tmp;

@@ -864,14 +864,6 @@ out:
 }
 
 /* Whether node j holds a pinned task of the plan. */
-static int holds_pin(const slurmsk_plan *plan, const int *pins, int j)
-{
-    for (int i = 0; i < plan->ntasks; i++)
-        if (pins[i] >= 0 && plan->node_of_task[i] == j)
-            return 1;
-    return 0;
-}
-
 /* Node j's tasks go to node v. */
 static void move_node(slurmsk_plan *plan, int j, int v)
 {
@@ -892,39 +884,53 @@ static int rebuild_plan(slurmsk_plan *plan, const skel_platform *p)
     return build_plan(plan, p);
 }
 
+/* The next node after *at that is unused, allowed, idle and of class c,
+ * or -1; *at only moves forward (a node taken stays taken), so that
+ * all the searches of one class cost one pass over the nodes. */
+static int next_idle(const int *cls, const int *used, const unsigned char *allowed,
+                     const unsigned char *idle, int nn, int c, int *at)
+{
+    for (; *at < nn; ++*at)
+        if (!used[*at] && allowed[*at] && idle[*at] && cls[*at] == c)
+            return (*at)++;
+    return -1;
+}
+
 int slurmsk_prefer_idle(slurmsk_plan *plan, const slurmsk_job *job, const skel_platform *p,
                         const unsigned char *allowed, const unsigned char *idle)
 {
-    int nn = p->nnodes, moved = 0;
-    int *cls = malloc((size_t)nn * sizeof *cls), *pins = malloc((size_t)plan->ntasks * sizeof *pins),
-        *used = calloc((size_t)nn, sizeof *used);
+    int nn = p->nnodes, moved = 0, nt = plan->ntasks;
+    /* used: 1 a node of the plan, 2 one holding a pinned task; at: per
+     * class representative, where the search for an idle node resumes */
+    int *cls = malloc((size_t)nn * sizeof *cls), *pins = malloc((size_t)nt * sizeof *pins),
+        *used = calloc((size_t)nn, sizeof *used), *at = calloc((size_t)nn, sizeof *at);
     diag err;
     diag_clear(&err);
-    if (!cls || !pins || !used || skel_search_classes(p, NULL, cls, &err) < 0) {
+    if (!cls || !pins || !used || !at || skel_search_classes(p, NULL, cls, &err) < 0) {
         moved = -1;
         goto out;
     }
-    for (int i = 0; i < plan->ntasks; i++)
+    for (int i = 0; i < nt; i++)
         pins[i] = -1;
-    if (job->pins && skel_place_parse(job->pins, plan->ntasks, p, pins, &err) < 0)
+    if (job->pins && skel_place_parse(job->pins, nt, p, pins, &err) < 0)
         goto out;          /* cannot happen: the plan was made with these pins */
-    for (int i = 0; i < plan->ntasks; i++)
-        used[plan->node_of_task[i]] = 1;
+    for (int i = 0; i < nt; i++)
+        used[plan->node_of_task[i]] = used[plan->node_of_task[i]] > 1 || pins[i] >= 0 ? 2 : 1;
     for (int j = 0; j < nn; j++) {
-        if (!used[j] || idle[j] || holds_pin(plan, pins, j))
+        if (used[j] != 1 || idle[j])
             continue;
-        for (int v = 0; v < nn; v++)
-            if (!used[v] && allowed[v] && idle[v] && cls[v] == cls[j]) {
-                move_node(plan, j, v);
-                used[v] = 1;
-                used[j] = 0;
-                moved++;
-                break;
-            }
+        int v = next_idle(cls, used, allowed, idle, nn, cls[j], &at[cls[j]]);
+        if (v >= 0) {
+            move_node(plan, j, v);
+            used[v] = 1;
+            used[j] = 0;
+            moved++;
+        }
     }
     if (moved > 0 && rebuild_plan(plan, p) < 0)
         moved = -1;
 out:
+    free(at);
     free(cls);
     free(pins);
     free(used);
