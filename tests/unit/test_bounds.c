@@ -516,13 +516,16 @@ START_TEST(test_plugin_budget)
     ck_assert_msg(m != NULL, "%s", err.msg);
     skel_search_opts o = { 0 };
     o.allowed = allowed;
-    o.budget = 0.3;
+    /* 2 s, not 0.3 s: the budget covers deriving the chain, and under
+     * load 0.3 s once ran out before any placement was solved (the answer
+     * then approximate, without the bound checked here) */
+    o.budget = 2.0;
     o.no_prune = o.no_symmetry = 1;
     t0 = cpu_now();
     skel_search_result *r = skel_search(m, d, c->plat, &o, &err);
     cpu = cpu_now() - t0;
     ck_assert_msg(r != NULL, "%s", err.msg);
-    ck_assert_msg(cpu < 0.3 + 1.5, "search took %.3f CPU s for a 300 ms budget", cpu);
+    ck_assert_msg(cpu < 2.0 + 1.5, "search took %.3f CPU s for a 2 s budget", cpu);
     ck_assert(!r->optimal && r->nranked >= 1 && r->bound > 0);
     for (int i = 0; i < 8; i++)
         ck_assert(allowed[r->ranked[0].placement[i]]);
