@@ -486,16 +486,18 @@ static int connect_to(int port)
     return -1;
 }
 
-/* The rendezvous moves into task t (capacity 0 on this placement). */
-static int rendezvous_into(const skel_dag *d, const skel_platform *p, const int *place, int t)
+/* The rendezvous moves (capacity 0 on this placement) into task t, or out
+ * of it. */
+static int rendezvous_of(const skel_dag *d, const skel_platform *p, const int *place, int t,
+                         int into)
 {
     int n = 0;
     for (int e = 0; e < d->nedges; e++) {
-        int f = d->edges[e].from, cap;
+        int f = d->edges[e].from, to = d->edges[e].to, cap;
         double scv;
-        if (d->edges[e].to != t || f < 0)
+        if ((into ? to : f) != t || f < 0 || to < 0)
             continue;
-        skel_platform_move_kind(p, place[f], place[t], &scv, &cap);
+        skel_platform_move_kind(p, place[f], place[to], &scv, &cap);
         n += cap == 0;
     }
     return n;
@@ -515,9 +517,6 @@ static void roles(run *r)
     for (int k = 0; k < r->nin; k++)
         if (r->race_in && r->in[k].cap > 0)
             die("a task receives on both rendezvous and buffered moves%s", "");
-    for (int k = 0; k < r->nout; k++)
-        if (r->out[k].arbiter && r->nout > 1)
-            die("a rendezvous between two farms has no runner%s", "");
 }
 
 /* The tasks this one exchanges items with, from the skeleton's graph. */
@@ -542,7 +541,9 @@ static void peers(run *r, const skel_dag *d, const skel_platform *p, const int *
         *q = (peer){ .task = f == r->task ? t : f, .edge = e, .cap = cap, .latency = lat,
                      .credit = cap, .offer_at = -1, .clock = -1,
                      .arbiter = f == r->task && cap == 0 &&
-                                rendezvous_into(d, p, place, t) > 1 };
+                                rendezvous_of(d, p, place, t, 1) > 1 };
+        if (cap == 0 && rendezvous_of(d, p, place, f, 0) > 1 && rendezvous_of(d, p, place, t, 1) > 1)
+            die("a rendezvous between two farms has no runner%s", "");
     }
     roles(r);
 }
