@@ -152,6 +152,12 @@ int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *p
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err);
 
+/* The direct method with UMFPACK alone (METIS ordering from 10,000
+ * states), as it was before the multifrontal LU: the reference that
+ * bench_solve measures the direct method against. */
+int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                              pepa_solve_result *res, diag *err);
+
 int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                   pepa_solve_result *res, diag *err);
 int pepa_solve_gmres(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
