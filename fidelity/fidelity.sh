@@ -12,8 +12,10 @@
 # `srun -w "$SKEL_NODES_T<i>"`, as docs/user.md tells users (at nice -10,
 # so that the other load of this shared machine delays its wake-ups less:
 # the emulation's time is the wall clock's). The sink's
-# timestamps give the throughput over a window after a warm-up, with a 95%
-# confidence interval from batch means. Two modes:
+# timestamps give the throughput over a window after a warm-up; each
+# placement runs as REPS independent jobs (each job id seeds its own draws),
+# and the row gives their mean with a 95% Student-t confidence interval over
+# the jobs. Two modes:
 #   model: exponential work and latency, rendezvous, static sharing (the
 #          seeds' semantics, which `--sharing static` predicts);
 #   real:  fixed work and latency, links buffering 2 items (#SKEL --buffer
@@ -28,7 +30,7 @@ CLUSTER_NAME=fidelity
 . "$(dirname "$0")/../tests/slurm/cluster.sh"
 RUNNER=${SKELRUN:-$BUILD/fidelity/skelrun}
 [ -x "$RUNNER" ] || skip "no runner ($RUNNER)"
-if [ $QUICK = 1 ]; then WARM=20 WINDOW=100 BATCHES=4; else WARM=50 WINDOW=500 BATCHES=5; fi
+if [ $QUICK = 1 ]; then WARM=20 WINDOW=60 REPS=2; else WARM=50 WINDOW=300 REPS=3; fi
 ITEMS=$((WARM + WINDOW + 10))
 # the tasks' ports: above the kernel's ephemeral range (32768-60999), apart
 # for concurrent runs of the harness (each cluster numbers its jobs from 1)
@@ -107,18 +109,11 @@ EOF
     [ "$(job_state "$id")" = COMPLETED ] || { fail "$sk $mode: job $id $(job_state "$id")";
                                               cat "$T/out/$id.out"; return 1; }
     plan=$(sed -n 's/^plan=//p' "$T/out/$id.out")
-    # throughput over WINDOW items after WARM, CI from BATCHES batch means
-    stat=$(awk -v w=$WARM -v n=$WINDOW -v b=$BATCHES '
-        NR > w && NR <= w + n + 1 { t[NR - w - 1] = $1 }
-        END {
-            if (length(t) < n + 1) { print "short"; exit }
-            x = n / (t[n] - t[0]); k = n / b; s = 0; ss = 0
-            for (i = 0; i < b; i++) { y = k / (t[(i + 1) * k] - t[i * k]); s += y; ss += y * y }
-            m = s / b; sd = sqrt((ss - b * m * m) / (b - 1))
-            split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262", tq, " ")
-            printf "%.4f %.4f\n", x, tq[b - 1] * sd / sqrt(b)
-        }' "$T/out/$id.ts")
-    echo "$plan $stat"
+    # throughput over WINDOW items after WARM; the arbiters' race counts
+    meas=$(awk -v w=$WARM -v n=$WINDOW 'NR == w + 1 { t0 = $1 } NR == w + n + 1 { t1 = $1 }
+        END { if (NR < w + n + 1) print "short"; else printf "%.4f\n", n / (t1 - t0) }' "$T/out/$id.ts")
+    races=$(awk '$4 == "races" { r += $5; l += $7 } END { printf "%d %d\n", r, l }' "$T/out/$id.out")
+    echo "$plan $meas $races"
 }
 
 # predict SKEL PLATFORM PLAN: the job's throughput (items leaving the last task)
@@ -135,22 +130,35 @@ predict() {
 
 ROWS="$T/rows"
 : >"$ROWS"
-# row SKEL MODE KIND PINS
+RACES=0 LATE=0
+# row SKEL MODE KIND PINS: REPS jobs of one placement, their mean and 95% CI
 row() {
-    r=$(job "$1" "$2" "$4") || return 0
-    set -- "$1" "$2" "$3" $r
-    plan=$4 meas=$5 ci=${6:-nan}
-    [ "$meas" = short ] && { fail "$1 $2 $plan: fewer items than the window"; return 0; }
-    old=$(predict "$1" "$T/old.conf" "$plan")
+    runs="" plan0=""
+    rep=0
+    while [ $rep -lt $REPS ]; do
+        r=$(job "$1" "$2" "$4") || { fail "$1 $2 $3: $r"; return 0; }
+        set -- "$1" "$2" "$3" "$4" $r
+        [ "$6" = short ] && { fail "$1 $2 $5: fewer items than the window"; return 0; }
+        [ -n "$plan0" ] && [ "$5" != "$plan0" ] && { fail "$1 $2 $3: placed $plan0, then $5"; return 0; }
+        plan0=$5 runs="$runs${runs:+,}$6" RACES=$((RACES + $7)) LATE=$((LATE + $8))
+        set -- "$1" "$2" "$3" "$4"
+        rep=$((rep + 1))
+    done
+    stat=$(echo "$runs" | awk -F, '{
+        for (i = 1; i <= NF; i++) { s += $i; ss += $i * $i }
+        m = s / NF; v = NF > 1 ? (ss - NF * m * m) / (NF - 1) : 0
+        split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262", tq, " ")
+        printf "%.4f %.4f\n", m, (NF > 1 ? tq[NF - 1] * sqrt(v > 0 ? v : 0) / sqrt(NF) : 0) }')
+    old=$(predict "$1" "$T/old.conf" "$plan0")
     new=$old
-    [ "$2" = real ] && new=$(predict "$1" "$T/new.conf" "$plan")
-    echo "$1 $2 $3 $plan $meas $ci $old $new" | tee -a "$ROWS"
-    pass "$1 $2 $3 measured"
+    [ "$2" = real ] && new=$(predict "$1" "$T/new.conf" "$plan0")
+    echo "$1 $2 $3 $plan0 $stat $old $new $runs" | tee -a "$ROWS"
+    pass "$1 $2 $3 measured ($REPS jobs)"
 }
 
-echo "# skeleton mode kind placement measured ci95 predicted_old predicted_new"
+echo "# skeleton mode kind placement measured ci95 predicted_old predicted_new runs"
 if [ $QUICK = 1 ]; then
-    row pipe3 model plugin -
+    row farm model plugin -
     row pipe3 real plugin -
 else
     for mode in model real; do
@@ -163,12 +171,14 @@ else
         row pipe5 $mode default t0=n1,t1=n2,t2=n3,t3=n4,t4=n1
         row pipe5 $mode forced t0=n1,t1=n2,t2=n2,t3=n3,t4=n3
         row pipe5 $mode forced t0=n3,t1=n3,t2=n2,t3=n2,t4=n1
+        row farm $mode plugin -
+        row farm $mode default t0=n1,t1=n2,t2=n3,t3=n4
+        row farm $mode forced t0=n1,t1=n2,t2=n2,t3=n3
+        row farm $mode forced t0=n4,t1=n2,t2=n3,t3=n1
     done
-    row farm real plugin -
-    row farm real default t0=n1,t1=n2,t2=n3,t3=n4
-    row farm real forced t0=n1,t1=n2,t2=n2,t3=n3
-    row farm real forced t0=n4,t1=n2,t2=n3,t3=n1
 fi
+echo
+echo "# rendezvous races decided by an arbiter: $RACES; partners' messages that came late for one: $LATE"
 echo
 "$(dirname "$0")/summary.sh" "$ROWS"
 [ $FAILS = 0 ]

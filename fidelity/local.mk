@@ -1,7 +1,7 @@
 # fidelity/: real pipelines on the Slurm test cluster against the model's
-# predictions (docs/fidelity.md). `make fidelity` runs the full table (about
-# 25 jobs, 15 minutes); `make check` runs two short jobs (fidelity/check.sh:
-# the harness end to end, no timing asserted).
+# predictions (docs/fidelity.md). `make fidelity` runs the full table (26
+# placements, 3 jobs each); `make check` runs four short jobs
+# (fidelity/check.sh: the harness end to end, no timing asserted).
 noinst_PROGRAMS += fidelity/skelrun
 fidelity_skelrun_SOURCES = fidelity/skelrun.c
 fidelity_skelrun_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la -lm

@@ -19,6 +19,18 @@
  *    and both ends are blocked for the whole latency; with capacity N the
  *    sender goes on while fewer than N of its items on that move are not yet
  *    taken (a credit returns when the receiver takes one);
+ *  - several partners on rendezvous moves (a farm's producer, its
+ *    collector): as the generated PEPA model (skeleton/gen.c) says, the
+ *    task offers every one of those moves at once and is blocked until
+ *    one completes; each move whose other end is ready too runs its own
+ *    clock (start: the later of the two ends' ready times, plus a drawn
+ *    latency) and the first to end wins, the others' ends staying blocked
+ *    and starting a fresh clock in the next race (exact for exponential
+ *    latencies, the model's). The task with several partners is the
+ *    arbiter: its partners tell it when they are ready (a credit from a
+ *    producer's worker, an offer to a collector), it waits until the
+ *    earliest clock has ended plus a grace for messages that the machine's
+ *    load delayed, and tells the winner;
  *  - the last task (the sink) writes the time each item completes.
  *
  * Time is kept as the emulated system's (the task's virtual clock): a task
@@ -29,8 +41,10 @@
  * carries the receiver's time), a buffered hand-off when the sender was
  * ready or, if it had to wait for room, when the room was freed.
  *
- * Pipes and farms only (a farm's sender hands each item to a worker with
- * room, at random among them; a receiver takes the earliest delivered). */
+ * Pipes and farms only (with buffered moves a farm's sender hands each item
+ * to a worker with room, at random among them; a receiver takes the
+ * earliest delivered). A rendezvous between two tasks that both have
+ * several partners (two adjacent farms) has no runner. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -56,8 +70,11 @@
 #define MAX_PEERS 64
 #define SLICE 0.00025        /* seconds of emulated work between looks at the node */
 #define BURN 0.1             /* fraction of each slice spent burning real CPU */
+#define GRACE 0.003          /* seconds an arbiter waits past a race's end for
+                                partners' messages the load delayed */
 
-enum { MSG_ITEM = 1, MSG_CREDIT = 2, MSG_END = 3 };
+/* MSG_CREDIT is also an arbiter's answer to an offer: the move ended at .at */
+enum { MSG_ITEM = 1, MSG_CREDIT = 2, MSG_END = 3, MSG_OFFER = 4 };
 
 typedef struct msg {
     int32_t type;
@@ -73,7 +90,10 @@ typedef struct peer {
     int cap;                 /* the move's capacity (0: rendezvous) */
     double latency;          /* mean seconds */
     int ended;               /* in: MSG_END seen */
-    int asked;               /* in, rendezvous: a credit is out */
+    int asked;               /* in, rendezvous: a credit (or, out, an offer) is out */
+    int arbiter;             /* out, rendezvous: the receiver picks among its senders */
+    double offer_at;         /* in, we arbitrate: when the sender was ready (< 0: not) */
+    double clock;            /* the end of this move in the current race (< 0: none) */
     double *pending;         /* in: delivery times of items received */
     int npending, maxpending;
 } peer;
@@ -87,6 +107,10 @@ typedef struct run {
     atomic_int *busy;        /* tasks of this node computing (ps) */
     peer in[MAX_PEERS], out[MAX_PEERS];
     int nin, nout;
+    int race_in;             /* several rendezvous senders: we pick among them */
+    int races, late;         /* races decided; partners' messages that came
+                                after a race they could have entered */
+    double decided;          /* the end of the last race decided */
     uint64_t rng;
     double vt;               /* the task's virtual clock */
     FILE *sink;
@@ -115,6 +139,16 @@ static void die(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fputc('\n', stderr);
     exit(1);
+}
+
+/* SplitMix64's finaliser: a well-mixed, never-zero state for xorshift */
+static uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x ? x : 1;
 }
 
 /* xorshift64*: a fixed stream per task (reproducible runs) */
@@ -187,14 +221,19 @@ static void read_msg(run *r, peer *p, int incoming)
             die("a peer closed its connection (%s)", k < 0 ? strerror(errno) : "EOF");
         got += (size_t)k;
     }
-    (void)r;
     if (!incoming && m.type == MSG_CREDIT) {
         p->credit++;
         p->credit_at = m.at;
+        r->late += p->cap == 0 && r->nout > 1 && m.at < r->decided;
         return;
     }
     if (incoming && m.type == MSG_END) {
         p->ended = 1;
+        return;
+    }
+    if (incoming && m.type == MSG_OFFER && r->race_in) {
+        p->offer_at = m.at;
+        r->late += m.at < r->decided;
         return;
     }
     if (!incoming || m.type != MSG_ITEM)
@@ -207,20 +246,59 @@ static void read_msg(run *r, peer *p, int incoming)
     p->pending[p->npending++] = m.at;
 }
 
-/* Wait for a message on any peer of the set and read it. */
-static void wait_any(run *r, int incoming)
+/* Wait for a message on any peer of the set and read it; with a deadline
+ * (monotonic seconds; < 0: none), 0 when it passed without one. */
+static int wait_any(run *r, int incoming, double deadline)
 {
     peer *ps = incoming ? r->in : r->out;
-    int n = incoming ? r->nin : r->nout;
+    int n = incoming ? r->nin : r->nout, got;
     struct pollfd pf[MAX_PEERS];
     for (int k = 0; k < n; k++)
-        pf[k] = (struct pollfd){ ps[k].fd, POLLIN, 0 };
-    while (poll(pf, (nfds_t)n, -1) < 0)
+        pf[k] = (struct pollfd){ incoming && ps[k].ended ? -1 : ps[k].fd, POLLIN, 0 };
+    for (;;) {
+        int ms = deadline < 0 ? -1 : (int)ceil((deadline - now()) * 1000);
+        if (deadline >= 0 && ms <= 0)
+            return 0;
+        if ((got = poll(pf, (nfds_t)n, ms)) >= 0)
+            break;
         if (errno != EINTR)
             die("poll: %s", strerror(errno));
+    }
     for (int k = 0; k < n; k++)
         if (pf[k].revents)
             read_msg(r, &ps[k], incoming);
+    return got > 0;
+}
+
+/* ---- races: a rendezvous with several partners ----------------------------- */
+
+/* The partner whose move ends first among those ready (ready[k] >= 0: the
+ * time partner k was ready), drawing the clocks of the ones new to this
+ * race; -1 when none is ready. */
+static int race_winner(run *r, peer *ps, int n, const double *ready)
+{
+    int win = -1;
+    for (int k = 0; k < n; k++) {
+        if (ready[k] < 0)
+            continue;
+        if (ps[k].clock < 0)
+            ps[k].clock = (ready[k] > r->vt ? ready[k] : r->vt) + draw(r, ps[k].latency, r->lat_exp);
+        if (win < 0 || ps[k].clock < ps[win].clock)
+            win = k;
+    }
+    return win;
+}
+
+/* The race is decided: the winner's move ended at its clock. */
+static void race_end(run *r, peer *ps, int n, int win)
+{
+    r->vt = ps[win].clock;
+    for (int k = 0; k < n; k++)
+        ps[k].clock = -1;
+    if (n > 1) {
+        r->decided = r->vt;
+        r->races++;
+    }
 }
 
 /* ---- the task's cycle: receive, compute, send ---------------------------- */
@@ -239,9 +317,34 @@ static int earliest(run *r, int *slot)
     return best;
 }
 
+/* Several rendezvous senders: they offer their items, we take the one
+ * whose move ends first; 0 when every sender has ended. */
+static int receive_race(run *r)
+{
+    double ready[MAX_PEERS];
+    for (;;) {
+        int open = 0;
+        for (int k = 0; k < r->nin; k++) {
+            ready[k] = r->in[k].offer_at;
+            open += !r->in[k].ended;
+        }
+        int win = race_winner(r, r->in, r->nin, ready);
+        if (win < 0 && !open)
+            return 0;
+        if (wait_any(r, 1, win < 0 ? -1 : r->in[win].clock + GRACE))
+            continue;                                   /* news: look again */
+        race_end(r, r->in, r->nin, win);
+        r->in[win].offer_at = -1;
+        send_msg(r->in[win].fd, MSG_CREDIT, r->vt);     /* the sender goes on from then */
+        return 1;
+    }
+}
+
 /* Take the next item; 0 when every sender has ended. */
 static int receive(run *r)
 {
+    if (r->race_in)
+        return receive_race(r);
     for (;;) {
         for (int k = 0; k < r->nin; k++)
             if (r->in[k].cap == 0 && !r->in[k].asked && !r->in[k].ended) {
@@ -266,11 +369,45 @@ static int receive(run *r)
             open += !r->in[j].ended;
         if (!open)
             return 0;
-        wait_any(r, 1);
+        wait_any(r, 1, -1);
     }
 }
 
-static void send_item(run *r)
+/* Rendezvous to a receiver that picks among several senders: offer the
+ * item and stay blocked until it says the move has ended. */
+static void offer(run *r, peer *p)
+{
+    send_msg(p->fd, MSG_OFFER, r->vt);
+    while (p->credit == 0)
+        wait_any(r, 0, -1);
+    p->credit--;
+    r->vt = p->credit_at;
+    sleep_until(r->vt);
+}
+
+/* Rendezvous to receivers that ask (a credit each when ready): the move
+ * that ends first wins, with one partner simply the move to it. */
+static void send_race(run *r)
+{
+    double ready[MAX_PEERS];
+    for (;;) {
+        for (int k = 0; k < r->nout; k++)
+            ready[k] = r->out[k].credit > 0 ? r->out[k].credit_at : -1;
+        int win = race_winner(r, r->out, r->nout, ready);
+        if (win < 0 || r->nout > 1) {
+            if (wait_any(r, 0, win < 0 ? -1 : r->out[win].clock + GRACE))
+                continue;
+        }
+        race_end(r, r->out, r->nout, win);
+        send_msg(r->out[win].fd, MSG_ITEM, r->vt);
+        r->out[win].credit--;
+        sleep_until(r->vt);            /* blocked for the whole move */
+        return;
+    }
+}
+
+/* Buffered moves: hand the item to a move with room, at random among them. */
+static void send_buffered(run *r)
 {
     for (int waited = 0;; waited = 1) {
         int ready[MAX_PEERS], n = 0;
@@ -279,22 +416,26 @@ static void send_item(run *r)
                 ready[n++] = k;
         if (n > 0) {
             peer *p = &r->out[ready[(int)(uniform(r) * n) % n]];
-            /* the move starts when both ends were ready (rendezvous), or
-             * when the room we waited for was made (buffer) */
-            double start = (p->cap == 0 || waited) && p->credit_at > r->vt ? p->credit_at : r->vt;
-            double at = start + draw(r, p->latency, r->lat_exp);
-            send_msg(p->fd, MSG_ITEM, at);
+            /* the move starts when we were ready, or when the room we
+             * waited for was made */
+            double start = waited && p->credit_at > r->vt ? p->credit_at : r->vt;
+            send_msg(p->fd, MSG_ITEM, start + draw(r, p->latency, r->lat_exp));
             p->credit--;
-            if (p->cap == 0) {
-                sleep_until(at);        /* rendezvous: blocked for the whole move */
-                r->vt = at;
-            } else {
-                r->vt = start;
-            }
+            r->vt = start;
             return;
         }
-        wait_any(r, 0);
+        wait_any(r, 0, -1);
     }
+}
+
+static void send_item(run *r)
+{
+    if (r->out[0].cap > 0)
+        send_buffered(r);
+    else if (r->out[0].arbiter)
+        offer(r, &r->out[0]);
+    else
+        send_race(r);
 }
 
 static void cycle(run *r)
@@ -345,6 +486,39 @@ static int connect_to(int port)
     return -1;
 }
 
+/* The rendezvous moves (capacity 0 on this placement) into task t, or out
+ * of it. */
+static int rendezvous_of(const skel_dag *d, const skel_platform *p, const int *place, int t,
+                         int into)
+{
+    int n = 0;
+    for (int e = 0; e < d->nedges; e++) {
+        int f = d->edges[e].from, to = d->edges[e].to, cap;
+        double scv;
+        if ((into ? to : f) != t || f < 0 || to < 0)
+            continue;
+        skel_platform_move_kind(p, place[f], place[to], &scv, &cap);
+        n += cap == 0;
+    }
+    return n;
+}
+
+/* Who picks the partner of each move: a task with several rendezvous
+ * partners on one side (see the header); runs the model would need more
+ * for are refused. */
+static void roles(run *r)
+{
+    for (int k = 1; k < r->nout; k++)
+        if ((r->out[k].cap == 0) != (r->out[0].cap == 0))
+            die("a task sends on both rendezvous and buffered moves%s", "");
+    for (int k = 0; k < r->nin; k++)
+        if (r->nin > 1 && r->in[k].cap == 0)
+            r->race_in = 1;
+    for (int k = 0; k < r->nin; k++)
+        if (r->race_in && r->in[k].cap > 0)
+            die("a task receives on both rendezvous and buffered moves%s", "");
+}
+
 /* The tasks this one exchanges items with, from the skeleton's graph. */
 static void peers(run *r, const skel_dag *d, const skel_platform *p, const int *place)
 {
@@ -361,10 +535,17 @@ static void peers(run *r, const skel_dag *d, const skel_platform *p, const int *
         if (skel_platform_link(p, place[f], place[t], &lat, &bw, &err) < 0)
             die("%s", err.msg);
         skel_platform_move_kind(p, place[f], place[t], &scv, &cap);
+        if (r->nin == MAX_PEERS || r->nout == MAX_PEERS)
+            die("more partners than the runner's %s", "64");
         peer *q = f == r->task ? &r->out[r->nout++] : &r->in[r->nin++];
         *q = (peer){ .task = f == r->task ? t : f, .edge = e, .cap = cap, .latency = lat,
-                     .credit = cap };
+                     .credit = cap, .offer_at = -1, .clock = -1,
+                     .arbiter = f == r->task && cap == 0 &&
+                                rendezvous_of(d, p, place, t, 1) > 1 };
+        if (cap == 0 && rendezvous_of(d, p, place, f, 0) > 1 && rendezvous_of(d, p, place, t, 1) > 1)
+            die("a rendezvous between two farms has no runner%s", "");
     }
+    roles(r);
 }
 
 static void connect_all(run *r)
@@ -456,8 +637,10 @@ int main(int argc, char **argv)
     r.lat_exp = strcmp(arg(argc, argv, "--latency", "exp"), "exp") == 0;
     r.ps = strcmp(arg(argc, argv, "--sharing", "ps"), "ps") == 0;
     setup(&r, argc, argv);
-    r.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(r.task + 1) * 0xbf58476d1ce4e5b9ull) ^
-            (uint64_t)atoi(arg(argc, argv, "--seed", "1"));
+    /* each (seed, task) its own stream: seeds that differ in one bit (job
+     * ids 4 and 5) must not give correlated draws */
+    r.rng = splitmix(splitmix(strtoull(arg(argc, argv, "--seed", "1"), NULL, 10)) +
+                     (uint64_t)r.task + 1);
     const char *out = arg(argc, argv, "--out", "");
     if (!r.nout && *out && !(r.sink = fopen(out, "w")))
         die("%s: cannot write", out);
@@ -466,6 +649,8 @@ int main(int argc, char **argv)
     cycle(&r);
     if (r.sink)
         fclose(r.sink);
+    if (r.races)    /* the harness sums these: how often the load may have changed a race */
+        fprintf(stderr, "skelrun: task %d: races %d late %d\n", r.task, r.races, r.late);
     for (int k = 0; k < r.nin; k++) {
         free(r.in[k].pending);
         close(r.in[k].fd);
