@@ -18,7 +18,7 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 PKGS="build-essential autoconf automake libtool pkg-config git
-check libsubunit-dev libxml2-dev libsuitesparse-dev libopenblas0-serial
+check libsubunit-dev libxml2-dev libsuitesparse-dev liblapack-dev libblas-dev libopenblas0-serial
 libsundials-cvode6 libsundials-nvecserial6 libsundials-sunmatrix4
 libslurm-dev slurmctld slurmd slurm-client munge libmunge-dev
 gnuplot-nox valgrind

@@ -1,10 +1,12 @@
 /* pepa_solve: steady-state distribution pi of a CTMC, pi Q = 0, sum pi = 1.
  *
  * Methods:
- *   direct  - sparse LU (SuiteSparse UMFPACK) of Q^T with one state's
- *             probability pinned (its equation and unknown dropped), then
- *             normalised; exact up to rounding. Refused
- *             when UMFPACK's symbolic analysis predicts more than
+ *   direct  - sparse LU of Q^T with one state's probability pinned (its
+ *             equation and unknown dropped), then normalised; exact up to
+ *             rounding. SuiteSparse UMFPACK; from 10,000 states (unless
+ *             the caps are AUTO's), METIS nested dissection and the
+ *             multifrontal LU of lu.h, UMFPACK again if that is over the
+ *             caps. Refused when the symbolic analysis predicts more than
  *             PEPA_DIRECT_MAX_BYTES / PEPA_DIRECT_MAX_FLOPS.
  *   gs      - Gauss-Seidel sweeps over the rows of Q^T, with Anderson
  *             acceleration (opts.plain turns it off).
@@ -145,12 +147,18 @@ pepa_method pepa_solve_choose(const pepa_ctmc *q);
 int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                       pepa_solve_result *res, diag *err);
 
-/* The direct method, refusing (return 1, with a message) when UMFPACK's
+/* The direct method, refusing (return 1, with a message) when the
  * symbolic analysis predicts more than max_bytes of memory or max_flops
  * for the factorisation (pi untouched then). pepa_solve_direct uses PEPA_DIRECT_MAX_BYTES and
  * PEPA_DIRECT_MAX_FLOPS, AUTO the tighter PEPA_AUTO_DIRECT_*. */
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err);
+
+/* The direct method with UMFPACK alone (METIS ordering from 10,000
+ * states), as it was before the multifrontal LU: the reference that
+ * bench_solve measures the direct method against. */
+int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                              pepa_solve_result *res, diag *err);
 
 int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                   pepa_solve_result *res, diag *err);

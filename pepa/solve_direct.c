@@ -1,4 +1,6 @@
-/* pepa_solve_direct: pi Q = 0, sum pi = 1 by sparse LU (SuiteSparse UMFPACK).
+/* pepa_solve_direct: pi Q = 0, sum pi = 1 by sparse LU (SuiteSparse
+ * UMFPACK; for large chains under an explicit request, nested dissection
+ * and the multifrontal LU of lu.h).
  *
  * The n balance equations Q^T pi = 0 of an irreducible chain have rank
  * n - 1: one of them is redundant. We pin pi_r = 1 for one state r, drop
@@ -20,7 +22,8 @@
  *
  * Our arrays hold Q^T by rows, which read by columns is Q itself; so we
  * build M = (Q without row and column r, diagonal added) by columns
- * without a transpose and ask UMFPACK for M^T x = b, b_j = -Q(r,j).
+ * without a transpose and ask UMFPACK for M^T x = b, b_j = -Q(r,j) (the
+ * multifrontal LU factorises M^T itself).
  *
  * Error estimate (opts->error): one step of iterative refinement. The
  * residual of x in the reduced system, solved with the same factors, gives
@@ -30,6 +33,7 @@
  * error of x + d. */
 #include "solve.h"
 #include "internal.h"
+#include "lu.h"
 
 #include <float.h>
 #include <math.h>
@@ -38,8 +42,9 @@
 #ifdef HAVE_UMFPACK
 #include <suitesparse/umfpack.h>
 
-/* From this size on, the fill-reducing ordering is METIS's (see pinned). */
-#define PIN_METIS_STATES 10000
+/* From this size on, an explicit request factorises by nested dissection
+ * and the multifrontal LU (see factorise). */
+#define PIN_MF_STATES 10000
 
 static const char *umf_status(double status)
 {
@@ -177,6 +182,21 @@ int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *p
     return rc == 0 ? 0 : -1;
 }
 
+/* What a factorisation may cost, and which may run. */
+typedef struct caps {
+    double bytes, flops;
+    int umfpack_only;       /* the reference (pepa_solve_direct_umfpack) */
+} caps;
+
+/* Over the caps: the message, and 1. */
+static int over_caps(double bytes, double flops, double max_bytes, double max_flops, diag *err)
+{
+    diag_set(err, "direct solver: the LU factors of this chain would need about %.0f MB "
+             "and %.2g flops (limits %.0f MB, %.2g flops); use gs, sor or gmres",
+             bytes / 1e6, flops, max_bytes / 1e6, max_flops);
+    return 1;
+}
+
 /* The symbolic analysis is cheap (about a pass over the matrix) and
  * predicts the LU's memory and flops; high-dimensional chains (product
  * state spaces, as PEPA builds) can fill in heavily even when small. So we
@@ -196,10 +216,7 @@ static int factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSpa
     double bytes = info[UMFPACK_PEAK_MEMORY_ESTIMATE] * info[UMFPACK_SIZE_OF_UNIT];
     double flops = info[UMFPACK_FLOPS_ESTIMATE];
     if (bytes > max_bytes || flops > max_flops) {
-        diag_set(err, "direct solver: the LU factors of this chain would need about %.0f MB "
-                 "and %.2g flops (limits %.0f MB, %.2g flops); use gs, sor or gmres",
-                 bytes / 1e6, flops, max_bytes / 1e6, max_flops);
-        rc = 1;
+        rc = over_caps(bytes, flops, max_bytes, max_flops, err);
     } else {
         st = umfpack_dl_numeric(Ap, Ai, Ax, sym, num, control, info);
         if (st != UMFPACK_OK)
@@ -210,24 +227,40 @@ static int factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSpa
     return rc;
 }
 
+/* The factors of M^T: UMFPACK's (num) or the multifrontal ones (mf). */
+typedef struct factors {
+    void *num;
+    pepa_lu *mf;
+    double *control;
+} factors;
+
+/* x = M^-T b. Returns 0 or -1. */
+static int lu_solve(const factors *f, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
+                    const double *Ax, const double *b, double *x, diag *err)
+{
+    if (f->mf) {
+        pepa_lu_solve(f->mf, b, x);
+        return 0;
+    }
+    double info[UMFPACK_INFO];
+    SuiteSparse_long st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, x, b, f->num, f->control,
+                                           info);
+    if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix)
+        return diag_set(err, "direct solver: UMFPACK solve failed: %s", umf_status((double)st));
+    return 0;
+}
+
 /* Solve M^T x = b, then one refinement step (see the top): x += d, with
  * |d| in d. rr is scratch (m entries). Returns 0 or -1. */
 static int solve_refine(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
-                        const double *Ax, void *num, double *control, const double *b,
-                        double *x, double *d, double *rr, diag *err)
+                        const double *Ax, const factors *f, const double *b, double *x,
+                        double *d, double *rr, diag *err)
 {
-    double info[UMFPACK_INFO];
-    /* Our own refinement step below is the one that counts (it gives the
-     * error estimate); UMFPACK's own steps before it would cost two more
-     * solves, a tenth of a 27,000-state grid's time. */
-    control[UMFPACK_IRSTEP] = 0;
-    SuiteSparse_long st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, x, b, num, control, info);
-    if (st == UMFPACK_OK) {
-        reduced_residual(m, Ap, Ai, Ax, x, b, rr);
-        st = umfpack_dl_solve(UMFPACK_At, Ap, Ai, Ax, d, rr, num, control, info);
-    }
-    if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix)
-        return diag_set(err, "direct solver: UMFPACK solve failed: %s", umf_status((double)st));
+    if (lu_solve(f, Ap, Ai, Ax, b, x, err))
+        return -1;
+    reduced_residual(m, Ap, Ai, Ax, x, b, rr);
+    if (lu_solve(f, Ap, Ai, Ax, rr, d, err))
+        return -1;
     for (SuiteSparse_long j = 0; j < m; j++) {
         x[j] += d[j];
         d[j] = fabs(d[j]);
@@ -266,10 +299,60 @@ static int finish(const pepa_ctmc *q, uint32_t r, double *pi, double *d,
     return 0;
 }
 
+/* The multifrontal LU of M^T (lu.h), ordered by nested dissection:
+ * returns 0 with the factors, 1 over the caps, -1 on failure. */
+static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
+                     const double *Ax, double max_bytes, double max_flops, factors *f, diag *err)
+{
+    double flops, bytes;
+    f->mf = pepa_lu_analyse(m, Ap, Ai, PEPA_LU_METIS, &flops, &bytes, err);
+    if (!f->mf)
+        return -1;
+    if (bytes > max_bytes || flops > max_flops)
+        return over_caps(bytes, flops, max_bytes, max_flops, err);
+    return pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, err);
+}
+
+/* The factors of M^T: below PIN_MF_STATES, or when the caps are AUTO's
+ * (its look at the cost must be cheap: inside the Slurm plugin it runs
+ * against the decision's budget), UMFPACK with AMD/COLAMD; otherwise
+ * nested dissection (METIS) and the multifrontal LU. On the product
+ * spaces PEPA builds, nested dissection fills in far less than
+ * AMD/COLAMD (a 30^3 grid walk: 5.8e9 flops against 1.0e10), and the
+ * multifrontal LU runs at 20-30 GFlop/s where UMFPACK ran at 3-5
+ * (bench_solve direct). Returns 0, 1 (over the caps) or -1. */
+static int factorise(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
+                     const double *Ax, const caps *c, factors *f, diag *err)
+{
+    int large = m >= PIN_MF_STATES && c->flops > PEPA_AUTO_DIRECT_FLOPS;
+    if (large && !c->umfpack_only) {
+        diag over;
+        diag_clear(&over);
+        int rc = mf_factor(m, Ap, Ai, Ax, c->bytes, c->flops, f, &over);
+        if (rc != 1) {
+            if (rc && err)
+                *err = over;
+            return rc;
+        }
+        /* Over the caps: the factors take the pattern of A + A^T, which on
+         * a chain of one-way moves fills in far more than UMFPACK's
+         * unsymmetric ordering; that one may fit. */
+        pepa_lu_free(f->mf);
+        f->mf = NULL;
+    }
+    umfpack_dl_defaults(f->control);
+    if (large)                              /* the reference: as before the multifrontal LU */
+        f->control[UMFPACK_ORDERING] = UMFPACK_ORDERING_METIS;
+    f->control[UMFPACK_PRL] = 0;            /* library code: never print */
+    /* Our own refinement step is the one that counts (it gives the error
+     * estimate); UMFPACK's own steps before it would cost two more solves. */
+    f->control[UMFPACK_IRSTEP] = 0;
+    return factor(m, Ap, Ai, Ax, c->bytes, c->flops, f->control, &f->num, err);
+}
+
 /* One pinned solve: x (n - 1 entries, in pi) and its error bound d.
  * Returns 0, 1 (over the caps) or -1. */
-static int pinned(const pepa_ctmc *q, uint32_t r, double max_bytes, double max_flops, double *x,
-                  double *d, diag *err)
+static int pinned(const pepa_ctmc *q, uint32_t r, const caps *c, double *x, double *d, diag *err)
 {
     uint32_t n = q->n;
     SuiteSparse_long m = (SuiteSparse_long)n - 1, *Ap = NULL, *Ai = NULL;
@@ -281,23 +364,12 @@ static int pinned(const pepa_ctmc *q, uint32_t r, double max_bytes, double max_f
         return diag_set(err, "direct solver: out of memory building the matrix (%u states)", n);
     }
     double control[UMFPACK_CONTROL];
-    umfpack_dl_defaults(control);
-    control[UMFPACK_PRL] = 0;               /* library code: never print */
-    /* Nested dissection (METIS) fills in far less than AMD/COLAMD on the
-     * product spaces PEPA builds (bench_solve: a 30^3 grid 8.4 M factor
-     * entries against 11 M, 5.4e9 flops against 1.0e10), and costs about a
-     * tenth of a second more to compute, which only pays on larger chains,
-     * and only when the factorisation will be done: AUTO's look at the cost
-     * (its caps, PEPA_AUTO_DIRECT_FLOPS) refuses such chains anyway, and
-     * there METIS was most of the cost of a placement decision in the
-     * Slurm plugin (a 26,244-state chain: 1.9 s of CPU against 0.9 s). */
-    if (m >= PIN_METIS_STATES && max_flops > PEPA_AUTO_DIRECT_FLOPS)
-        control[UMFPACK_ORDERING] = UMFPACK_ORDERING_METIS;
-    void *num = NULL;
-    int rc = factor(m, Ap, Ai, Ax, max_bytes, max_flops, control, &num, err);
+    factors f = {.control = control};
+    int rc = factorise(m, Ap, Ai, Ax, c, &f, err);
     if (rc == 0)
-        rc = solve_refine(m, Ap, Ai, Ax, num, control, b, x, d, rr, err);
-    umfpack_dl_free_numeric(&num);
+        rc = solve_refine(m, Ap, Ai, Ax, &f, b, x, d, rr, err);
+    umfpack_dl_free_numeric(&f.num);
+    pepa_lu_free(f.mf);
     free(Ax);
     free(Ai);
     free(Ap);
@@ -367,8 +439,8 @@ static uint32_t most_probable(uint32_t n, uint32_t r, const double *x, double *x
     return best;
 }
 
-int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
-                             double max_flops, double *pi, pepa_solve_result *res, diag *err)
+static int direct(const pepa_ctmc *q, const pepa_solve_opts *opts, const caps *c, double *pi,
+                  pepa_solve_result *res, diag *err)
 {
     uint32_t n = q->n;
     res->iterations = 1;
@@ -381,11 +453,11 @@ int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, do
     if (!d)
         return diag_set(err, "direct solver: out of memory (%u states)", n);
     uint32_t r = guess_pin(q, pi);
-    int rc = pinned(q, r, max_bytes, max_flops, pi, d, err);
+    int rc = pinned(q, r, c, pi, d, err);
     uint32_t best = rc == 0 ? most_probable(n, r, pi, &xmax) : r;
     if (rc == 0 && xmax * PIN_RATIO > 1.0) {
         r = best;
-        rc = pinned(q, r, max_bytes, max_flops, pi, d, err);
+        rc = pinned(q, r, c, pi, d, err);
     }
     if (rc == 0)
         rc = finish(q, r, pi, d, opts, res, err);
@@ -393,7 +465,27 @@ int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, do
     return rc;
 }
 
+int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
+                             double max_flops, double *pi, pepa_solve_result *res, diag *err)
+{
+    caps c = {max_bytes, max_flops, 0};
+    return direct(q, opts, &c, pi, res, err);
+}
+
+int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                              pepa_solve_result *res, diag *err)
+{
+    caps c = {PEPA_DIRECT_MAX_BYTES, PEPA_DIRECT_MAX_FLOPS, 1};
+    return direct(q, opts, &c, pi, res, err) == 0 ? 0 : -1;
+}
+
 #else /* !HAVE_UMFPACK */
+
+int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
+                              pepa_solve_result *res, diag *err)
+{
+    return pepa_solve_direct_capped(q, opts, 0.0, 0.0, pi, res, err);
+}
 
 int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                       pepa_solve_result *res, diag *err)

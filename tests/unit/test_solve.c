@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pepa/ctmc.h"
+#include "pepa/lu.h"
 #include "pepa/solve.h"
 #include "suite.h"
 
@@ -71,6 +72,18 @@ static pepa_ctmc *two_state(double a, double b)
     return pepa_ctmc_from_triples(2, 2, src, dst, rate);
 }
 
+/* The chain of k triples, which are freed. */
+static pepa_ctmc *from_triples_free(uint32_t n, size_t k, uint32_t *src, uint32_t *dst,
+                                    double *rate)
+{
+    pepa_ctmc *q = pepa_ctmc_from_triples(n, k, src, dst, rate);
+    free(rate);
+    free(dst);
+    free(src);
+    ck_assert(q);
+    return q;
+}
+
 /* 0..n-1, up at lambda, down at mu */
 static pepa_ctmc *birth_death(uint32_t n, double lambda, double mu)
 {
@@ -83,12 +96,7 @@ static pepa_ctmc *birth_death(uint32_t n, double lambda, double mu)
         src[k] = i, dst[k] = i + 1, rate[k++] = lambda;
         src[k] = i + 1, dst[k] = i, rate[k++] = mu;
     }
-    pepa_ctmc *q = pepa_ctmc_from_triples(n, m, src, dst, rate);
-    free(rate);
-    free(dst);
-    free(src);
-    ck_assert(q);
-    return q;
+    return from_triples_free(n, m, src, dst, rate);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -133,13 +141,8 @@ static pepa_ctmc *random_chain(uint32_t n, int deg, double lo, double hi, uint64
             rate[k++] = lo * pow(hi / lo, rng_unit(&s));
         }
     }
-    pepa_ctmc *q = pepa_ctmc_from_triples(n, k, src, dst, rate);
-    free(rate);
-    free(dst);
-    free(src);
     free(perm);
-    ck_assert(q);
-    return q;
+    return from_triples_free(n, k, src, dst, rate);
 }
 
 /* ------------------------------------------------------------ ctmc */
@@ -835,6 +838,203 @@ START_TEST(test_recurrent_only)
 }
 END_TEST
 
+#ifdef HAVE_UMFPACK
+/* ------------------------------------------------------------ multifrontal LU */
+
+/* A random sparse m x m matrix by columns: deg entries per column at
+ * random rows (an unsymmetric pattern), of either sign, and a diagonal
+ * that dominates its column. */
+static void random_sparse(int64_t m, int deg, uint64_t seed, int64_t **pp, int64_t **pi,
+                          double **px)
+{
+    uint64_t s = seed * 2654435761u + 7;
+    int64_t *p = malloc((size_t)(m + 1) * sizeof *p);
+    int64_t *ri = malloc((size_t)m * (size_t)(deg + 1) * sizeof *ri);
+    double *x = malloc((size_t)m * (size_t)(deg + 1) * sizeof *x);
+    ck_assert(p && ri && x);
+    int64_t k = 0;
+    for (int64_t j = 0; j < m; j++) {
+        p[j] = k;
+        double sum = 0.0;
+        int64_t dk = k++;
+        ri[dk] = j;
+        for (int d = 0; d < deg && m > 1; d++) {
+            int64_t i = (int64_t)(rng_next(&s) % (uint64_t)m);
+            int dup = i == j;
+            for (int64_t q = p[j]; q < k; q++)
+                dup |= ri[q] == i;
+            if (dup)
+                continue;
+            ri[k] = i;
+            x[k] = rng_unit(&s) - 0.7;
+            sum += fabs(x[k++]);
+        }
+        x[dk] = 1.0 + sum;
+    }
+    p[m] = k;
+    *pp = p;
+    *pi = ri;
+    *px = x;
+}
+
+/* y = A x, or A^T x (A by columns). */
+static void spmv(int64_t m, const int64_t *p, const int64_t *i, const double *a, int trans,
+                 const double *x, double *y)
+{
+    for (int64_t r = 0; r < m; r++)
+        y[r] = 0.0;
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t k = p[j]; k < p[j + 1]; k++) {
+            if (trans)
+                y[j] += a[k] * x[i[k]];
+            else
+                y[i[k]] += a[k] * x[j];
+        }
+}
+
+/* Factorise (A or A^T, AMD or METIS) and solve for a known x. */
+static void lu_check(int64_t m, const int64_t *p, const int64_t *i, const double *a, int trans,
+                     pepa_lu_order order)
+{
+    double *x = malloc((size_t)m * sizeof *x), *b = malloc((size_t)m * sizeof *b);
+    double *y = malloc((size_t)m * sizeof *y), flops, bytes;
+    ck_assert(x && b && y);
+    for (int64_t k = 0; k < m; k++)
+        x[k] = 1.0 + (double)(k % 7);
+    spmv(m, p, i, a, trans, x, b);
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(m, p, i, order, &flops, &bytes, &e);
+    ck_assert_msg(lu != NULL, "%s", e.msg);
+    ck_assert(flops >= 0.0 && bytes > 0.0);
+    ck_assert_msg(pepa_lu_factor(lu, p, i, a, trans, &e) == 0, "%s", e.msg);
+    pepa_lu_solve(lu, b, y);
+    ck_assert_msg(max_abs_diff((uint32_t)m, x, y) < 1e-10, "m %ld trans %d order %d: error %g",
+                  (long)m, trans, (int)order, max_abs_diff((uint32_t)m, x, y));
+    pepa_lu_free(lu);
+    free(y);
+    free(b);
+    free(x);
+}
+
+/* The LU module alone: random unsymmetric patterns of many sizes, A and
+ * A^T, both orderings; a block that needs a row exchange; a singular
+ * matrix refused. */
+START_TEST(test_lu_module)
+{
+    static const int64_t sizes[] = {1, 2, 3, 17, 200, 1500};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int64_t *p, *i;
+        double *a;
+        random_sparse(sizes[k], 3, (uint64_t)k + 1, &p, &i, &a);
+        for (int trans = 0; trans < 2; trans++) {
+            lu_check(sizes[k], p, i, a, trans, PEPA_LU_AMD);
+            lu_check(sizes[k], p, i, a, trans, PEPA_LU_METIS);
+        }
+        free(a);
+        free(i);
+        free(p);
+    }
+    int64_t p2[] = {0, 2, 4}, i2[] = {0, 1, 0, 1};
+    double swap[] = {0.0, 1.0, 1.0, 0.0}, ones[] = {1.0, 1.0, 1.0, 1.0};
+    lu_check(2, p2, i2, swap, 0, PEPA_LU_AMD);    /* zero leading pivot: exchanged */
+    double flops, bytes;
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(2, p2, i2, PEPA_LU_AMD, &flops, &bytes, &e);
+    ck_assert(lu);
+    ck_assert_int_eq(pepa_lu_factor(lu, p2, i2, ones, 0, &e), -1);
+    ck_assert_msg(strstr(e.msg, "singular") != NULL, "%s", e.msg);
+    pepa_lu_free(lu);
+}
+END_TEST
+
+/* A 2-D walk of L x L states: right and up, and back diagonally down-left
+ * (an unsymmetric pattern), rates by position. */
+static pepa_ctmc *diag_walk(uint32_t L)
+{
+    uint32_t n = L * L;
+    size_t m = 3 * (size_t)n, k = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(src && dst && rate);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t x = v % L, y = v / L;
+        if (x + 1 < L)
+            src[k] = v, dst[k] = v + 1, rate[k++] = 1.0 + 0.01 * (double)(y % 7);
+        if (y + 1 < L)
+            src[k] = v, dst[k] = v + L, rate[k++] = 1.5 + 0.02 * (double)(x % 5);
+        if (x > 0 && y > 0)
+            src[k] = v, dst[k] = v - L - 1, rate[k++] = 2.0;
+    }
+    return from_triples_free(n, k, src, dst, rate);
+}
+
+/* A 3-D grid walk of L^3 states, rates by direction. */
+static pepa_ctmc *grid3(uint32_t L)
+{
+    uint32_t n = L * L * L, st[3] = {L * L, L, 1};
+    size_t m = 6 * (size_t)n, k = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(src && dst && rate);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t c[3] = {v / (L * L), v / L % L, v % L};
+        for (int d = 0; d < 3; d++) {
+            if (c[d] + 1 < L)
+                src[k] = v, dst[k] = v + st[d], rate[k++] = 1.5 + d;
+            if (c[d] > 0)
+                src[k] = v, dst[k] = v - st[d], rate[k++] = 1.0 + d;
+        }
+    }
+    return from_triples_free(n, k, src, dst, rate);
+}
+
+/* Chains of 10,000 states and more under --method direct take the
+ * multifrontal LU: its answer agrees with UMFPACK's (the reference) and
+ * with Gauss-Seidel's to their error estimates, its residual is the real
+ * one, and its error estimate bounds the difference. */
+START_TEST(test_direct_large)
+{
+    pepa_ctmc *chains[2] = {grid3(22), diag_walk(105)};
+    for (int c = 0; c < 2; c++) {
+        pepa_ctmc *q = chains[c];
+        ck_assert(q->n >= 10000);
+        double *pi = malloc(q->n * sizeof *pi), *e = malloc(q->n * sizeof *e);
+        double *pu = malloc(q->n * sizeof *pu), *eu = malloc(q->n * sizeof *eu);
+        double *pg = malloc(q->n * sizeof *pg);
+        ck_assert(pi && e && pu && eu && pg);
+        pepa_solve_result res;
+        solve_ok(q, PEPA_METHOD_DIRECT, 1e-12, pi, &res);
+        ck_assert(res.method == PEPA_METHOD_DIRECT);
+        pepa_solve_opts o;
+        pepa_solve_opts_init(&o);
+        o.method = PEPA_METHOD_DIRECT;
+        o.error = e;
+        diag d;
+        diag_clear(&d);
+        ck_assert_msg(pepa_solve(q, &o, pi, &res, &d) == 0, "%s", d.msg);
+        o.error = eu;
+        o.tol = PEPA_DEFAULT_TOL;
+        ck_assert_msg(pepa_solve_direct_umfpack(q, &o, pu, &res, &d) == 0, "%s", d.msg);
+        solve_ok(q, PEPA_METHOD_GS, 1e-14, pg, &res);
+        for (uint32_t i = 0; i < q->n; i++)
+            ck_assert_msg(fabs(pi[i] - pu[i]) <= 4.0 * (e[i] + eu[i]) + 1e-16,
+                          "chain %d state %u: %.17g vs %.17g (estimates %g, %g)", c, i, pi[i],
+                          pu[i], e[i], eu[i]);
+        ck_assert_msg(max_abs_diff(q->n, pi, pg) < 1e-10, "chain %d: GS differs by %g", c,
+                      max_abs_diff(q->n, pi, pg));
+        free(pg);
+        free(eu);
+        free(pu);
+        free(e);
+        free(pi);
+        pepa_ctmc_free(q);
+    }
+}
+END_TEST
+#endif
+
 static Suite *solve_suite(void)
 {
     Suite *s = suite_create("solve");
@@ -868,6 +1068,14 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, test_error_estimate);
     tcase_add_test(tc, test_recurrent_only);
     suite_add_tcase(s, tc);
+
+#ifdef HAVE_UMFPACK
+    tc = tcase_create("multifrontal");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_lu_module);
+    tcase_add_test(tc, test_direct_large);
+    suite_add_tcase(s, tc);
+#endif
     return s;
 }
 

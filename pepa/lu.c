@@ -1,0 +1,505 @@
+/* pepa_lu: multifrontal sparse LU on CHOLMOD's supernodal analysis (see
+ * lu.h for why).
+ *
+ * Supernode s holds the pivot columns k1 = super[s] .. k2 - 1 of the
+ * permuted matrix B = A(p,p) and the row set rows[rp[s] .. rp[s+1]), whose
+ * first nc = k2 - k1 entries are k1 .. k2 - 1: the structure of column k1
+ * of L (and of row k1 of U, the pattern being symmetric). Its frontal
+ * matrix F (nr x nr, dense, column-major) gathers B's entries of these
+ * pivot rows and columns and the children's contribution blocks; then
+ *   F11 = P L11 U11 (LAPACK dgetrf: pivoting inside the block only),
+ *   U12 = L11^-1 P^T F12, L21 = F21 U11^-1, F22 -= L21 U12,
+ * and F22, the contribution block, waits on a stack for the parent (the
+ * supernodes are postordered, so a parent's children are on top). L's
+ * panel [L11\U11; L21] and U12 are kept for the solves.
+ *
+ * Reference: Duff and Reid, The multifrontal solution of indefinite sparse
+ * symmetric linear equations, ACM TOMS 9 (1983); Liu, The multifrontal
+ * method for sparse matrix solution, SIAM Review 34 (1992). */
+#define _DEFAULT_SOURCE         /* madvise */
+#include "lu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#ifdef HAVE_UMFPACK
+#include <suitesparse/cholmod.h>
+
+typedef SuiteSparse_long lu_int;
+
+/* LAPACK and BLAS (Fortran calling convention; Debian's OpenBLAS). */
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2,
+             const int *ipiv, const int *incx);
+void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const int *m, const int *n, const double *alpha, const double *a, const int *lda,
+            double *b, const int *ldb);
+void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b,
+            const int *ldb, const double *beta, double *c, const int *ldc);
+void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n,
+            const double *a, const int *lda, double *x, const int *incx);
+void dgemv_(const char *trans, const int *m, const int *n, const double *alpha,
+            const double *a, const int *lda, const double *x, const int *incx,
+            const double *beta, double *y, const int *incy);
+
+struct pepa_lu {
+    lu_int m, nsuper;
+    lu_int *perm;       /* B = A(perm, perm) */
+    lu_int *iperm;
+    lu_int *super;      /* nsuper + 1 */
+    lu_int *rp, *rows;  /* row sets */
+    lu_int *parent;     /* -1 for a root */
+    size_t *lp, *up;    /* offsets of each panel in lx, of each U12 in ux */
+    double *lx, *ux;
+    int *ipiv;          /* m: the pivot row of column k, within its supernode (1-based) */
+    size_t maxf;        /* largest front's order */
+    size_t stack;       /* peak doubles of waiting contribution blocks */
+};
+
+/* n doubles (at least one). The factors and fronts are large and written
+ * once: in 4 KB pages, faulting them in took a fifth of a 30^3 grid's
+ * factorisation; on transparent huge pages (Linux, where enabled) it
+ * costs next to nothing. Freed with free(). */
+#define LU_HUGE ((size_t)2 << 20)
+static double *big(size_t n)
+{
+    size_t bytes = (n ? n : 1) * sizeof(double);
+    if (bytes < 2 * LU_HUGE)
+        return malloc(bytes);
+    bytes = (bytes + LU_HUGE - 1) / LU_HUGE * LU_HUGE;
+    double *p = aligned_alloc(LU_HUGE, bytes);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, bytes, MADV_HUGEPAGE);   /* advice only: failure is harmless */
+#endif
+    return p;
+}
+
+void pepa_lu_free(pepa_lu *lu)
+{
+    if (!lu)
+        return;
+    free(lu->ipiv);
+    free(lu->ux);
+    free(lu->lx);
+    free(lu->up);
+    free(lu->lp);
+    free(lu->parent);
+    free(lu->rows);
+    free(lu->rp);
+    free(lu->super);
+    free(lu->iperm);
+    free(lu->perm);
+    free(lu);
+}
+
+/* ---------------------------------------------------------------- analysis */
+
+/* The pattern of A + A^T, upper part used (stype 1), for CHOLMOD. */
+static cholmod_sparse *sym_pattern(lu_int m, const int64_t *Ap, const int64_t *Ai,
+                                   cholmod_common *c)
+{
+    cholmod_sparse a = {0};
+    a.nrow = a.ncol = (size_t)m;
+    a.nzmax = (size_t)Ap[m];
+    a.p = (void *)Ap;
+    a.i = (void *)Ai;
+    a.stype = 0;
+    a.itype = CHOLMOD_LONG;
+    a.xtype = CHOLMOD_PATTERN;
+    a.dtype = CHOLMOD_DOUBLE;
+    a.sorted = 0;
+    a.packed = 1;
+    cholmod_sparse *at = cholmod_l_transpose(&a, 0, c);
+    cholmod_sparse *s = at ? cholmod_l_add(&a, at, NULL, NULL, 0, 1, c) : NULL;
+    cholmod_l_free_sparse(&at, c);
+    if (s)
+        s->stype = 1;
+    return s;
+}
+
+/* Copy what the numerical phase needs out of CHOLMOD's factor. */
+static int take_symbolic(pepa_lu *lu, const cholmod_factor *f)
+{
+    lu_int m = lu->m, ns = (lu_int)f->nsuper;
+    const lu_int *super = f->super, *pi = f->pi, *ls = f->s, *perm = f->Perm;
+    lu->nsuper = ns;
+    lu->perm = malloc((size_t)m * sizeof *lu->perm);
+    lu->iperm = malloc((size_t)m * sizeof *lu->iperm);
+    lu->super = malloc((size_t)(ns + 1) * sizeof *lu->super);
+    lu->rp = malloc((size_t)(ns + 1) * sizeof *lu->rp);
+    lu->rows = malloc((size_t)pi[ns] * sizeof *lu->rows);
+    lu->parent = malloc((size_t)ns * sizeof *lu->parent);
+    lu->lp = malloc((size_t)(ns + 1) * sizeof *lu->lp);
+    lu->up = malloc((size_t)(ns + 1) * sizeof *lu->up);
+    lu->ipiv = malloc((size_t)m * sizeof *lu->ipiv);
+    if (!lu->perm || !lu->iperm || !lu->super || !lu->rp || !lu->rows || !lu->parent
+        || !lu->lp || !lu->up || !lu->ipiv)
+        return -1;
+    memcpy(lu->perm, perm, (size_t)m * sizeof *perm);
+    memcpy(lu->super, super, (size_t)(ns + 1) * sizeof *super);
+    memcpy(lu->rp, pi, (size_t)(ns + 1) * sizeof *pi);
+    memcpy(lu->rows, ls, (size_t)pi[ns] * sizeof *ls);
+    for (lu_int k = 0; k < m; k++)
+        lu->iperm[perm[k]] = k;
+    return 0;
+}
+
+/* Each supernode's parent (the supernode of its first row below the
+ * diagonal block), value offsets, and the structure checks the
+ * numerical phase relies on. Returns 0 or -1. */
+static int tree(pepa_lu *lu)
+{
+    lu_int ns = lu->nsuper, *smap = malloc((size_t)lu->m * sizeof *smap);
+    if (!smap)
+        return -1;
+    for (lu_int s = 0; s < ns; s++)
+        for (lu_int k = lu->super[s]; k < lu->super[s + 1]; k++)
+            smap[k] = s;
+    int bad = 0;
+    lu->lp[0] = lu->up[0] = 0;
+    lu->maxf = 0;
+    for (lu_int s = 0; s < ns; s++) {
+        lu_int k1 = lu->super[s], nc = lu->super[s + 1] - k1, nr = lu->rp[s + 1] - lu->rp[s];
+        const lu_int *r = lu->rows + lu->rp[s];
+        for (lu_int i = 0; i < nc && i < nr; i++)
+            bad |= r[i] != k1 + i;
+        bad |= nr < nc;
+        lu->parent[s] = nr > nc ? smap[r[nc]] : -1;
+        bad |= nr > nc && lu->parent[s] <= s;
+        lu->lp[s + 1] = lu->lp[s] + (size_t)nr * (size_t)nc;
+        lu->up[s + 1] = lu->up[s] + (size_t)nc * (size_t)(nr - nc);
+        if ((size_t)nr > lu->maxf)
+            lu->maxf = (size_t)nr;
+    }
+    free(smap);
+    return bad ? -1 : 0;
+}
+
+/* Work and peak memory of the numerical phase, walking the supernodes as
+ * it will (contribution blocks pushed and popped). */
+static int predict(pepa_lu *lu, double *flops, double *bytes)
+{
+    double fl = 0.0;
+    size_t depth = 0, peak = 0, *cb = malloc((size_t)lu->nsuper * sizeof *cb);
+    lu_int *who = malloc((size_t)lu->nsuper * sizeof *who), top = 0;
+    for (lu_int s = 0; s < lu->nsuper && cb && who; s++) {
+        double nc = (double)(lu->super[s + 1] - lu->super[s]);
+        double nb = (double)(lu->rp[s + 1] - lu->rp[s]) - nc;
+        fl += 2.0 / 3.0 * nc * nc * nc + 2.0 * nc * nc * nb + 2.0 * nb * nb * nc;
+        while (top > 0 && lu->parent[who[top - 1]] == s)
+            depth -= cb[--top];
+        cb[top] = (size_t)nb * (size_t)nb;
+        who[top++] = s;
+        depth += cb[top - 1];
+        peak = depth > peak ? depth : peak;
+    }
+    int ok = cb && who;
+    lu->stack = peak;
+    free(who);
+    free(cb);
+    *flops = fl;
+    *bytes = 8.0 * ((double)lu->lp[lu->nsuper] + (double)lu->up[lu->nsuper] + (double)peak)
+             + 8.0 * (double)lu->maxf * (double)lu->maxf + 40.0 * (double)lu->m;
+    return ok ? 0 : -1;
+}
+
+static pepa_lu *analyse_fail(pepa_lu *lu, cholmod_factor **f, cholmod_sparse **s,
+                             cholmod_common *c, const char *why, diag *err)
+{
+    cholmod_l_free_factor(f, c);
+    cholmod_l_free_sparse(s, c);
+    cholmod_l_finish(c);
+    pepa_lu_free(lu);
+    diag_set(err, "direct solver: %s", why);
+    return NULL;
+}
+
+pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_lu_order order,
+                         double *flops, double *bytes, diag *err)
+{
+    cholmod_common c;
+    cholmod_sparse *s = NULL;
+    cholmod_factor *f = NULL;
+    pepa_lu *lu = calloc(1, sizeof *lu);
+    cholmod_l_start(&c);
+    c.print = 0;                        /* library code: never print */
+    c.nmethods = 1;
+    c.method[0].ordering = order == PEPA_LU_METIS ? CHOLMOD_METIS : CHOLMOD_AMD;
+    c.postorder = 1;
+    c.supernodal = CHOLMOD_SUPERNODAL;
+    if (!lu)
+        return analyse_fail(lu, &f, &s, &c, "out of memory", err);
+    lu->m = (lu_int)m;
+    s = sym_pattern(lu->m, Ap, Ai, &c);
+    f = s ? cholmod_l_analyze(s, &c) : NULL;
+    if (!f || !f->is_super)
+        return analyse_fail(lu, &f, &s, &c, c.status == CHOLMOD_OUT_OF_MEMORY
+                            ? "out of memory in the symbolic analysis"
+                            : "the symbolic analysis (CHOLMOD) failed", err);
+    if (take_symbolic(lu, f) || tree(lu) || predict(lu, flops, bytes))
+        return analyse_fail(lu, &f, &s, &c, "the symbolic analysis (CHOLMOD) failed", err);
+    cholmod_l_free_factor(&f, &c);
+    cholmod_l_free_sparse(&s, &c);
+    cholmod_l_finish(&c);
+    return lu;
+}
+
+/* ---------------------------------------------------------------- factorisation */
+
+/* The numerical phase's working set. */
+typedef struct lu_work {
+    const int64_t *ap, *ai;     /* the matrix factorised, by columns */
+    const double *ax;
+    const int64_t *tp, *ti;     /* ... and by rows (its transpose by columns) */
+    const double *tx;
+    int64_t *cp, *ci;           /* the one of the two we built */
+    double *cx;
+    lu_int *map;                /* global row -> position in the current front */
+    double *f;                  /* the front, maxf^2 */
+    double *stk;                /* contribution blocks, in order */
+    lu_int *cbs;                /* supernode of each block on the stack */
+    size_t *cbo;                /* its offset in stk */
+    lu_int top;
+    size_t used;                /* doubles of stk in use */
+} lu_work;
+
+/* The transpose of (p, i, x) (m x m, by columns) into (tp, ti, tx).
+ * Returns 0 or -1. */
+static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double *x,
+                     int64_t **tp, int64_t **ti, double **tx)
+{
+    size_t nz = (size_t)p[m];
+    int64_t *cp = calloc((size_t)m + 1, sizeof *cp), *ci = malloc((nz ? nz : 1) * sizeof *ci);
+    double *cx = malloc((nz ? nz : 1) * sizeof *cx);
+    *tp = cp;
+    *ti = ci;
+    *tx = cx;
+    if (!cp || !ci || !cx)
+        return -1;
+    for (size_t k = 0; k < nz; k++)
+        cp[i[k] + 1]++;
+    for (lu_int r = 0; r < m; r++)
+        cp[r + 1] += cp[r];
+    for (lu_int j = 0; j < m; j++)
+        for (int64_t k = p[j]; k < p[j + 1]; k++) {
+            int64_t q = cp[i[k]]++;
+            ci[q] = j;
+            cx[q] = x[k];
+        }
+    for (lu_int r = m; r > 0; r--)
+        cp[r] = cp[r - 1];
+    cp[0] = 0;
+    return 0;
+}
+
+/* Front column j (0 <= j < nr): the panel's for a pivot column, else R's. */
+static inline double *front_col(const lu_work *w, double *panel, lu_int nr, lu_int nc, lu_int j)
+{
+    return j < nc ? panel + (size_t)j * (size_t)nr : w->f + (size_t)(j - nc) * (size_t)nr;
+}
+
+/* B's entries of supernode s into the front: column k's entries on and
+ * below the diagonal block, row k's right of it. */
+static void assemble_original(const pepa_lu *lu, lu_int s, lu_work *w, double *panel,
+                              lu_int nr)
+{
+    lu_int k1 = lu->super[s], k2 = lu->super[s + 1];
+    for (lu_int k = k1; k < k2; k++) {
+        lu_int j = lu->perm[k];
+        double *col = panel + (size_t)(k - k1) * (size_t)nr;
+        for (int64_t p = w->ap[j]; p < w->ap[j + 1]; p++) {
+            lu_int i = lu->iperm[w->ai[p]];
+            if (i >= k1)
+                col[w->map[i]] += w->ax[p];
+        }
+        for (int64_t p = w->tp[j]; p < w->tp[j + 1]; p++) {
+            lu_int i = lu->iperm[w->ti[p]];
+            if (i >= k2)
+                w->f[(size_t)(w->map[i] - (k2 - k1)) * (size_t)nr + (size_t)(k - k1)] += w->tx[p];
+        }
+    }
+}
+
+/* The children's contribution blocks (on top of the stack) added in. */
+static void extend_add(const pepa_lu *lu, lu_int s, lu_work *w, double *panel, lu_int nr)
+{
+    lu_int nc = lu->super[s + 1] - lu->super[s];
+    while (w->top > 0 && lu->parent[w->cbs[w->top - 1]] == s) {
+        lu_int c = w->cbs[--w->top];
+        w->used = w->cbo[w->top];
+        lu_int cnc = lu->super[c + 1] - lu->super[c];
+        lu_int nb = lu->rp[c + 1] - lu->rp[c] - cnc;
+        const lu_int *r = lu->rows + lu->rp[c] + cnc;
+        const double *cb = w->stk + w->cbo[w->top];
+        for (lu_int jj = 0; jj < nb; jj++) {
+            double *col = front_col(w, panel, nr, nc, w->map[r[jj]]);
+            const double *src = cb + (size_t)jj * (size_t)nb;
+            for (lu_int ii = 0; ii < nb; ii++)
+                col[w->map[r[ii]]] += src[ii];
+        }
+    }
+}
+
+/* The dense partial factorisation of the front: the panel [F11; F21] (in
+ * place in the factors) and R = [F12; F22] (see the top). Returns
+ * LAPACK's info (> 0: a zero pivot). */
+static int dense_step(pepa_lu *lu, lu_int s, double *panel, double *r, int nr)
+{
+    int nc = (int)(lu->super[s + 1] - lu->super[s]), nb = nr - nc, info = 0, one = 1;
+    double pone = 1.0, mone = -1.0;
+    int *ipiv = lu->ipiv + lu->super[s];
+    dgetrf_(&nc, &nc, panel, &nr, ipiv, &info);
+    if (info != 0 || nb == 0)
+        return info;
+    dlaswp_(&nb, r, &nr, &one, &nc, ipiv, &one);
+    dtrsm_("L", "L", "N", "U", &nc, &nb, &pone, panel, &nr, r, &nr);
+    dtrsm_("R", "U", "N", "N", &nb, &nc, &pone, panel, &nr, panel + nc, &nr);
+    dgemm_("N", "N", &nb, &nb, &nc, &mone, panel + nc, &nr, r, &nr, &pone, r + nc, &nr);
+    return 0;
+}
+
+/* Keep U12; push F22 (the children's blocks are consumed: it goes where
+ * they were). */
+static void store(pepa_lu *lu, lu_int s, lu_work *w, lu_int nr)
+{
+    lu_int nc = lu->super[s + 1] - lu->super[s], nb = nr - nc;
+    double *u = lu->ux + lu->up[s], *cb = w->stk + w->used;
+    for (lu_int j = 0; j < nb; j++) {
+        const double *col = w->f + (size_t)j * (size_t)nr;
+        memcpy(u + (size_t)j * (size_t)nc, col, (size_t)nc * sizeof *col);
+        memcpy(cb + (size_t)j * (size_t)nb, col + nc, (size_t)nb * sizeof *col);
+    }
+    if (nb > 0) {
+        w->cbs[w->top] = s;
+        w->cbo[w->top++] = w->used;
+        w->used += (size_t)nb * (size_t)nb;
+    }
+}
+
+static void work_free(lu_work *w)
+{
+    free(w->cbo);
+    free(w->cbs);
+    free(w->stk);
+    free(w->f);
+    free(w->map);
+    free(w->cx);
+    free(w->ci);
+    free(w->cp);
+}
+
+static int work_alloc(pepa_lu *lu, lu_work *w)
+{
+    size_t ns = (size_t)lu->nsuper;
+    w->map = malloc((size_t)lu->m * sizeof *w->map);
+    w->f = big(lu->maxf * lu->maxf);
+    w->stk = big(lu->stack);
+    w->cbs = malloc(ns * sizeof *w->cbs);
+    w->cbo = malloc(ns * sizeof *w->cbo);
+    lu->lx = big(lu->lp[ns]);
+    lu->ux = big(lu->up[ns]);
+    if (!w->map || !w->f || !w->stk || !w->cbs || !w->cbo || !lu->lx || !lu->ux
+        || transpose(lu->m, w->ap, w->ai, w->ax, &w->cp, &w->ci, &w->cx))
+        return -1;
+    w->tp = w->cp;
+    w->ti = w->ci;
+    w->tx = w->cx;
+    return 0;
+}
+
+int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
+                   int trans, diag *err)
+{
+    lu_work w = {.ap = Ap, .ai = Ai, .ax = Ax};
+    free(lu->lx);
+    free(lu->ux);
+    lu->lx = lu->ux = NULL;
+    if (work_alloc(lu, &w)) {
+        work_free(&w);
+        return diag_set(err, "direct solver: out of memory for the LU factors");
+    }
+    if (trans) {                        /* factorise A^T: swap the two views */
+        w.ap = w.tp;
+        w.ai = w.ti;
+        w.ax = w.tx;
+        w.tp = Ap;
+        w.ti = Ai;
+        w.tx = Ax;
+    }
+    int info = 0;
+    for (lu_int s = 0; s < lu->nsuper && info == 0; s++) {
+        lu_int nr = lu->rp[s + 1] - lu->rp[s];
+        const lu_int *r = lu->rows + lu->rp[s];
+        for (lu_int i = 0; i < nr; i++)
+            w.map[r[i]] = i;
+        lu_int nc = lu->super[s + 1] - lu->super[s];
+        double *panel = lu->lx + lu->lp[s];
+        memset(panel, 0, (size_t)nr * (size_t)nc * sizeof *panel);
+        memset(w.f, 0, (size_t)nr * (size_t)(nr - nc) * sizeof *w.f);
+        assemble_original(lu, s, &w, panel, nr);
+        extend_add(lu, s, &w, panel, nr);
+        info = dense_step(lu, s, panel, w.f, (int)nr);
+        if (info == 0)
+            store(lu, s, &w, nr);
+    }
+    int left = w.top;
+    work_free(&w);
+    if (info != 0)
+        return diag_set(err, "direct solver: the matrix is singular (is the chain irreducible?)");
+    if (left != 0)
+        return diag_set(err, "direct solver: internal error (supernodes not postordered)");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- solve */
+
+void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x)
+{
+    lu_int m = lu->m;
+    double *y = x, pone = 1.0, zero = 0.0, mone = -1.0;
+    double *t = malloc((lu->maxf ? lu->maxf : 1) * sizeof *t), *tmp = malloc((size_t)m * sizeof *tmp);
+    int one = 1;
+    if (!t || !tmp) {
+        free(tmp);
+        free(t);
+        for (lu_int k = 0; k < m; k++)
+            x[k] = NAN;
+        return;
+    }
+    for (lu_int k = 0; k < m; k++)
+        tmp[k] = b[lu->perm[k]];
+    for (lu_int s = 0; s < lu->nsuper; s++) {           /* L z = P y */
+        int k1 = (int)lu->super[s], nc = (int)(lu->super[s + 1] - k1);
+        int nr = (int)(lu->rp[s + 1] - lu->rp[s]), nb = nr - nc, lo = 1;
+        const double *l = lu->lx + lu->lp[s];
+        dlaswp_(&one, tmp + k1, &nc, &lo, &nc, lu->ipiv + k1, &one);
+        dtrsv_("L", "N", "U", &nc, l, &nr, tmp + k1, &one);
+        if (nb == 0)
+            continue;
+        dgemv_("N", &nb, &nc, &pone, l + nc, &nr, tmp + k1, &one, &zero, t, &one);
+        const lu_int *r = lu->rows + lu->rp[s] + nc;
+        for (int i = 0; i < nb; i++)
+            tmp[r[i]] -= t[i];
+    }
+    for (lu_int s = lu->nsuper - 1; s >= 0; s--) {      /* U x = z */
+        int k1 = (int)lu->super[s], nc = (int)(lu->super[s + 1] - k1);
+        int nr = (int)(lu->rp[s + 1] - lu->rp[s]), nb = nr - nc;
+        if (nb > 0) {
+            const lu_int *r = lu->rows + lu->rp[s] + nc;
+            for (int i = 0; i < nb; i++)
+                t[i] = tmp[r[i]];
+            dgemv_("N", &nc, &nb, &mone, lu->ux + lu->up[s], &nc, t, &one, &pone, tmp + k1, &one);
+        }
+        dtrsv_("U", "N", "N", &nc, lu->lx + lu->lp[s], &nr, tmp + k1, &one);
+    }
+    for (lu_int k = 0; k < m; k++)
+        y[lu->perm[k]] = tmp[k];
+    free(tmp);
+    free(t);
+}
+
+#endif /* HAVE_UMFPACK */

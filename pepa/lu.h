@@ -1,0 +1,51 @@
+/* pepa_lu: the sparse LU of a reduced CTMC generator, multifrontal.
+ *
+ * Internal to pepa/ (solve_direct.c uses it). The matrix A is a chain's
+ * balance equations with one state pinned: a nonsingular M-matrix (off
+ * diagonal <= 0 after a sign change, columns weakly diagonally dominant),
+ * whose Gaussian elimination needs no pivoting for stability and whose
+ * pattern is nearly symmetric (a move and its reverse). So the factors
+ * take the pattern of the Cholesky factor of A + A^T: SuiteSparse CHOLMOD
+ * orders it (METIS or AMD) and finds its supernodes, and the numerical
+ * work is dense LAPACK/BLAS on one frontal matrix per supernode
+ * (partial pivoting inside each supernode's diagonal block).
+ *
+ * Why not UMFPACK: it finds its pivots as it goes, which costs assembly,
+ * memory management and zeroing that on these chains takes most of its
+ * time (a 30^3 grid walk: dense kernels 8% of 1.7 s); bench_solve direct
+ * shows the numbers. */
+#ifndef SKELSCHED_PEPA_LU_H
+#define SKELSCHED_PEPA_LU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/diag.h"
+
+typedef struct pepa_lu pepa_lu;
+
+typedef enum pepa_lu_order {
+    PEPA_LU_AMD,        /* cheap to compute */
+    PEPA_LU_METIS       /* nested dissection: less fill on large product spaces */
+} pepa_lu_order;
+
+/* The symbolic analysis of the m x m matrix A given in compressed columns
+ * (Ap: m + 1 pointers, Ai row indices; no values needed). On success
+ * *flops and *bytes predict the numerical factorisation's work and peak
+ * memory. Returns NULL with a message on failure. */
+pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_lu_order order,
+                         double *flops, double *bytes, diag *err);
+
+/* Factorise A (same pattern as analysed, values Ax), or A^T when trans
+ * is non-zero (the pattern of A + A^T is the same). Returns 0, or -1 with
+ * a message (out of memory; a zero pivot: the matrix is singular). */
+int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
+                   int trans, diag *err);
+
+/* Solve with the matrix factorised: x = A^-1 b (or A^-T b). m entries
+ * each; x and b may not overlap. */
+void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x);
+
+void pepa_lu_free(pepa_lu *lu);
+
+#endif
