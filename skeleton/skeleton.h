@@ -593,9 +593,12 @@ typedef struct skel_approx_opts {
     double tol;              /* relative change of every delay that stops them; 0: 1e-6 */
     unsigned long max_states; /* states of one sub-chain; 0: 4096 */
     unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
-                                ready/not-ready bits within this many states; 0: 96 */
+                                ready/not-ready bits within this many states; 0: 128 */
     unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
                                 grows by its partners within this many states; 0: 2500 */
+    unsigned long grow_states; /* without a deal, likewise (overlapping windows of
+                                several tasks); 0: 27 (three pipeline tasks), or
+                                1 (pairs) when deal_states is given */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */

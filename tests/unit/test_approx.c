@@ -70,6 +70,10 @@ START_TEST(test_exact_small)
     WITHIN("task(\"t\", 2.0);", SKEL_STYLE_PRODUCER, p0, 1e-9);
     WITHIN("pipe(2); task(\"t\", 2.0); task(\"u\", 0.5);", SKEL_STYLE_STREAM, p1, 1e-9);
     WITHIN("pipe(2); task(\"t\", 2.0); task(\"u\", 0.5);", SKEL_STYLE_PRODUCER, p2, 1e-9);
+    /* three tasks: every window grows to all three (grow_states) */
+    static const int p3[] = { 0, 1, 2 };
+    WITHIN("pipe(3); task(\"t\", 2); task(\"u\", 1); task(\"v\", 3);", SKEL_STYLE_STREAM, p3,
+           1e-9);
 }
 END_TEST
 
@@ -103,13 +107,14 @@ START_TEST(test_ps)
     WITHIN("pipe(3); task(\"t\", 2); task(\"u\", 1); task(\"v\", 3);", SKEL_STYLE_PRODUCER, q2,
            1e-9);
     WITHIN("pipe(3); task(\"t\", 2); task(\"u\", 1); task(\"v\", 3);", SKEL_STYLE_STREAM, q3,
-           0.015);   /* measured 0.92% */
+           1e-9);   /* three tasks, one window: exact (0.92% with pairs) */
     WITHIN("pipe(4); task(\"t\", 2); task(\"u\", 1); task(\"v\", 3); task(\"w\", 2);",
            SKEL_STYLE_STREAM, q4, 0.005);   /* measured 0.15% */
-    /* three on one node, the outer two sharing with the middle one by its
-     * mean: measured -2.3% */
+    /* three on one node: in one window of three tasks, exact (-2.3% with
+     * windows of pairs, the outer two sharing with the middle one by its
+     * mean) */
     WITHIN("pipe(3); task(\"t\", 2); task(\"u\", 1); task(\"v\", 3);", SKEL_STYLE_STREAM, q5,
-           0.03);
+           1e-9);
     plat = plat_static;
 }
 END_TEST

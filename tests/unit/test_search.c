@@ -659,6 +659,8 @@ static double approx_of(placed *b, const int *pl)
     diag_clear(&err);
     skel_approx_opts ao = { 0 };
     ao.scv = b->model->scv;
+    ao.deal_states = 50;    /* the search's options (search_scale.c), which keep
+                               windows of pairs (grow_states) */
     skel_approx *a = skel_approx_new(b->dag, &ao, &err);
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
