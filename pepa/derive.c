@@ -271,6 +271,13 @@ static inline int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h,
     return add_state(d, st, h, i, edges);
 }
 
+/* The derivation ran past its deadline: the one message for every check. */
+static int out_of_time(derivation *d)
+{
+    return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u states",
+                    pepa_model_file(d->sys->model), d->sp->n);
+}
+
 /* Index one chunk: new states, and one row of rates per state. */
 static int index_chunk(derivation *d, chunk *c)
 {
@@ -278,8 +285,7 @@ static int index_chunk(derivation *d, chunk *c)
     rows *r = &d->r;
     const int nw = sp->nw;
     if (c->late)
-        return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u states",
-                        pepa_model_file(d->sys->model), sp->n);
+        return out_of_time(d);
     if (c->failed) {
         diag_set(&d->err, "%s", c->err.msg);
         return -1;
@@ -311,8 +317,7 @@ static int index_chunk(derivation *d, chunk *c)
         int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t], 1);
         if (j == -3 || (d->deadline > 0 && (t % INDEX_EVERY) == INDEX_EVERY - 1 &&
                         clock_now() > d->deadline))
-            return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u "
-                            "states", pepa_model_file(d->sys->model), sp->n);
+            return out_of_time(d);
         if (j == -1)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
         if (j == -2)
@@ -328,8 +333,7 @@ static int index_chunk(derivation *d, chunk *c)
         r->rowp[c->first + s + 1] = r->nnz;
     }
     if (d->deadline && clock_now() > d->deadline)
-        return diag_set(&d->err, "%s: state-space derivation exceeded its time limit after %u states",
-                        pepa_model_file(d->sys->model), sp->n);
+        return out_of_time(d);
     return 0;
 }
 

@@ -863,7 +863,6 @@ out:
     return rc;
 }
 
-/* Whether node j holds a pinned task of the plan. */
 /* Node j's tasks go to node v. */
 static void move_node(slurmsk_plan *plan, int j, int v)
 {
