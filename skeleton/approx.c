@@ -27,9 +27,11 @@
  * The job's throughput is the computations per second of the tasks the
  * items enter (every item is computed once by one of them), each task's
  * being the mean of its windows' estimates. */
+#include "approx_link.h"
 #include "internal.h"
 #include "skeleton.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,12 +47,17 @@
 #define AX_GROW 27            /* default grow_states: windows of three pipeline tasks */
 #define AX_WMAX 12            /* tasks in one window */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
+#define AX_WLINK 16           /* link components in one window (approx_link.h) */
+#define AX_WPOS (AX_WMAX + AX_WLINK)
 
 typedef enum ax_src {
     AX_MU, AX_LAMBDA,                 /* a computation, a move at its link's rate */
     AX_RHO_SEND, AX_RHO_RECV,         /* a move with an outside partner, as a delay */
     AX_ALPHA_SEND, AX_ALPHA_RECV,     /* an outside partner becomes ready for it */
-    AX_GAMMA_SEND, AX_GAMMA_RECV      /* ... or stops being ready (it chose another) */
+    AX_GAMMA_SEND, AX_GAMMA_RECV,     /* ... or stops being ready (it chose another) */
+    AX_XFER,                          /* a phase of a link's transfer, at lambda */
+    AX_HANDOFF, AX_TAKE               /* a buffer takes an item from its sender, gives
+                                         one to its receiver (at handoff) */
 } ax_src;
 
 typedef struct ax_ltr {       /* a local transition of one task */
@@ -88,6 +95,8 @@ typedef struct ax_win {
     int nl;
     int b0, nb;               /* its partners kept as a state bit: bit[b0 .. b0 + nb) */
     int c0, nc;               /* its transitions: ctr[c0 .. c0 + nc), by target */
+    int k0, nk;               /* its links' components: wlink[k0 .. k0 + nk), after
+                                 its tasks in the product */
     size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
 } ax_win;
 
@@ -109,6 +118,10 @@ struct skel_approx {
     double *scv;              /* per task: its work's scv (1: exponential) */
     ax_ltr *ltr;
     int nltr;
+    ax_links links;           /* the moves with a buffer or phases (approx_link.h) */
+    int *wlink;               /* links of the windows */
+    int nwlink;
+    double handoff;           /* a buffer's hand-off and take rate */
     int *wtask;               /* tasks of the windows */
     int nwtask;
     ax_bit *bit;              /* partners of the windows */
@@ -341,9 +354,9 @@ static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
 
 /* The rendezvous of send t with the receives on its edge of the task at
  * position q (in local state lq): one transition per receive (an H2
- * receiver forks), at the product of their weights. */
+ * receiver forks), at the product of their weights (and wl, the link's). */
 static int rendezvous(const skel_approx *a, const ax_ltr *t, int q, int lq, int s, int to,
-                      const int *stride, ax_cbuf *b, diag *err)
+                      const int *stride, double wl, ax_cbuf *b, diag *err)
 {
     int y = a->wtask[b->win_t0 + q];
     for (int k = a->lstart[y]; k < a->lstart[y + 1]; k++) {
@@ -351,7 +364,7 @@ static int rendezvous(const skel_approx *a, const ax_ltr *t, int q, int lq, int 
         if (r->from != lq || r->edge != t->edge || r->send)
             continue;
         ax_ctr c = { s, to + (r->to - r->from) * stride[q], AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
-                     t->w * r->w };
+                     t->w * r->w * wl };
         if (push_ctr(b, c, err) < 0)
             return -1;
     }
@@ -382,6 +395,73 @@ static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, 
                                  t->w }, err);
 }
 
+/* ---- links with a buffer or phases in a window (approx_link.h) ---------- */
+
+static int is_ready(const skel_approx *a, int x, int l, int e, int send);
+
+/* Position of edge e's link among window w's components, or -1. */
+static int win_link(const skel_approx *a, const ax_win *w, int e)
+{
+    for (int k = 0; k < w->nk; k++)
+        if (a->wlink[w->k0 + k] == e)
+            return w->nt + k;
+    return -1;
+}
+
+/* Move t (edge e) of a task whose link is the window's component at
+ * position k. Buffered: the sender's hand-off, or the receiver's take,
+ * meets the link alone. A rendezvous with phases meets the link and the
+ * partner (at position q; q < 0: the outside world, always ready), made
+ * once, by the sender, when both tasks are in the window. */
+static int link_move(const skel_approx *a, const ax_ltr *t, int q, const int *loc, int k,
+                     int s, int to, const int *stride, ax_cbuf *b, diag *err)
+{
+    int e = t->edge, n, buffered = a->links.buffer[e] > 0;
+    if (!buffered && q >= 0 && !t->send)
+        return 0;
+    ax_lact want = buffered && !t->send ? AX_LINK_TAKE : AX_LINK_MOVE;
+    ax_src src = !buffered ? AX_LAMBDA : t->send ? AX_HANDOFF : AX_TAKE;
+    const ax_ltrans *lt = ax_link_from(&a->links, e, loc[k], &n);
+    for (int j = 0; j < n; j++) {
+        int to2 = to + (lt[j].to - loc[k]) * stride[k], rc = 0;
+        if (lt[j].act != want)
+            continue;
+        if (!buffered && q >= 0)
+            rc = rendezvous(a, t, q, loc[q], s, to2, stride, lt[j].w, b, err);
+        else
+            rc = push_ctr(b, (ax_ctr){ s, to2, src, e, 0, 0, 0, 0, 0, t->w * lt[j].w }, err);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Is the sender (send) or receiver of edge e ready for it: the outside
+ * world always; a task of window w when its local state offers it. */
+static int end_ready(const skel_approx *a, const ax_win *w, int e, int send, const int *loc)
+{
+    int x = send ? a->d->edges[e].from : a->d->edges[e].to, p = x < 0 ? -1 : win_pos(a, w, x);
+    return x < 0 || (p >= 0 && is_ready(a, x, loc[p], e, send));
+}
+
+/* The phases of the link at position k that advance on their own: a
+ * buffer's items in transit always; a rendezvous's only while both ends
+ * offer the move (gen.c: the tasks offer xfer only there). */
+static int link_xfer(const skel_approx *a, const ax_win *w, int k, int s, const int *loc,
+                     const int *stride, ax_cbuf *b, diag *err)
+{
+    int e = a->wlink[w->k0 + k - w->nt], n;
+    if (!a->links.buffer[e] && !(end_ready(a, w, e, 1, loc) && end_ready(a, w, e, 0, loc)))
+        return 0;
+    const ax_ltrans *lt = ax_link_from(&a->links, e, loc[k], &n);
+    for (int j = 0; j < n; j++)
+        if (lt[j].act == AX_LINK_XFER &&
+            push_ctr(b, (ax_ctr){ s, s + (lt[j].to - loc[k]) * stride[k], AX_XFER, e, 0, 0, 0, 0,
+                                  0, lt[j].w }, err) < 0)
+            return -1;
+    return 0;
+}
+
 /* The transitions of window w out of state s (locals in loc, radix in stride). */
 static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *loc,
                        const int *stride, ax_cbuf *b, diag *err)
@@ -400,18 +480,24 @@ static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *
                 rc = push_ctr(b, (ax_ctr){ s, to, AX_MU, x, 0, 0, p, t->done, busy, t->w }, err);
             } else {
                 int y = partner(a, t), q = y >= 0 ? win_pos(a, w, y) : -1;
-                if (y < 0)                    /* the outside world is always ready */
+                int lk = w->nk ? win_link(a, w, t->edge) : -1;
+                if (lk >= 0)
+                    rc = link_move(a, t, q, loc, lk, s, to, stride, b, err);
+                else if (y < 0)               /* the outside world is always ready */
                     rc = push_ctr(b, (ax_ctr){ s, to, AX_LAMBDA, t->edge, 0, 0, 0, 0, 0, t->w },
                                   err);
                 else if (q < 0)
                     rc = outside_move(a, w, t, s, to, b, err);
                 else if (t->send)             /* the rendezvous, made once by the sender */
-                    rc = rendezvous(a, t, q, loc[q], s, to, stride, b, err);
+                    rc = rendezvous(a, t, q, loc[q], s, to, stride, 1.0, b, err);
             }
             if (rc < 0)
                 return -1;
         }
     }
+    for (int k = w->nt; k < w->nt + w->nk; k++)
+        if (link_xfer(a, w, k, s, loc, stride, b, err) < 0)
+            return -1;
     int mask = s / w->nl;
     for (int k = 0; k < w->nb; k++) {         /* outside partners change readiness */
         const ax_bit *bt = &a->bit[w->b0 + k];
@@ -449,7 +535,13 @@ static void mark_leaves(const skel_approx *a, const ax_win *w, ax_ctr *c, int n0
     }
 }
 
-/* Enumerate window w's states (its tasks' local states, then its bits). */
+/* Local states of window w's component at position p: its tasks', then
+ * its links'. */
+static int comp_n(const skel_approx *a, const ax_win *w, int p)
+{
+    return p < w->nt ? a->nloc[a->wtask[w->t0 + p]] : a->links.n[a->wlink[w->k0 + p - w->nt]];
+}
+
 /* Renumber window w's transitions (c0 .. b->n) by reachability order. */
 static void renumber(ax_cbuf *b, int c0, const int *map)
 {
@@ -466,13 +558,13 @@ static void renumber(ax_cbuf *b, int c0, const int *map)
  * own, and no unique steady state. codes[] gets each state's product code. */
 static int window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
-    int stride[AX_WMAX], loc[AX_WMAX];
+    int stride[AX_WPOS], loc[AX_WPOS];
     unsigned long n = 1;
-    for (int p = 0; p < w->nt; p++) {
+    for (int p = 0; p < w->nt + w->nk && n <= a->o.max_states; p++) {
         stride[p] = (int)n;
-        n *= (unsigned long)a->nloc[a->wtask[w->t0 + p]];
+        n *= (unsigned long)comp_n(a, w, p);
     }
-    if (n << w->nb > a->o.max_states)
+    if (n > a->o.max_states || n << w->nb > a->o.max_states)
         return diag_set(err, "approximation: a sub-chain of %lu states (at most %lu)",
                         n << w->nb, a->o.max_states);
     w->nl = (int)n;
@@ -490,8 +582,8 @@ static int window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     b->win_t0 = w->t0;
     while (head < tail) {
         int s = queue[head++], k0 = b->n;
-        for (int p = 0; p < w->nt; p++)
-            loc[p] = s % w->nl / stride[p] % a->nloc[a->wtask[w->t0 + p]];
+        for (int p = 0; p < w->nt + w->nk; p++)
+            loc[p] = s % w->nl / stride[p] % comp_n(a, w, p);
         if (state_trans(a, w, s, loc, stride, b, err) < 0) {
             free(map);
             return -1;
@@ -558,7 +650,8 @@ static int choose_bits(skel_approx *a, ax_win *w, unsigned long nl, diag *err)
         for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
             const ax_ltr *t = &a->ltr[k];
             int y = t->edge < 0 ? -1 : partner(a, t);
-            if (y < 0 || win_pos(a, w, y) >= 0 || win_bit(a, w, t->edge) >= 0 ||
+            if (y < 0 || a->links.n[t->edge] > 0 || win_pos(a, w, y) >= 0 ||
+                win_bit(a, w, t->edge) >= 0 ||
                 nchoices(a, x, t->from) > 1 || a->deal || w->nb >= 16 ||
                 nl << (w->nb + 1) > a->o.window_states)
                 continue;
@@ -583,6 +676,17 @@ static int choose_bits(skel_approx *a, ax_win *w, unsigned long nl, diag *err)
  * and the window grows towards the stage after the farm instead (measured
  * on the bench's first 240 cases: farms' max error 13.8% with the
  * siblings, 7.9% without). */
+/* The states of a window of tasks wt[0 .. nt): theirs times those of the
+ * links it holds (approx_link.h); infinite past AX_WLINK links. */
+static double window_states(const skel_approx *a, const int *wt, int nt)
+{
+    int lk[AX_WLINK], nk = ax_links_in(&a->links, a->d, wt, nt, lk, AX_WLINK);
+    double n = nk < 0 ? INFINITY : (double)ax_links_states(&a->links, lk, nk);
+    for (int p = 0; p < nt; p++)
+        n *= a->nloc[wt[p]];
+    return n;
+}
+
 static void grow_window(const skel_approx *a, int *wt, int *nt, unsigned long *states,
                         unsigned long budget)
 {
@@ -593,10 +697,10 @@ static void grow_window(const skel_approx *a, int *wt, int *nt, unsigned long *s
             int y = t->edge < 0 ? -1 : partner(a, t), in = 0;
             for (int p = 0; p < *nt; p++)
                 in |= wt[p] == y;
-            if (y < 0 || in || *states * (unsigned long)a->nloc[y] > budget ||
+            if (y < 0 || in || (wt[*nt] = y, window_states(a, wt, *nt + 1)) > (double)budget ||
                 (!a->deal && nchoices(a, x, t->from) > 1))
                 continue;
-            *states *= (unsigned long)a->nloc[y];
+            *states = (unsigned long)window_states(a, wt, *nt + 1);
             wt[(*nt)++] = y;
         }
     }
@@ -612,10 +716,12 @@ static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cb
         *wcap = nc;
     }
     int nt = t1 < 0 ? 1 : 2, wt[AX_WMAX] = { t0, t1 };
-    unsigned long nl = (unsigned long)a->nloc[t0] * (t1 < 0 ? 1UL : (unsigned long)a->nloc[t1]);
+    double n0 = window_states(a, wt, nt);
+    unsigned long nl = n0 < (double)ULONG_MAX ? (unsigned long)n0 : ULONG_MAX;
     if (t1 >= 0)
         grow_window(a, wt, &nt, &nl, a->deal ? a->o.deal_states : a->o.grow_states);
-    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
+    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0 ||
+        mem_grow((void **)&a->wlink, (size_t)a->nwlink + AX_WLINK, sizeof *a->wlink) < 0)
         return ax_oom(err);
     ax_win *w = &a->win[a->nwin];
     w->t0 = a->nwtask;
@@ -623,6 +729,12 @@ static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cb
     w->edge = edge;
     for (int p = 0; p < nt; p++)
         a->wtask[a->nwtask++] = wt[p];
+    w->k0 = a->nwlink;
+    w->nk = ax_links_in(&a->links, a->d, wt, nt, a->wlink + a->nwlink, AX_WLINK);
+    if (w->nk < 0)
+        return diag_set(err, "approximation: a sub-chain of tasks t%d, t%d holds more than %d "
+                             "buffered or phased moves", t0, t1, AX_WLINK);
+    a->nwlink += w->nk;
     if (choose_bits(a, w, nl, err) < 0 || window_chain(a, w, b, err) < 0 ||
         sort_by_target(b, w, err) < 0)
         return -1;
@@ -749,8 +861,11 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
     }
     for (int i = 0; i < a->ntasks; i++)
         a->scv[i] = opts && opts->scv ? opts->scv[i] : 1;
+    a->handoff = opts && opts->handoff > 0 ? opts->handoff : 1.0;
     mark_entries(a);
-    if (build_machines(a, err) < 0 || build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
+    if (ax_links_build(&a->links, d, opts ? opts->link_scv : NULL, opts ? opts->buffer : NULL,
+                       (long)a->o.max_states, err) < 0 ||
+        build_machines(a, err) < 0 || build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
         goto fail;
     return a;
 fail:
@@ -778,6 +893,8 @@ void skel_approx_free(skel_approx *a)
     free(a->pbusy);
     free(a->pb);
     free(a->ltr);
+    ax_links_free(&a->links);
+    free(a->wlink);
     free(a->wtask);
     free(a->win);
     free(a->ctr);
@@ -865,8 +982,12 @@ static double ctr_base(const skel_approx *a, const ax_ctr *c)
         return a->alpha_recv[c->idx];
     case AX_GAMMA_SEND:
         return a->gamma_send[c->idx];
-    default:
+    case AX_GAMMA_RECV:
         return a->gamma_recv[c->idx];
+    case AX_XFER:
+        return a->lambda[c->idx];
+    default:                  /* AX_HANDOFF, AX_TAKE */
+        return a->handoff;
     }
 }
 
@@ -1130,8 +1251,8 @@ static double update_window(skel_approx *a, const ax_win *w)
     const double *pi = a->pi + w->p0;
     for (int k = 0; k < w->nc; k++) {
         double fl = pi[c[k].from] * a->rate[k];
-        if (c[k].src == AX_LAMBDA && c[k].idx == e)
-            te += fl;
+        if ((c[k].src == AX_LAMBDA || c[k].src == AX_HANDOFF) && c[k].idx == e)
+            te += fl;             /* the move (a buffer's: the sender's hand-off) */
         fs += c[k].leave & 1 ? fl : 0;
         fr += c[k].leave & 2 ? fl : 0;
     }
@@ -1199,8 +1320,8 @@ static void finish(skel_approx *a, skel_approx_result *r)
 }
 
 /* No pipelined execution is slower than one item at a time through every
- * task and every move (one item never shares a node, so this holds under
- * processor sharing too), so below 1 / (sum of all mean times) the fixed
+ * task and every move, a buffered one's hand-off and take included (one
+ * item never shares a node, so this holds under processor sharing too), so below 1 / (sum of all mean times) the fixed
  * point erred. A little below (the mean-value sharing of a node by three
  * or more tasks: measured -1.7%) the bound is the better answer and is
  * given; far below (deals wider than a window: each waits for the next in
@@ -1212,7 +1333,7 @@ static int sanity(skel_approx *a, skel_approx_result *r, diag *err)
     for (int i = 0; i < a->ntasks; i++)
         t += 1 / a->mu[i];
     for (int e = 0; e < a->nedges; e++)
-        t += 1 / a->lambda[e];
+        t += 1 / a->lambda[e] + (a->links.buffer[e] > 0 ? 2 / a->handoff : 0);
     if (isfinite(r->throughput) && r->throughput >= (1 - 1e-6) / t)
         return 0;
     if (isfinite(r->throughput) && r->throughput >= 0.9 / t) {
@@ -1299,40 +1420,45 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     return sanity(a, r, err);
 }
 
-/* Link buffers and link SCV (issue 16) are not in the windows: refuse a
- * placement that has them rather than answer the rendezvous model. */
-static int links_covered(const skel_approx *a, const skel_platform *p, const int *node,
-                         diag *err)
+/* The workspace rebuilt for other link kinds (per edge): a link's
+ * component changes the windows' states. The rates and warm start go. */
+static int relink(skel_approx *a, const double *scv, const int *buffer, diag *err)
 {
-    for (int e = 0; e < a->nedges; e++) {
-        skel_edge ed = a->d->edges[e];
-        int x = ed.from >= 0 ? node[ed.from] : -1, y = ed.to >= 0 ? node[ed.to] : -1;
-        double scv;
-        int buf;
-        skel_platform_move_kind(p, x, y, &scv, &buf);
-        if (buf != 0 || scv != 1)
-            return diag_set(err, "approximation: the move of edge %d (%s%d -> %s%d) has "
-                                 "Buffer=%d SCV=%g; link buffers and variability are not "
-                                 "covered (use the exact chain or simulate)", e,
-                            ed.from >= 0 ? "t" : "in", ed.from >= 0 ? ed.from : 0,
-                            ed.to >= 0 ? "t" : "out", ed.to >= 0 ? ed.to : 0, buf, scv);
-    }
+    skel_approx_opts o = a->o;
+    o.scv = a->scv;
+    o.link_scv = scv;
+    o.buffer = buffer;
+    o.handoff = a->handoff;
+    skel_approx *b = skel_approx_new(a->d, &o, err);
+    if (!b)
+        return -1;
+    skel_approx tmp = *a;
+    *a = *b;
+    *b = tmp;
+    skel_approx_free(b);
     return 0;
 }
 
 int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,
                       const int *node_of_task, skel_approx_result *r, diag *err)
 {
-    if (links_covered(a, p, node_of_task, err) < 0)
-        return -1;
     double *mu = malloc((size_t)(m->ntasks + 1) * sizeof *mu);
     double *lambda = malloc((size_t)(m->nedges + 1) * sizeof *lambda);
-    int rc = -1;
-    if (!mu || !lambda)
+    double *scv = malloc((size_t)(m->nedges + 1) * sizeof *scv);
+    int *buffer = malloc((size_t)(m->nedges + 1) * sizeof *buffer), rc = -1;
+    if (!mu || !lambda || !scv || !buffer) {
         ax_oom(err);
-    else if (skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
+        goto done;
+    }
+    ax_links_kinds(a->d, p, node_of_task, scv, buffer);
+    a->handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's */
+    if ((ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0) &&
+        skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
         rc = skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? node_of_task : NULL,
                               r, err);
+done:
+    free(buffer);
+    free(scv);
     free(lambda);
     free(mu);
     return rc;
