@@ -1042,10 +1042,33 @@ static void solve_dense(skel_approx *a, const ax_win *w, double *pi)
     }
 }
 
+/* A window holding a link's component, from its previous distribution
+ * (or the uniform one): the engine's Gauss-Seidel (accelerated), to a
+ * residual 1e-14 of its largest rate, is 10-100 times faster than a new
+ * factorisation each sweep (a link's phases fill the LU in: pipe(30) with
+ * Buffer=4 and SCV=0.25, 1.1 s against 149 s). Returns 1 when converged. */
+static int solve_warm(const skel_approx *a, const ax_win *w, const pepa_ctmc *q,
+                      const double *pi, double *x)
+{
+    double top = 0;
+    for (int k = 0; k < w->nc; k++)
+        top = fmax(top, a->rate[k]);
+    memcpy(x, pi, (size_t)w->n * sizeof *x);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_GS;
+    o.warm = 1;
+    o.tol = 1e-14 * top;
+    o.max_iter = 300;
+    pepa_solve_result res;
+    diag err = { 0 };
+    return pepa_solve(q, &o, x, &res, &err) == 0;
+}
+
 /* A larger window: the engine's sparse direct solver (UMFPACK when built
- * with it). Gauss-Seidel was tried here and does not converge on these
- * cyclic sub-chains (pipelines oscillated). Allocates; on a failure the
- * previous distribution stays. */
+ * with it), or, holding a link, solve_warm first. Plain Gauss-Seidel was
+ * tried here and does not converge on these cyclic sub-chains (pipelines
+ * oscillated). Allocates; on a failure the previous distribution stays. */
 static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
 {
     const ax_ctr *c = a->ctr + w->c0;
@@ -1065,7 +1088,7 @@ static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
     o.method = PEPA_METHOD_DIRECT;
     pepa_solve_result res;
     diag err = { 0 };
-    if (q && pepa_solve(q, &o, x, &res, &err) == 0)
+    if (q && ((w->nk > 0 && solve_warm(a, w, q, pi, x)) || pepa_solve(q, &o, x, &res, &err) == 0))
         memcpy(pi, x, (size_t)w->n * sizeof *pi);
     pepa_ctmc_free(q);
     free(x);
