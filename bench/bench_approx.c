@@ -264,14 +264,18 @@ done:
     return rc;
 }
 
-/* One random case of category cat; retried on a chain too large. */
-static int random_case(int cat, uint64_t *s, sample *sm, diag *err)
+static int compare_links(const skel_tree *t, skel_style style, const skel_platform *p,
+                         const int *pl, sample *sm, const char *label, diag *err);
+
+/* One random case of category cat (links: part (d)'s, with buffered and
+ * phased moves); retried on a chain too large. */
+static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
 {
-    for (int tries = 0; tries < 20; tries++) {
+    for (int tries = 0; tries < 40; tries++) {
         sbuf sk;
         random_skeleton(cat, s, &sk);
         int nn = pick(s, 2, 8);
-        char *pt = random_platform(nn, s, 0);
+        char *pt = random_platform(nn, s, links);
         skel_platform *p = pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
                                                            NULL, NULL, err) : NULL;
         skel_tree *t = p ? skel_parse_string(sk.b, (size_t)sk.n, sk.b, err) : NULL;
@@ -282,8 +286,9 @@ static int random_case(int cat, uint64_t *s, sample *sm, diag *err)
             for (int i = 0; i < nt; i++)
                 pl[i] = pick(s, 0, nn - 1);
             int big = sm->too_big;
-            rc = compare(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER, p, pl,
-                         sm, catname[cat], err);
+            rc = (links ? compare_links : compare)(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM
+                                                                      : SKEL_STYLE_PRODUCER,
+                                                   p, pl, sm, catname[cat], err);
             if (rc == 1 && sm->too_big > big) {
                 sm->too_big = big;          /* redraw: the suite is of chains that fit */
                 rc = 2;
@@ -376,7 +381,8 @@ static int exact_placed(const skel_model *m, double *x, unsigned long *states, d
 }
 
 /* Exact and approximate throughput of t on p at pl, the links' kinds those
- * of the placement: 0, 1 when the chain is too large, -1 on an error. */
+ * of the placement: 0, 1 when the chain is too large (counted in too_big),
+ * -1 on an error. */
 static int compare_links(const skel_tree *t, skel_style style, const skel_platform *p,
                          const int *pl, sample *sm, const char *label, diag *err)
 {
@@ -386,6 +392,7 @@ static int compare_links(const skel_tree *t, skel_style style, const skel_platfo
     unsigned long states = 0;
     double x = 0, t0 = clock_now();
     int rc = m ? exact_placed(m, &x, &states, err) : d ? 1 : -1;   /* no model: too large */
+    sm->too_big += rc == 1;
     if (rc != 0)
         goto done;
     double t1 = clock_now();
@@ -418,33 +425,6 @@ done:
     return rc;
 }
 
-/* One case of part (d) of kind cat; redrawn while its chain is too large. */
-static int link_case(int cat, uint64_t *s, sample *sm, diag *err)
-{
-    for (int tries = 0; tries < 40; tries++) {
-        sbuf sk;
-        random_skeleton(cat, s, &sk);
-        int nn = pick(s, 2, 8), rc = -1, pl[SKEL_MAX_TASKS];
-        char *pt = random_platform(nn, s, 1);
-        skel_platform *p = pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
-                                                           NULL, NULL, err) : NULL;
-        skel_tree *t = p ? skel_parse_string(sk.b, (size_t)sk.n, sk.b, err) : NULL;
-        free(pt);
-        if (t) {
-            for (int i = 0; i < skel_tree_ntasks(t); i++)
-                pl[i] = pick(s, 0, nn - 1);
-            rc = compare_links(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER, p,
-                               pl, sm, catname[cat], err);
-        }
-        skel_tree_free(t);
-        skel_platform_free(p);
-        if (rc != 1)
-            return rc;
-    }
-    return diag_set(err, "no random %s case with links fits in %lu states", catname[cat],
-                    MAX_STATES);
-}
-
 static void row(const char *name, sample *sm);
 
 static void pool(sample *all, const sample *sm)
@@ -466,7 +446,7 @@ static int link_suite(int ncases)
     uint64_t s = 20261126;
     diag err = { 0 };
     for (int k = 0; k < ncases; k++)
-        if (link_case(k % 4, &s, &sm[k % 4], &err) < 0) {
+        if (random_case(k % 4, &s, &sm[k % 4], 1, &err) < 0) {
             fprintf(stderr, "bench_approx: %s\n", err.msg);
             return 1;
         }
@@ -578,7 +558,7 @@ int main(int argc, char **argv)
     uint64_t s = 20261125;
     diag err = { 0 };
     for (int k = 0; k < ncases; k++)
-        if (random_case(k % 4, &s, &sm[k % 4], &err) < 0) {
+        if (random_case(k % 4, &s, &sm[k % 4], 0, &err) < 0) {
             fprintf(stderr, "bench_approx: %s\n", err.msg);
             return 1;
         }

@@ -669,6 +669,24 @@ static double approx_of(placed *b, const int *pl)
     return ar.throughput;
 }
 
+/* With the chain refused (a state cap of 1): the analytical approximation
+ * valued the moves, and each placement ranked has its estimate. */
+static void check_scale_approx(placed *b, int c)
+{
+    skel_search_opts o = { 0 };
+    o.max_states = 1;
+    o.top = 3;
+    skel_search_result *r = run(b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_str_eq(r->estimator, "the analytical approximation");
+    ck_assert(r->constructive > 0);
+    ck_assert(r->ranked[0].throughput >= r->constructive);
+    for (int k = 0; k < r->nranked; k++)
+        ck_assert_msg(close_rel(r->ranked[k].throughput, approx_of(b, r->ranked[k].placement),
+                                1e-9), "case %d rank %d: %.12g", c, k, r->ranked[k].throughput);
+    skel_search_result_free(r);
+}
+
 START_TEST(test_scale_approx)
 {
     uint64_t seed = 4242 + (uint64_t)_i * 104729;
@@ -677,23 +695,13 @@ START_TEST(test_scale_approx)
     placed b;
     placed_build(&b, skels[approx_cases[_i].skel], SKEL_STYLE_STREAM, text);
     b.plat->sharing = approx_cases[_i].sharing;
-    skel_search_opts o = { 0 };
-    o.max_states = 1;
-    o.top = 3;
-    skel_search_result *r = run(&b, &o);
-    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
-    ck_assert_str_eq(r->estimator, "the analytical approximation");
-    ck_assert(r->constructive > 0);
-    ck_assert(r->ranked[0].throughput >= r->constructive);
-    for (int k = 0; k < r->nranked; k++)
-        ck_assert_msg(close_rel(r->ranked[k].throughput, approx_of(&b, r->ranked[k].placement),
-                                1e-9), "case %d rank %d: %.12g", _i, k, r->ranked[k].throughput);
-    skel_search_result_free(r);
+    check_scale_approx(&b, _i);
     skel_search_opts brute = { 0 };
     brute.no_prune = brute.no_symmetry = 1;
     skel_search_result *bf = run(&b, &brute);
-    o.max_states = 0;
-    r = run(&b, &o);
+    skel_search_opts o = { 0 };
+    o.top = 3;
+    skel_search_result *r = run(&b, &o);
     ck_assert_int_eq(r->method, SKEL_SEARCH_EXACT);
     ck_assert(r->optimal);
     ck_assert_msg(close_rel(r->ranked[0].throughput, bf->ranked[0].throughput, 1e-9),
@@ -765,17 +773,7 @@ START_TEST(test_scale_approx_links)
     for (int e = 0; e < b.model->nedges; e++)
         buffered += b.model->buffer[e] == 2;
     ck_assert_int_ge(buffered, 2);
-    skel_search_opts o = { 0 };
-    o.max_states = 1;
-    o.top = 3;
-    skel_search_result *r = run(&b, &o);
-    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
-    ck_assert_str_eq(r->estimator, "the analytical approximation");
-    ck_assert(r->ranked[0].throughput >= r->constructive);
-    for (int k = 0; k < r->nranked; k++)
-        ck_assert_msg(close_rel(r->ranked[k].throughput, approx_of(&b, r->ranked[k].placement),
-                                1e-9), "case %d rank %d: %.12g", _i, k, r->ranked[k].throughput);
-    skel_search_result_free(r);
+    check_scale_approx(&b, c);
     placed_free(&b);
 }
 END_TEST
