@@ -45,6 +45,8 @@
 #define AX_GROW 27            /* default grow_states: windows of three pipeline tasks */
 #define AX_WMAX 12            /* tasks in one window */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
+#define AX_HIST 3             /* snapshots kept for the extrapolation */
+#define AX_NCLASS 8           /* rate classes kept per structural class of members */
 
 typedef enum ax_src {
     AX_MU, AX_LAMBDA,                 /* a computation, a move at its link's rate */
@@ -89,6 +91,8 @@ typedef struct ax_win {
     int b0, nb;               /* its partners kept as a state bit: bit[b0 .. b0 + nb) */
     int c0, nc;               /* its transitions: ctr[c0 .. c0 + nc), by target */
     size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
+    int a0, a1;               /* the move's tasks (a1 -1: a lone task) */
+    int built;                /* 0: not yet (a farm member's, built when needed) */
 } ax_win;
 
 typedef struct ax_nt {       /* a task and its node (grouping by node) */
@@ -117,7 +121,8 @@ struct skel_approx {
     ax_win *win;
     int nwin;
     ax_ctr *ctr;
-    int nctr;
+    int nctr, ctrcap;
+    int maxc;                 /* transitions of the largest window built */
     double *pi;               /* every window's distribution (warm starts) */
     size_t npi;
     int *entry;               /* per task: items enter the skeleton here */
@@ -142,6 +147,15 @@ struct skel_approx {
     int *grp0, *grpn;         /* per task: its node's tasks bynode[grp0 .. + grpn) */
     double *pbusy;            /* per task: probability it computes (ps partners) */
     double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
+    int *srep;                /* per task: first member of its structural class
+                                 (interchangeable but for the rates) */
+    int *use_s, *use_r;       /* per edge: the sender's / receiver's local state
+                                 that moves on it (-2: several) */
+    int *rep, *erep;          /* per evaluation: each task's / edge's representative */
+    int *ehead, *enext;       /* per rep edge: the chain of edges copying it */
+    int *rr, *nrr;            /* per structural class: its rate classes' reps */
+    double *hist;             /* AX_HIST snapshots of the delays (extrapolation) */
+    int nhist;
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
 };
@@ -424,9 +438,14 @@ static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *
     return 0;
 }
 
-/* Is task x in local state l ready for edge e on its side? */
+/* Is task x in local state l ready for edge e on its side? (In one
+ * local state only, as use_s / use_r say, without a scan of x's moves: a
+ * farm's producer has thousands.) */
 static int is_ready(const skel_approx *a, int x, int l, int e, int send)
 {
+    int u = send ? a->use_s[e] : a->use_r[e];
+    if (u != -2)
+        return u == l;
     for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++)
         if (a->ltr[k].from == l && a->ltr[k].edge == e && a->ltr[k].send == send)
             return 1;
@@ -602,6 +621,34 @@ static void grow_window(const skel_approx *a, int *wt, int *nt, unsigned long *s
     }
 }
 
+/* Build window w: its tasks (grown), partner bits, sub-chain. */
+static int build_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+{
+    int nt = w->a1 < 0 ? 1 : 2, wt[AX_WMAX] = { w->a0, w->a1 };
+    unsigned long nl = (unsigned long)a->nloc[w->a0] *
+                       (w->a1 < 0 ? 1UL : (unsigned long)a->nloc[w->a1]);
+    if (w->a1 >= 0)
+        grow_window(a, wt, &nt, &nl, a->deal ? a->o.deal_states : a->o.grow_states);
+    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
+        return ax_oom(err);
+    w->t0 = a->nwtask;
+    w->nt = nt;
+    for (int p = 0; p < nt; p++)
+        a->wtask[a->nwtask++] = wt[p];
+    if (choose_bits(a, w, nl, err) < 0 || window_chain(a, w, b, err) < 0 ||
+        sort_by_target(b, w, err) < 0)
+        return -1;
+    w->p0 = a->npi;
+    a->npi += (size_t)w->n;
+    a->maxc = w->nc > a->maxc ? w->nc : a->maxc;
+    w->built = 1;
+    return 0;
+}
+
+/* A window per move; a structurally interchangeable member's is built
+ * only when an evaluation's rates make it differ from its class (a farm
+ * of a thousand workers: two windows, not two thousand, each of which
+ * would scan the producer's thousand moves). */
 static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cbuf *b,
                       diag *err)
 {
@@ -611,25 +658,14 @@ static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cb
             return ax_oom(err);
         *wcap = nc;
     }
-    int nt = t1 < 0 ? 1 : 2, wt[AX_WMAX] = { t0, t1 };
-    unsigned long nl = (unsigned long)a->nloc[t0] * (t1 < 0 ? 1UL : (unsigned long)a->nloc[t1]);
-    if (t1 >= 0)
-        grow_window(a, wt, &nt, &nl, a->deal ? a->o.deal_states : a->o.grow_states);
-    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
-        return ax_oom(err);
-    ax_win *w = &a->win[a->nwin];
-    w->t0 = a->nwtask;
-    w->nt = nt;
+    ax_win *w = &a->win[a->nwin++];
+    memset(w, 0, sizeof *w);
+    w->a0 = t0;
+    w->a1 = t1;
     w->edge = edge;
-    for (int p = 0; p < nt; p++)
-        a->wtask[a->nwtask++] = wt[p];
-    if (choose_bits(a, w, nl, err) < 0 || window_chain(a, w, b, err) < 0 ||
-        sort_by_target(b, w, err) < 0)
-        return -1;
-    w->p0 = a->npi;
-    a->npi += (size_t)w->n;
-    a->nwin++;
-    return 0;
+    if (a->srep[t0] != t0 || (t1 >= 0 && a->srep[t1] != t1))
+        return 0;
+    return build_window(a, w, b, err);
 }
 
 /* The deadline has passed: checked every 16th step k (clock_now is a
@@ -663,7 +699,138 @@ static int build_windows(skel_approx *a, diag *err)
     free(linked);
     a->ctr = b.v;
     a->nctr = b.n;
+    a->ctrcap = b.cap;
     return rc;
+}
+
+/* ---- interchangeable members ------------------------------------------- */
+
+/* Per edge and side, the local state in which its task moves on it (-1:
+ * none, -2: several, as a task of several rounds may). */
+static void edge_uses(skel_approx *a)
+{
+    for (int e = 0; e < a->nedges; e++)
+        a->use_s[e] = a->use_r[e] = -1;
+    for (int k = 0; k < a->nltr; k++) {
+        const ax_ltr *t = &a->ltr[k];
+        int *u = t->edge < 0 ? NULL : t->send ? a->use_s : a->use_r;
+        if (u && u[t->edge] != t->from)
+            u[t->edge] = u[t->edge] == -1 ? t->from : -2;
+    }
+}
+
+/* x and y have the same local machine and work, the same partners, each
+ * meeting both in the same local state (the same choice of a farm's
+ * producer and consumer): with equal rates, swapping them changes
+ * nothing, so their windows give the same delays. */
+static int same_shape(const skel_approx *a, int x, int y)
+{
+    int n = a->lstart[x + 1] - a->lstart[x];
+    if (a->nloc[x] != a->nloc[y] || n != a->lstart[y + 1] - a->lstart[y] ||
+        a->scv[x] != a->scv[y] || a->entry[x] != a->entry[y])
+        return 0;
+    for (int k = 0; k < n; k++) {
+        const ax_ltr *t = &a->ltr[a->lstart[x] + k], *u = &a->ltr[a->lstart[y] + k];
+        if (t->from != u->from || t->to != u->to || t->send != u->send || t->done != u->done ||
+            t->w != u->w || (t->edge < 0) != (u->edge < 0))
+            return 0;
+        if (t->edge < 0)
+            continue;
+        const int *o = t->send ? a->use_r : a->use_s;   /* the partner's side */
+        if (partner(a, t) != partner(a, u) || o[t->edge] != o[u->edge] || o[t->edge] == -2)
+            return 0;
+    }
+    return 1;
+}
+
+/* Structural classes (srep), found among the members of each choice, up
+ * to AX_NCLASS shapes per choice. */
+static void struct_classes(skel_approx *a)
+{
+    for (int x = 0; x < a->ntasks; x++)
+        a->srep[x] = -1;
+    for (int p = 0; p < a->ntasks; p++) {
+        int reps[AX_NCLASS], nr = 0;
+        for (int k = a->lstart[p]; k < a->lstart[p + 1]; k++) {
+            const ax_ltr *t = &a->ltr[k];
+            if (k == a->lstart[p] || t->from != t[-1].from || t->send != t[-1].send)
+                nr = 0;                   /* a new step */
+            int x = t->edge < 0 ? -1 : partner(a, t);
+            if (x < 0 || a->srep[x] >= 0)
+                continue;
+            a->srep[x] = x;
+            for (int j = 0; j < nr && a->srep[x] == x; j++)
+                a->srep[x] = same_shape(a, x, reps[j]) ? reps[j] : x;
+            if (a->srep[x] == x && nr < AX_NCLASS)
+                reps[nr++] = x;
+        }
+    }
+    for (int x = 0; x < a->ntasks; x++)
+        a->srep[x] = a->srep[x] < 0 ? x : a->srep[x];
+}
+
+/* Members of one shape with the same compute and move rates (and, under
+ * processor sharing, alone on their nodes or on the same node). */
+static int same_rates(const skel_approx *a, int x, int y)
+{
+    if (a->mu[x] != a->mu[y] ||
+        (a->node && a->node[x] != a->node[y] && (a->grpn[x] > 1 || a->grpn[y] > 1)))
+        return 0;
+    for (int k = 0; k < a->lstart[x + 1] - a->lstart[x]; k++) {
+        int e = a->ltr[a->lstart[x] + k].edge, f = a->ltr[a->lstart[y] + k].edge;
+        if (e >= 0 && a->lambda[e] != a->lambda[f])
+            return 0;
+    }
+    return 1;
+}
+
+/* A member whose partner is itself represented stays its own (every
+ * edge then has at most one represented end, and a representative edge). */
+static void keep_partners(skel_approx *a)
+{
+    for (int x = 0; x < a->ntasks; x++)
+        for (int k = a->lstart[x]; k < a->lstart[x + 1] && a->rep[x] != x; k++) {
+            int y = a->ltr[k].edge < 0 ? -1 : partner(a, &a->ltr[k]);
+            if (y >= 0 && a->rep[y] != y)
+                a->rep[x] = x;
+        }
+}
+
+/* This evaluation's classes: interchangeable members are evaluated as one
+ * representative window (the others' delays are copies of its own), which
+ * removes a farm's O(n) windows per sweep and its slow symmetric mode. */
+static void rate_classes(skel_approx *a)
+{
+    for (int x = 0; x < a->ntasks; x++)
+        a->nrr[x] = 0;
+    for (int x = 0; x < a->ntasks; x++) {
+        int s = a->srep[x], *rr = a->rr + (size_t)s * AX_NCLASS;
+        a->rep[x] = x;
+        for (int j = 0; j < a->nrr[s] && a->rep[x] == x; j++)
+            a->rep[x] = same_rates(a, x, rr[j]) ? rr[j] : x;
+        if (a->rep[x] == x && a->nrr[s] < AX_NCLASS)
+            rr[a->nrr[s]++] = x;
+    }
+    keep_partners(a);
+    for (int e = 0; e < a->nedges; e++)
+        a->erep[e] = e, a->ehead[e] = -1;
+    for (int x = 0; x < a->ntasks; x++)
+        for (int k = 0; a->rep[x] != x && k < a->lstart[x + 1] - a->lstart[x]; k++) {
+            int e = a->ltr[a->lstart[x] + k].edge;
+            if (e >= 0)
+                a->erep[e] = a->ltr[a->lstart[a->rep[x]] + k].edge;
+        }
+    for (int e = 0; e < a->nedges; e++)
+        if (a->erep[e] != e) {
+            a->enext[e] = a->ehead[a->erep[e]];
+            a->ehead[a->erep[e]] = e;
+        }
+}
+
+/* Window w measures a represented member's move: not solved. */
+static int represented(const skel_approx *a, const ax_win *w)
+{
+    return w->edge >= 0 ? a->erep[w->edge] != w->edge : a->rep[w->a0] != w->a0;
 }
 
 /* ---- the workspace ------------------------------------------------------ */
@@ -680,9 +847,7 @@ static void mark_entries(skel_approx *a)
 static int alloc_eval(skel_approx *a, diag *err)
 {
     size_t nt = (size_t)a->ntasks + 1, ne = (size_t)a->nedges + 1;
-    int maxc = 1;
-    for (int w = 0; w < a->nwin; w++)
-        maxc = a->win[w].nc > maxc ? a->win[w].nc : maxc;
+    int maxc = a->maxc > 0 ? a->maxc : 1;
     a->pi = malloc((a->npi + 1) * sizeof *a->pi);
     a->rho_send = malloc(ne * sizeof *a->rho_send);
     a->rho_recv = malloc(ne * sizeof *a->rho_recv);
@@ -707,6 +872,15 @@ static int alloc_eval(skel_approx *a, diag *err)
     a->grpn = malloc(nt * sizeof *a->grpn);
     a->pbusy = malloc(nt * sizeof *a->pbusy);
     a->pb = malloc((AX_PB_MAX + 2) * sizeof *a->pb);
+    a->rep = malloc(nt * sizeof *a->rep);
+    a->nrr = malloc(nt * sizeof *a->nrr);
+    a->rr = malloc(nt * AX_NCLASS * sizeof *a->rr);
+    a->erep = malloc(ne * sizeof *a->erep);
+    a->ehead = malloc(ne * sizeof *a->ehead);
+    a->enext = malloc(ne * sizeof *a->enext);
+    a->hist = malloc((size_t)AX_HIST * 4 * ne * sizeof *a->hist);
+    if (!a->rep || !a->nrr || !a->rr || !a->erep || !a->ehead || !a->enext || !a->hist)
+        return ax_oom(err);
     if (!a->pi || !a->rho_send || !a->rho_recv || !a->alpha_send || !a->alpha_recv ||
         !a->gamma_send || !a->gamma_recv || !a->rate || !a->prev || !a->dense ||
         !a->marg || !a->xsum || !a->bsum || !a->xcnt || !a->util || !a->thr || !a->bynode || !a->pairs || !a->fen_send || !a->fen_recv || !a->grp0 ||
@@ -743,14 +917,22 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
     a->entry = malloc(nt * sizeof *a->entry);
     a->scv = malloc(nt * sizeof *a->scv);
     a->as_bit = calloc((size_t)a->nedges + 1, 1);
-    if (!a->lstart || !a->nloc || !a->loff || !a->entry || !a->scv || !a->as_bit) {
+    a->srep = malloc(nt * sizeof *a->srep);
+    a->use_s = malloc(((size_t)a->nedges + 1) * sizeof *a->use_s);
+    a->use_r = malloc(((size_t)a->nedges + 1) * sizeof *a->use_r);
+    if (!a->lstart || !a->nloc || !a->loff || !a->entry || !a->scv || !a->as_bit || !a->srep ||
+        !a->use_s || !a->use_r) {
         ax_oom(err);
         goto fail;
     }
     for (int i = 0; i < a->ntasks; i++)
         a->scv[i] = opts && opts->scv ? opts->scv[i] : 1;
     mark_entries(a);
-    if (build_machines(a, err) < 0 || build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
+    if (build_machines(a, err) < 0)
+        goto fail;
+    edge_uses(a);
+    struct_classes(a);
+    if (build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
         goto fail;
     return a;
 fail:
@@ -777,6 +959,16 @@ void skel_approx_free(skel_approx *a)
     free(a->grpn);
     free(a->pbusy);
     free(a->pb);
+    free(a->srep);
+    free(a->use_s);
+    free(a->use_r);
+    free(a->rep);
+    free(a->erep);
+    free(a->ehead);
+    free(a->enext);
+    free(a->rr);
+    free(a->nrr);
+    free(a->hist);
     free(a->ltr);
     free(a->wtask);
     free(a->win);
@@ -1116,6 +1308,19 @@ static double side_update(double *rho, double *alpha, double *gamma, double pr, 
     return ch;
 }
 
+/* Edge m, a represented member's, takes the parameters of e. */
+static void copy_edge(skel_approx *a, int m, int e)
+{
+    fen_add(a->fen_send, a->nedges, m, a->rho_send[e] - a->rho_send[m]);
+    fen_add(a->fen_recv, a->nedges, m, a->rho_recv[e] - a->rho_recv[m]);
+    a->rho_send[m] = a->rho_send[e];
+    a->rho_recv[m] = a->rho_recv[e];
+    a->alpha_send[m] = a->alpha_send[e];
+    a->alpha_recv[m] = a->alpha_recv[e];
+    a->gamma_send[m] = a->gamma_send[e];
+    a->gamma_recv[m] = a->gamma_recv[e];
+}
+
 /* Solve window w and update the partner parameters of its move; returns
  * their change. */
 static double update_window(skel_approx *a, const ax_win *w)
@@ -1146,6 +1351,8 @@ static double update_window(skel_approx *a, const ax_win *w)
                               te, a->lambda[e], a->as_bit[e]));
     fen_add(a->fen_send, a->nedges, e, a->rho_send[e] - os);
     fen_add(a->fen_recv, a->nedges, e, a->rho_recv[e] - orv);
+    for (int m = a->ehead[e]; m >= 0; m = a->enext[m])
+        copy_edge(a, m, e);
     return ch;
 }
 
@@ -1161,8 +1368,15 @@ static double sweep(skel_approx *a, int backward)
             a->late = 1;
             return INFINITY;
         }
-        ch = fmax(ch, update_window(a, w));
+        if (!represented(a, w))
+            ch = fmax(ch, update_window(a, w));
     }
+    for (int i = 0; i < a->ntasks; i++)    /* a represented member: its rep's */
+        if (a->rep[i] != i) {
+            a->xsum[i] = a->xsum[a->rep[i]];
+            a->bsum[i] = a->bsum[a->rep[i]];
+            a->xcnt[i] = a->xcnt[a->rep[i]];
+        }
     /* the sharers' probabilities of computing, the mean of their windows'
      * (each window's alone would alternate from window to window) */
     for (int i = 0; i < a->ntasks; i++) {
@@ -1172,6 +1386,92 @@ static double sweep(skel_approx *a, int backward)
         a->pbusy[i] = b;
     }
     return ch;
+}
+
+/* ---- extrapolation ------------------------------------------------------ */
+
+/* The delays, in logarithms, as one vector v (4 per edge). */
+static void delays_get(const skel_approx *a, double *v)
+{
+    for (int e = 0; e < a->nedges; e++) {
+        v[4 * e] = log(a->rho_send[e]);
+        v[4 * e + 1] = log(a->rho_recv[e]);
+        v[4 * e + 2] = log(a->alpha_send[e]);
+        v[4 * e + 3] = log(a->alpha_recv[e]);
+    }
+}
+
+static void delays_set(skel_approx *a, const double *v)
+{
+    memset(a->fen_send, 0, (size_t)(a->nedges + 1) * sizeof *a->fen_send);
+    memset(a->fen_recv, 0, (size_t)(a->nedges + 1) * sizeof *a->fen_recv);
+    for (int e = 0; e < a->nedges; e++) {
+        a->rho_send[e] = exp(v[4 * e]);
+        a->rho_recv[e] = exp(v[4 * e + 1]);
+        a->alpha_send[e] = exp(v[4 * e + 2]);
+        a->alpha_recv[e] = exp(v[4 * e + 3]);
+        fen_add(a->fen_send, a->nedges, e, a->rho_send[e]);
+        fen_add(a->fen_recv, a->nedges, e, a->rho_recv[e]);
+    }
+}
+
+/* A fixed point converging slowly along one direction (a farm's: the
+ * delays drift by 0.02% a sweep, the same way, for hundreds of sweeps):
+ * from three snapshots two sweeps apart (the same sweep direction), when
+ * the steps d1, d2 are parallel (cosine above 0.99) and shrink by a steady
+ * ratio r, jump to the limit of the geometric series, x + d2 r / (1 - r)
+ * (Aitken's delta-squared, vector form). Returns 1 if it jumped. */
+static int extrapolate(skel_approx *a)
+{
+    size_t n = 4 * (size_t)a->nedges;
+    double *x0 = a->hist, *x1 = x0 + n, *x2 = x1 + n, d11 = 0, d12 = 0, d22 = 0;
+    if (a->nhist < AX_HIST) {
+        delays_get(a, a->hist + (size_t)a->nhist++ * n);
+        return 0;
+    }
+    memmove(x0, x1, 2 * n * sizeof *x0);
+    delays_get(a, x2);
+    for (size_t k = 0; k < n; k++) {
+        double p = x1[k] - x0[k], q = x2[k] - x1[k];
+        d11 += p * p, d12 += p * q, d22 += q * q;
+    }
+    double r = d11 > 0 ? d12 / d11 : 0;
+    if (!(d11 > 0 && d22 > 0) || d12 * d12 < 0.98 * d11 * d22 || r < 0.5 || r > 0.9999)
+        return 0;
+    double f = r / (1 - r);
+    for (size_t k = 0; k < n; k++)
+        x2[k] += f * (x2[k] - x1[k]);
+    delays_set(a, x2);
+    a->nhist = 0;
+    return 1;
+}
+
+/* Build the windows this evaluation solves that were left unbuilt (their
+ * members' rates differ from their class's): the sub-chain arrays grow. */
+static int build_needed(skel_approx *a, diag *err)
+{
+    ax_cbuf b = { a->ctr, a->nctr, a->ctrcap, 0, 0 };
+    int rc = 0;
+    size_t npi = a->npi;
+    int nctr = a->nctr;
+    for (int k = 0; k < a->nwin && rc == 0; k++)
+        if (!a->win[k].built && !represented(a, &a->win[k]))
+            rc = build_window(a, &a->win[k], &b, err);
+    a->ctr = b.v;
+    a->nctr = b.n;
+    a->ctrcap = b.cap;
+    if (rc < 0 || (a->npi == npi && a->nctr == nctr))
+        return rc;
+    if (mem_grow((void **)&a->pi, a->npi + 1, sizeof *a->pi) < 0 ||
+        mem_grow((void **)&a->prev, (size_t)a->nctr + 1, sizeof *a->prev) < 0 ||
+        mem_grow((void **)&a->rate, (size_t)a->maxc + 1, sizeof *a->rate) < 0)
+        return ax_oom(err);
+    for (int k = 0; k < a->nwin; k++)
+        for (int s = 0; a->win[k].p0 >= npi && s < a->win[k].n; s++)
+            a->pi[a->win[k].p0 + (size_t)s] = 1.0 / a->win[k].n;
+    for (int k = nctr; k < a->nctr; k++)
+        a->prev[k] = NAN;
+    return 0;
 }
 
 static int check_rates(const skel_approx *a, const double *mu, const double *lambda, diag *err)
@@ -1263,6 +1563,9 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     a->node = ps_node;
     if (ps_node)
         group_by_node(a);
+    rate_classes(a);
+    if (build_needed(a, err) < 0)
+        return -1;
     if (a->fresh || a->o.cold) {
         for (int k = 0; k < a->nctr; k++)
             a->prev[k] = NAN;         /* never equal: the first sweep solves all */
@@ -1285,9 +1588,13 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     }
     memset(r, 0, sizeof *r);
     a->late = 0;
+    a->nhist = 0;
     do {
         r->change = sweep(a, r->iterations & 1);
         r->iterations++;
+        if (r->iterations % 2 == 0 && r->change < 1e-2 && r->change > a->o.tol && !a->late &&
+            extrapolate(a))
+            r->change = INFINITY;         /* not converged on a jump */
     } while (r->change > a->o.tol && r->iterations < a->o.max_iter && !a->late);
     r->work = (double)r->iterations * a->nctr;
     if (a->late) {
