@@ -43,7 +43,7 @@
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
                                  (a window of three tasks and two partner bits: 108) */
 #define AX_GROW 27            /* default grow_states: windows of three pipeline tasks */
-#define AX_WMAX 12            /* tasks in one window */
+#define AX_WMAX 16            /* tasks in one window */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */
@@ -64,8 +64,11 @@ typedef struct ax_ltr {       /* a local transition of one task */
                                  Erlang and H2 phase rates, branch probabilities */
 } ax_ltr;
 
+typedef int64_t ax_code;      /* a window state's product code (its tasks' local
+                                 states, then its bits), or its index */
+
 typedef struct ax_ctr {       /* a transition of a sub-chain */
-    int from, to;
+    ax_code from, to;
     ax_src src;
     int idx;                  /* task (AX_MU) or edge */
     int cnt;                  /* delays: edges idx .. idx + cnt - 1 (a farm's
@@ -86,8 +89,8 @@ typedef struct ax_bit {       /* an outside partner kept as ready / not ready */
 typedef struct ax_win {
     int t0, nt;               /* its tasks: wtask[t0 .. t0 + nt) */
     int edge;                 /* the move it measures; -1: a lone task */
-    int n;                    /* states: nl local combinations times 2^nb */
-    int nl;
+    int n;                    /* states reachable from the start */
+    ax_code nl;               /* local combinations (the bits' radix) */
     int b0, nb;               /* its partners kept as a state bit: bit[b0 .. b0 + nb) */
     int c0, nc;               /* its transitions: ctr[c0 .. c0 + nc), by target */
     size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
@@ -116,7 +119,7 @@ struct skel_approx {
     int *wtask;               /* tasks of the windows */
     int nwtask;
     ax_bit *bit;              /* partners of the windows */
-    int *code;                /* per window state: its product code */
+    ax_code *code;            /* per window state: its product code */
     int nbit;
     ax_win *win;
     int nwin;
@@ -356,8 +359,8 @@ static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
 /* The rendezvous of send t with the receives on its edge of the task at
  * position q (in local state lq): one transition per receive (an H2
  * receiver forks), at the product of their weights. */
-static int rendezvous(const skel_approx *a, const ax_ltr *t, int q, int lq, int s, int to,
-                      const int *stride, ax_cbuf *b, diag *err)
+static int rendezvous(const skel_approx *a, const ax_ltr *t, int q, int lq, ax_code s,
+                      ax_code to, const ax_code *stride, ax_cbuf *b, diag *err)
 {
     int y = a->wtask[b->win_t0 + q];
     for (int k = a->lstart[y]; k < a->lstart[y + 1]; k++) {
@@ -382,14 +385,14 @@ static int win_bit(const skel_approx *a, const ax_win *w, int e)
 }
 
 /* A move of the task at position p with partner y outside window w. */
-static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, int s, int to,
-                        ax_cbuf *b, diag *err)
+static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, ax_code s,
+                        ax_code to, ax_cbuf *b, diag *err)
 {
     int k = win_bit(a, w, t->edge);
     if (k < 0)
         return push_ctr(b, (ax_ctr){ s, to, t->send ? AX_RHO_SEND : AX_RHO_RECV, t->edge, 0, 0,
                                      0, 0, 0, t->w }, err);
-    int mask = s / w->nl;
+    int mask = (int)(s / w->nl);
     if (!(mask >> k & 1))
         return 0;                     /* the partner is not ready */
     return push_ctr(b, (ax_ctr){ s, to - w->nl * (1 << k), AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
@@ -397,8 +400,8 @@ static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, 
 }
 
 /* The transitions of window w out of state s (locals in loc, radix in stride). */
-static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *loc,
-                       const int *stride, ax_cbuf *b, diag *err)
+static int state_trans(const skel_approx *a, const ax_win *w, ax_code s, const int *loc,
+                       const ax_code *stride, ax_cbuf *b, diag *err)
 {
     unsigned busy = 0;
     for (int p = 0; p < w->nt; p++)
@@ -409,7 +412,8 @@ static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *
             const ax_ltr *t = &a->ltr[k];
             if (t->from != loc[p])
                 continue;
-            int to = s + (t->to - loc[p]) * stride[p], rc = 0;
+            ax_code to = s + (t->to - loc[p]) * stride[p];
+            int rc = 0;
             if (t->edge < 0) {
                 rc = push_ctr(b, (ax_ctr){ s, to, AX_MU, x, 0, 0, p, t->done, busy, t->w }, err);
             } else {
@@ -426,10 +430,11 @@ static int state_trans(const skel_approx *a, const ax_win *w, int s, const int *
                 return -1;
         }
     }
-    int mask = s / w->nl;
+    int mask = (int)(s / w->nl);
     for (int k = 0; k < w->nb; k++) {         /* outside partners change readiness */
         const ax_bit *bt = &a->bit[w->b0 + k];
-        int on = mask >> k & 1, to = s + (on ? -1 : 1) * w->nl * (1 << k);
+        int on = mask >> k & 1;
+        ax_code to = s + (on ? -1 : 1) * w->nl * (1 << k);
         ax_src src = on ? (bt->partner_sends ? AX_GAMMA_SEND : AX_GAMMA_RECV)
                         : (bt->partner_sends ? AX_ALPHA_SEND : AX_ALPHA_RECV);
         if (push_ctr(b, (ax_ctr){ s, to, src, bt->edge, 0, 0, 0, 0, 0, 1.0 }, err) < 0)
@@ -458,9 +463,10 @@ static void mark_leaves(const skel_approx *a, const ax_win *w, ax_ctr *c, int n0
 {
     int x0 = a->wtask[w->t0], x1 = w->nt > 1 ? a->wtask[w->t0 + 1] : -1;
     for (int k = 0; k < w->nc && w->edge >= 0; k++) {
-        int f = c[k].from % w->nl, t = c[k].to % w->nl;
+        ax_code f = c[k].from % w->nl, t = c[k].to % w->nl;
         int n1 = x1 >= 0 ? a->nloc[x1] : 1;
-        int f0 = f % n0, t0 = t % n0, f1 = f / n0 % n1, t1 = t / n0 % n1;
+        int f0 = (int)(f % n0), t0 = (int)(t % n0), f1 = (int)(f / n0 % n1),
+            t1 = (int)(t / n0 % n1);
         if (is_ready(a, x0, f0, w->edge, 1) && !is_ready(a, x0, t0, w->edge, 1))
             c[k].leave |= 1;
         if (x1 >= 0 && is_ready(a, x1, f1, w->edge, 0) && !is_ready(a, x1, t1, w->edge, 0))
@@ -468,64 +474,126 @@ static void mark_leaves(const skel_approx *a, const ax_win *w, ax_ctr *c, int n0
     }
 }
 
-/* Enumerate window w's states (its tasks' local states, then its bits). */
-/* Renumber window w's transitions (c0 .. b->n) by reachability order. */
-static void renumber(ax_cbuf *b, int c0, const int *map)
+/* Window states found so far: product code -> index, open addressing. */
+typedef struct ax_hash {
+    ax_code *key;             /* -1: empty */
+    int *val;
+    size_t mask;
+} ax_hash;
+
+static int hash_init(ax_hash *h, size_t cap)
 {
-    for (int k = c0; k < b->n; k++) {
-        b->v[k].from = map[b->v[k].from];
-        b->v[k].to = map[b->v[k].to];
-    }
+    size_t n = 64;
+    while (n < 2 * cap)
+        n *= 2;
+    h->mask = n - 1;
+    h->key = malloc(n * sizeof *h->key);
+    h->val = malloc(n * sizeof *h->val);
+    if (!h->key || !h->val)
+        return -1;
+    memset(h->key, 0xff, n * sizeof *h->key);
+    return 0;
 }
 
-/* Enumerate the states of window w reachable from every task's first
- * local state (product codes: its tasks' local states, then its bits).
- * A window of several tasks of a deal would otherwise hold phase
- * combinations the round robin never makes, in closed classes of their
- * own, and no unique steady state. codes[] gets each state's product code. */
-static int window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+static void hash_free(ax_hash *h)
 {
-    int stride[AX_WMAX], loc[AX_WMAX];
-    unsigned long n = 1;
+    free(h->key);
+    free(h->val);
+}
+
+/* The slot of code c (found, or the empty one where it goes). */
+static size_t hash_slot(const ax_hash *h, ax_code c)
+{
+    size_t i = (size_t)((uint64_t)c * 0x9E3779B97F4A7C15ULL >> 17) & h->mask;
+    while (h->key[i] != -1 && h->key[i] != c)
+        i = (i + 1) & h->mask;
+    return i;
+}
+
+/* The radix of window w's product codes: per position, its stride. */
+static int window_radix(const skel_approx *a, ax_win *w, ax_code *stride)
+{
+    ax_code n = 1;
     for (int p = 0; p < w->nt; p++) {
-        stride[p] = (int)n;
-        n *= (unsigned long)a->nloc[a->wtask[w->t0 + p]];
+        stride[p] = n;
+        int m = a->nloc[a->wtask[w->t0 + p]];
+        if (n > (INT64_C(1) << 46) / m)
+            return -1;
+        n *= m;
     }
-    if (n << w->nb > a->o.max_states)
-        return diag_set(err, "approximation: a sub-chain of %lu states (at most %lu)",
-                        n << w->nb, a->o.max_states);
-    w->nl = (int)n;
-    int full = (int)(n << w->nb), *map = malloc((size_t)full * sizeof *map), head = 0, tail = 1;
-    if (!map || mem_grow((void **)&a->code, a->npi + (size_t)full, sizeof *a->code) < 0) {
-        free(map);
+    w->nl = n;
+    return 0;
+}
+
+/* Breadth-first from the start over window w's states (at most limit),
+ * its transitions into b by product codes, then renumbered to indices in
+ * reachability order; a->code from a->npi gets the states' codes. A
+ * window of several tasks of a deal holds only the phase combinations
+ * the round robin makes (others would form closed classes of their own,
+ * and no unique steady state), so far fewer than the product. Returns
+ * the number of states, 0 above limit, -1 on an error. */
+static int explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
+{
+    ax_code stride[AX_WMAX];
+    int loc[AX_WMAX], head = 0, tail = 1;
+    ax_hash h;
+    if (window_radix(a, w, stride) < 0)
+        return 0;
+    if (hash_init(&h, (size_t)limit + 1) < 0 ||
+        mem_grow((void **)&a->code, a->npi + (size_t)limit + 1, sizeof *a->code) < 0) {
+        hash_free(&h);
         return ax_oom(err);
     }
-    int *queue = a->code + a->npi;
-    for (int s = 0; s < full; s++)
-        map[s] = -1;
-    map[0] = 0;
+    ax_code *queue = a->code + a->npi;
+    h.key[hash_slot(&h, 0)] = 0;
+    h.val[hash_slot(&h, 0)] = 0;
     queue[0] = 0;
     w->c0 = b->start = b->n;
     b->win_t0 = w->t0;
-    while (head < tail) {
-        int s = queue[head++], k0 = b->n;
+    while (head < tail && tail <= limit) {
+        ax_code s = queue[head++];
+        int k0 = b->n;
         for (int p = 0; p < w->nt; p++)
-            loc[p] = s % w->nl / stride[p] % a->nloc[a->wtask[w->t0 + p]];
+            loc[p] = (int)(s % w->nl / stride[p] % a->nloc[a->wtask[w->t0 + p]]);
         if (state_trans(a, w, s, loc, stride, b, err) < 0) {
-            free(map);
+            hash_free(&h);
             return -1;
         }
-        for (int k = k0; k < b->n; k++)
-            if (map[b->v[k].to] < 0) {
-                map[b->v[k].to] = tail;
+        for (int k = k0; k < b->n && tail <= limit; k++) {
+            size_t i = hash_slot(&h, b->v[k].to);
+            if (h.key[i] == -1) {
+                h.key[i] = b->v[k].to;
+                h.val[i] = tail;
                 queue[tail++] = b->v[k].to;
             }
+        }
     }
-    w->n = tail;
+    int n = tail <= limit ? tail : 0;
     w->nc = b->n - w->c0;
-    mark_leaves(a, w, b->v + w->c0, a->nloc[a->wtask[w->t0]]);
-    renumber(b, w->c0, map);
-    free(map);
+    if (n) {
+        mark_leaves(a, w, b->v + w->c0, a->nloc[a->wtask[w->t0]]);
+        for (int k = w->c0; k < b->n; k++) {
+            b->v[k].from = h.val[hash_slot(&h, b->v[k].from)];
+            b->v[k].to = h.val[hash_slot(&h, b->v[k].to)];
+        }
+    }
+    hash_free(&h);
+    return n;
+}
+
+/* Window w's sub-chain: its reachable states (at most max_states). */
+static int window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+{
+    int lim = (int)(a->o.max_states < INT32_MAX / 4 ? a->o.max_states : INT32_MAX / 4);
+    int n = explore(a, w, b, lim, err);
+    if (n < 0)
+        return -1;
+    if (n == 0) {
+        b->n = w->c0;
+        return diag_set(err, "approximation: a sub-chain of more than %lu states",
+                        a->o.max_states);
+    }
+    w->n = n;
     return 0;
 }
 
@@ -621,14 +689,67 @@ static void grow_window(const skel_approx *a, int *wt, int *nt, unsigned long *s
     }
 }
 
+/* With a deal: grow window w (its tasks last in wtask) by its tasks'
+ * partners, nearest first, while its states reachable from the start stay
+ * within budget. The round robin keeps them far below the product of the
+ * local states (a task, deal(4) and a task: 11,664 combinations, of which
+ * the order reaches a few hundred), so a deal's producer, workers and
+ * consumer wait for each other in one exact sub-chain, in the real order,
+ * rather than as independent delays that make a cyclic wait the order
+ * never makes. */
+static int grow_reach(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *err)
+{
+    for (int q = 0; q < w->nt && w->nt < AX_WMAX; q++) {
+        int x = a->wtask[w->t0 + q];
+        for (int k = a->lstart[x]; k < a->lstart[x + 1] && w->nt < AX_WMAX; k++) {
+            const ax_ltr *t = &a->ltr[k];
+            int y = t->edge < 0 ? -1 : partner(a, t);
+            if (y < 0 || win_pos(a, w, y) >= 0)
+                continue;
+            if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + 1, sizeof *a->wtask) < 0)
+                return ax_oom(err);
+            a->wtask[a->nwtask++] = y;
+            w->nt++;
+            int n = explore(a, w, b, budget, err);
+            b->n = w->c0;
+            if (n < 0)
+                return -1;
+            if (n == 0)
+                w->nt--, a->nwtask--;
+        }
+    }
+    return 0;
+}
+
+static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+{
+    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + 2, sizeof *a->wtask) < 0)
+        return ax_oom(err);
+    w->t0 = a->nwtask;
+    w->nt = 2;
+    a->wtask[a->nwtask++] = w->a0;
+    a->wtask[a->nwtask++] = w->a1;
+    unsigned long lim = a->o.deal_states < a->o.max_states ? a->o.deal_states : a->o.max_states;
+    if (grow_reach(a, w, b, (int)lim, err) < 0 || window_chain(a, w, b, err) < 0 ||
+        sort_by_target(b, w, err) < 0)
+        return -1;
+    w->p0 = a->npi;
+    a->npi += (size_t)w->n;
+    a->maxc = w->nc > a->maxc ? w->nc : a->maxc;
+    w->built = 1;
+    return 0;
+}
+
 /* Build window w: its tasks (grown), partner bits, sub-chain. */
 static int build_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
+    if (a->deal && w->a1 >= 0)
+        return build_deal_window(a, w, b, err);
     int nt = w->a1 < 0 ? 1 : 2, wt[AX_WMAX] = { w->a0, w->a1 };
     unsigned long nl = (unsigned long)a->nloc[w->a0] *
                        (w->a1 < 0 ? 1UL : (unsigned long)a->nloc[w->a1]);
     if (w->a1 >= 0)
-        grow_window(a, wt, &nt, &nl, a->deal ? a->o.deal_states : a->o.grow_states);
+        grow_window(a, wt, &nt, &nl, a->o.grow_states);
     if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
         return ax_oom(err);
     w->t0 = a->nwtask;
@@ -1241,12 +1362,13 @@ static void solve_window(skel_approx *a, const ax_win *w)
 /* Marginal distribution of the task at position p of window w. */
 static void marginal(skel_approx *a, const ax_win *w, int p)
 {
-    int x = a->wtask[w->t0 + p], stride = 1;
+    int x = a->wtask[w->t0 + p];
+    ax_code stride = 1;
     for (int q = 0; q < p; q++)
         stride *= a->nloc[a->wtask[w->t0 + q]];
     memset(a->marg, 0, (size_t)a->nloc[x] * sizeof *a->marg);
     const double *pi = a->pi + w->p0;
-    const int *code = a->code + w->p0;
+    const ax_code *code = a->code + w->p0;
     for (int s = 0; s < w->n; s++)
         a->marg[code[s] % w->nl / stride % a->nloc[x]] += pi[s];
 }
@@ -1506,13 +1628,31 @@ static void finish(skel_approx *a, skel_approx_result *r)
  * given; far below (deals wider than a window: each waits for the next in
  * a cycle the round robin never makes, down to 1e-17) say so rather than
  * answer. */
-static int sanity(skel_approx *a, skel_approx_result *r, diag *err)
+static double one_at_a_time(const skel_approx *a)
 {
     double t = 0;
     for (int i = 0; i < a->ntasks; i++)
         t += 1 / a->mu[i];
     for (int e = 0; e < a->nedges; e++)
         t += 1 / a->lambda[e];
+    return t;
+}
+
+/* The sweep's estimate of the job's throughput has fallen below half the
+ * one-item-at-a-time bound: the fixed point is collapsing (a deal wider
+ * than its windows), and it would go on for all its sweeps, each solving
+ * sub-chains of thousands of states, before sanity refused it. */
+static int collapsing(const skel_approx *a, double t)
+{
+    double x = 0;
+    for (int i = 0; i < a->ntasks; i++)
+        x += a->entry[i] && a->xcnt[i] ? a->xsum[i] / a->xcnt[i] : 0;
+    return x < 0.5 / t;
+}
+
+static int sanity(skel_approx *a, skel_approx_result *r, diag *err)
+{
+    double t = one_at_a_time(a);
     if (isfinite(r->throughput) && r->throughput >= (1 - 1e-6) / t)
         return 0;
     if (isfinite(r->throughput) && r->throughput >= 0.9 / t) {
@@ -1589,13 +1729,15 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     memset(r, 0, sizeof *r);
     a->late = 0;
     a->nhist = 0;
+    double bound = one_at_a_time(a);
     do {
         r->change = sweep(a, r->iterations & 1);
         r->iterations++;
         if (r->iterations % 2 == 0 && r->change < 1e-2 && r->change > a->o.tol && !a->late &&
             extrapolate(a))
             r->change = INFINITY;         /* not converged on a jump */
-    } while (r->change > a->o.tol && r->iterations < a->o.max_iter && !a->late);
+    } while (r->change > a->o.tol && r->iterations < a->o.max_iter && !a->late &&
+             !(r->iterations >= 10 && collapsing(a, bound)));
     r->work = (double)r->iterations * a->nctr;
     if (a->late) {
         a->fresh = 1;          /* a sweep cut in the middle: start the next one afresh */
