@@ -721,6 +721,18 @@ static int grow_reach(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *e
     return 0;
 }
 
+/* Window w, its tasks and bits chosen: its sub-chain and distribution's place. */
+static int finish_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+{
+    if (window_chain(a, w, b, err) < 0 || sort_by_target(b, w, err) < 0)
+        return -1;
+    w->p0 = a->npi;
+    a->npi += (size_t)w->n;
+    a->maxc = w->nc > a->maxc ? w->nc : a->maxc;
+    w->built = 1;
+    return 0;
+}
+
 static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
     if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + 2, sizeof *a->wtask) < 0)
@@ -730,14 +742,7 @@ static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     a->wtask[a->nwtask++] = w->a0;
     a->wtask[a->nwtask++] = w->a1;
     unsigned long lim = a->o.deal_states < a->o.max_states ? a->o.deal_states : a->o.max_states;
-    if (grow_reach(a, w, b, (int)lim, err) < 0 || window_chain(a, w, b, err) < 0 ||
-        sort_by_target(b, w, err) < 0)
-        return -1;
-    w->p0 = a->npi;
-    a->npi += (size_t)w->n;
-    a->maxc = w->nc > a->maxc ? w->nc : a->maxc;
-    w->built = 1;
-    return 0;
+    return grow_reach(a, w, b, (int)lim, err) < 0 ? -1 : finish_window(a, w, b, err);
 }
 
 /* Build window w: its tasks (grown), partner bits, sub-chain. */
@@ -756,14 +761,7 @@ static int build_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     w->nt = nt;
     for (int p = 0; p < nt; p++)
         a->wtask[a->nwtask++] = wt[p];
-    if (choose_bits(a, w, nl, err) < 0 || window_chain(a, w, b, err) < 0 ||
-        sort_by_target(b, w, err) < 0)
-        return -1;
-    w->p0 = a->npi;
-    a->npi += (size_t)w->n;
-    a->maxc = w->nc > a->maxc ? w->nc : a->maxc;
-    w->built = 1;
-    return 0;
+    return choose_bits(a, w, nl, err) < 0 ? -1 : finish_window(a, w, b, err);
 }
 
 /* A window per move; a structurally interchangeable member's is built
