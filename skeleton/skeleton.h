@@ -604,6 +604,14 @@ typedef struct skel_approx_opts {
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
+    const double *link_scv;  /* per edge: squared coefficient of variation of its
+                                move's time (skel_model.link_scv); NULL: 1 */
+    const int *buffer;       /* per edge: items its link holds (skel_model.buffer);
+                                NULL: rendezvous. A move with phases or a buffer is
+                                a component of the windows holding its ends, as in
+                                gen.c (docs/approximation.md) */
+    double handoff;          /* a buffer's hand-off and take rate (gen.c's handoff,
+                                1/LocalLatency); 0: 1 */
     double deadline;         /* clock_now() past which skel_approx_new and every
                                 skel_approx_eval give up with a message (the
                                 search's time limit); 0: none */
