@@ -24,7 +24,8 @@
  *
  * usage: bench_approx [cases | large | links [N]]   ("large": part (c) alone, "links":
  *                                part (d) alone; SRCDIR, SHARED_DIR locate the inputs;
- *                                APPROX_VERBOSE=1 prints every case) */
+ *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
+ *                                one kind, on cases of its own: a quick look, not the table) */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
@@ -557,15 +558,19 @@ int main(int argc, char **argv)
     static sample sm[NCAT], all;
     uint64_t s = 20261125;
     diag err = { 0 };
+    const char *only = getenv("APPROX_ONLY");     /* one kind (its own cases: a quick look) */
     for (int k = 0; k < ncases; k++)
-        if (random_case(k % 4, &s, &sm[k % 4], 0, &err) < 0) {
+        if ((!only || strcmp(only, catname[k % 4]) == 0) &&
+            random_case(k % 4, &s, &sm[k % 4], 0, &err) < 0) {
             fprintf(stderr, "bench_approx: %s\n", err.msg);
             return 1;
         }
     const char *src = getenv("SRCDIR"), *shared = getenv("SHARED_DIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/examples/skeletons", src ? src : ".");
-    if (corpus_dir(dir, ".skel", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0 ||
+    if (only && strcmp(only, "corpus") != 0)
+        ;
+    else if (corpus_dir(dir, ".skel", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0 ||
         (snprintf(dir, sizeof dir, "%s/corpus/wflow2pepa", shared ? shared : "../shared"),
          corpus_dir(dir, ".des", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0)) {
         fprintf(stderr, "bench_approx: %s\n", err.msg);

@@ -595,8 +595,10 @@ typedef struct skel_approx_opts {
     unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
                                 ready/not-ready bits within this many states; 0: 128 */
     unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
-                                grows by its partners within this many states; 0: 2500 */
-    unsigned long grow_states; /* without a deal, likewise (overlapping windows of
+                                grows by its partners while its states reachable
+                                from the start stay within this many; 0: 2500 */
+    unsigned long grow_states; /* without a deal, likewise but counting the product
+                                of the local states (overlapping windows of
                                 several tasks); 0: 27 (three pipeline tasks), or
                                 1 (pairs) when deal_states is given */
     const double *scv;       /* per task: squared coefficient of variation of its
