@@ -132,6 +132,15 @@ typedef struct search {
     int ngroups;               /* farm steps of tasks with a known visit ratio */
     const step **group;        /* the step (its members share the sender's items) */
     double *group_scale;       /* X <= (sum of members' X_i) * scale */
+    /* The capacity bound (search_capacity): disjoint sets of tasks, each
+     * consuming at least X * cap_coef[g] of speed per second. */
+    int ncap;
+    int *cap_first, *cap_task; /* ncap + 1 offsets into cap_task */
+    double *cap_coef;
+    double cap_all;            /* the sum of cap_coef */
+    int *cap_order;            /* usable nodes, fastest first */
+    unsigned *cap_mark;        /* per node: cap_stamp when counted */
+    unsigned cap_stamp;
     double *wq;                /* WIN_STATES^2 scratch for a window's chain */
     struct wcache *cache;      /* WIN_CACHE entries, direct mapped */
     unsigned long long win_solved, win_hits;
@@ -189,6 +198,8 @@ int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step 
 void search_visit_ratios(search *s);
 int search_stage_groups(search *s, int *ng_out);
 int search_setup_platform(search *s);
+int search_setup_capacity(search *s);
+double search_capacity(search *s);
 
 /* search_plan.c */
 int search_plan_build(search *s);
