@@ -569,7 +569,13 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     }
     if (ex < 0 && !(s.solve_late && !s.o->candidates))
         goto fail;
-    if (ex != 0 && !s.o->candidates && (approx_answer(&s) < 0 || search_lumped_answer(&s) < 0))
+    /* The chain did not fit: without a deadline, more local search (its
+     * work cap stops it, 10 s a guard); under one the time left is the
+     * lumped chain's (the ILS took the plugin's p99 over budget + 10 ms). */
+    if (ex != 0 && !s.o->candidates &&
+        ((s.deadline.at <= 0 && search_scale_more(&s, clock_now() + 10.0) < 0) ||
+         approx_answer(&s) < 0 ||
+         search_lumped_answer(&s) < 0))
         goto fail;
     if ((ex != 0 || s.timed_out) && !s.o->candidates) {
         double b = root_bound(&s);

@@ -77,7 +77,10 @@ typedef int (*search_eval_fn)(void *ctx, const int *pl, const double *mu, const 
  * 1e7-2.4e7 units a second on pipes, farms and pipes of farms). */
 #define SCALE_WORK 3e7
 
-#define SCALE_KEEP 4                  /* best placements the local moves keep for the chain */
+/* Best placements the local moves keep for the chain: 8 (was 4), so that
+ * under a budget the chain re-ranks more of the estimate's best when the
+ * branch and bound cannot finish (the estimate errs by a few % with deals). */
+#define SCALE_KEEP 8
 
 typedef struct search {
     skel_model *m;
@@ -222,6 +225,9 @@ int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *
 int search_eval_bound(void *ctx, const int *pl, const double *mu, const double *lambda, double *x,
                       diag *err);
 int search_scale(search *s, double until);
+/* Kicks of the iterated local search when the chain did not fit. */
+#define SCALE_KICKS 64
+int search_scale_more(search *s, double until);
 void search_scale_free(search *s);
 
 /* search_exact.c */
