@@ -228,20 +228,27 @@ static void enumerate(const pepa_space *sp, pepa_enum *en, int merge, double dea
 
 /* ---- the indexer's half -------------------------------------------------------- */
 
+/* Why a state could not be added (add_state's negative returns; a state's
+ * number is >= 0). */
+typedef enum add_fail {
+    ADD_NO_MEMORY = -1,
+    ADD_OVER_LIMIT = -2,
+    ADD_LATE = -3       /* the index is full and a resize would end past the deadline */
+} add_fail;
+
 /* Add state st (hash h) in the free slot i, with edges transitions into
- * it. Returns its number, -1 out of memory, -2 over the limit, -3 when
- * the index is full and a resize would end past the deadline. */
+ * it. Returns its number, or an add_fail. */
 static int64_t add_state(derivation *d, const uint64_t *st, uint64_t h, uint64_t i, uint32_t edges)
 {
     pepa_space *sp = d->sp;
     int nw = sp->nw;
     if ((uint64_t)sp->n >= d->limit)
-        return -2;
+        return ADD_OVER_LIMIT;
     uint32_t k = sp->n;
     if ((k & (PEPA_BLOCK_STATES - 1)) == 0) {
         uint64_t *b = malloc((size_t)PEPA_BLOCK_STATES * (size_t)nw * sizeof *b);
         if (!b)
-            return -1;
+            return ADD_NO_MEMORY;
         sp->blocks[k >> PEPA_BLOCK_SHIFT] = b;
     }
     memcpy((uint64_t *)pepa_space_state(sp, k), st, (size_t)nw * sizeof *st);
@@ -250,16 +257,15 @@ static int64_t add_state(derivation *d, const uint64_t *st, uint64_t h, uint64_t
     if (2 * (uint64_t)sp->n > sp->index_cap) {
         if (d->deadline > 0 &&
             clock_now() + RESIZE_SECS_PER_SLOT * 2 * (double)sp->index_cap > d->deadline)
-            return -3;
+            return ADD_LATE;
         if (pepa_index_resize(sp, 2 * sp->index_cap) < 0)
-            return -1;
+            return ADD_NO_MEMORY;
     }
     return k;
 }
 
 /* The number of state st (hash h), adding it if new, with edges more
- * transitions into it; -1 out of memory, -2 over the limit, -3 out of
- * time (add_state). Only the indexer calls this. */
+ * transitions into it; or an add_fail. Only the indexer calls this. */
 static inline int64_t find_or_add(derivation *d, const uint64_t *st, uint64_t h, uint32_t edges)
 {
     pepa_space *sp = d->sp;
@@ -315,12 +321,12 @@ static int index_chunk(derivation *d, chunk *c)
         if (t + PREFETCH_AHEAD < c->n)              /* overlap the cache misses */
             __builtin_prefetch(&sp->index[c->hash[t + PREFETCH_AHEAD] & (sp->index_cap - 1)]);
         int64_t j = find_or_add(d, c->target + t * (size_t)nw, c->hash[t], 1);
-        if (j == -3 || (d->deadline > 0 && (t % INDEX_EVERY) == INDEX_EVERY - 1 &&
+        if (j == ADD_LATE || (d->deadline > 0 && (t % INDEX_EVERY) == INDEX_EVERY - 1 &&
                         clock_now() > d->deadline))
             return out_of_time(d);
-        if (j == -1)
+        if (j == ADD_NO_MEMORY)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
-        if (j == -2)
+        if (j == ADD_OVER_LIMIT)
             return diag_set(&d->err, "%s: the state space has more than %llu states (the limit; raise it "
                             "with --max-states)", pepa_model_file(d->sys->model),
                             (unsigned long long)d->limit);

@@ -13,6 +13,15 @@
  * supernodes are postordered, so a parent's children are on top). L's
  * panel [L11\U11; L21] and U12 are kept for the solves.
  *
+ * F is never one array: its four blocks are assembled where they end up,
+ * [F11; F21] in L's panel, F12 in U12's place, F22 on the stack above
+ * the children's blocks, then moved down over them. Memory that the
+ * process touches first costs far more than the flops here (on this VM
+ * about 3 ms per MB, the kernel zeroing pages): one front of the largest
+ * order (16-78 MB on the bench chains) and a copy of every U12 and F22
+ * are saved, and the stack, sized by the symbolic analysis, is the one
+ * working array, allocated once.
+ *
  * Reference: Duff and Reid, The multifrontal solution of indefinite sparse
  * symmetric linear equations, ACM TOMS 9 (1983); Liu, The multifrontal
  * method for sparse matrix solution, SIAM Review 34 (1992). */
@@ -56,7 +65,7 @@ struct pepa_lu {
     double *lx, *ux;
     int *ipiv;          /* m: the pivot row of column k, within its supernode (1-based) */
     size_t maxf;        /* largest front's order */
-    size_t stack;       /* peak doubles of waiting contribution blocks */
+    size_t stack;       /* peak doubles on the stack (blocks waiting, and the one built) */
 };
 
 /* n doubles (at least one). The factors and fronts are large and written
@@ -150,7 +159,8 @@ static int take_symbolic(pepa_lu *lu, const cholmod_factor *f)
 
 /* Each supernode's parent (the supernode of its first row below the
  * diagonal block), value offsets, and the structure checks the
- * numerical phase relies on. Returns 0 or -1. */
+ * numerical phase relies on (pivot rows first, rows sorted). Returns 0
+ * or -1. */
 static int tree(pepa_lu *lu)
 {
     lu_int ns = lu->nsuper, *smap = malloc((size_t)lu->m * sizeof *smap);
@@ -167,6 +177,8 @@ static int tree(pepa_lu *lu)
         const lu_int *r = lu->rows + lu->rp[s];
         for (lu_int i = 0; i < nc && i < nr; i++)
             bad |= r[i] != k1 + i;
+        for (lu_int i = nc; i < nr; i++)        /* sorted: add_column splits on it */
+            bad |= r[i] <= r[i - 1];
         bad |= nr < nc;
         lu->parent[s] = nr > nc ? smap[r[nc]] : -1;
         bad |= nr > nc && lu->parent[s] <= s;
@@ -180,7 +192,8 @@ static int tree(pepa_lu *lu)
 }
 
 /* Work and peak memory of the numerical phase, walking the supernodes as
- * it will (contribution blocks pushed and popped). */
+ * it will: a supernode's block is built on top of its children's, which
+ * are then popped, and it is pushed. */
 static int predict(pepa_lu *lu, double *flops, double *bytes)
 {
     double fl = 0.0;
@@ -190,12 +203,13 @@ static int predict(pepa_lu *lu, double *flops, double *bytes)
         double nc = (double)(lu->super[s + 1] - lu->super[s]);
         double nb = (double)(lu->rp[s + 1] - lu->rp[s]) - nc;
         fl += 2.0 / 3.0 * nc * nc * nc + 2.0 * nc * nc * nb + 2.0 * nb * nb * nc;
+        size_t mine = (size_t)nb * (size_t)nb;
+        peak = depth + mine > peak ? depth + mine : peak;
         while (top > 0 && lu->parent[who[top - 1]] == s)
             depth -= cb[--top];
-        cb[top] = (size_t)nb * (size_t)nb;
+        cb[top] = mine;
         who[top++] = s;
-        depth += cb[top - 1];
-        peak = depth > peak ? depth : peak;
+        depth += mine;
     }
     int ok = cb && who;
     lu->stack = peak;
@@ -203,7 +217,7 @@ static int predict(pepa_lu *lu, double *flops, double *bytes)
     free(cb);
     *flops = fl;
     *bytes = 8.0 * ((double)lu->lp[lu->nsuper] + (double)lu->up[lu->nsuper] + (double)peak)
-             + 8.0 * (double)lu->maxf * (double)lu->maxf + 40.0 * (double)lu->m;
+             + 40.0 * (double)lu->m;
     return ok ? 0 : -1;
 }
 
@@ -259,13 +273,20 @@ typedef struct lu_work {
     int64_t *cp, *ci;           /* the one of the two we built */
     double *cx;
     lu_int *map;                /* global row -> position in the current front */
-    double *f;                  /* the front, maxf^2 */
-    double *stk;                /* contribution blocks, in order */
+    double *stk;                /* contribution blocks, in order, and the one being built */
     lu_int *cbs;                /* supernode of each block on the stack */
     size_t *cbo;                /* its offset in stk */
     lu_int top;
     size_t used;                /* doubles of stk in use */
 } lu_work;
+
+/* Where the blocks of supernode s's front are (see the top): the panel
+ * [F11; F21] (nr x nc, leading dimension nr), F12 (nc x nb, leading
+ * dimension nc) and F22 (nb x nb, leading dimension nb). */
+typedef struct lu_front {
+    lu_int nc, nb, nr;
+    double *panel, *f12, *f22;
+} lu_front;
 
 /* The transpose of (p, i, x) (m x m, by columns) into (tp, ti, tx).
  * Returns 0 or -1. */
@@ -296,21 +317,14 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
     return 0;
 }
 
-/* Front column j (0 <= j < nr): the panel's for a pivot column, else R's. */
-static inline double *front_col(const lu_work *w, double *panel, lu_int nr, lu_int nc, lu_int j)
-{
-    return j < nc ? panel + (size_t)j * (size_t)nr : w->f + (size_t)(j - nc) * (size_t)nr;
-}
-
 /* B's entries of supernode s into the front: column k's entries on and
- * below the diagonal block, row k's right of it. */
-static void assemble_original(const pepa_lu *lu, lu_int s, lu_work *w, double *panel,
-                              lu_int nr)
+ * below the diagonal block (the panel), row k's right of it (F12). */
+static void assemble_original(const pepa_lu *lu, lu_int s, const lu_work *w, const lu_front *f)
 {
     lu_int k1 = lu->super[s], k2 = lu->super[s + 1];
     for (lu_int k = k1; k < k2; k++) {
         lu_int j = lu->perm[k];
-        double *col = panel + (size_t)(k - k1) * (size_t)nr;
+        double *col = f->panel + (size_t)(k - k1) * (size_t)f->nr;
         for (int64_t p = w->ap[j]; p < w->ap[j + 1]; p++) {
             lu_int i = lu->iperm[w->ai[p]];
             if (i >= k1)
@@ -319,65 +333,98 @@ static void assemble_original(const pepa_lu *lu, lu_int s, lu_work *w, double *p
         for (int64_t p = w->tp[j]; p < w->tp[j + 1]; p++) {
             lu_int i = lu->iperm[w->ti[p]];
             if (i >= k2)
-                w->f[(size_t)(w->map[i] - (k2 - k1)) * (size_t)nr + (size_t)(k - k1)] += w->tx[p];
+                f->f12[(size_t)(w->map[i] - f->nc) * (size_t)f->nc + (size_t)(k - k1)] += w->tx[p];
         }
     }
 }
 
-/* The children's contribution blocks (on top of the stack) added in. */
-static void extend_add(const pepa_lu *lu, lu_int s, lu_work *w, double *panel, lu_int nr)
+/* Column jj of a child's block (nb rows r, values src) added into the
+ * front. Its rows are sorted, and so are the front's, so the rows that
+ * fall in F12 come before those in F22. */
+static void add_column(const lu_work *w, const lu_front *f, const lu_int *r, lu_int nb,
+                       const double *src, lu_int jj)
 {
-    lu_int nc = lu->super[s + 1] - lu->super[s];
+    lu_int c = w->map[r[jj]], ii = 0;
+    if (c < f->nc) {                    /* a pivot column: the panel */
+        double *col = f->panel + (size_t)c * (size_t)f->nr;
+        for (; ii < nb; ii++)
+            col[w->map[r[ii]]] += src[ii];
+        return;
+    }
+    double *up = f->f12 + (size_t)(c - f->nc) * (size_t)f->nc;
+    double *lo = f->f22 + (size_t)(c - f->nc) * (size_t)f->nb;
+    for (; ii < nb && w->map[r[ii]] < f->nc; ii++)
+        up[w->map[r[ii]]] += src[ii];
+    for (; ii < nb; ii++)
+        lo[w->map[r[ii]] - f->nc] += src[ii];
+}
+
+/* The children's contribution blocks (on top of the stack, below F22)
+ * added in and popped; returns the offset where the first of them began,
+ * where F22 goes. */
+static size_t extend_add(const pepa_lu *lu, lu_int s, lu_work *w, const lu_front *f)
+{
+    size_t base = w->used;
     while (w->top > 0 && lu->parent[w->cbs[w->top - 1]] == s) {
         lu_int c = w->cbs[--w->top];
-        w->used = w->cbo[w->top];
+        base = w->cbo[w->top];
         lu_int cnc = lu->super[c + 1] - lu->super[c];
         lu_int nb = lu->rp[c + 1] - lu->rp[c] - cnc;
         const lu_int *r = lu->rows + lu->rp[c] + cnc;
-        const double *cb = w->stk + w->cbo[w->top];
-        for (lu_int jj = 0; jj < nb; jj++) {
-            double *col = front_col(w, panel, nr, nc, w->map[r[jj]]);
-            const double *src = cb + (size_t)jj * (size_t)nb;
-            for (lu_int ii = 0; ii < nb; ii++)
-                col[w->map[r[ii]]] += src[ii];
-        }
+        const double *cb = w->stk + base;
+        for (lu_int jj = 0; jj < nb; jj++)
+            add_column(w, f, r, nb, cb + (size_t)jj * (size_t)nb, jj);
     }
+    return base;
 }
 
-/* The dense partial factorisation of the front: the panel [F11; F21] (in
- * place in the factors) and R = [F12; F22] (see the top). Returns
+/* The dense partial factorisation of the front (see the top). Returns
  * LAPACK's info (> 0: a zero pivot). */
-static int dense_step(pepa_lu *lu, lu_int s, double *panel, double *r, int nr)
+static int dense_step(pepa_lu *lu, lu_int s, const lu_front *f)
 {
-    int nc = (int)(lu->super[s + 1] - lu->super[s]), nb = nr - nc, info = 0, one = 1;
+    int nc = (int)f->nc, nb = (int)f->nb, nr = (int)f->nr, info = 0, one = 1;
     double pone = 1.0, mone = -1.0;
     int *ipiv = lu->ipiv + lu->super[s];
-    dgetrf_(&nc, &nc, panel, &nr, ipiv, &info);
+    dgetrf_(&nc, &nc, f->panel, &nr, ipiv, &info);
     if (info != 0 || nb == 0)
         return info;
-    dlaswp_(&nb, r, &nr, &one, &nc, ipiv, &one);
-    dtrsm_("L", "L", "N", "U", &nc, &nb, &pone, panel, &nr, r, &nr);
-    dtrsm_("R", "U", "N", "N", &nb, &nc, &pone, panel, &nr, panel + nc, &nr);
-    dgemm_("N", "N", &nb, &nb, &nc, &mone, panel + nc, &nr, r, &nr, &pone, r + nc, &nr);
+    dlaswp_(&nb, f->f12, &nc, &one, &nc, ipiv, &one);
+    dtrsm_("L", "L", "N", "U", &nc, &nb, &pone, f->panel, &nr, f->f12, &nc);
+    dtrsm_("R", "U", "N", "N", &nb, &nc, &pone, f->panel, &nr, f->panel + nc, &nr);
+    dgemm_("N", "N", &nb, &nb, &nc, &mone, f->panel + nc, &nr, f->f12, &nc, &pone, f->f22, &nb);
     return 0;
 }
 
-/* Keep U12; push F22 (the children's blocks are consumed: it goes where
- * they were). */
-static void store(pepa_lu *lu, lu_int s, lu_work *w, lu_int nr)
+/* Supernode s: its front assembled, factorised, F22 pushed where its
+ * children's blocks were. Returns LAPACK's info. */
+static int supernode(pepa_lu *lu, lu_int s, lu_work *w)
 {
-    lu_int nc = lu->super[s + 1] - lu->super[s], nb = nr - nc;
-    double *u = lu->ux + lu->up[s], *cb = w->stk + w->used;
-    for (lu_int j = 0; j < nb; j++) {
-        const double *col = w->f + (size_t)j * (size_t)nr;
-        memcpy(u + (size_t)j * (size_t)nc, col, (size_t)nc * sizeof *col);
-        memcpy(cb + (size_t)j * (size_t)nb, col + nc, (size_t)nb * sizeof *col);
+    lu_front f;
+    f.nc = lu->super[s + 1] - lu->super[s];
+    f.nr = lu->rp[s + 1] - lu->rp[s];
+    f.nb = f.nr - f.nc;
+    f.panel = lu->lx + lu->lp[s];
+    f.f12 = lu->ux + lu->up[s];
+    f.f22 = w->stk + w->used;
+    size_t n22 = (size_t)f.nb * (size_t)f.nb;
+    const lu_int *r = lu->rows + lu->rp[s];
+    for (lu_int i = 0; i < f.nr; i++)
+        w->map[r[i]] = i;
+    memset(f.panel, 0, (size_t)f.nr * (size_t)f.nc * sizeof *f.panel);
+    memset(f.f12, 0, (size_t)f.nc * (size_t)f.nb * sizeof *f.f12);
+    memset(f.f22, 0, n22 * sizeof *f.f22);
+    assemble_original(lu, s, w, &f);
+    size_t base = extend_add(lu, s, w, &f);
+    int info = dense_step(lu, s, &f);
+    if (info != 0 || f.nb == 0) {
+        w->used = base;
+        return info;
     }
-    if (nb > 0) {
-        w->cbs[w->top] = s;
-        w->cbo[w->top++] = w->used;
-        w->used += (size_t)nb * (size_t)nb;
-    }
+    memmove(w->stk + base, f.f22, n22 * sizeof *f.f22);
+    w->cbs[w->top] = s;
+    w->cbo[w->top++] = base;
+    w->used = base + n22;
+    return 0;
 }
 
 static void work_free(lu_work *w)
@@ -385,7 +432,6 @@ static void work_free(lu_work *w)
     free(w->cbo);
     free(w->cbs);
     free(w->stk);
-    free(w->f);
     free(w->map);
     free(w->cx);
     free(w->ci);
@@ -396,13 +442,12 @@ static int work_alloc(pepa_lu *lu, lu_work *w)
 {
     size_t ns = (size_t)lu->nsuper;
     w->map = malloc((size_t)lu->m * sizeof *w->map);
-    w->f = big(lu->maxf * lu->maxf);
     w->stk = big(lu->stack);
     w->cbs = malloc(ns * sizeof *w->cbs);
     w->cbo = malloc(ns * sizeof *w->cbo);
     lu->lx = big(lu->lp[ns]);
     lu->ux = big(lu->up[ns]);
-    if (!w->map || !w->f || !w->stk || !w->cbs || !w->cbo || !lu->lx || !lu->ux
+    if (!w->map || !w->stk || !w->cbs || !w->cbo || !lu->lx || !lu->ux
         || transpose(lu->m, w->ap, w->ai, w->ax, &w->cp, &w->ci, &w->cx))
         return -1;
     w->tp = w->cp;
@@ -431,21 +476,8 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
         w.tx = Ax;
     }
     int info = 0;
-    for (lu_int s = 0; s < lu->nsuper && info == 0; s++) {
-        lu_int nr = lu->rp[s + 1] - lu->rp[s];
-        const lu_int *r = lu->rows + lu->rp[s];
-        for (lu_int i = 0; i < nr; i++)
-            w.map[r[i]] = i;
-        lu_int nc = lu->super[s + 1] - lu->super[s];
-        double *panel = lu->lx + lu->lp[s];
-        memset(panel, 0, (size_t)nr * (size_t)nc * sizeof *panel);
-        memset(w.f, 0, (size_t)nr * (size_t)(nr - nc) * sizeof *w.f);
-        assemble_original(lu, s, &w, panel, nr);
-        extend_add(lu, s, &w, panel, nr);
-        info = dense_step(lu, s, panel, w.f, (int)nr);
-        if (info == 0)
-            store(lu, s, &w, nr);
-    }
+    for (lu_int s = 0; s < lu->nsuper && info == 0; s++)
+        info = supernode(lu, s, &w);
     int left = w.top;
     work_free(&w);
     if (info != 0)

@@ -337,12 +337,7 @@ static pepa_ctmc *alt_birth_death(uint32_t n, const double up[2], const double d
         z += w[i];
     for (uint32_t i = 0; i < n; i++)
         w[i] /= z;
-    pepa_ctmc *q = pepa_ctmc_from_triples(n, m, src, dst, rate);
-    ck_assert(q);
-    free(rate);
-    free(dst);
-    free(src);
-    return q;
+    return from_triples_free(n, m, src, dst, rate);
 }
 
 /* A stiff birth-death chain: rates from 1e-2 to 1e4, probabilities over
@@ -659,13 +654,9 @@ START_TEST(test_auto_choice)
         ck_assert(rs && rd && rr);
         for (uint32_t i = 0; i < big; i++)
             rs[i] = i, rd[i] = (i + 1) % big, rr[i] = 1.0;
-        q = pepa_ctmc_from_triples(big, big, rs, rd, rr);
-        ck_assert(q);
+        q = from_triples_free(big, big, rs, rd, rr);
         ck_assert_int_eq(pepa_solve_choose(q), PEPA_METHOD_GS);
         pepa_ctmc_free(q);
-        free(rr);
-        free(rd);
-        free(rs);
     }
 
     enum { N = 40 };
