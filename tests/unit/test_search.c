@@ -142,6 +142,8 @@ static void root_bound_case(placed *b, int i, double best)
 {
     skel_search_opts o = { 0 };
     o.max_states = 1;
+    o.budget = 1000;        /* a deadline: no iterated local search (seconds with
+                               deals), which the bound does not depend on */
     skel_search_result *r = run(b, &o);
     ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
     ck_assert_msg(isfinite(r->bound) && r->bound >= best * (1 - 1e-9),
@@ -709,8 +711,9 @@ static double approx_of(placed *b, const int *pl)
     diag_clear(&err);
     skel_approx_opts ao = { 0 };
     ao.scv = b->model->scv;
-    ao.deal_states = 50;    /* the search's options (search_scale.c), which keep
-                               windows of pairs (grow_states) */
+    ao.deal_states = 50;    /* the search's options (search_scale.c): deals cut
+                               to 50 states, windows of three pipeline tasks */
+    ao.grow_states = 27;
     skel_approx *a = skel_approx_new(b->dag, &ao, &err);
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
