@@ -11,13 +11,21 @@
  *       wflow2pepa) on the default platform and on three random ones;
  *   (c) models too large for the exact chain (farm(1000), Yaikhom et al.
  *       2007's model2.des): the approximation against the simulation's 95%
- *       confidence interval (sim_run, fixed seed), with both CPU times.
+ *       confidence interval (sim_run, fixed seed), with both CPU times;
+ *   (d) links with buffers and phases (docs/platform.md, "Links"): random
+ *       skeletons of (a)'s kinds on random platforms whose moves hold 0-4
+ *       items and take times of SCV 0.25-4 (DefaultBuffer=, LinkSCV=, and
+ *       per Link= Buffer=, SCV=), from a seed of their own so that (a)'s
+ *       cases stay the same, against the placement's own chain (link
+ *       components included, skel_model_new_placed).
  * Printed: the relative error |approx / exact - 1| per construct and in
  * all (median, p95, max), and the time of one exact solution (derivation
  * included) against one approximation.
  *
- * usage: bench_approx [cases | large]   ("large": part (c) alone; SRCDIR, SHARED_DIR locate the inputs;
- *                                APPROX_VERBOSE=1 prints every case) */
+ * usage: bench_approx [cases | large | links [N]]   ("large": part (c) alone, "links":
+ *                                part (d) alone; SRCDIR, SHARED_DIR locate the inputs;
+ *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
+ *                                one kind, on cases of its own: a quick look, not the table) */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
@@ -30,6 +38,9 @@
 
 #include "base/clock.h"
 #include "cli/input.h"
+#include "pepa/solve.h"
+#include "pepa/space.h"
+#include "pepa/system.h"
 #include "sim/sim.h"
 #include "skeleton/skeleton.h"
 
@@ -54,24 +65,46 @@ static double loguni(uint64_t *s, double lo, double hi)
     return lo * pow(hi / lo, uniform(s));
 }
 
+/* Part (d)'s kinds of move: a default buffer (0-4 items) and SCV
+ * (0.25-4), and per link its own, each half the time. */
+static int put_kinds(char *buf, size_t cap, int global, uint64_t *s)
+{
+    int len = 0;
+    if (!global || uniform(s) < 0.5)
+        len += snprintf(buf, cap, " %s=%d", global ? "DefaultBuffer" : "Buffer", pick(s, 0, 4));
+    if (!global || uniform(s) < 0.5)
+        len += snprintf(buf + len, cap - (size_t)len, " %s=%.3g", global ? "LinkSCV" : "SCV",
+                        loguni(s, 0.25, 4.0));
+    return len;
+}
+
 /* A platform of n nodes: speeds 1..8, a default latency, some links
- * faster or slower, some with bandwidths (tasks then send data). */
-static char *random_platform(int n, uint64_t *s)
+ * faster or slower, some with bandwidths (tasks then send data); with
+ * kinds, part (d)'s buffers and SCVs too (no draw of its own otherwise, so
+ * that the other parts' platforms stay the same). */
+static char *random_platform(int n, uint64_t *s, int kinds)
 {
     size_t cap = 8192;
     char *buf = malloc(cap);
     if (!buf)
         return NULL;
-    int len = snprintf(buf, cap, "LocalLatency=%g DefaultLatency=%g Input=h0 Output=h%d\n",
+    int len = snprintf(buf, cap, "LocalLatency=%g DefaultLatency=%g Input=h0 Output=h%d",
                        loguni(s, 1e-3, 0.05), loguni(s, 0.01, 1.0), pick(s, 0, n - 1));
+    if (kinds)
+        len += put_kinds(buf + len, cap - (size_t)len, 1, s);
+    len += snprintf(buf + len, cap - (size_t)len, "\n");
     for (int j = 0; j < n; j++)
         len += snprintf(buf + len, cap - (size_t)len, "NodeName=h%d Speed=%d\n", j, pick(s, 1, 8));
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n && len < (int)cap - 200; b++)
-            if (uniform(s) < 0.4)
+            if (uniform(s) < 0.4) {
                 len += snprintf(buf + len, cap - (size_t)len,
-                                "Link=h%d,h%d Latency=%g Bandwidth=%g\n", a, b,
+                                "Link=h%d,h%d Latency=%g Bandwidth=%g", a, b,
                                 loguni(s, 1e-3, 1.0), uniform(s) < 0.5 ? 1e6 : 1e8);
+                if (kinds && uniform(s) < 0.5)
+                    len += put_kinds(buf + len, cap - (size_t)len, 0, s);
+                len += snprintf(buf + len, cap - (size_t)len, "\n");
+            }
     return buf;
 }
 
@@ -232,14 +265,18 @@ done:
     return rc;
 }
 
-/* One random case of category cat; retried on a chain too large. */
-static int random_case(int cat, uint64_t *s, sample *sm, diag *err)
+static int compare_links(const skel_tree *t, skel_style style, const skel_platform *p,
+                         const int *pl, sample *sm, const char *label, diag *err);
+
+/* One random case of category cat (links: part (d)'s, with buffered and
+ * phased moves); retried on a chain too large. */
+static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
 {
-    for (int tries = 0; tries < 20; tries++) {
+    for (int tries = 0; tries < 40; tries++) {
         sbuf sk;
         random_skeleton(cat, s, &sk);
         int nn = pick(s, 2, 8);
-        char *pt = random_platform(nn, s);
+        char *pt = random_platform(nn, s, links);
         skel_platform *p = pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
                                                            NULL, NULL, err) : NULL;
         skel_tree *t = p ? skel_parse_string(sk.b, (size_t)sk.n, sk.b, err) : NULL;
@@ -250,8 +287,9 @@ static int random_case(int cat, uint64_t *s, sample *sm, diag *err)
             for (int i = 0; i < nt; i++)
                 pl[i] = pick(s, 0, nn - 1);
             int big = sm->too_big;
-            rc = compare(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER, p, pl,
-                         sm, catname[cat], err);
+            rc = (links ? compare_links : compare)(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM
+                                                                      : SKEL_STYLE_PRODUCER,
+                                                   p, pl, sm, catname[cat], err);
             if (rc == 1 && sm->too_big > big) {
                 sm->too_big = big;          /* redraw: the suite is of chains that fit */
                 rc = 2;
@@ -274,7 +312,7 @@ static int corpus_file(const char *path, skel_style style, uint64_t *s, sample *
     int nt = skel_tree_ntasks(t), rc = 0, pl[SKEL_MAX_TASKS];
     for (int k = 0; k < 4 && rc >= 0; k++) {
         int nn = k == 0 ? nt : pick(s, 2, 8);
-        char *pt = k ? random_platform(nn, s) : NULL;
+        char *pt = k ? random_platform(nn, s, 0) : NULL;
         skel_platform *p = k ? (pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
                                                                 NULL, NULL, err) : NULL)
                              : skel_platform_default(nt, err);
@@ -310,6 +348,119 @@ static int corpus_dir(const char *dir, const char *ext, skel_style style, uint64
     }
     free(ents);
     return rc;
+}
+
+/* ---- (d) links with buffers and phases ------------------------------------ */
+
+/* The job's throughput of m (a placed model) from its own chain, solved
+ * as `skelsched solve` does; its states into *states. 1 when the chain has
+ * more than MAX_STATES states. */
+static int exact_placed(const skel_model *m, double *x, unsigned long *states, diag *err)
+{
+    pepa_system *sys = pepa_system_new(m->pepa, err);
+    pepa_derive_opts d = { 0 };
+    d.max_states = MAX_STATES;
+    diag derr = { 0 };
+    pepa_space *sp = sys ? pepa_derive(sys, &d, &derr) : NULL;
+    double *pi = sp ? calloc(sp->n, sizeof *pi) : NULL;
+    double *thr = sp ? calloc((size_t)sys->nactions + 1, sizeof *thr) : NULL;
+    int rc = !sys ? -1 : !sp ? 1 : -1;
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    pepa_solve_result res;
+    if (pi && thr && pepa_solve(sp->q, &o, pi, &res, err) == 0 &&
+        pepa_space_throughput(sp, pi, thr, err) == 0) {
+        *x = skel_model_throughput(m, thr);
+        *states = sp->n;
+        rc = 0;
+    }
+    free(thr);
+    free(pi);
+    pepa_space_free(sp);
+    pepa_system_free(sys);
+    return rc;
+}
+
+/* Exact and approximate throughput of t on p at pl, the links' kinds those
+ * of the placement: 0, 1 when the chain is too large (counted in too_big),
+ * -1 on an error. */
+static int compare_links(const skel_tree *t, skel_style style, const skel_platform *p,
+                         const int *pl, sample *sm, const char *label, diag *err)
+{
+    skel_dag *d = skel_dag_build(t, style, err);
+    skel_model *m = d ? skel_model_new_placed(t, d, p, pl, err) : NULL;
+    skel_approx *a = NULL;
+    unsigned long states = 0;
+    double x = 0, t0 = clock_now();
+    int rc = m ? exact_placed(m, &x, &states, err) : d ? 1 : -1;   /* no model: too large */
+    sm->too_big += rc == 1;
+    if (rc != 0)
+        goto done;
+    double t1 = clock_now();
+    skel_approx_opts ao = { 0 };
+    ao.scv = m->scv;
+    ao.link_scv = m->link_scv;
+    ao.buffer = m->buffer;
+    diag aerr = { 0 };
+    skel_approx_result ar;
+    if (!(a = skel_approx_new(d, &ao, &aerr)) ||
+        skel_approx_place(a, m, p, pl, &ar, &aerr) < 0) {
+        sm->refused++;
+        if (getenv("APPROX_VERBOSE"))
+            printf("  %-8s %-50.50s refused: %s\n", label, skel_tree_file(t), aerr.msg);
+        goto done;
+    }
+    double t2 = clock_now(), e = fabs(ar.throughput / x - 1);
+    if (getenv("APPROX_VERBOSE"))
+        printf("  %-8s %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+               label, skel_tree_file(t), states, x, ar.throughput, 100 * e, ar.iterations);
+    if (sm->n < 2048)
+        sm->err[sm->n++] = e;
+    sm->exact_s += t1 - t0;
+    sm->approx_s += t2 - t1;
+    sm->states_max = states > sm->states_max ? states : sm->states_max;
+done:
+    skel_approx_free(a);
+    skel_model_free(m);
+    skel_dag_free(d);
+    return rc;
+}
+
+static void row(const char *name, sample *sm);
+
+static void pool(sample *all, const sample *sm)
+{
+    for (int k = 0; k < sm->n && all->n < 2048; k++)
+        all->err[all->n++] = sm->err[k];
+    all->exact_s += sm->exact_s;
+    all->approx_s += sm->approx_s;
+    all->uncovered += sm->uncovered;
+    all->too_big += sm->too_big;
+    all->refused += sm->refused;
+    all->states_max = sm->states_max > all->states_max ? sm->states_max : all->states_max;
+}
+
+static int link_suite(int ncases)
+{
+    static sample sm[4], all;
+    static const char *const name[4] = { "l-pipe", "l-farm", "l-deal", "l-nested" };
+    uint64_t s = 20261126;
+    diag err = { 0 };
+    for (int k = 0; k < ncases; k++)
+        if (random_case(k % 4, &s, &sm[k % 4], 1, &err) < 0) {
+            fprintf(stderr, "bench_approx: %s\n", err.msg);
+            return 1;
+        }
+    printf("\nbench_approx: links with buffers (0-4 items) and phases (SCV 0.25-4), approximation "
+           "vs the placement's own chain\n");
+    printf("%-8s %5s %9s %9s %9s  %-4s  %10s %10s %9s %9s %4s %4s %4s\n", "case", "n", "median",
+           "p95", "max", "goal", "exact s", "approx s", "speedup", "states", "n/c", "big", "ref");
+    for (int c = 0; c < 4; c++) {
+        row(name[c], &sm[c]);
+        pool(&all, &sm[c]);
+    }
+    row("links", &all);
+    return 0;
 }
 
 /* CPU seconds of this process. */
@@ -401,19 +552,25 @@ int main(int argc, char **argv)
         large_models();
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "links") == 0)
+        return link_suite(argc > 2 ? atoi(argv[2]) : 120);
     int ncases = argc > 1 ? atoi(argv[1]) : 400;
     static sample sm[NCAT], all;
     uint64_t s = 20261125;
     diag err = { 0 };
+    const char *only = getenv("APPROX_ONLY");     /* one kind (its own cases: a quick look) */
     for (int k = 0; k < ncases; k++)
-        if (random_case(k % 4, &s, &sm[k % 4], &err) < 0) {
+        if ((!only || strcmp(only, catname[k % 4]) == 0) &&
+            random_case(k % 4, &s, &sm[k % 4], 0, &err) < 0) {
             fprintf(stderr, "bench_approx: %s\n", err.msg);
             return 1;
         }
     const char *src = getenv("SRCDIR"), *shared = getenv("SHARED_DIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/examples/skeletons", src ? src : ".");
-    if (corpus_dir(dir, ".skel", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0 ||
+    if (only && strcmp(only, "corpus") != 0)
+        ;
+    else if (corpus_dir(dir, ".skel", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0 ||
         (snprintf(dir, sizeof dir, "%s/corpus/wflow2pepa", shared ? shared : "../shared"),
          corpus_dir(dir, ".des", SKEL_STYLE_PRODUCER, &s, &sm[4], &err) < 0)) {
         fprintf(stderr, "bench_approx: %s\n", err.msg);
@@ -425,19 +582,14 @@ int main(int argc, char **argv)
            "p95", "max", "goal", "exact s", "approx s", "speedup", "states", "n/c", "big", "ref");
     for (int c = 0; c < NCAT; c++) {
         row(catname[c], &sm[c]);
-        for (int k = 0; k < sm[c].n && all.n < 2048; k++)
-            all.err[all.n++] = sm[c].err[k];
-        all.exact_s += sm[c].exact_s;
-        all.approx_s += sm[c].approx_s;
-        all.uncovered += sm[c].uncovered;
-        all.too_big += sm[c].too_big;
-        all.refused += sm[c].refused;
-        all.states_max = sm[c].states_max > all.states_max ? sm[c].states_max : all.states_max;
+        pool(&all, &sm[c]);
     }
     row("all", &all);
     printf("(n/c: corpus cases the approximation does not cover; big: exact chain over %lu "
            "states; ref: refused, the fixed point below the one-item-at-a-time bound)\n",
            MAX_STATES);
+    if (!getenv("APPROX_NO_LINKS") && link_suite(120) != 0)
+        return 1;
     if (!getenv("APPROX_NO_LARGE"))
         large_models();
     return 0;

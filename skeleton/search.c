@@ -545,13 +545,6 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.deadline = s.o->deadline;
     if (s.o->budget > 0)
         s.deadline = clock_deadline_within(s.deadline, s.o->budget);
-    if (!s.plain_links) {
-        /* Buffered links and link phases are known to the bounds, not to
-         * the approximation: the large-scale search ranks by the bounds. */
-        s.eval = search_eval_bound;
-        s.eval_ctx = &s;
-        s.eval_name = "the per-stage cycle bound (an upper bound)";
-    }
     if (setup(&s) < 0 || search_scale(&s, scale_until(&s)) < 0)
         goto fail;
     /* Freeing a chain cannot be stopped and costs with its size (a few

@@ -647,6 +647,9 @@ static void choose_eval(search *s, double mid, double until)
     diag_clear(&tmp);
     skel_approx_opts ao = { 0 };
     ao.scv = s->m->scv;
+    ao.link_scv = s->m->link_scv;     /* the model's links, which the chain confirms */
+    ao.buffer = s->m->buffer;
+    ao.handoff = s->handoff;
     ao.deadline = mid;
     ao.cold = 1;
     ao.deal_states = SCALE_DEAL_STATES;

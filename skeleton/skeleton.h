@@ -595,13 +595,23 @@ typedef struct skel_approx_opts {
     unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
                                 ready/not-ready bits within this many states; 0: 128 */
     unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
-                                grows by its partners within this many states; 0: 2500 */
-    unsigned long grow_states; /* without a deal, likewise (overlapping windows of
+                                grows by its partners while its states reachable
+                                from the start stay within this many; 0: 2500 */
+    unsigned long grow_states; /* without a deal, likewise but counting the product
+                                of the local states (overlapping windows of
                                 several tasks); 0: 27 (three pipeline tasks), or
                                 1 (pairs) when deal_states is given */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
+    const double *link_scv;  /* per edge: squared coefficient of variation of its
+                                move's time (skel_model.link_scv); NULL: 1 */
+    const int *buffer;       /* per edge: items its link holds (skel_model.buffer);
+                                NULL: rendezvous. A move with phases or a buffer is
+                                a component of the windows holding its ends, as in
+                                gen.c (docs/approximation.md) */
+    double handoff;          /* a buffer's hand-off and take rate (gen.c's handoff,
+                                1/LocalLatency); 0: 1 */
     double deadline;         /* clock_now() past which skel_approx_new and every
                                 skel_approx_eval give up with a message (the
                                 search's time limit); 0: none */

@@ -133,4 +133,17 @@ expect_out "rendezvous best" "^1 +9\.90099[0-9]* +t0 +n1 n1$"
 expect_exit 1 "bad buffer" -- map "$TMP/p2.skel" --platform "$TMP/p2.conf" --buffer 17
 expect_err "bad buffer" "--buffer must be a whole number of items from 0 to 16"
 
+# beyond the chain, on buffered links with phases: the large-scale search
+# and the plugin's decision (`plan`, MaxStates= below the chain) answer
+# with a placement of every task (docs/approximation.md)
+awk 'BEGIN { printf "pipe(8);"; for (i = 0; i < 8; i++) printf " task(\"t%d\", %d);", i, 1 + i % 5; print "" }' > "$TMP/p8.skel"
+printf 'Budget=2000\nMaxStates=1000\nDefaultBuffer=2 LinkSCV=0.5\nNodeName=x Speed=1\nNodeName=y Speed=2\nNodeName=w[1-4] Speed=4\nDefaultLatency=0.01\nLocalLatency=0.0001\n' > "$TMP/buf.conf"
+expect_exit 0 "buffer large-scale" -- map "$TMP/p8.skel" --platform "$TMP/buf.conf" --budget 2 --top 1
+expect_out "buffer large-scale method" "^method +approximate"
+expect_out "buffer large-scale answer" "^1 +[0-9.]+ +t[0-9] +([a-z0-9]+ ){7}[a-z0-9]+$"
+{ printf '#!/bin/sh\n'; sed 's/^/#SKEL /; s/; /;\n#SKEL /g' "$TMP/p8.skel"; printf 'srun true\n'; } > "$TMP/p8.sh"
+expect_exit 0 "buffer plan" -- plan "$TMP/p8.sh" --conf "$TMP/buf.conf"
+expect_out "buffer plan placed" "^SKEL_PLAN=t0=[a-z0-9]+ t1=.* t7=[a-z0-9]+$"
+expect_out "buffer plan approximate" "placed by the approximate search"
+
 finish

@@ -182,6 +182,22 @@ expect_exit 1 "approx on PEPA" -- solve --method approx "$C/pypepa/simple.pepa"
 expect_err "approx on PEPA" "needs a skeleton"
 expect_exit 1 "approx on choice" -- solve --method approx "$E/skeletons/orchestration.skel"
 expect_err "approx on choice" "par/choice/loop"
+# link buffers and phases (docs/approximation.md): two tasks joined by a
+# link of 2 items in Erlang-4 transit are one window, so the approximation
+# is the chain; a pipe(30) too large for the chain is answered
+printf 'pipe(2); task("t", 2.0); task("u", 0.5);\n' > "$TMP/two.skel"
+printf 'DefaultBuffer=2 LinkSCV=0.25\nLocalLatency=0.01 DefaultLatency=0.2\nNodeName=a Speed=1\nNodeName=b Speed=3\n' > "$TMP/buf.conf"
+expect_exit 0 "approx buffer: chain" -- solve --platform "$TMP/buf.conf" --place t0=a,t1=b "$TMP/two.skel"
+expect_out "approx buffer: chain has the link" "^take_0_1 "
+x=$(awk '$1 == "comp_1" { print $2 }' "$TMP/out")
+expect_exit 0 "approx buffer" -- solve --method approx --platform "$TMP/buf.conf" --place t0=a,t1=b "$TMP/two.skel"
+y=$(awk '$1 == "throughput" { print $2 }' "$TMP/out")
+if awk -v x="$x" -v y="$y" 'BEGIN { d = y / x - 1; exit !(x > 0 && d < 1e-8 && d > -1e-8) }'; then ok; else
+    fail "approx buffer: $y, the chain $x"; fi
+awk 'BEGIN { printf "pipe(30);"; for (i = 0; i < 30; i++) printf " task(\"t%d\", %d);", i, 1 + i % 5; print "" }' > "$TMP/p30.skel"
+expect_exit 0 "approx buffer pipe(30)" -- solve --method approx --platform "$E/platforms/cluster.conf" \
+    --buffer 1 --link-scv 0.5 "$TMP/p30.skel"
+expect_out "approx buffer pipe(30)" "^throughput +[0-9.]+ items/s"
 
 # exports
 expect_exit 0 "export" -- solve --export-prism "$TMP/simple" --export-mm "$TMP/simple.mtx" "$C/pypepa/simple.pepa"

@@ -722,6 +722,31 @@ static double approx_of(placed *b, const int *pl)
     return ar.throughput;
 }
 
+/* With the chain refused (a state cap of 1): the analytical approximation
+ * valued the moves, and each placement ranked has its estimate. */
+static void check_scale_approx(placed *b, int c)
+{
+    skel_search_opts o = { 0 };
+    o.max_states = 1;
+    o.top = 3;
+    skel_search_result *r = run(b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_str_eq(r->estimator, "the analytical approximation");
+    ck_assert(r->constructive > 0);
+    ck_assert(r->ranked[0].throughput >= r->constructive);
+    for (int k = 0; k < r->nranked; k++)
+        ck_assert_msg(close_rel(r->ranked[k].throughput, approx_of(b, r->ranked[k].placement),
+                                1e-9), "case %d rank %d: %.12g", c, k, r->ranked[k].throughput);
+    /* the iterated local search's kicks come from a fixed seed: the same
+     * answer again */
+    skel_search_result *again = run(b, &o);
+    ck_assert(memcmp(again->ranked[0].placement, r->ranked[0].placement,
+                     (size_t)r->ntasks * sizeof *r->ranked[0].placement) == 0);
+    ck_assert(again->ranked[0].throughput == r->ranked[0].throughput);
+    skel_search_result_free(again);
+    skel_search_result_free(r);
+}
+
 START_TEST(test_scale_approx)
 {
     uint64_t seed = 4242 + (uint64_t)_i * 104729;
@@ -730,30 +755,13 @@ START_TEST(test_scale_approx)
     placed b;
     placed_build(&b, skels[approx_cases[_i].skel], SKEL_STYLE_STREAM, text);
     b.plat->sharing = approx_cases[_i].sharing;
-    skel_search_opts o = { 0 };
-    o.max_states = 1;
-    o.top = 3;
-    skel_search_result *r = run(&b, &o);
-    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
-    ck_assert_str_eq(r->estimator, "the analytical approximation");
-    ck_assert(r->constructive > 0);
-    ck_assert(r->ranked[0].throughput >= r->constructive);
-    for (int k = 0; k < r->nranked; k++)
-        ck_assert_msg(close_rel(r->ranked[k].throughput, approx_of(&b, r->ranked[k].placement),
-                                1e-9), "case %d rank %d: %.12g", _i, k, r->ranked[k].throughput);
-    /* the iterated local search's kicks come from a fixed seed: the same
-     * answer again */
-    skel_search_result *again = run(&b, &o);
-    ck_assert(memcmp(again->ranked[0].placement, r->ranked[0].placement,
-                     (size_t)r->ntasks * sizeof *r->ranked[0].placement) == 0);
-    ck_assert(again->ranked[0].throughput == r->ranked[0].throughput);
-    skel_search_result_free(again);
-    skel_search_result_free(r);
+    check_scale_approx(&b, _i);
     skel_search_opts brute = { 0 };
     brute.no_prune = brute.no_symmetry = 1;
     skel_search_result *bf = run(&b, &brute);
-    o.max_states = 0;
-    r = run(&b, &o);
+    skel_search_opts o = { 0 };
+    o.top = 3;
+    skel_search_result *r = run(&b, &o);
     ck_assert_int_eq(r->method, SKEL_SEARCH_EXACT);
     ck_assert(r->optimal);
     ck_assert_msg(close_rel(r->ranked[0].throughput, bf->ranked[0].throughput, 1e-9),
@@ -800,6 +808,36 @@ START_TEST(test_scale_classes)
 }
 END_TEST
 
+/* The large-scale search on a platform whose moves hold items and have
+ * phases (DefaultBuffer=2 LinkSCV=0.5, the placement-independent model's
+ * links): the approximation values the placements with the links as
+ * components of its windows, and the answer's throughput is its estimate
+ * of that very placement. */
+START_TEST(test_scale_approx_links)
+{
+    static const int which[] = { 0, 4, 5 };    /* pipes static and ps, a farm ps */
+    int c = which[_i];
+    uint64_t seed = 4242 + (uint64_t)c * 104729;
+    char text[8192];
+    size_t len = (size_t)snprintf(text, sizeof text, "DefaultBuffer=2 LinkSCV=0.5\n");
+    random_platform(text + len, sizeof text - len, approx_cases[c].nodes, &seed);
+    placed b;
+    placed_build(&b, skels[approx_cases[c].skel], SKEL_STYLE_STREAM, text);
+    b.plat->sharing = approx_cases[c].sharing;
+    diag err;
+    diag_clear(&err);
+    skel_model_free(b.model);
+    b.model = skel_model_new_placed(b.tree, b.dag, b.plat, NULL, &err);
+    ck_assert_msg(b.model, "%s", err.msg);
+    int buffered = 0;
+    for (int e = 0; e < b.model->nedges; e++)
+        buffered += b.model->buffer[e] == 2;
+    ck_assert_int_ge(buffered, 2);
+    check_scale_approx(&b, c);
+    placed_free(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
@@ -819,6 +857,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, test_lumped_matches_whole, 0, 2);
     tcase_add_test(tc, test_scale_classes);
     tcase_add_loop_test(tc, test_scale_approx, 0, (int)(sizeof approx_cases / sizeof approx_cases[0]));
+    tcase_add_loop_test(tc, test_scale_approx_links, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }
