@@ -344,6 +344,17 @@ static void print_exact(const map_args *a, const skel_search_result *r)
         printf("optimal      not proven: the budget ran out during a solve\n");
 }
 
+/* Without the whole chain: the bound on every placement (capacity of the
+ * nodes, tasks' cycles, stages) against the answer's value. */
+static void print_unproven(const skel_search_result *r)
+{
+    if (isfinite(r->bound) && r->bound > 0)
+        printf("optimal      not proven: every placement is at most %.6g (bounds), gap %.3g%%\n",
+               r->bound, 100 * r->gap);
+    else
+        printf("optimal      not proven\n");
+}
+
 static void print_approx(const map_args *a, const skel_search_result *r)
 {
     printf("skeleton     %s (%d tasks)\n", a->skel, r->ntasks);
@@ -353,7 +364,7 @@ static void print_approx(const map_args *a, const skel_search_result *r)
     printf("             (try `skelsched simulate` on the best placement for a confidence interval)\n");
     printf("constructive %.6g in %.3f ms; answered in %.3f s\n", r->constructive,
            1000 * r->constructive_secs, r->seconds);
-    printf("optimal      not proven\n");
+    print_unproven(r);
 }
 
 /* The whole chain did not fit; the placements ranked were solved exactly
@@ -368,7 +379,7 @@ static void print_lumped(const map_args *a, const skel_search_result *r)
            "             with a farm's interchangeable members lumped\n");
     printf("constructive %.6g in %.3f ms; answered in %.3f s\n", r->constructive,
            1000 * r->constructive_secs, r->seconds);
-    printf("optimal      not proven\n");
+    print_unproven(r);
 }
 
 static void print_table(const map_args *a, const skel_search_result *r, const skel_platform *p)

@@ -80,9 +80,34 @@ static int spent(search *s, const char *what)
 /* Derive the chain within what is left of the budget. Returns 1 when it
  * does not fit (too many states, out of time: s->why says which), the
  * derivation then abandoned. */
+/* A lower bound on the chain's states: a farm of w workers has at least
+ * 2^w (any subset of them can be computing at once: the emitter hands
+ * each item to any ready worker). */
+static double chain_floor(const search *s)
+{
+    int w = 0;
+    for (int i = 0; i < s->nt && !s->d->extended; i++) {
+        const skel_flow *f = &s->d->dst[i];
+        if (f->pattern != SKEL_PAT_FARM || f->nsteps != 1)
+            continue;
+        int n = f->start[1] - f->start[0], tasks = 1;
+        for (int k = f->start[0]; k < f->start[1]; k++)
+            tasks &= f->tasks[k] >= 0;
+        if (tasks && n > w)
+            w = n;
+    }
+    return ldexp(1.0, w);
+}
+
 static int setup_chain(search *s)
 {
     diag *err = s->err;
+    unsigned long cap = s->o->max_states ? s->o->max_states : DEFAULT_MAX_STATES;
+    if (chain_floor(s) > (double)cap) {
+        snprintf(s->why, sizeof s->why, "the chain has at least %.3g states (a farm's workers "
+                 "busy or idle in any combination), over the limit of %lu", chain_floor(s), cap);
+        return 1;
+    }
     /* Compiling the model cannot be stopped and grows faster than its
      * tasks: under a deadline, not started when it would take half of
      * what is left (a chain of that many tasks rarely fits anyway). */
@@ -190,6 +215,8 @@ static int setup(search *s)
             s->group_scale[s->ngroups++] = s->flows[i].ndst / s->visit[i];
         }
     }
+    if (search_setup_capacity(s) < 0)
+        return -1;
     /* Nodes named by a pin, and nodes no task may use, are not
      * interchangeable with any other. */
     unsigned char *keep = calloc(nn, 1);
@@ -221,6 +248,11 @@ static void search_free(search *s)
 {
     for (int g = 0; s->stage && g < s->nstages; g++)
         free(s->stage[g]);
+    free(s->cap_mark);
+    free(s->cap_order);
+    free(s->cap_coef);
+    free(s->cap_task);
+    free(s->cap_first);
     free(s->stage_v);
     free(s->stage_n);
     free(s->stage);
@@ -395,6 +427,19 @@ static void approx_utils(search *s, skel_search_entry *e)
     e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
 }
 
+/* The best sound bound on every placement the search has without the
+ * chain: the branch and bound's root (capacity, cycles, stages, windows),
+ * or the capacity alone where the latency matrices were not built. It is
+ * the answer's bound when the chain did not fit or ran out of time. */
+static double root_bound(search *s)
+{
+    for (int i = 0; i < s->nt; i++)
+        s->place[i] = -1;
+    s->bound_pl = NULL;
+    double b = s->lat ? search_bound(s) : search_capacity(s);
+    return isfinite(b) && b > 0 ? b : INFINITY;
+}
+
 /* The large-scale search's answer when the chain did not fit: its
  * placement, the best others its moves valued and the constructive one,
  * by their estimates (the keep list is best first; heur is its first). */
@@ -517,8 +562,18 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     }
     if (ex < 0 && !(s.solve_late && !s.o->candidates))
         goto fail;
-    if (ex != 0 && !s.o->candidates && (approx_answer(&s) < 0 || search_lumped_answer(&s) < 0))
+    /* The chain did not fit: without a deadline, more local search (its
+     * work cap stops it, 10 s a guard); under one the time left is the
+     * lumped chain's (the ILS took the plugin's p99 over budget + 10 ms). */
+    if (ex != 0 && !s.o->candidates &&
+        ((s.deadline.at <= 0 && search_scale_more(&s, clock_now() + 10.0) < 0) ||
+         approx_answer(&s) < 0 ||
+         search_lumped_answer(&s) < 0))
         goto fail;
+    if ((ex != 0 || s.timed_out) && !s.o->candidates) {
+        double b = root_bound(&s);
+        s.missed = s.missed > 0 && s.missed < b ? s.missed : b;
+    }
     if (ex > 0 && s.o->candidates) {
         diag_set(err, "%s", s.why);
         goto fail;

@@ -77,7 +77,10 @@ typedef int (*search_eval_fn)(void *ctx, const int *pl, const double *mu, const 
  * 1e7-2.4e7 units a second on pipes, farms and pipes of farms). */
 #define SCALE_WORK 3e7
 
-#define SCALE_KEEP 4                  /* best placements the local moves keep for the chain */
+/* Best placements the local moves keep for the chain: 8 (was 4), so that
+ * under a budget the chain re-ranks more of the estimate's best when the
+ * branch and bound cannot finish (the estimate errs by a few % with deals). */
+#define SCALE_KEEP 8
 
 typedef struct search {
     skel_model *m;
@@ -132,6 +135,15 @@ typedef struct search {
     int ngroups;               /* farm steps of tasks with a known visit ratio */
     const step **group;        /* the step (its members share the sender's items) */
     double *group_scale;       /* X <= (sum of members' X_i) * scale */
+    /* The capacity bound (search_capacity): disjoint sets of tasks, each
+     * consuming at least X * cap_coef[g] of speed per second. */
+    int ncap;
+    int *cap_first, *cap_task; /* ncap + 1 offsets into cap_task */
+    double *cap_coef;
+    double cap_all;            /* the sum of cap_coef */
+    int *cap_order;            /* usable nodes, fastest first */
+    unsigned *cap_mark;        /* per node: cap_stamp when counted */
+    unsigned cap_stamp;
     double *wq;                /* WIN_STATES^2 scratch for a window's chain */
     struct wcache *cache;      /* WIN_CACHE entries, direct mapped */
     unsigned long long win_solved, win_hits;
@@ -189,6 +201,8 @@ int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step 
 void search_visit_ratios(search *s);
 int search_stage_groups(search *s, int *ng_out);
 int search_setup_platform(search *s);
+int search_setup_capacity(search *s);
+double search_capacity(search *s);
 
 /* search_plan.c */
 int search_plan_build(search *s);
@@ -211,6 +225,9 @@ int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *
 int search_eval_bound(void *ctx, const int *pl, const double *mu, const double *lambda, double *x,
                       diag *err);
 int search_scale(search *s, double until);
+/* Kicks of the iterated local search when the chain did not fit. */
+#define SCALE_KICKS 64
+int search_scale_more(search *s, double until);
 void search_scale_free(search *s);
 
 /* search_exact.c */

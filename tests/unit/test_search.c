@@ -135,6 +135,25 @@ static const char *const skels[NSKELS] = {
 
 /* Brute force against branch and bound with each of its devices off in
  * turn, on b's platform as it is. */
+/* Without the chain (a state cap of 1) the answer's bound is the root's
+ * (the nodes' capacity, the tasks' cycles, stages): never below the exact
+ * optimum best, and the gap is the bound against the answer's value. */
+static void root_bound_case(placed *b, int i, double best)
+{
+    skel_search_opts o = { 0 };
+    o.max_states = 1;
+    o.budget = 1000;        /* a deadline: no iterated local search (seconds with
+                               deals), which the bound does not depend on */
+    skel_search_result *r = run(b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_msg(isfinite(r->bound) && r->bound >= best * (1 - 1e-9),
+                  "case %d %s: bound %.12g below the optimum %.12g", i,
+                  skel_sharing_name(b->plat->sharing), r->bound, best);
+    double x = r->ranked[0].throughput;
+    ck_assert(close_rel(r->gap, r->bound > x ? (r->bound - x) / x : 0, 1e-9));
+    skel_search_result_free(r);
+}
+
 static void brute_case(placed *b, int i)
 {
     skel_search_opts brute = { 0 };
@@ -144,6 +163,7 @@ static void brute_case(placed *b, int i)
     ck_assert(bf->evaluated == bf->total);
     ck_assert_int_eq(bf->nranked, (int)bf->total);
     double best = bf->ranked[0].throughput;
+    root_bound_case(b, i, best);
     for (int variant = 0; variant < 3; variant++) {
         skel_search_opts o = { 0 };
         o.no_prune = variant == 1;
@@ -517,6 +537,38 @@ START_TEST(test_scale_large)
 }
 END_TEST
 
+/* A farm too large for any chain, without a budget: the search does not
+ * try to derive it (2^workers states at least), answers by the large-scale
+ * search, and states the gap to the nodes' capacity: 16 nodes of total
+ * speed 60 give the farm's workers (rate 1 at Speed=1) at most 60 items a
+ * second. */
+START_TEST(test_big_farm_gap)
+{
+    char *plat = class_platform(16);
+    placed b;
+    placed_build(&b, getenv("SKELSCHED_QUICK") ?
+                 "pipe(3);\n\ttask(\"src\", 500.0);\n\tfarm(40, \"w\", 1.0);\n"
+                 "\ttask(\"sink\", 500.0);\n" :
+                 "pipe(3);\n\ttask(\"src\", 500.0);\n\tfarm(200, \"w\", 1.0);\n"
+                 "\ttask(\"sink\", 500.0);\n", SKEL_STYLE_STREAM, plat);
+    skel_search_opts o = { 0 };
+    o.top = 2;
+    skel_search_result *r = run(&b, &o);
+    ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
+    ck_assert_msg(strstr(r->why, "at least"), "%s", r->why);
+    ck_assert(!r->optimal);
+    double total = 4 * (8 + 4 + 2 + 1);
+    /* src and sink use a little of the nodes too: below 60, above 59 */
+    ck_assert_msg(r->bound <= total && r->bound > 0.98 * total, "bound %.9g", r->bound);
+    ck_assert(r->ranked[0].throughput <= r->bound * (1 + 1e-9));
+    ck_assert_msg(r->gap >= 0 && r->gap < 0.05, "gap %.4g (answer %.6g)", r->gap,
+                  r->ranked[0].throughput);
+    skel_search_result_free(r);
+    placed_free(&b);
+    free(plat);
+}
+END_TEST
+
 /* The lumped chain values a placement exactly: every placement of a
  * 5-task farm skeleton on 3 nodes, valued on its lumped chain
  * (force_lumped), gives the best placement and throughput the whole chain
@@ -659,8 +711,9 @@ static double approx_of(placed *b, const int *pl)
     diag_clear(&err);
     skel_approx_opts ao = { 0 };
     ao.scv = b->model->scv;
-    ao.deal_states = 50;    /* the search's options (search_scale.c), which keep
-                               windows of pairs (grow_states) */
+    ao.deal_states = 50;    /* the search's options (search_scale.c): deals cut
+                               to 50 states, windows of three pipeline tasks */
+    ao.grow_states = 27;
     skel_approx *a = skel_approx_new(b->dag, &ao, &err);
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
@@ -684,6 +737,13 @@ static void check_scale_approx(placed *b, int c)
     for (int k = 0; k < r->nranked; k++)
         ck_assert_msg(close_rel(r->ranked[k].throughput, approx_of(b, r->ranked[k].placement),
                                 1e-9), "case %d rank %d: %.12g", c, k, r->ranked[k].throughput);
+    /* the iterated local search's kicks come from a fixed seed: the same
+     * answer again */
+    skel_search_result *again = run(b, &o);
+    ck_assert(memcmp(again->ranked[0].placement, r->ranked[0].placement,
+                     (size_t)r->ntasks * sizeof *r->ranked[0].placement) == 0);
+    ck_assert(again->ranked[0].throughput == r->ranked[0].throughput);
+    skel_search_result_free(again);
     skel_search_result_free(r);
 }
 
@@ -793,6 +853,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_farm_first);
     tcase_add_test(tc, test_scale_large);
     tcase_add_test(tc, test_scale_cap);
+    tcase_add_test(tc, test_big_farm_gap);
     tcase_add_loop_test(tc, test_lumped_matches_whole, 0, 2);
     tcase_add_test(tc, test_scale_classes);
     tcase_add_loop_test(tc, test_scale_approx, 0, (int)(sizeof approx_cases / sizeof approx_cases[0]));
