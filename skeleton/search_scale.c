@@ -601,6 +601,26 @@ static void set_loads(search *s, const int *pl)
         s->cls_next[c] = s->cls_start[c];
 }
 
+/* pl (estimate x) becomes the answer when it is better. */
+static void keep_if_better(search *s, const int *pl, double x)
+{
+    if (x > s->heur_x * (1 + 1e-9)) {
+        memcpy(s->heur, pl, (size_t)s->nt * sizeof *pl);
+        s->heur_x = x;
+    }
+}
+
+/* Local moves from the complete placement pl (the loads set from it),
+ * kept as the answer when they end better. */
+static void descend_keep(search *s, int *pl, double until)
+{
+    double x;
+    set_loads(s, pl);
+    estimate(s, pl, &x);
+    local_moves(s, pl, &x, until);
+    keep_if_better(s, pl, x);
+}
+
 /* Local moves again from another start, kept when they end better: kind 0,
  * every free task on the fastest usable node (the moves then spread them:
  * co-location the constructive rule never tries); kind 1, the usable nodes
@@ -618,14 +638,7 @@ static int restart(search *s, int kind, double until)
             while (s->node_class[j] < 0);
         pl[i] = pin >= 0 ? pin : kind == 0 ? s->cls_member[0] : j;
     }
-    double x;
-    set_loads(s, pl);
-    estimate(s, pl, &x);
-    local_moves(s, pl, &x, until);
-    if (x > s->heur_x * (1 + 1e-9)) {
-        memcpy(s->heur, pl, (size_t)s->nt * sizeof *pl);
-        s->heur_x = x;
-    }
+    descend_keep(s, pl, until);
     free(pl);
     return 0;
 }
@@ -712,10 +725,7 @@ static void enumerate(search *s, int *pl, int k, double until)
     if (k == s->nt) {
         double x;
         estimate(s, pl, &x);
-        if (x > s->heur_x * (1 + 1e-9)) {
-            memcpy(s->heur, pl, (size_t)s->nt * sizeof *pl);
-            s->heur_x = x;
-        }
+        keep_if_better(s, pl, x);
         return;
     }
     int pin = s->o->pins ? s->o->pins[k] : -1;
@@ -766,14 +776,7 @@ int search_scale_more(search *s, double until)
             if (!s->o->pins || s->o->pins[i] < 0)
                 pl[i] = s->cls_member[next_rand(&r) % (unsigned)nuse];
         }
-        double x;
-        set_loads(s, pl);
-        estimate(s, pl, &x);
-        local_moves(s, pl, &x, until);
-        if (x > s->heur_x * (1 + 1e-9)) {
-            memcpy(s->heur, pl, (size_t)s->nt * sizeof *pl);
-            s->heur_x = x;
-        }
+        descend_keep(s, pl, until);
     }
     for (int j = 0; j < s->nn; j++)
         s->load[j] = 0;
