@@ -194,6 +194,30 @@ static double quantile(double *v, int n, double q)
     return v[k < 0 ? 0 : k];
 }
 
+/* One scored case: the approximation's relative error against the exact
+ * throughput x (of a chain of states states), and the time each took. */
+static void record(sample *sm, const char *label, const skel_tree *t, unsigned long states,
+                   double x, const skel_approx_result *ar, double exact_s, double approx_s)
+{
+    double e = fabs(ar->throughput / x - 1);
+    if (getenv("APPROX_VERBOSE"))
+        printf("  %-8s %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+               label, skel_tree_file(t), states, x, ar->throughput, 100 * e, ar->iterations);
+    if (sm->n < 2048)
+        sm->err[sm->n++] = e;
+    sm->exact_s += exact_s;
+    sm->approx_s += approx_s;
+    sm->states_max = states > sm->states_max ? states : sm->states_max;
+}
+
+/* A case the approximation declined to answer (its message, if verbose). */
+static void refuse(sample *sm, const char *label, const skel_tree *t, const char *why)
+{
+    sm->refused++;
+    if (getenv("APPROX_VERBOSE"))
+        printf("  %-8s %-50.50s refused: %s\n", label, skel_tree_file(t), why);
+}
+
 /* Exact and approximate throughput of t on p at placement pl; 1 when the
  * exact chain is too large or the approximation does not cover t. */
 static int compare(const skel_tree *t, skel_style style, const skel_platform *p, const int *pl,
@@ -236,24 +260,12 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     }
     skel_approx_result ar;
     if (skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL, &ar, &aerr) < 0) {
-        sm->refused++;                  /* said so rather than answer: counted apart */
-        if (getenv("APPROX_VERBOSE"))
-            printf("  %-8s %-40.40s refused: %s\n", label, skel_tree_file(t), aerr.msg);
+        refuse(sm, label, t, aerr.msg);  /* said so rather than answer: counted apart */
         rc = 0;
         goto done;
     }
-    double t2 = clock_now();
-    double x = r->ranked[0].throughput;   /* exact: items entering the first stage */
-    double e = fabs(ar.throughput / x - 1);
-    if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %-40.40s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
-               label, skel_tree_file(t), r->states, x, ar.throughput, 100 * e, ar.iterations);
-    if (sm->n < 2048)
-        sm->err[sm->n++] = e;
-    sm->exact_s += t1 - t0;
-    sm->approx_s += t2 - t1;
-    if (r->states > sm->states_max)
-        sm->states_max = r->states;
+    /* exact: items entering the first stage */
+    record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
     rc = 0;
 done:
     skel_approx_free(a);
@@ -405,20 +417,10 @@ static int compare_links(const skel_tree *t, skel_style style, const skel_platfo
     skel_approx_result ar;
     if (!(a = skel_approx_new(d, &ao, &aerr)) ||
         skel_approx_place(a, m, p, pl, &ar, &aerr) < 0) {
-        sm->refused++;
-        if (getenv("APPROX_VERBOSE"))
-            printf("  %-8s %-50.50s refused: %s\n", label, skel_tree_file(t), aerr.msg);
+        refuse(sm, label, t, aerr.msg);
         goto done;
     }
-    double t2 = clock_now(), e = fabs(ar.throughput / x - 1);
-    if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
-               label, skel_tree_file(t), states, x, ar.throughput, 100 * e, ar.iterations);
-    if (sm->n < 2048)
-        sm->err[sm->n++] = e;
-    sm->exact_s += t1 - t0;
-    sm->approx_s += t2 - t1;
-    sm->states_max = states > sm->states_max ? states : sm->states_max;
+    record(sm, label, t, states, x, &ar, t1 - t0, clock_now() - t1);
 done:
     skel_approx_free(a);
     skel_model_free(m);
