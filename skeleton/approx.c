@@ -321,6 +321,7 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     memset(r, 0, sizeof *r);
     a->late = 0;
     a->nhist = 0;
+    a->solve_work = 0;
     double bound = ax_one_at_a_time(a);
     do {
         r->change = ax_sweep(a, r->iterations & 1);
@@ -330,7 +331,7 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
             r->change = INFINITY;         /* not converged on a jump */
     } while (r->change > a->o.tol && r->iterations < a->o.max_iter && !a->late &&
              !(r->iterations >= 10 && ax_collapsing(a, bound)));
-    r->work = (double)r->iterations * a->nctr;
+    r->work = (double)r->iterations * a->nctr + a->solve_work;
     if (a->late) {
         a->fresh = 1;          /* a sweep cut in the middle: start the next one afresh */
         return diag_set(err, "approximation: out of time after %d sweeps", r->iterations);

@@ -86,6 +86,9 @@ typedef struct ax_win {
                                  its tasks in the product */
     size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
     int a0, a1;               /* the move's tasks (a1 -1: a lone task) */
+    int pos0, pos1;           /* their positions in the sub-chain: 0 and 1, but
+                                 anywhere in a shared whole one */
+    int shares;               /* its sub-chain is skel_approx.whole's */
     int built;                /* 0: not yet (a farm member's, built when needed) */
 } ax_win;
 
@@ -104,6 +107,9 @@ struct skel_approx {
     int *nch;                 /* per local state: its choices (nchoices) */
     int nbusy;
     int deal;                 /* some task has several rounds (a deal) */
+    int whole;                /* a deal window holding every task (its sub-chain the
+                                 exact chain, no partner outside), which the other
+                                 deal windows share; -1: none */
     double *scv;              /* per task: its work's scv (1: exponential) */
     ax_ltr *ltr;
     int nltr;
@@ -156,6 +162,7 @@ struct skel_approx {
     int nhist;
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
+    double solve_work;        /* this evaluation's solves, in rated transitions' time */
 };
 
 typedef struct ax_cbuf {      /* the sub-chains' transitions, while windows are built */

@@ -258,6 +258,10 @@ void ax_solve_window(skel_approx *a, const ax_win *w)
     }
     if (unchanged)
         return;                   /* a window with no partner outside is solved once */
+    /* their cost in r->work's unit (a transition rated, ~70 ns): measured
+     * 0.07 ms for a dense 108 states, 1-13 ms for sparse 324-1,116 */
+    double n = w->n;
+    a->solve_work += n <= AX_DENSE_MAX ? n * n * n / 1200 : 0.15 * n * n;
     if (w->n <= AX_DENSE_MAX)
         solve_dense(a, w, pi);
     else

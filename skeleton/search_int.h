@@ -187,9 +187,17 @@ typedef struct search {
     double cons_x, heur_x;     /* their estimates */
     double cons_secs;          /* time the constructive placement took */
     unsigned long long scale_evals;
+    unsigned long long scale_pruned; /* placements their bound left unestimated */
     double scale_work;         /* the evaluator's cost so far (skel_approx_result.work;
                                   ntasks + nedges a bound) */
     int scale_stopped;         /* local moves stopped by the time given */
+    /* the estimates remembered (search_memo.c), keyed by rates and sharing */
+    int memo_klen;             /* doubles a key holds */
+    double *memo_cur;          /* the key last looked up */
+    double *memo_keys, *memo_x;  /* memo_cap keys and their estimates */
+    unsigned char *memo_used;
+    size_t memo_cap, memo_n;
+    unsigned long long memo_hits;
 } search;
 
 /* search_bound.c */
@@ -229,6 +237,12 @@ int search_scale(search *s, double until);
 #define SCALE_KICKS 64
 int search_scale_more(search *s, double until);
 void search_scale_free(search *s);
+
+/* search_memo.c */
+int search_memo_init(search *s);
+int search_memo_get(search *s, const int *pl, double *x);
+void search_memo_put(search *s, double x);
+void search_memo_free(search *s);
 
 /* search_exact.c */
 int search_dfs(search *s, int k);

@@ -150,11 +150,15 @@ out:
 }
 
 #define MAX_BESIDE 4            /* partners' nodes tried per task */
-/* A deal's sub-chains in the search's approximation: 50 states cost
- * milliseconds; the default 2,500 cost seconds a placement (measured on
- * deal(4): 20 ms against 2.4-4.9 s), for no better ranking. */
-#define SCALE_DEAL_STATES 50
-/* Without a deal, windows of three pipeline tasks (the approximation's
+/* A deal's sub-chains are the approximation's own (deal_states 2,500, its
+ * default), not cut for speed: a window cut short of the deal's round robin
+ * does not lose accuracy gradually, its fixed point collapses (measured on
+ * `task("a",3), deal(4,"w",4), task("z",5)`, whose optimum is 14.9437:
+ * valued 1.3e-8 and refused at 50 states, 0.24 at 200, 12.7 at 600 in
+ * 2.2 s, 14.9437 at 2,500 in 0.2 s, exact because the window then holds
+ * the whole deal and solves once). Their cost counts in the work units
+ * (skel_approx_result.work) and the estimates are remembered
+ * (search_memo.c). Without a deal, windows of three pipeline tasks (the approximation's
  * default, which giving deal_states alone turns into pairs): on a 5-task
  * pipe of the random suite pairs put the optimum 10% low (4.29 against
  * 4.77 exact, windows of three 4.77) and the answer lost 8.1%. */
@@ -162,7 +166,13 @@ out:
 /* Under a budget, tasks + moves past which the approximation is not tried:
  * building it for farm(1000) takes 0.4-0.5 s and its windows cannot be
  * cut finer than 16 at a time (measured: 290 ms decisions against 100 ms
- * with the bound at Budget=50ms). */
+ * with the bound at Budget=50ms). Nor with a deal: its windows hold the
+ * deal's whole round robin, built in 5-15 ms and solved in 1-15 ms each
+ * for deal(3)-deal(4) (loaded machine), more than the moves' tenth of a
+ * 50 ms budget, whose end a solve overruns. The chain confirms the moves
+ * anyway (on the random suite at Budget=50ms, 3 runs a case beside other
+ * jobs, load ~10: 127-133 of 180 answers from the chain either way, 145-164
+ * before the deal windows grew; the row follows the load more than this). */
 #define SCALE_APPROX_MAX 1200
 
 /* ---- rates and the evaluators --------------------------------------------- */
@@ -221,26 +231,56 @@ static void keep_offer(search *s, const int *pl, double x)
     s->nkeep += s->nkeep < SCALE_KEEP;
 }
 
+/* The cycle bound of placement pl (its rates in s->mu, s->lambda) is at
+ * most beat: no estimate of it can be worth having (the throughput is
+ * below the bound), and the bound costs microseconds where a deal's
+ * estimate costs tens of ms. */
+static int bound_below(search *s, const int *pl, double beat)
+{
+    if (!(beat > 0) || s->eval != eval_approx)
+        return 0;
+    double b;
+    search_eval_bound(s, pl, s->mu, s->lambda, &b, NULL);
+    return b <= beat * (1 + 1e-9);
+}
+
 /* Estimate of placement pl (complete) into *x: 0 when a link is missing
- * (infeasible). Returns -1 when the evaluator refused (out of time, a
- * fixed point it does not trust), *x then 0. */
-static int estimate(search *s, const int *pl, double *x)
+ * (infeasible) or when its bound says it cannot beat beat (0: always
+ * estimated). Returns -1 when the evaluator refused (out of time, a fixed
+ * point it does not trust), *x then 0. */
+static int estimate_above(search *s, const int *pl, double beat, double *x)
 {
     diag tmp;
     diag_clear(&tmp);
     *x = 0;
     if (skel_place_rates(s->m, s->p, pl, s->mu, s->lambda, &tmp) < 0)
         return 0;             /* infeasible: a move over a link not described */
+    int memo = s->eval == eval_approx;   /* a function of the rates and sharing */
+    if (memo && search_memo_get(s, pl, x)) {
+        keep_offer(s, pl, *x);
+        return 0;
+    }
+    if (bound_below(s, pl, beat)) {
+        s->scale_pruned++;
+        return 0;
+    }
     s->scale_evals++;
     s->bound_pl = pl;
     int rc = s->eval(s->eval_ctx, pl, s->mu, s->lambda, x, &tmp);
     s->bound_pl = NULL;
-    if (rc < 0) {
+    if (rc < 0) {             /* not remembered: out of time may not recur */
         *x = 0;
         return -1;
     }
+    if (memo)
+        search_memo_put(s, *x);
     keep_offer(s, pl, *x);
     return 0;
+}
+
+static int estimate(search *s, const int *pl, double *x)
+{
+    return estimate_above(s, pl, 0, x);
 }
 
 /* ---- the constructive placement --------------------------------------------- */
@@ -371,7 +411,7 @@ static int improve_task(search *s, int *pl, int i, double *x)
         int was = pl[i];
         pl[i] = y;
         double v;
-        if (estimate(s, pl, &v) < 0)
+        if (estimate_above(s, pl, *x, &v) < 0)
             v = 0;
         if (v > *x * (1 + 1e-9)) {
             *x = v;
@@ -403,7 +443,7 @@ static int swap_task(search *s, int *pl, int i, double *x, double until)
         pl[i] = pl[j];
         pl[j] = a;
         double v;
-        estimate(s, pl, &v);
+        estimate_above(s, pl, *x, &v);
         if (v > *x * (1 + 1e-9)) {
             *x = v;
             moved = 1;
@@ -568,12 +608,14 @@ static int scale_setup(search *s)
         !s->cls_member || !s->cls_next || !s->cls_pos || !s->node_class || !s->cons || !s->heur ||
         !s->keep_pl || !s->keep_x)
         return diag_set(s->err, "out of memory");
-    return order_tasks(s) < 0 || task_edges(s) < 0 ? -1 : make_classes(s);
+    return order_tasks(s) < 0 || task_edges(s) < 0 || search_memo_init(s) < 0 ? -1
+                                                                              : make_classes(s);
 }
 
 void search_scale_free(search *s)
 {
     skel_approx_free(s->ax);
+    search_memo_free(s);
     free(s->keep_x);
     free(s->keep_pl);
     free(s->heur);
@@ -665,7 +707,6 @@ static void choose_eval(search *s, double mid, double until)
     ao.handoff = s->handoff;
     ao.deadline = mid;
     ao.cold = 1;
-    ao.deal_states = SCALE_DEAL_STATES;
     ao.grow_states = SCALE_GROW_STATES;
     if ((s->ax = skel_approx_new(s->d, &ao, &tmp))) {
         s->eval = eval_approx;
@@ -683,6 +724,15 @@ static void choose_eval(search *s, double mid, double until)
     estimate(s, s->cons, &s->cons_x);
 }
 
+/* Some task has several rounds (a deal's producer, workers or consumer). */
+static int has_rounds(const skel_dag *d)
+{
+    for (int i = 0; i < d->ntasks; i++)
+        if (d->src[i].nsteps > 1 || d->dst[i].nsteps > 1)
+            return 1;
+    return 0;
+}
+
 int search_scale(search *s, double until)
 {
     if (scale_setup(s) < 0)
@@ -690,7 +740,8 @@ int search_scale(search *s, double until)
     double t0 = clock_now();
     construct(s, s->cons);
     s->cons_secs = clock_now() - t0;
-    if (!s->eval && s->o->budget > 0 && s->nt + s->ne > SCALE_APPROX_MAX)
+    if (!s->eval && ((s->o->budget > 0 && s->nt + s->ne > SCALE_APPROX_MAX) ||
+                     (s->deadline.at > 0 && has_rounds(s->d))))
         use_bound(s);
     if (s->eval)
         estimate(s, s->cons, &s->cons_x);

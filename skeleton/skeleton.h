@@ -626,8 +626,9 @@ typedef struct skel_approx_result {
     double change;           /* relative change of the delays in the last sweep */
     int converged;           /* change <= tol */
     int bottleneck;          /* task of highest compute utilisation */
-    double work;             /* sub-chain transitions rated, summed over the sweeps:
-                                the cost, the same on any machine */
+    double work;             /* sub-chain transitions rated, summed over the sweeps,
+                                plus the sub-chains' solves in the same unit (a
+                                rating's time): the cost, the same on any machine */
     int at_bound;            /* the fixed point fell (by less than 10%) below the
                                 one-item-at-a-time lower bound, which is given */
 } skel_approx_result;

@@ -121,6 +121,12 @@ START_TEST(test_ps)
      * mean) */
     WITHIN("pipe(3); task(\"t\", 2); task(\"u\", 1); task(\"v\", 3);", SKEL_STYLE_STREAM, q5,
            1e-9);
+    /* a deal(4) between two tasks, workers sharing nodes with each other
+     * and the ends: its eight windows share one sub-chain of every task
+     * (each tasks' measures at its own position in it), exact */
+    static const int q6[] = { 0, 1, 1, 2, 2, 0 };
+    WITHIN("pipe(3); task(\"t\", 2); deal(4, \"w\", 1); task(\"v\", 3);", SKEL_STYLE_STREAM, q6,
+           1e-9);
     plat = plat_static;
 }
 END_TEST

@@ -703,6 +703,7 @@ static const struct {
     { PIPE3, 3, SKEL_SHARE_STATIC }, { PIPE4, 4, SKEL_SHARE_STATIC },
     { PIPE5, 4, SKEL_SHARE_STATIC }, { PIPE_FARM, 4, SKEL_SHARE_STATIC },
     { PIPE4, 4, SKEL_SHARE_PS },     { PIPE_FARM, 3, SKEL_SHARE_PS },
+    { PIPE_DEAL, 4, SKEL_SHARE_STATIC }, { PIPE_DEAL, 3, SKEL_SHARE_PS },
 };
 
 static double approx_of(placed *b, const int *pl)
@@ -711,9 +712,8 @@ static double approx_of(placed *b, const int *pl)
     diag_clear(&err);
     skel_approx_opts ao = { 0 };
     ao.scv = b->model->scv;
-    ao.deal_states = 50;    /* the search's options (search_scale.c): deals cut
-                               to 50 states, windows of three pipeline tasks */
-    ao.grow_states = 27;
+    ao.grow_states = 27;    /* the search's options (search_scale.c): windows of
+                               three pipeline tasks, a deal's own windows */
     skel_approx *a = skel_approx_new(b->dag, &ao, &err);
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
