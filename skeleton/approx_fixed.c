@@ -34,27 +34,25 @@ static double ready(const skel_approx *a, int x, int e, int send)
     return p;
 }
 
-/* The window's own tasks (a0, a1): completions per second (the flow of
- * their items' last phases) and the probability that each computes, into
- * their sums over the sweep's windows. */
+/* The window's own tasks (its first two positions): completions per
+ * second (the flow of their items' last phases) and the probability that
+ * each computes, into their sums over the sweep's windows. */
 static void window_tasks(skel_approx *a, const ax_win *w)
 {
     double thr[2] = { 0, 0 };
-    int pos[2] = { w->pos0, w->pos1 }, np = w->a1 >= 0 ? 2 : 1;
     const ax_ctr *c = a->ctr + w->c0;
     const double *pi = a->pi + w->p0;
     for (int k = 0; k < w->nc; k++)
-        for (int p = 0; p < np; p++)
-            if (c[k].src == AX_MU && c[k].done && c[k].pos == pos[p])
-                thr[p] += pi[c[k].from] * a->rate[k];
-    for (int p = 0; p < np; p++) {
-        int x = a->wtask[w->t0 + pos[p]];
-        marginal(a, w, pos[p]);
+        if (c[k].src == AX_MU && c[k].done && (c[k].pos == w->pa || c[k].pos == w->pb))
+            thr[c[k].pos != w->pa] += pi[c[k].from] * a->rate[k];
+    for (int i = 0; i < 2 && (i == 0 || w->pb >= 0); i++) {
+        int p = i ? w->pb : w->pa, x = a->wtask[w->t0 + p];
+        marginal(a, w, p);
         double b = 0;
         for (int l = 0; l < a->nloc[x]; l++)
             b += a->busy[a->loff[x] + l] ? a->marg[l] : 0;
         a->bsum[x] += b;
-        a->xsum[x] += thr[p];
+        a->xsum[x] += thr[i];
         a->xcnt[x]++;
     }
 }
@@ -96,25 +94,6 @@ static void copy_edge(skel_approx *a, int m, int e)
     a->gamma_recv[m] = a->gamma_recv[e];
 }
 
-/* Local state of the task at position p in state s of window w. */
-static int local_at(const skel_approx *a, const ax_win *w, int s, int p)
-{
-    ax_code stride = 1;
-    for (int q = 0; q < p; q++)
-        stride *= a->nloc[a->wtask[w->t0 + q]];
-    return (int)(a->code[w->p0 + (size_t)s] % w->nl / stride % a->nloc[a->wtask[w->t0 + p]]);
-}
-
-/* Transition k of window w takes the task at position p out of readiness
- * for edge e on its side (mark_leaves' flags, for a window sharing the
- * whole sub-chain, whose flags are its owner's move's). */
-static int leaves(const skel_approx *a, const ax_win *w, const ax_ctr *c, int p, int send)
-{
-    int x = a->wtask[w->t0 + p];
-    return ax_is_ready(a, x, local_at(a, w, (int)c->from, p), w->edge, send) &&
-           !ax_is_ready(a, x, local_at(a, w, (int)c->to, p), w->edge, send);
-}
-
 /* Solve window w and update the partner parameters of its move; returns
  * their change. */
 static double update_window(skel_approx *a, const ax_win *w)
@@ -127,19 +106,18 @@ static double update_window(skel_approx *a, const ax_win *w)
     double te = 0, fs = 0, fr = 0;
     const ax_ctr *c = a->ctr + w->c0;
     const double *pi = a->pi + w->p0;
+    const unsigned char *lv = a->leave + w->l0;
     for (int k = 0; k < w->nc; k++) {
         double fl = pi[c[k].from] * a->rate[k];
         if ((c[k].src == AX_LAMBDA || c[k].src == AX_HANDOFF) && c[k].idx == e)
             te += fl;             /* the move (a buffer's: the sender's hand-off) */
-        int ls = w->shares ? leaves(a, w, &c[k], w->pos0, 1) : c[k].leave & 1;
-        int lr = w->shares ? leaves(a, w, &c[k], w->pos1, 0) : c[k].leave & 2;
-        fs += ls ? fl : 0;
-        fr += lr ? fl : 0;
+        fs += lv[k] & 1 ? fl : 0;
+        fr += lv[k] & 2 ? fl : 0;
     }
-    marginal(a, w, w->pos0);
-    double ps = ready(a, w->a0, e, 1);
-    marginal(a, w, w->pos1);
-    double pr = ready(a, w->a1, e, 0);
+    marginal(a, w, w->pa);
+    double ps = ready(a, a->wtask[w->t0 + w->pa], e, 1);
+    marginal(a, w, w->pb);
+    double pr = ready(a, a->wtask[w->t0 + w->pb], e, 0);
     double os = a->rho_send[e], orv = a->rho_recv[e];
     double ch = side_update(&a->rho_send[e], &a->alpha_send[e], &a->gamma_send[e], ps, fs, te,
                             a->lambda[e], a->as_bit[e]);
@@ -149,6 +127,8 @@ static double update_window(skel_approx *a, const ax_win *w)
     ax_fen_add(a->fen_recv, a->nedges, e, a->rho_recv[e] - orv);
     for (int m = a->ehead[e]; m >= 0; m = a->enext[m])
         copy_edge(a, m, e);
+    if (w->g >= 0 && a->edir[e])
+        ch = fmax(ch, ax_count_update(a, w, pi));
     return ch;
 }
 
