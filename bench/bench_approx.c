@@ -246,8 +246,8 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     double x = r->ranked[0].throughput;   /* exact: items entering the first stage */
     double e = fabs(ar.throughput / x - 1);
     if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %-40.40s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
-               label, skel_tree_file(t), r->states, x, ar.throughput, 100 * e, ar.iterations);
+        printf("  %-8s %3d %-40.40s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+               label, sm->n, skel_tree_file(t), r->states, x, ar.throughput, 100 * e, ar.iterations);
     if (sm->n < 2048)
         sm->err[sm->n++] = e;
     sm->exact_s += t1 - t0;
@@ -268,6 +268,30 @@ done:
 static int compare_links(const skel_tree *t, skel_style style, const skel_platform *p,
                          const int *pl, sample *sm, const char *label, diag *err);
 
+/* APPROX_DUMP=DIR: case k of kind cat (links: part (d)'s) into
+ * DIR/KIND-K.skel, .conf and .place (the --place argument, then the
+ * style), so that a case
+ * the table shows can be run again with `skelsched solve`. */
+static void dump_case(const char *cat, int k, int links, const char *skel, const char *plat,
+                      const int *pl, int nt, skel_style st)
+{
+    const char *dir = getenv("APPROX_DUMP"), *ext[3] = { "skel", "conf", "place" };
+    for (int f = 0; dir && f < 3; f++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s%s-%d.%s", dir, links ? "l-" : "", cat, k, ext[f]);
+        FILE *o = fopen(path, "w");
+        if (!o)
+            continue;
+        if (f < 2)
+            fprintf(o, "%s\n", f ? (plat ? plat : "") : skel);
+        for (int i = 0; f == 2 && i < nt; i++)
+            fprintf(o, "%st%d=h%d", i ? "," : "", i, pl[i]);
+        if (f == 2)
+            fprintf(o, "\n%s\n", st == SKEL_STYLE_STREAM ? "stream" : "producer");
+        fclose(o);
+    }
+}
+
 /* One random case of category cat (links: part (d)'s, with buffered and
  * phased moves); retried on a chain too large. */
 static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
@@ -280,21 +304,21 @@ static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
         skel_platform *p = pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
                                                            NULL, NULL, err) : NULL;
         skel_tree *t = p ? skel_parse_string(sk.b, (size_t)sk.n, sk.b, err) : NULL;
-        free(pt);
         int rc = -1, pl[SKEL_MAX_TASKS];
         if (t) {
             int nt = skel_tree_ntasks(t);
             for (int i = 0; i < nt; i++)
                 pl[i] = pick(s, 0, nn - 1);
             int big = sm->too_big;
-            rc = (links ? compare_links : compare)(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM
-                                                                      : SKEL_STYLE_PRODUCER,
-                                                   p, pl, sm, catname[cat], err);
+            skel_style st = uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER;
+            dump_case(catname[cat], sm->n, links, sk.b, pt, pl, nt, st);
+            rc = (links ? compare_links : compare)(t, st, p, pl, sm, catname[cat], err);
             if (rc == 1 && sm->too_big > big) {
                 sm->too_big = big;          /* redraw: the suite is of chains that fit */
                 rc = 2;
             }
         }
+        free(pt);
         skel_tree_free(t);
         skel_platform_free(p);
         if (rc != 2)
@@ -412,8 +436,8 @@ static int compare_links(const skel_tree *t, skel_style style, const skel_platfo
     }
     double t2 = clock_now(), e = fabs(ar.throughput / x - 1);
     if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
-               label, skel_tree_file(t), states, x, ar.throughput, 100 * e, ar.iterations);
+        printf("  %-8s %3d %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+               label, sm->n, skel_tree_file(t), states, x, ar.throughput, 100 * e, ar.iterations);
     if (sm->n < 2048)
         sm->err[sm->n++] = e;
     sm->exact_s += t1 - t0;
