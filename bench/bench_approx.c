@@ -174,6 +174,8 @@ static void random_skeleton(int cat, uint64_t *s, sbuf *t)
 typedef struct sample {
     double err[2048];
     int n;
+    double before[2048];      /* the method before (before_err), same cases */
+    int nb;
     double exact_s, approx_s;
     unsigned long states_max;
     int uncovered, too_big, refused;
@@ -192,6 +194,52 @@ static double quantile(double *v, int n, double q)
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     int k = (int)ceil(q * n) - 1;
     return v[k < 0 ? 0 : k];
+}
+
+/* One scored case: the approximation's relative error against the exact
+ * throughput x (of a chain of states states), and the time each took. */
+static void record(sample *sm, const char *label, const skel_tree *t, unsigned long states,
+                   double x, const skel_approx_result *ar, double exact_s, double approx_s)
+{
+    double e = fabs(ar->throughput / x - 1);
+    if (getenv("APPROX_VERBOSE"))
+        printf("  %-8s %3d %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+               label, sm->n, skel_tree_file(t), states, x, ar->throughput, 100 * e,
+               ar->iterations);
+    if (sm->n < 2048)
+        sm->err[sm->n++] = e;
+    sm->exact_s += exact_s;
+    sm->approx_s += approx_s;
+    sm->states_max = states > sm->states_max ? states : sm->states_max;
+}
+
+/* The same case by the method before issue 15's windows of four tasks
+ * and co-located pairs (grow_states 27, a node's outside tasks independent):
+ * its error into sm->before, unless it declined. With mu, by
+ * skel_approx_eval (part (a)), else skel_approx_place (part (d)). */
+static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
+                       const skel_platform *p, const int *pl, const double *mu,
+                       const double *lambda, double x)
+{
+    diag e = { 0 };
+    ao.grow_states = 27;
+    ao.independent_sharers = 1;
+    skel_approx *b = skel_approx_new(d, &ao, &e);
+    skel_approx_result r;
+    int ok = b && (mu ? skel_approx_eval(b, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
+                                         &r, &e)
+                      : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
+    if (ok && sm->nb < 2048)
+        sm->before[sm->nb++] = fabs(r.throughput / x - 1);
+    skel_approx_free(b);
+}
+
+/* A case the approximation declined to answer (its message, if verbose). */
+static void refuse(sample *sm, const char *label, const skel_tree *t, const char *why)
+{
+    sm->refused++;
+    if (getenv("APPROX_VERBOSE"))
+        printf("  %-8s %-50.50s refused: %s\n", label, skel_tree_file(t), why);
 }
 
 /* Exact and approximate throughput of t on p at placement pl; 1 when the
@@ -236,24 +284,13 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     }
     skel_approx_result ar;
     if (skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL, &ar, &aerr) < 0) {
-        sm->refused++;                  /* said so rather than answer: counted apart */
-        if (getenv("APPROX_VERBOSE"))
-            printf("  %-8s %-40.40s refused: %s\n", label, skel_tree_file(t), aerr.msg);
+        refuse(sm, label, t, aerr.msg);  /* said so rather than answer: counted apart */
         rc = 0;
         goto done;
     }
-    double t2 = clock_now();
-    double x = r->ranked[0].throughput;   /* exact: items entering the first stage */
-    double e = fabs(ar.throughput / x - 1);
-    if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %3d %-40.40s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
-               label, sm->n, skel_tree_file(t), r->states, x, ar.throughput, 100 * e, ar.iterations);
-    if (sm->n < 2048)
-        sm->err[sm->n++] = e;
-    sm->exact_s += t1 - t0;
-    sm->approx_s += t2 - t1;
-    if (r->states > sm->states_max)
-        sm->states_max = r->states;
+    /* exact: items entering the first stage */
+    record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
+    before_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
     rc = 0;
 done:
     skel_approx_free(a);
@@ -429,20 +466,11 @@ static int compare_links(const skel_tree *t, skel_style style, const skel_platfo
     skel_approx_result ar;
     if (!(a = skel_approx_new(d, &ao, &aerr)) ||
         skel_approx_place(a, m, p, pl, &ar, &aerr) < 0) {
-        sm->refused++;
-        if (getenv("APPROX_VERBOSE"))
-            printf("  %-8s %-50.50s refused: %s\n", label, skel_tree_file(t), aerr.msg);
+        refuse(sm, label, t, aerr.msg);
         goto done;
     }
-    double t2 = clock_now(), e = fabs(ar.throughput / x - 1);
-    if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %3d %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
-               label, sm->n, skel_tree_file(t), states, x, ar.throughput, 100 * e, ar.iterations);
-    if (sm->n < 2048)
-        sm->err[sm->n++] = e;
-    sm->exact_s += t1 - t0;
-    sm->approx_s += t2 - t1;
-    sm->states_max = states > sm->states_max ? states : sm->states_max;
+    record(sm, label, t, states, x, &ar, t1 - t0, clock_now() - t1);
+    before_err(sm, d, ao, m, p, pl, NULL, NULL, x);
 done:
     skel_approx_free(a);
     skel_model_free(m);
@@ -456,6 +484,8 @@ static void pool(sample *all, const sample *sm)
 {
     for (int k = 0; k < sm->n && all->n < 2048; k++)
         all->err[all->n++] = sm->err[k];
+    for (int k = 0; k < sm->nb && all->nb < 2048; k++)
+        all->before[all->nb++] = sm->before[k];
     all->exact_s += sm->exact_s;
     all->approx_s += sm->approx_s;
     all->uncovered += sm->uncovered;
@@ -568,6 +598,9 @@ static void row(const char *name, sample *sm)
            sm->n ? sm->exact_s / sm->n : 0, sm->n ? sm->approx_s / sm->n : 0,
            sm->approx_s > 0 ? sm->exact_s / sm->approx_s : 0, sm->states_max, sm->uncovered,
            sm->too_big, sm->refused);
+    printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%  (before: three-task windows, independent "
+           "sharers)\n", "", sm->nb, 100 * quantile(sm->before, sm->nb, 0.5),
+           100 * quantile(sm->before, sm->nb, 0.95), 100 * quantile(sm->before, sm->nb, 1.0));
 }
 
 int main(int argc, char **argv)

@@ -118,15 +118,58 @@ static int psolve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z
 
 static int failed(int flag, const char *what, diag *err) { return tr_cv_failed(flag, what, "", err); }
 
-int tr_cv_integrate(void *mem, N_Vector y, double tcur, const double *times, int ntimes, int prob,
-                    double *buf, tr_result *res, tr_output_fn out, void *ctx, const char *who,
-                    diag *err)
+int tr_cv_open(tr_cv *cv, long n, const char *who, diag *err)
 {
-    long n = N_VGetLength(y);
+    memset(cv, 0, sizeof *cv);
+    cv->who = who;
+    if (SUNContext_Create(TR_SUN_COMM, &cv->sctx) != 0 || !cv->sctx) {
+        cv->sctx = NULL;
+        return diag_set(err, "CVODE%s: cannot create a SUNDIALS context", who);
+    }
+    if (!(cv->y = N_VNew_Serial(n, cv->sctx)) || !(cv->buf = malloc((size_t)n * sizeof *cv->buf)))
+        return diag_set(err, "out of memory for %ld variables", n);
+    if (!(cv->mem = CVodeCreate(CV_BDF, cv->sctx)))
+        return diag_set(err, "CVODE%s: CVodeCreate failed", who);
+    return 0;
+}
+
+int tr_cv_init(tr_cv *cv, CVRhsFn f, double t0, double rtol, double atol, long max_steps,
+               void *user, diag *err)
+{
+    const char *w = cv->who;
+    if (tr_cv_failed(CVodeInit(cv->mem, f, t0, cv->y), "CVodeInit", w, err) ||
+        tr_cv_failed(CVodeSStolerances(cv->mem, rtol, atol), "CVodeSStolerances", w, err) ||
+        tr_cv_failed(CVodeSetUserData(cv->mem, user), "CVodeSetUserData", w, err) ||
+        tr_cv_failed(CVodeSetMaxNumSteps(cv->mem, max_steps), "CVodeSetMaxNumSteps", w, err))
+        return -1;
+    return 0;
+}
+
+void tr_cv_close(tr_cv *cv)
+{
+    free(cv->buf);
+    CVodeFree(&cv->mem);
+    if (cv->LS)
+        SUNLinSolFree(cv->LS);
+    if (cv->A)
+        SUNMatDestroy(cv->A);
+    if (cv->y)
+        N_VDestroy(cv->y);
+    if (cv->sctx)
+        SUNContext_Free(&cv->sctx);
+    memset(cv, 0, sizeof *cv);
+}
+
+int tr_cv_integrate(tr_cv *cv, double tcur, const double *times, int ntimes, int prob,
+                    tr_result *res, tr_output_fn out, void *ctx, diag *err)
+{
+    long n = N_VGetLength(cv->y);
+    const char *who = cv->who;
+    void *mem = cv->mem;
     for (int k = 0; k < ntimes; k++) {
-        if (times[k] > tcur && tr_cv_failed(CVode(mem, times[k], y, &tcur, CV_NORMAL), "CVode", who, err))
+        if (times[k] > tcur && tr_cv_failed(CVode(mem, times[k], cv->y, &tcur, CV_NORMAL), "CVode", who, err))
             return -1;
-        int r = tr_emit(N_VGetArrayPointer(y), n, prob, buf, res, out, ctx, k, times[k], err);
+        int r = tr_emit(N_VGetArrayPointer(cv->y), n, prob, cv->buf, res, out, ctx, k, times[k], err);
         if (r < 0)
             return -1;
         if (r > 0)
@@ -146,84 +189,59 @@ int tr_cv_integrate(void *mem, N_Vector y, double tcur, const double *times, int
 int tr_cvode_solve(const pepa_ctmc *q, const double *pi0, const double *times, int ntimes,
                    const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
 {
-    SUNContext sctx = NULL;
-    N_Vector y = NULL;
-    SUNMatrix A = NULL;
-    SUNLinearSolver LS = NULL;
-    void *mem = NULL;
-    double *buf = NULL;
+    tr_cv cv;
     cv_data data = { q, NULL };
     int rc = -1;
     long n = (long)q->n;
 
-    if (SUNContext_Create(TR_SUN_COMM, &sctx) != 0 || !sctx) {
-        diag_set(err, "CVODE: cannot create a SUNDIALS context");
+    if (tr_cv_open(&cv, n, "", err) < 0)
         goto done;
-    }
-    if (!(y = N_VNew_Serial(n, sctx)) || !(buf = malloc((size_t)n * sizeof *buf))) {
-        diag_set(err, "out of memory for %ld states", n);
-        goto done;
-    }
-    double *yy = N_VGetArrayPointer(y);
+    double *yy = N_VGetArrayPointer(cv.y);
     if (pi0)
         memcpy(yy, pi0, (size_t)n * sizeof *yy);
     else {
         memset(yy, 0, (size_t)n * sizeof *yy);
         yy[0] = 1;
     }
-    if (!(mem = CVodeCreate(CV_BDF, sctx))) {
-        diag_set(err, "CVODE: CVodeCreate failed");
+    if (tr_cv_init(&cv, rhs, 0.0, o->rtol, o->atol, o->max_steps, &data, err) < 0)
         goto done;
-    }
-    if (failed(CVodeInit(mem, rhs, 0.0, y), "CVodeInit", err) ||
-        failed(CVodeSStolerances(mem, o->rtol, o->atol), "CVodeSStolerances", err) ||
-        failed(CVodeSetUserData(mem, &data), "CVodeSetUserData", err) ||
-        failed(CVodeSetMaxNumSteps(mem, o->max_steps), "CVodeSetMaxNumSteps", err))
-        goto done;
+    void *mem = cv.mem;
     tr_linsol ls = o->linsol;
     if (ls == TR_LS_AUTO)
         /* bench_transient: sparse LU fills in badly on large chains
          * (production.pepa: ~1 s per factorisation), GMRES does not */
         ls = q->n <= TR_KLU_MAX_STATES ? TR_LS_KLU : TR_LS_GMRES;
     if (ls == TR_LS_KLU) {
-        A = SUNSparseMatrix(n, n, (sunindextype)(q->nnz + q->n), CSR_MAT, sctx);
-        LS = tr_klu_new(sctx);
-        if (!A || !LS) {
+        cv.A = SUNSparseMatrix(n, n, (sunindextype)(q->nnz + q->n), CSR_MAT, cv.sctx);
+        cv.LS = tr_klu_new(cv.sctx);
+        if (!cv.A || !cv.LS) {
             diag_set(err, "out of memory for the Jacobian of %ld states", n);
             goto done;
         }
-        if (failed(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver", err) ||
+        if (failed(CVodeSetLinearSolver(mem, cv.LS, cv.A), "CVodeSetLinearSolver", err) ||
             failed(CVodeSetJacFn(mem, jac), "CVodeSetJacFn", err))
             goto done;
     } else {
-        if (!(LS = SUNLinSol_SPGMR(y, SUN_PREC_LEFT, 30, sctx)) || !(data.ilu = tr_ilu_new(q))) {
+        if (!(cv.LS = SUNLinSol_SPGMR(cv.y, SUN_PREC_LEFT, 30, cv.sctx)) ||
+            !(data.ilu = tr_ilu_new(q))) {
             diag_set(err, "out of memory for SPGMR");
             goto done;
         }
         /* An inexact Newton solve leaks probability mass (1^T M x = 1^T x
          * only for the exact x); a tighter linear tolerance (EpsLin) keeps
          * the drift well below 1e-9. */
-        if (failed(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver", err) ||
+        if (failed(CVodeSetLinearSolver(mem, cv.LS, NULL), "CVodeSetLinearSolver", err) ||
             failed(CVodeSetJacTimes(mem, NULL, jtimes), "CVodeSetJacTimes", err) ||
             failed(CVodeSetPreconditioner(mem, psetup, psolve), "CVodeSetPreconditioner", err) ||
             failed(CVodeSetEpsLin(mem, 1e-3), "CVodeSetEpsLin", err))
             goto done;
     }
 
-    if (tr_cv_integrate(mem, y, 0, times, ntimes, 1, buf, res, out, ctx, "", err) < 0)
+    if (tr_cv_integrate(&cv, 0, times, ntimes, 1, res, out, ctx, err) < 0)
         goto done;
     rc = 0;
 done:
-    free(buf);
-    CVodeFree(&mem);
+    tr_cv_close(&cv);
     tr_ilu_free(data.ilu);
-    if (LS)
-        SUNLinSolFree(LS);
-    if (A)
-        SUNMatDestroy(A);
-    if (y)
-        N_VDestroy(y);
-    if (sctx)
-        SUNContext_Free(&sctx);
     return rc;
 }

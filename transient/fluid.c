@@ -299,72 +299,45 @@ static int failed(int flag, const char *what, diag *err) { return tr_cv_failed(f
 static int fl_integrate(tr_fluid *f, const double *x0, double t0, const double *times, int ntimes,
                         const tr_opts *o, tr_output_fn out, void *ctx, tr_result *res, diag *err)
 {
-    SUNContext sctx = NULL;
-    N_Vector y = NULL;
-    SUNMatrix A = NULL;
-    SUNLinearSolver LS = NULL;
-    void *mem = NULL;
-    double *buf = NULL;
+    tr_cv cv;
     fl_data data = { f, o->delta > 0 ? o->delta : 1e-7 };
     int rc = -1;
     long n = f->nvars;
     if (n == 0)
         return diag_set(err, "fluid analysis: the model has no variables");
-    if (SUNContext_Create(TR_SUN_COMM, &sctx) != 0 || !sctx) {
-        diag_set(err, "CVODE: cannot create a SUNDIALS context");
+    if (tr_cv_open(&cv, n, " (fluid)", err) < 0)
         goto done;
-    }
-    if (!(y = N_VNew_Serial(n, sctx)) || !(buf = malloc((size_t)n * sizeof *buf))) {
-        diag_set(err, "out of memory");
-        goto done;
-    }
-    double *yy = N_VGetArrayPointer(y), scale = 1;
+    double *yy = N_VGetArrayPointer(cv.y), scale = 1;
     for (long i = 0; i < n; i++) {
         yy[i] = x0[i];
         scale = fabs(x0[i]) > scale ? fabs(x0[i]) : scale;
     }
-    if (!(mem = CVodeCreate(CV_BDF, sctx))) {
-        diag_set(err, "CVODE: CVodeCreate failed");
-        goto done;
-    }
     /* populations can be large: the absolute tolerance scales with them */
-    if (failed(CVodeInit(mem, fl_rhs, t0, y), "CVodeInit", err) ||
-        failed(CVodeSStolerances(mem, o->rtol, o->atol * scale), "CVodeSStolerances", err) ||
-        failed(CVodeSetUserData(mem, &data), "CVodeSetUserData", err) ||
-        failed(CVodeSetMaxNumSteps(mem, o->max_steps), "CVodeSetMaxNumSteps", err))
+    if (tr_cv_init(&cv, fl_rhs, t0, o->rtol, o->atol * scale, o->max_steps, &data, err) < 0)
         goto done;
     if (n <= 400) {
         /* small systems: dense Jacobian by difference quotients */
-        A = SUNDenseMatrix(n, n, sctx);
-        LS = A ? SUNLinSol_Dense(y, A, sctx) : NULL;
-        if (!A || !LS) {
+        cv.A = SUNDenseMatrix(n, n, cv.sctx);
+        cv.LS = cv.A ? SUNLinSol_Dense(cv.y, cv.A, cv.sctx) : NULL;
+        if (!cv.A || !cv.LS) {
             diag_set(err, "out of memory");
             goto done;
         }
-        if (failed(CVodeSetLinearSolver(mem, LS, A), "CVodeSetLinearSolver", err))
+        if (failed(CVodeSetLinearSolver(cv.mem, cv.LS, cv.A), "CVodeSetLinearSolver", err))
             goto done;
     } else {
-        if (!(LS = SUNLinSol_SPGMR(y, SUN_PREC_NONE, 30, sctx))) {
+        if (!(cv.LS = SUNLinSol_SPGMR(cv.y, SUN_PREC_NONE, 30, cv.sctx))) {
             diag_set(err, "out of memory");
             goto done;
         }
-        if (failed(CVodeSetLinearSolver(mem, LS, NULL), "CVodeSetLinearSolver", err))
+        if (failed(CVodeSetLinearSolver(cv.mem, cv.LS, NULL), "CVodeSetLinearSolver", err))
             goto done;
     }
-    if (tr_cv_integrate(mem, y, t0, times, ntimes, 0, buf, res, out, ctx, " (fluid)", err) < 0)
+    if (tr_cv_integrate(&cv, t0, times, ntimes, 0, res, out, ctx, err) < 0)
         goto done;
     rc = 0;
 done:
-    free(buf);
-    CVodeFree(&mem);
-    if (LS)
-        SUNLinSolFree(LS);
-    if (A)
-        SUNMatDestroy(A);
-    if (y)
-        N_VDestroy(y);
-    if (sctx)
-        SUNContext_Free(&sctx);
+    tr_cv_close(&cv);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <sundials/sundials_config.h>
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
+#include <cvode/cvode.h>
 
 #include "transient.h"
 
@@ -35,12 +36,36 @@ const char *tr_cv_flag(int flag);
  * what it holds); 0 when the call succeeded. */
 int tr_cv_failed(int flag, const char *what, const char *who, diag *err);
 
+/* One CVODE integrator and everything it owns, for the chain (cvode.c) and
+ * the fluid ODE (fluid.c) alike. All fields NULL until tr_cv_open;
+ * tr_cv_close frees whatever was made, so callers have one cleanup path. */
+typedef struct tr_cv {
+    SUNContext sctx;
+    N_Vector y;            /* n values: the state; the caller fills it before tr_cv_init */
+    SUNMatrix A;           /* the Jacobian's storage, or NULL (matrix-free solvers) */
+    SUNLinearSolver LS;    /* made by the caller, attached with CVodeSetLinearSolver */
+    void *mem;             /* CVODE's memory (BDF) */
+    double *buf;           /* n values: tr_emit's copy of y */
+    const char *who;       /* "" or " (fluid)": names the integrator in messages */
+} tr_cv;
+
+/* Make the context, y, buf and CVODE's memory for n variables. 0, or -1
+ * with a message (cv stays closable). */
+int tr_cv_open(tr_cv *cv, long n, const char *who, diag *err);
+
+/* CVodeInit from (t0, y) with right-hand side f, the tolerances, the step
+ * limit and the user data. 0, or -1 with a message. */
+int tr_cv_init(tr_cv *cv, CVRhsFn f, double t0, double rtol, double atol, long max_steps,
+               void *user, diag *err);
+
+/* Free all cv holds (any field may be NULL). */
+void tr_cv_close(tr_cv *cv);
+
 /* Integrate from tcur through the times (CVode in CV_NORMAL mode),
  * emitting each as tr_emit does (prob: y is a distribution), then add
  * CVODE's counters into res. Returns 0, or -1 with a message. */
-int tr_cv_integrate(void *mem, N_Vector y, double tcur, const double *times, int ntimes, int prob,
-                    double *buf, tr_result *res, tr_output_fn out, void *ctx, const char *who,
-                    diag *err);
+int tr_cv_integrate(tr_cv *cv, double tcur, const double *times, int ntimes, int prob,
+                    tr_result *res, tr_output_fn out, void *ctx, diag *err);
 
 /* SUNDIALS 7 takes a communicator where 6 took a void pointer (no MPI). */
 #if SUNDIALS_VERSION_MAJOR >= 7
