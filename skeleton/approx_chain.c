@@ -1,0 +1,371 @@
+/* skeleton/approx_chain.c: one window's sub-chain: its transitions out of a
+ * state (computations, moves, delays of outside partners, partner bits,
+ * link components) and its states reachable from the start (hashed
+ * product codes). Private header approx_int.h. */
+#include "approx_int.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/mem.h"
+
+/* Position of task x in window w, or -1. */
+int ax_win_pos(const skel_approx *a, const ax_win *w, int x)
+{
+    for (int p = 0; p < w->nt; p++)
+        if (a->wtask[w->t0 + p] == x)
+            return p;
+    return -1;
+}
+
+static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
+{
+    ax_ctr *last = b->n > b->start ? &b->v[b->n - 1] : NULL;
+    if (c.src == AX_RHO_SEND || c.src == AX_RHO_RECV) {
+        if (last && last->from == c.from && last->to == c.to && last->src == c.src &&
+            last->idx + last->cnt == c.idx && last->w == c.w) {
+            last->cnt++;          /* the next member of the same choice */
+            return 0;
+        }
+        c.cnt = 1;
+    }
+    if (b->n == b->cap) {
+        int nc = b->cap ? 2 * b->cap : 256;
+        if (mem_grow((void **)&b->v, (size_t)nc, sizeof *b->v) < 0)
+            return ax_oom(err);
+        b->cap = nc;
+    }
+    b->v[b->n++] = c;
+    return 0;
+}
+
+/* The rendezvous of send t with the receives on its edge of the task at
+ * position q (in local state lq): one transition per receive (an H2
+ * receiver forks), at the product of their weights (and wl, the link's). */
+static int rendezvous(const skel_approx *a, const ax_ltr *t, int q, int lq, ax_code s,
+                      ax_code to, const ax_code *stride, double wl, ax_cbuf *b, diag *err)
+{
+    int y = a->wtask[b->win_t0 + q];
+    for (int k = a->lstart[y]; k < a->lstart[y + 1]; k++) {
+        const ax_ltr *r = &a->ltr[k];
+        if (r->from != lq || r->edge != t->edge || r->send)
+            continue;
+        ax_ctr c = { s, to + (r->to - r->from) * stride[q], AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
+                     t->w * r->w * wl };
+        if (push_ctr(b, c, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Bit of window w for edge e, or -1. */
+int ax_win_bit(const skel_approx *a, const ax_win *w, int e)
+{
+    for (int k = 0; k < w->nb; k++)
+        if (a->bit[w->b0 + k].edge == e)
+            return k;
+    return -1;
+}
+
+/* A move of the task at position p with partner y outside window w. */
+static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, ax_code s,
+                        ax_code to, ax_cbuf *b, diag *err)
+{
+    int k = ax_win_bit(a, w, t->edge);
+    if (k < 0)
+        return push_ctr(b, (ax_ctr){ s, to, t->send ? AX_RHO_SEND : AX_RHO_RECV, t->edge, 0, 0,
+                                     0, 0, 0, t->w }, err);
+    int mask = (int)(s / w->nl);
+    if (!(mask >> k & 1))
+        return 0;                     /* the partner is not ready */
+    return push_ctr(b, (ax_ctr){ s, to - w->nl * (1 << k), AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
+                                 t->w }, err);
+}
+
+/* Position of edge e's link among window w's components, or -1. */
+static int win_link(const skel_approx *a, const ax_win *w, int e)
+{
+    for (int k = 0; k < w->nk; k++)
+        if (a->wlink[w->k0 + k] == e)
+            return w->nt + k;
+    return -1;
+}
+
+/* Move t (edge e) of a task whose link is the window's component at
+ * position k. Buffered: the sender's hand-off, or the receiver's take,
+ * meets the link alone. A rendezvous with phases meets the link and the
+ * partner (at position q; q < 0: the outside world, always ready), made
+ * once, by the sender, when both tasks are in the window. */
+static int link_move(const skel_approx *a, const ax_ltr *t, int q, const int *loc, int k,
+                     ax_code s, ax_code to, const ax_code *stride, ax_cbuf *b, diag *err)
+{
+    int e = t->edge, n, buffered = a->links.buffer[e] > 0;
+    if (!buffered && q >= 0 && !t->send)
+        return 0;
+    ax_lact want = buffered && !t->send ? AX_LINK_TAKE : AX_LINK_MOVE;
+    ax_src src = !buffered ? AX_LAMBDA : t->send ? AX_HANDOFF : AX_TAKE;
+    const ax_ltrans *lt = ax_link_from(&a->links, e, loc[k], &n);
+    for (int j = 0; j < n; j++) {
+        ax_code to2 = to + (lt[j].to - loc[k]) * stride[k];
+        int rc = 0;
+        if (lt[j].act != want)
+            continue;
+        if (!buffered && q >= 0)
+            rc = rendezvous(a, t, q, loc[q], s, to2, stride, lt[j].w, b, err);
+        else
+            rc = push_ctr(b, (ax_ctr){ s, to2, src, e, 0, 0, 0, 0, 0, t->w * lt[j].w }, err);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Is the sender (send) or receiver of edge e ready for it: the outside
+ * world always; a task of window w when its local state offers it. */
+static int end_ready(const skel_approx *a, const ax_win *w, int e, int send, const int *loc)
+{
+    int x = send ? a->d->edges[e].from : a->d->edges[e].to, p = x < 0 ? -1 : ax_win_pos(a, w, x);
+    return x < 0 || (p >= 0 && ax_is_ready(a, x, loc[p], e, send));
+}
+
+/* The phases of the link at position k that advance on their own: a
+ * buffer's items in transit always; a rendezvous's only while both ends
+ * offer the move (gen.c: the tasks offer xfer only there). */
+static int link_xfer(const skel_approx *a, const ax_win *w, int k, ax_code s, const int *loc,
+                     const ax_code *stride, ax_cbuf *b, diag *err)
+{
+    int e = a->wlink[w->k0 + k - w->nt], n;
+    if (!a->links.buffer[e] && !(end_ready(a, w, e, 1, loc) && end_ready(a, w, e, 0, loc)))
+        return 0;
+    const ax_ltrans *lt = ax_link_from(&a->links, e, loc[k], &n);
+    for (int j = 0; j < n; j++)
+        if (lt[j].act == AX_LINK_XFER &&
+            push_ctr(b, (ax_ctr){ s, s + (lt[j].to - loc[k]) * stride[k], AX_XFER, e, 0, 0, 0, 0,
+                                  0, lt[j].w }, err) < 0)
+            return -1;
+    return 0;
+}
+
+/* The transitions of window w out of state s (locals in loc, radix in stride). */
+static int state_trans(const skel_approx *a, const ax_win *w, ax_code s, const int *loc,
+                       const ax_code *stride, ax_cbuf *b, diag *err)
+{
+    unsigned busy = 0;
+    for (int p = 0; p < w->nt; p++)
+        busy |= (unsigned)a->busy[a->loff[a->wtask[w->t0 + p]] + loc[p]] << p;
+    for (int p = 0; p < w->nt; p++) {
+        int x = a->wtask[w->t0 + p];
+        for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
+            const ax_ltr *t = &a->ltr[k];
+            if (t->from != loc[p])
+                continue;
+            ax_code to = s + (t->to - loc[p]) * stride[p];
+            int rc = 0;
+            if (t->edge < 0) {
+                rc = push_ctr(b, (ax_ctr){ s, to, AX_MU, x, 0, 0, p, t->done, busy, t->w }, err);
+            } else {
+                int y = ax_partner(a, t), q = y >= 0 ? ax_win_pos(a, w, y) : -1;
+                int lk = w->nk ? win_link(a, w, t->edge) : -1;
+                if (lk >= 0)
+                    rc = link_move(a, t, q, loc, lk, s, to, stride, b, err);
+                else if (y < 0)               /* the outside world is always ready */
+                    rc = push_ctr(b, (ax_ctr){ s, to, AX_LAMBDA, t->edge, 0, 0, 0, 0, 0, t->w },
+                                  err);
+                else if (q < 0)
+                    rc = outside_move(a, w, t, s, to, b, err);
+                else if (t->send)             /* the rendezvous, made once by the sender */
+                    rc = rendezvous(a, t, q, loc[q], s, to, stride, 1.0, b, err);
+            }
+            if (rc < 0)
+                return -1;
+        }
+    }
+    for (int k = w->nt; k < w->nt + w->nk; k++)
+        if (link_xfer(a, w, k, s, loc, stride, b, err) < 0)
+            return -1;
+    int mask = (int)(s / w->nl);
+    for (int k = 0; k < w->nb; k++) {         /* outside partners change readiness */
+        const ax_bit *bt = &a->bit[w->b0 + k];
+        int on = mask >> k & 1;
+        ax_code to = s + (on ? -1 : 1) * w->nl * (1 << k);
+        ax_src src = on ? (bt->partner_sends ? AX_GAMMA_SEND : AX_GAMMA_RECV)
+                        : (bt->partner_sends ? AX_ALPHA_SEND : AX_ALPHA_RECV);
+        if (push_ctr(b, (ax_ctr){ s, to, src, bt->edge, 0, 0, 0, 0, 0, 1.0 }, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Flag the transitions of window w (home edge e, sender at position 0)
+ * that take the sender or the receiver out of readiness for e. */
+static void mark_leaves(const skel_approx *a, const ax_win *w, ax_ctr *c, int n0)
+{
+    int x0 = a->wtask[w->t0], x1 = w->nt > 1 ? a->wtask[w->t0 + 1] : -1;
+    for (int k = 0; k < w->nc && w->edge >= 0; k++) {
+        ax_code f = c[k].from % w->nl, t = c[k].to % w->nl;
+        int n1 = x1 >= 0 ? a->nloc[x1] : 1;
+        int f0 = (int)(f % n0), t0 = (int)(t % n0), f1 = (int)(f / n0 % n1),
+            t1 = (int)(t / n0 % n1);
+        if (ax_is_ready(a, x0, f0, w->edge, 1) && !ax_is_ready(a, x0, t0, w->edge, 1))
+            c[k].leave |= 1;
+        if (x1 >= 0 && ax_is_ready(a, x1, f1, w->edge, 0) && !ax_is_ready(a, x1, t1, w->edge, 0))
+            c[k].leave |= 2;
+    }
+}
+
+/* Local states of window w's component at position p: its tasks', then
+ * its links'. */
+static int comp_n(const skel_approx *a, const ax_win *w, int p)
+{
+    return p < w->nt ? a->nloc[a->wtask[w->t0 + p]] : a->links.n[a->wlink[w->k0 + p - w->nt]];
+}
+
+/* Window states found so far: product code -> index, open addressing. */
+typedef struct ax_hash {
+    ax_code *key;             /* -1: empty */
+    int *val;
+    size_t mask;
+} ax_hash;
+
+static int hash_init(ax_hash *h, size_t cap)
+{
+    size_t n = 64;
+    while (n < 2 * cap)
+        n *= 2;
+    h->mask = n - 1;
+    h->key = malloc(n * sizeof *h->key);
+    h->val = malloc(n * sizeof *h->val);
+    if (!h->key || !h->val)
+        return -1;
+    memset(h->key, 0xff, n * sizeof *h->key);
+    return 0;
+}
+
+static void hash_free(ax_hash *h)
+{
+    free(h->key);
+    free(h->val);
+}
+
+/* The slot of code c (found, or the empty one where it goes). */
+static size_t hash_slot(const ax_hash *h, ax_code c)
+{
+    size_t i = (size_t)((uint64_t)c * 0x9E3779B97F4A7C15ULL >> 17) & h->mask;
+    while (h->key[i] != -1 && h->key[i] != c)
+        i = (i + 1) & h->mask;
+    return i;
+}
+
+/* The radix of window w's product codes: per position (its tasks, then
+ * its links), its stride. */
+static int window_radix(const skel_approx *a, ax_win *w, ax_code *stride)
+{
+    ax_code n = 1;
+    for (int p = 0; p < w->nt + w->nk; p++) {
+        stride[p] = n;
+        int m = comp_n(a, w, p);
+        if (n > (INT64_C(1) << 46) / m)
+            return -1;
+        n *= m;
+    }
+    w->nl = n;
+    return 0;
+}
+
+/* Breadth-first from the start over window w's states (at most limit),
+ * its transitions into b by product codes, then renumbered to indices in
+ * reachability order; a->code from a->npi gets the states' codes. A
+ * window of several tasks of a deal holds only the phase combinations
+ * the round robin makes (others would form closed classes of their own,
+ * and no unique steady state), so far fewer than the product. Returns
+ * the number of states, 0 above limit, -1 on an error. */
+int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
+{
+    ax_code stride[AX_WPOS];
+    int loc[AX_WPOS], head = 0, tail = 1;
+    ax_hash h;
+    if (window_radix(a, w, stride) < 0)
+        return 0;
+    if (hash_init(&h, (size_t)limit + 1) < 0 ||
+        mem_grow((void **)&a->code, a->npi + (size_t)limit + 1, sizeof *a->code) < 0) {
+        hash_free(&h);
+        return ax_oom(err);
+    }
+    ax_code *queue = a->code + a->npi;
+    h.key[hash_slot(&h, 0)] = 0;
+    h.val[hash_slot(&h, 0)] = 0;
+    queue[0] = 0;
+    w->c0 = b->start = b->n;
+    b->win_t0 = w->t0;
+    while (head < tail && tail <= limit) {
+        ax_code s = queue[head++];
+        int k0 = b->n;
+        for (int p = 0; p < w->nt + w->nk; p++)
+            loc[p] = (int)(s % w->nl / stride[p] % comp_n(a, w, p));
+        if (state_trans(a, w, s, loc, stride, b, err) < 0) {
+            hash_free(&h);
+            return -1;
+        }
+        for (int k = k0; k < b->n && tail <= limit; k++) {
+            size_t i = hash_slot(&h, b->v[k].to);
+            if (h.key[i] == -1) {
+                h.key[i] = b->v[k].to;
+                h.val[i] = tail;
+                queue[tail++] = b->v[k].to;
+            }
+        }
+    }
+    int n = tail <= limit ? tail : 0;
+    w->nc = b->n - w->c0;
+    if (n) {
+        mark_leaves(a, w, b->v + w->c0, a->nloc[a->wtask[w->t0]]);
+        for (int k = w->c0; k < b->n; k++) {
+            b->v[k].from = h.val[hash_slot(&h, b->v[k].from)];
+            b->v[k].to = h.val[hash_slot(&h, b->v[k].to)];
+        }
+    }
+    hash_free(&h);
+    return n;
+}
+
+/* Window w's sub-chain: its reachable states (at most max_states). */
+int ax_window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+{
+    int lim = (int)(a->o.max_states < INT32_MAX / 4 ? a->o.max_states : INT32_MAX / 4);
+    int n = ax_explore(a, w, b, lim, err);
+    if (n < 0)
+        return -1;
+    if (n == 0) {
+        b->n = w->c0;
+        return diag_set(err, "approximation: a sub-chain of more than %lu states",
+                        a->o.max_states);
+    }
+    w->n = n;
+    return 0;
+}
+
+/* Sort window w's transitions by target (Gauss-Seidel reads them so). */
+int ax_sort_by_target(ax_cbuf *b, const ax_win *w, diag *err)
+{
+    ax_ctr *tmp = malloc((size_t)(w->nc ? w->nc : 1) * sizeof *tmp);
+    int *cnt = calloc((size_t)w->n + 1, sizeof *cnt);
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return ax_oom(err);
+    }
+    ax_ctr *v = b->v + w->c0;
+    for (int k = 0; k < w->nc; k++)
+        cnt[v[k].to + 1]++;
+    for (int s = 0; s < w->n; s++)
+        cnt[s + 1] += cnt[s];
+    for (int k = 0; k < w->nc; k++)
+        tmp[cnt[v[k].to]++] = v[k];
+    memcpy(v, tmp, (size_t)w->nc * sizeof *v);
+    free(tmp);
+    free(cnt);
+    return 0;
+}

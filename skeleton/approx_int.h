@@ -1,0 +1,229 @@
+/* skeleton/approx_int.h: the throughput approximation's state, shared by
+ * the files of the approximation only (skeleton/approx*.c; the public
+ * interface is skeleton.h, the method docs/approximation.md):
+ *   approx_machine.c  each task's local state machine, and questions asked of it
+ *   approx_chain.c    one window's sub-chain: transitions, reachable states
+ *   approx_window.c   the partition into windows (tasks, links, partner bits)
+ *   approx_member.c   interchangeable members evaluated as one representative
+ *   approx_solve.c    solving one window (rates, dense, sparse, warm)
+ *   approx_fixed.c    the fixed point: measures, sweeps, extrapolation, bound
+ *   approx_share.c    processor sharing: a node's tasks given that one computes
+ *   approx.c          the public entry (skeleton.h): workspace, evaluation
+ *   approx_link.c     links with a buffer or phases (approx_link.h)
+ */
+#ifndef SKELSCHED_SKELETON_APPROX_INT_H
+#define SKELSCHED_SKELETON_APPROX_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "approx_link.h"
+#include "internal.h"
+#include "skeleton.h"
+#include "../base/diag.h"
+
+#define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
+                                 (a window of three tasks and two partner bits: 108) */
+#define AX_GROW 81            /* default grow_states: windows of four pipeline tasks
+                                 (bench_approx: pipelines' p95 8.72% -> 4.93% against
+                                 three, farms' 6.12% -> 3.97%) */
+#define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
+                                 three tasks (its move's and the first neighbour) */
+#define AX_WMAX 16            /* tasks in one window */
+#define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
+#define AX_HIST 3             /* snapshots kept for the extrapolation */
+#define AX_NCLASS 8           /* rate classes kept per structural class of members */
+#define AX_WLINK 16           /* link components in one window (approx_link.h) */
+#define AX_WPOS (AX_WMAX + AX_WLINK)
+#define AX_LINK_GROW 1200     /* a window with links grows within this many states
+                                 (measured on bench_approx part (d): pipelines'
+                                 mean error 2.48% -> 2.03%, max 21.5% -> 18.3%) */
+
+typedef enum ax_src {
+    AX_MU, AX_LAMBDA,                 /* a computation, a move at its link's rate */
+    AX_RHO_SEND, AX_RHO_RECV,         /* a move with an outside partner, as a delay */
+    AX_ALPHA_SEND, AX_ALPHA_RECV,     /* an outside partner becomes ready for it */
+    AX_GAMMA_SEND, AX_GAMMA_RECV,     /* ... or stops being ready (it chose another) */
+    AX_XFER,                          /* a phase of a link's transfer, at lambda */
+    AX_HANDOFF, AX_TAKE               /* a buffer takes an item from its sender, gives
+                                         one to its receiver (at handoff) */
+} ax_src;
+
+typedef struct ax_ltr {       /* a local transition of one task */
+    int from, to;
+    int edge;                 /* -1: compute (one phase of it) */
+    int send;                 /* on edge: 1 sends, 0 receives */
+    int done;                 /* compute: the item's last phase */
+    double w;                 /* its rate over mu (compute) or lambda (move):
+                                 Erlang and H2 phase rates, branch probabilities */
+} ax_ltr;
+
+typedef int64_t ax_code;      /* a window state's product code (its tasks' local
+                                 states, then its bits), or its index */
+
+typedef struct ax_ctr {       /* a transition of a sub-chain */
+    ax_code from, to;
+    ax_src src;
+    int idx;                  /* task (AX_MU) or edge */
+    int cnt;                  /* delays: edges idx .. idx + cnt - 1 (a farm's
+                                 members, one transition); else 0 */
+    int leave;                /* 1: the window's sender stops being ready for its
+                                 move, 2: its receiver does (flags) */
+    int pos;                  /* AX_MU: the computing task's position in the window */
+    int done;                 /* AX_MU: an item completes */
+    unsigned busy;            /* AX_MU: window positions computing in the source state */
+    double w;                 /* rate factor (ax_ltr.w, a product for a rendezvous) */
+} ax_ctr;
+
+typedef struct ax_bit {       /* an outside partner kept as ready / not ready */
+    int edge;
+    int partner_sends;        /* the partner is the edge's sender */
+} ax_bit;
+
+typedef struct ax_win {
+    int t0, nt;               /* its tasks: wtask[t0 .. t0 + nt) */
+    int edge;                 /* the move it measures; -1: a lone task */
+    int n;                    /* states reachable from the start */
+    ax_code nl;               /* local combinations (the bits' radix) */
+    int b0, nb;               /* its partners kept as a state bit: bit[b0 .. b0 + nb) */
+    int c0, nc;               /* its transitions: ctr[c0 .. c0 + nc), by target */
+    int k0, nk;               /* its links' components: wlink[k0 .. k0 + nk), after
+                                 its tasks in the product */
+    size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
+    int a0, a1;               /* the move's tasks (a1 -1: a lone task) */
+    int built;                /* 0: not yet (a farm member's, built when needed) */
+} ax_win;
+
+typedef struct ax_nt {       /* a task and its node (grouping by node) */
+    int node, task;
+} ax_nt;
+
+struct skel_approx {
+    const skel_dag *d;
+    int ntasks, nedges;
+    skel_approx_opts o;
+    int *lstart;              /* per task: its local transitions [lstart[i], lstart[i+1]) */
+    int *nloc;                /* per task: local states */
+    int *loff;                /* per task: its local states' flags busy[loff[i] ..] */
+    unsigned char *busy;      /* per local state: the task computes (any phase) */
+    int *nch;                 /* per local state: its choices (nchoices) */
+    int nbusy;
+    int deal;                 /* some task has several rounds (a deal) */
+    double *scv;              /* per task: its work's scv (1: exponential) */
+    ax_ltr *ltr;
+    int nltr;
+    ax_links links;           /* the moves with a buffer or phases (approx_link.h) */
+    int *wlink;               /* links of the windows */
+    int nwlink;
+    double handoff;           /* a buffer's hand-off and take rate */
+    int *wtask;               /* tasks of the windows */
+    int nwtask;
+    ax_bit *bit;              /* partners of the windows */
+    ax_code *code;            /* per window state: its product code */
+    int nbit;
+    ax_win *win;
+    int nwin;
+    ax_ctr *ctr;
+    int nctr, ctrcap;
+    int maxc;                 /* transitions of the largest window built */
+    double *pi;               /* every window's distribution (warm starts) */
+    size_t npi;
+    int *entry;               /* per task: items enter the skeleton here */
+    /* per evaluation */
+    double *rho_send, *rho_recv;   /* per edge */
+    double *fen_send, *fen_recv;   /* their Fenwick trees, nedges + 1 */
+    unsigned char *as_bit;    /* per edge: some window keeps a partner of it as a bit */
+    double *alpha_send, *alpha_recv, *gamma_send, *gamma_recv;   /* per edge */
+    double *rate;             /* per transition of the window being solved */
+    double *prev;             /* per transition of every window: its last rate */
+    double *dense;            /* AX_DENSE_MAX^2 */
+    double *marg;             /* per local state of one task */
+    int maxloc;
+    double *xsum;             /* per task: sum of the windows' estimates */
+    double *bsum;             /* per task: sum of their probabilities of computing */
+    int *xcnt;
+    double *util, *thr;       /* per task, the results */
+    const double *mu, *lambda;
+    const int *node;          /* Sharing=ps: per task its node; NULL: static */
+    int *bynode;              /* tasks sorted by node (ps) */
+    ax_nt *pairs;             /* scratch for sorting them */
+    int *grp0, *grpn;         /* per task: its node's tasks bynode[grp0 .. + grpn) */
+    double *pbusy;            /* per task: probability it computes (ps partners) */
+    double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
+    int64_t *pkey;            /* ps: ordered pairs (x, y) of tasks on one node that
+                                 some solved window holds, x * ntasks + y, sorted */
+    double *pcond;            /* per pair: P(y computes | x computes) */
+    double *pjs, *pxs;        /* per pair: the sweep's sums of P(both), P(x computes) */
+    int npair, paircap;
+    int *srep;                /* per task: first member of its structural class
+                                 (interchangeable but for the rates) */
+    int *use_s, *use_r;       /* per edge: the sender's / receiver's local state
+                                 that moves on it (-2: several) */
+    int *rep, *erep;          /* per evaluation: each task's / edge's representative */
+    int *ehead, *enext;       /* per rep edge: the chain of edges copying it */
+    int *rr, *nrr;            /* per structural class: its rate classes' reps */
+    double *hist;             /* AX_HIST snapshots of the delays (extrapolation) */
+    int nhist;
+    int fresh;                /* no delays yet */
+    int late;                 /* the deadline passed during an evaluation */
+};
+
+typedef struct ax_cbuf {      /* the sub-chains' transitions, while windows are built */
+    ax_ctr *v;
+    int n, cap;
+    int start;                /* the window being built starts here */
+    int win_t0;               /* its tasks: wtask[win_t0 ..] */
+} ax_cbuf;
+
+int ax_oom(diag *err);
+
+/* approx_machine.c */
+int ax_build_machines(skel_approx *a, diag *err);   /* every task's local machine */
+void ax_mark_entries(skel_approx *a);               /* entry: items enter the skeleton */
+void ax_edge_uses(skel_approx *a);                  /* use_s, use_r */
+/* The task at the other end of local move t. */
+int ax_partner(const skel_approx *a, const ax_ltr *t);
+/* Is task x in local state l ready for edge e on its side (send)? */
+int ax_is_ready(const skel_approx *a, int x, int l, int e, int send);
+/* Moves (distinct edges) and computations task x may make from state l. */
+int ax_nchoices(const skel_approx *a, int x, int l);
+
+/* approx_chain.c */
+/* Position of task x in window w, or -1; of w's partner bit for edge e, or -1. */
+int ax_win_pos(const skel_approx *a, const ax_win *w, int x);
+int ax_win_bit(const skel_approx *a, const ax_win *w, int e);
+/* Window w's states reachable from the start, at most limit, its
+ * transitions into b: their number, 0 above limit, -1 on an error. */
+int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err);
+/* The same within max_states, an error above; then sorted by target. */
+int ax_window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err);
+int ax_sort_by_target(ax_cbuf *b, const ax_win *w, diag *err);
+
+/* approx_window.c */
+int ax_past_deadline(const skel_approx *a, int k);
+int ax_build_windows(skel_approx *a, diag *err);    /* one per move, at skel_approx_new */
+int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rates need */
+
+/* approx_member.c */
+void ax_struct_classes(skel_approx *a);             /* srep, once */
+void ax_rate_classes(skel_approx *a);               /* rep, erep, per evaluation */
+/* Window w measures a represented member's move: not solved. */
+int ax_represented(const skel_approx *a, const ax_win *w);
+
+/* approx_solve.c */
+void ax_fen_add(double *f, int n, int i, double d); /* the delays' Fenwick trees */
+void ax_solve_window(skel_approx *a, const ax_win *w);
+
+/* approx_fixed.c */
+double ax_sweep(skel_approx *a, int backward);      /* returns the largest change */
+int ax_extrapolate(skel_approx *a);                 /* 1 when it jumped */
+double ax_one_at_a_time(const skel_approx *a);      /* mean time of one item alone */
+int ax_collapsing(const skel_approx *a, double t);
+
+/* approx_share.c */
+int ax_build_pairs(skel_approx *a, diag *err);      /* per evaluation, after the windows */
+void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sums */
+double ax_pairs_update(skel_approx *a);             /* returns their largest change */
+double ax_cond_busy(const skel_approx *a, int x, int y);  /* P(y computes | x does) */
+
+#endif
