@@ -35,7 +35,9 @@
  * (which touches memory the process never had) and the median are shown.
  * A second table gives where the LU's time goes on the same chains
  * (pepa/lu.h alone: analysis, factorisation, one solve; flops, GFlop/s,
- * predicted MB), ordered by METIS and by AMD. */
+ * predicted MB): ordered by METIS in single precision (as the direct
+ * method factorises, then refining in double), in double (as it did
+ * before), and ordered by AMD. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -478,13 +480,14 @@ static int balance(const pepa_ctmc *q, uint32_t r, int64_t **pp, int64_t **pi, d
  * once: CPU seconds of each phase in t, predicted flops and bytes.
  * Returns 0 or -1 (with the message in e). */
 static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const double *x,
-                      pepa_lu_order order, double t[3], double *flops, double *bytes, diag *e)
+                      pepa_lu_order order, pepa_lu_prec prec, double t[3], double *flops,
+                      double *bytes, diag *e)
 {
     double *b = calloc((size_t)m, sizeof *b), *y = malloc((size_t)m * sizeof *y);
     double t0 = cpu_now();
     pepa_lu *lu = b && y ? pepa_lu_analyse(m, p, ix, order, flops, bytes, e) : NULL;
     double t1 = cpu_now();
-    int rc = lu ? pepa_lu_factor(lu, p, ix, x, 1, e) : -1;
+    int rc = lu ? pepa_lu_factor(lu, p, ix, x, 1, prec, e) : -1;
     double t2 = cpu_now();
     if (rc == 0) {
         b[0] = 1.0;
@@ -500,11 +503,15 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
 }
 
 /* The multifrontal LU alone on the balance equations (pinned at the
- * middle state: the pin changes the fill by one row), ordered by order:
- * CPU seconds of the analysis (ordering and symbolic), the numerical
- * factorisation and one solve, the faster of two runs (the first may
- * touch memory the process never had); predicted flops and bytes. */
-static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order)
+ * middle state: the pin changes the fill by one row), ordered by order,
+ * in precision prec: CPU seconds of the analysis (ordering and
+ * symbolic), the numerical factorisation and one solve, the faster of two
+ * runs (the first may touch memory the process never had); predicted
+ * flops and bytes (the analysis predicts them for double; single
+ * precision halves the factors and the stack, not the 40 bytes a state
+ * of integer bookkeeping). */
+static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
+                      pepa_lu_prec prec)
 {
     int64_t *p = NULL, *ix = NULL;
     double *x = NULL, flops = 0.0, bytes = 0.0, t[2][3];
@@ -512,12 +519,15 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order)
     diag_clear(&e);
     int rc = balance(q, q->n / 2, &p, &ix, &x);
     for (int k = 0; k < 2 && rc == 0; k++)
-        rc = phase_once((int64_t)q->n - 1, p, ix, x, order, t[k], &flops, &bytes, &e);
+        rc = phase_once((int64_t)q->n - 1, p, ix, x, order, prec, t[k], &flops, &bytes, &e);
+    if (prec == PEPA_LU_SINGLE)
+        bytes = (bytes - 40.0 * q->n) / 2.0 + 40.0 * q->n;
     if (rc == 0) {
         const double *f = t[0][0] + t[0][1] + t[0][2] <= t[1][0] + t[1][1] + t[1][2] ? t[0] : t[1];
-        printf("%-15s %-6s %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f\n", name,
-               order == PEPA_LU_METIS ? "METIS" : "AMD", f[0], f[1], f[2], f[0] + f[1] + f[2],
-               flops, flops / f[1] / 1e9, bytes / 1e6);
+        printf("%-15s %-6s %-6s %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f\n", name,
+               order == PEPA_LU_METIS ? "METIS" : "AMD",
+               prec == PEPA_LU_SINGLE ? "single" : "double", f[0], f[1], f[2],
+               f[0] + f[1] + f[2], flops, flops / f[1] / 1e9, bytes / 1e6);
     } else {
         printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
     }
@@ -526,15 +536,17 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order)
     free(p);
 }
 
-/* Where the LU's time goes, with either ordering. */
+/* Where the LU's time goes: as the direct method runs it (METIS, single
+ * precision), in double, and ordered by AMD. */
 static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
 {
-    printf("\n%-15s %-6s %8s %8s %7s %8s %9s %7s %7s\n", "chain", "order", "analyse",
-           "factor", "solve", "total", "flops", "GFlop/s", "MB");
+    printf("\n%-15s %-6s %-6s %8s %8s %7s %8s %9s %7s %7s\n", "chain", "order", "prec",
+           "analyse", "factor", "solve", "total", "flops", "GFlop/s", "MB");
     for (int k = 0; k < nq; k++)
         if (qs[k]) {
-            phase_row(names[k], qs[k], PEPA_LU_METIS);
-            phase_row(names[k], qs[k], PEPA_LU_AMD);
+            phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_SINGLE);
+            phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_DOUBLE);
+            phase_row(names[k], qs[k], PEPA_LU_AMD, PEPA_LU_SINGLE);
         }
 }
 #endif

@@ -1,5 +1,6 @@
 /* pepa_lu: multifrontal sparse LU on CHOLMOD's supernodal analysis (see
- * lu.h for why).
+ * lu.h for why), in double or single precision: the numerical phase is
+ * lu_front.h, included once for each.
  *
  * Supernode s holds the pivot columns k1 = super[s] .. k2 - 1 of the
  * permuted matrix B = A(p,p) and the row set rows[rp[s] .. rp[s+1]), whose
@@ -53,6 +54,20 @@ void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n,
 void dgemv_(const char *trans, const int *m, const int *n, const double *alpha,
             const double *a, const int *lda, const double *x, const int *incx,
             const double *beta, double *y, const int *incy);
+void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
+void slaswp_(const int *n, float *a, const int *lda, const int *k1, const int *k2,
+             const int *ipiv, const int *incx);
+void strsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const int *m, const int *n, const float *alpha, const float *a, const int *lda,
+            float *b, const int *ldb);
+void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *lda, const float *b,
+            const int *ldb, const float *beta, float *c, const int *ldc);
+void strsv_(const char *uplo, const char *trans, const char *diag, const int *n,
+            const float *a, const int *lda, float *x, const int *incx);
+void sgemv_(const char *trans, const int *m, const int *n, const float *alpha,
+            const float *a, const int *lda, const float *x, const int *incx,
+            const float *beta, float *y, const int *incy);
 
 struct pepa_lu {
     lu_int m, nsuper;
@@ -62,24 +77,26 @@ struct pepa_lu {
     lu_int *rp, *rows;  /* row sets */
     lu_int *parent;     /* -1 for a root */
     size_t *lp, *up;    /* offsets of each panel in lx, of each U12 in ux */
-    double *lx, *ux;
+    double *lxd, *uxd;  /* the factors in double precision ... */
+    float *lxs, *uxs;   /* ... or in single (one pair is NULL) */
+    pepa_lu_prec prec;  /* of the factors held */
     int *ipiv;          /* m: the pivot row of column k, within its supernode (1-based) */
     size_t maxf;        /* largest front's order */
     size_t stack;       /* peak doubles on the stack (blocks waiting, and the one built) */
 };
 
-/* n doubles (at least one). The factors and fronts are large and written
+/* n elements of size bytes each (at least one). The factors and fronts are large and written
  * once: in 4 KB pages, faulting them in took a fifth of a 30^3 grid's
  * factorisation; on transparent huge pages (Linux, where enabled) it
  * costs next to nothing. Freed with free(). */
 #define LU_HUGE ((size_t)2 << 20)
-static double *big(size_t n)
+static void *big(size_t n, size_t size)
 {
-    size_t bytes = (n ? n : 1) * sizeof(double);
+    size_t bytes = (n ? n : 1) * size;
     if (bytes < 2 * LU_HUGE)
         return malloc(bytes);
     bytes = (bytes + LU_HUGE - 1) / LU_HUGE * LU_HUGE;
-    double *p = aligned_alloc(LU_HUGE, bytes);
+    void *p = aligned_alloc(LU_HUGE, bytes);
 #ifdef MADV_HUGEPAGE
     if (p)
         madvise(p, bytes, MADV_HUGEPAGE);   /* advice only: failure is harmless */
@@ -87,13 +104,22 @@ static double *big(size_t n)
     return p;
 }
 
+static void free_factors(pepa_lu *lu)
+{
+    free(lu->uxs);
+    free(lu->lxs);
+    free(lu->uxd);
+    free(lu->lxd);
+    lu->lxd = lu->uxd = NULL;
+    lu->lxs = lu->uxs = NULL;
+}
+
 void pepa_lu_free(pepa_lu *lu)
 {
     if (!lu)
         return;
     free(lu->ipiv);
-    free(lu->ux);
-    free(lu->lx);
+    free_factors(lu);
     free(lu->up);
     free(lu->lp);
     free(lu->parent);
@@ -273,20 +299,12 @@ typedef struct lu_work {
     int64_t *cp, *ci;           /* the one of the two we built */
     double *cx;
     lu_int *map;                /* global row -> position in the current front */
-    double *stk;                /* contribution blocks, in order, and the one being built */
+    void *stk;                  /* contribution blocks, in order, and the one being built */
     lu_int *cbs;                /* supernode of each block on the stack */
     size_t *cbo;                /* its offset in stk */
     lu_int top;
     size_t used;                /* doubles of stk in use */
 } lu_work;
-
-/* Where the blocks of supernode s's front are (see the top): the panel
- * [F11; F21] (nr x nc, leading dimension nr), F12 (nc x nb, leading
- * dimension nc) and F22 (nb x nb, leading dimension nb). */
-typedef struct lu_front {
-    lu_int nc, nb, nr;
-    double *panel, *f12, *f22;
-} lu_front;
 
 /* The transpose of (p, i, x) (m x m, by columns) into (tp, ti, tx).
  * Returns 0 or -1. */
@@ -317,115 +335,38 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
     return 0;
 }
 
-/* B's entries of supernode s into the front: column k's entries on and
- * below the diagonal block (the panel), row k's right of it (F12). */
-static void assemble_original(const pepa_lu *lu, lu_int s, const lu_work *w, const lu_front *f)
-{
-    lu_int k1 = lu->super[s], k2 = lu->super[s + 1];
-    for (lu_int k = k1; k < k2; k++) {
-        lu_int j = lu->perm[k];
-        double *col = f->panel + (size_t)(k - k1) * (size_t)f->nr;
-        for (int64_t p = w->ap[j]; p < w->ap[j + 1]; p++) {
-            lu_int i = lu->iperm[w->ai[p]];
-            if (i >= k1)
-                col[w->map[i]] += w->ax[p];
-        }
-        for (int64_t p = w->tp[j]; p < w->tp[j + 1]; p++) {
-            lu_int i = lu->iperm[w->ti[p]];
-            if (i >= k2)
-                f->f12[(size_t)(w->map[i] - f->nc) * (size_t)f->nc + (size_t)(k - k1)] += w->tx[p];
-        }
-    }
-}
-
-/* Column jj of a child's block (nb rows r, values src) added into the
- * front. Its rows are sorted, and so are the front's, so the rows that
- * fall in F12 come before those in F22. */
-static void add_column(const lu_work *w, const lu_front *f, const lu_int *r, lu_int nb,
-                       const double *src, lu_int jj)
-{
-    lu_int c = w->map[r[jj]], ii = 0;
-    if (c < f->nc) {                    /* a pivot column: the panel */
-        double *col = f->panel + (size_t)c * (size_t)f->nr;
-        for (; ii < nb; ii++)
-            col[w->map[r[ii]]] += src[ii];
-        return;
-    }
-    double *up = f->f12 + (size_t)(c - f->nc) * (size_t)f->nc;
-    double *lo = f->f22 + (size_t)(c - f->nc) * (size_t)f->nb;
-    for (; ii < nb && w->map[r[ii]] < f->nc; ii++)
-        up[w->map[r[ii]]] += src[ii];
-    for (; ii < nb; ii++)
-        lo[w->map[r[ii]] - f->nc] += src[ii];
-}
-
-/* The children's contribution blocks (on top of the stack, below F22)
- * added in and popped; returns the offset where the first of them began,
- * where F22 goes. */
-static size_t extend_add(const pepa_lu *lu, lu_int s, lu_work *w, const lu_front *f)
-{
-    size_t base = w->used;
-    while (w->top > 0 && lu->parent[w->cbs[w->top - 1]] == s) {
-        lu_int c = w->cbs[--w->top];
-        base = w->cbo[w->top];
-        lu_int cnc = lu->super[c + 1] - lu->super[c];
-        lu_int nb = lu->rp[c + 1] - lu->rp[c] - cnc;
-        const lu_int *r = lu->rows + lu->rp[c] + cnc;
-        const double *cb = w->stk + base;
-        for (lu_int jj = 0; jj < nb; jj++)
-            add_column(w, f, r, nb, cb + (size_t)jj * (size_t)nb, jj);
-    }
-    return base;
-}
-
-/* The dense partial factorisation of the front (see the top). Returns
- * LAPACK's info (> 0: a zero pivot). */
-static int dense_step(pepa_lu *lu, lu_int s, const lu_front *f)
-{
-    int nc = (int)f->nc, nb = (int)f->nb, nr = (int)f->nr, info = 0, one = 1;
-    double pone = 1.0, mone = -1.0;
-    int *ipiv = lu->ipiv + lu->super[s];
-    dgetrf_(&nc, &nc, f->panel, &nr, ipiv, &info);
-    if (info != 0 || nb == 0)
-        return info;
-    dlaswp_(&nb, f->f12, &nc, &one, &nc, ipiv, &one);
-    dtrsm_("L", "L", "N", "U", &nc, &nb, &pone, f->panel, &nr, f->f12, &nc);
-    dtrsm_("R", "U", "N", "N", &nb, &nc, &pone, f->panel, &nr, f->panel + nc, &nr);
-    dgemm_("N", "N", &nb, &nb, &nc, &mone, f->panel + nc, &nr, f->f12, &nc, &pone, f->f22, &nb);
-    return 0;
-}
-
-/* Supernode s: its front assembled, factorised, F22 pushed where its
- * children's blocks were. Returns LAPACK's info. */
-static int supernode(pepa_lu *lu, lu_int s, lu_work *w)
-{
-    lu_front f;
-    f.nc = lu->super[s + 1] - lu->super[s];
-    f.nr = lu->rp[s + 1] - lu->rp[s];
-    f.nb = f.nr - f.nc;
-    f.panel = lu->lx + lu->lp[s];
-    f.f12 = lu->ux + lu->up[s];
-    f.f22 = w->stk + w->used;
-    size_t n22 = (size_t)f.nb * (size_t)f.nb;
-    const lu_int *r = lu->rows + lu->rp[s];
-    for (lu_int i = 0; i < f.nr; i++)
-        w->map[r[i]] = i;
-    memset(f.panel, 0, (size_t)f.nr * (size_t)f.nc * sizeof *f.panel);
-    memset(f.f12, 0, (size_t)f.nc * (size_t)f.nb * sizeof *f.f12);
-    memset(f.f22, 0, n22 * sizeof *f.f22);
-    assemble_original(lu, s, w, &f);
-    size_t base = extend_add(lu, s, w, &f);
-    int info = dense_step(lu, s, &f);
-    if (info != 0 || f.nb == 0) {
-        w->used = base;
-        return info;
-    }
-    memmove(w->stk + base, f.f22, n22 * sizeof *f.f22);
-    w->cbs[w->top] = s;
-    w->cbo[w->top++] = base;
-    w->used = base + n22;
-    return 0;
-}
+#define REAL double
+#define F(name) name##_d
+#define LX lxd
+#define UX uxd
+#define GETRF dgetrf_
+#define LASWP dlaswp_
+#define TRSM dtrsm_
+#define GEMM dgemm_
+#define TRSV dtrsv_
+#define GEMV dgemv_
+#include "lu_front.h"
+#undef REAL
+#undef F
+#undef LX
+#undef UX
+#undef GETRF
+#undef LASWP
+#undef TRSM
+#undef GEMM
+#undef TRSV
+#undef GEMV
+#define REAL float
+#define F(name) name##_s
+#define LX lxs
+#define UX uxs
+#define GETRF sgetrf_
+#define LASWP slaswp_
+#define TRSM strsm_
+#define GEMM sgemm_
+#define TRSV strsv_
+#define GEMV sgemv_
+#include "lu_front.h"
 
 static void work_free(lu_work *w)
 {
@@ -438,16 +379,25 @@ static void work_free(lu_work *w)
     free(w->cp);
 }
 
+/* The working set, and the factors in lu's precision. */
 static int work_alloc(pepa_lu *lu, lu_work *w)
 {
     size_t ns = (size_t)lu->nsuper;
+    int single = lu->prec == PEPA_LU_SINGLE;
+    size_t size = single ? sizeof(float) : sizeof(double);
     w->map = malloc((size_t)lu->m * sizeof *w->map);
-    w->stk = big(lu->stack);
+    w->stk = big(lu->stack, size);
     w->cbs = malloc(ns * sizeof *w->cbs);
     w->cbo = malloc(ns * sizeof *w->cbo);
-    lu->lx = big(lu->lp[ns]);
-    lu->ux = big(lu->up[ns]);
-    if (!w->map || !w->stk || !w->cbs || !w->cbo || !lu->lx || !lu->ux
+    void *lx = big(lu->lp[ns], size), *ux = big(lu->up[ns], size);
+    if (single) {
+        lu->lxs = lx;
+        lu->uxs = ux;
+    } else {
+        lu->lxd = lx;
+        lu->uxd = ux;
+    }
+    if (!w->map || !w->stk || !w->cbs || !w->cbo || !lx || !ux
         || transpose(lu->m, w->ap, w->ai, w->ax, &w->cp, &w->ci, &w->cx))
         return -1;
     w->tp = w->cp;
@@ -457,12 +407,11 @@ static int work_alloc(pepa_lu *lu, lu_work *w)
 }
 
 int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
-                   int trans, diag *err)
+                   int trans, pepa_lu_prec prec, diag *err)
 {
     lu_work w = {.ap = Ap, .ai = Ai, .ax = Ax};
-    free(lu->lx);
-    free(lu->ux);
-    lu->lx = lu->ux = NULL;
+    free_factors(lu);
+    lu->prec = prec;
     if (work_alloc(lu, &w)) {
         work_free(&w);
         return diag_set(err, "direct solver: out of memory for the LU factors");
@@ -475,9 +424,7 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
         w.ti = Ai;
         w.tx = Ax;
     }
-    int info = 0;
-    for (lu_int s = 0; s < lu->nsuper && info == 0; s++)
-        info = supernode(lu, s, &w);
+    int info = prec == PEPA_LU_SINGLE ? factor_all_s(lu, &w) : factor_all_d(lu, &w);
     int left = w.top;
     work_free(&w);
     if (info != 0)
@@ -491,47 +438,10 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
 
 void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x)
 {
-    lu_int m = lu->m;
-    double *y = x, pone = 1.0, zero = 0.0, mone = -1.0;
-    double *t = malloc((lu->maxf ? lu->maxf : 1) * sizeof *t), *tmp = malloc((size_t)m * sizeof *tmp);
-    int one = 1;
-    if (!t || !tmp) {
-        free(tmp);
-        free(t);
-        for (lu_int k = 0; k < m; k++)
-            x[k] = NAN;
-        return;
-    }
-    for (lu_int k = 0; k < m; k++)
-        tmp[k] = b[lu->perm[k]];
-    for (lu_int s = 0; s < lu->nsuper; s++) {           /* L z = P y */
-        int k1 = (int)lu->super[s], nc = (int)(lu->super[s + 1] - k1);
-        int nr = (int)(lu->rp[s + 1] - lu->rp[s]), nb = nr - nc, lo = 1;
-        const double *l = lu->lx + lu->lp[s];
-        dlaswp_(&one, tmp + k1, &nc, &lo, &nc, lu->ipiv + k1, &one);
-        dtrsv_("L", "N", "U", &nc, l, &nr, tmp + k1, &one);
-        if (nb == 0)
-            continue;
-        dgemv_("N", &nb, &nc, &pone, l + nc, &nr, tmp + k1, &one, &zero, t, &one);
-        const lu_int *r = lu->rows + lu->rp[s] + nc;
-        for (int i = 0; i < nb; i++)
-            tmp[r[i]] -= t[i];
-    }
-    for (lu_int s = lu->nsuper - 1; s >= 0; s--) {      /* U x = z */
-        int k1 = (int)lu->super[s], nc = (int)(lu->super[s + 1] - k1);
-        int nr = (int)(lu->rp[s + 1] - lu->rp[s]), nb = nr - nc;
-        if (nb > 0) {
-            const lu_int *r = lu->rows + lu->rp[s] + nc;
-            for (int i = 0; i < nb; i++)
-                t[i] = tmp[r[i]];
-            dgemv_("N", &nc, &nb, &mone, lu->ux + lu->up[s], &nc, t, &one, &pone, tmp + k1, &one);
-        }
-        dtrsv_("U", "N", "N", &nc, lu->lx + lu->lp[s], &nr, tmp + k1, &one);
-    }
-    for (lu_int k = 0; k < m; k++)
-        y[lu->perm[k]] = tmp[k];
-    free(tmp);
-    free(t);
+    if (lu->prec == PEPA_LU_SINGLE)
+        solve_s(lu, b, x);
+    else
+        solve_d(lu, b, x);
 }
 
 #endif /* HAVE_UMFPACK */

@@ -36,14 +36,27 @@ typedef enum pepa_lu_order {
 pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_lu_order order,
                          double *flops, double *bytes, diag *err);
 
-/* Factorise A (same pattern as analysed, values Ax), or A^T when trans
- * is non-zero (the pattern of A + A^T is the same). Returns 0, or -1 with
- * a message (out of memory; a zero pivot: the matrix is singular). */
-int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
-                   int trans, diag *err);
+/* The precision of the factors. Single precision halves their memory
+ * and runs the dense kernels twice as fast (OpenBLAS sgemm against
+ * dgemm); its solutions are right to about cond(A) * 6e-8 only, so a
+ * caller refines them in double (solve_direct.c) and factorises again
+ * in double where that does not converge. */
+typedef enum pepa_lu_prec {
+    PEPA_LU_DOUBLE,
+    PEPA_LU_SINGLE
+} pepa_lu_prec;
 
-/* Solve with the matrix factorised: x = A^-1 b (or A^-T b). m entries
- * each; x and b may not overlap. */
+/* Factorise A (same pattern as analysed, values Ax), or A^T when trans
+ * is non-zero (the pattern of A + A^T is the same), in precision prec
+ * (replacing any factors held). Returns 0, or -1 with a message (out of
+ * memory; a zero pivot: the matrix is singular, or in single precision
+ * may only look so). */
+int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
+                   int trans, pepa_lu_prec prec, diag *err);
+
+/* Solve with the matrix factorised: x = A^-1 b (or A^-T b), in the
+ * factors' precision, b and x in double. m entries each; x and b may not
+ * overlap. */
 void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x);
 
 void pepa_lu_free(pepa_lu *lu);

@@ -25,12 +25,14 @@
  * without a transpose and ask UMFPACK for M^T x = b, b_j = -Q(r,j) (the
  * multifrontal LU factorises M^T itself).
  *
- * Error estimate (opts->error): one step of iterative refinement. The
- * residual of x in the reduced system, solved with the same factors, gives
- * a correction d whose size estimates the forward error of x (Higham,
- * Accuracy and Stability of Numerical Algorithms, 2002, ch. 12); x + d is
- * returned and |d| reported as the error bound, which over-estimates the
- * error of x + d. */
+ * Error estimate (opts->error): iterative refinement. The residual of x in
+ * the reduced system, solved with the same factors, gives a correction d
+ * whose size estimates the forward error of x (Higham, Accuracy and
+ * Stability of Numerical Algorithms, 2002, ch. 12); x + d is returned and
+ * |d| reported as the error bound, which over-estimates the error of
+ * x + d. From double factors one step; from the multifrontal LU's single
+ * precision factors, steps until d reaches double precision's floor (see
+ * solve_refine), or the LU factorises again in double. */
 #include "solve.h"
 #include "internal.h"
 #include "lu.h"
@@ -227,10 +229,12 @@ static int factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSpa
     return rc;
 }
 
-/* The factors of M^T: UMFPACK's (num) or the multifrontal ones (mf). */
+/* The factors of M^T: UMFPACK's (num) or the multifrontal ones (mf, in
+ * precision prec). */
 typedef struct factors {
     void *num;
     pepa_lu *mf;
+    pepa_lu_prec prec;
     double *control;
 } factors;
 
@@ -250,22 +254,60 @@ static int lu_solve(const factors *f, const SuiteSparse_long *Ap, const SuiteSpa
     return 0;
 }
 
-/* Solve M^T x = b, then one refinement step (see the top): x += d, with
- * |d| in d. rr is scratch (m entries). Returns 0 or -1. */
+/* Refinement of a solution from single-precision factors: each step
+ * gains about -log10(cond * 6e-8) digits, and the steps end at the
+ * accuracy of the residual, computed in double, whatever the factors'
+ * precision (Higham, ch. 12; Carson and Higham, SIAM J. Sci. Comput. 40,
+ * 2018). So it stops once the correction is below REFINE_EPS of the
+ * solution, or once a step gains less than a factor 1 / REFINE_RATE
+ * after steps that did gain: that is the floor, when it is below
+ * REFINE_FLOOR (a 10^4 grid split in two by rates 0.1: 6e-14).
+ * Otherwise (no gain from the start: the chain is too ill-conditioned
+ * for single precision; or REFINE_MAX steps) the caller factorises in
+ * double. */
+#define REFINE_MAX 12
+#define REFINE_RATE 0.25
+#define REFINE_EPS 0x1p-50
+#define REFINE_FLOOR 1e-11
+
+/* x += d, |d| in d; the largest |d| and |x| (NaN if any d is). */
+static void add_correction(SuiteSparse_long m, double *x, double *d, double *nd, double *nx)
+{
+    *nd = *nx = 0.0;
+    for (SuiteSparse_long j = 0; j < m; j++) {
+        x[j] += d[j];
+        d[j] = fabs(d[j]);
+        *nd = d[j] > *nd || isnan(d[j]) ? d[j] : *nd;
+        *nx = fmax(*nx, fabs(x[j]));
+    }
+}
+
+/* Solve M^T x = b, then refine (see the top): from double factors one
+ * step, from single ones until REFINE_EPS; x += d each step, |d| of the
+ * last in d. rr is scratch (m entries). Returns 0, 2 (single precision
+ * did not converge: factorise in double) or -1. */
 static int solve_refine(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
                         const double *Ax, const factors *f, const double *b, double *x,
                         double *d, double *rr, diag *err)
 {
     if (lu_solve(f, Ap, Ai, Ax, b, x, err))
         return -1;
-    reduced_residual(m, Ap, Ai, Ax, x, b, rr);
-    if (lu_solve(f, Ap, Ai, Ax, rr, d, err))
-        return -1;
-    for (SuiteSparse_long j = 0; j < m; j++) {
-        x[j] += d[j];
-        d[j] = fabs(d[j]);
+    double prev = INFINITY, nd, nx;
+    for (int k = 0;; k++) {
+        reduced_residual(m, Ap, Ai, Ax, x, b, rr);
+        if (lu_solve(f, Ap, Ai, Ax, rr, d, err))
+            return -1;
+        add_correction(m, x, d, &nd, &nx);
+        if (!f->mf || f->prec == PEPA_LU_DOUBLE)
+            return 0;
+        if (!isfinite(nd) || !isfinite(nx) || k == REFINE_MAX)
+            return 2;
+        if (nd <= REFINE_EPS * nx)
+            return 0;
+        if (nd > REFINE_RATE * prev)            /* no gain: the floor, or no convergence */
+            return k >= 2 && nd <= REFINE_FLOOR * nx ? 0 : 2;
+        prev = nd;
     }
-    return 0;
 }
 
 /* The answer: pi from x (in place), normalised and checked; the error
@@ -299,8 +341,10 @@ static int finish(const pepa_ctmc *q, uint32_t r, double *pi, double *d,
     return 0;
 }
 
-/* The multifrontal LU of M^T (lu.h), ordered by nested dissection:
- * returns 0 with the factors, 1 over the caps, -1 on failure. */
+/* The multifrontal LU of M^T (lu.h), ordered by nested dissection, in
+ * single precision (half the memory, twice the speed; solve_refine
+ * brings the answer to double), in double when a pivot is lost in
+ * single: returns 0 with the factors, 1 over the caps, -1 on failure. */
 static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
                      const double *Ax, double max_bytes, double max_flops, factors *f, diag *err)
 {
@@ -310,7 +354,11 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
         return -1;
     if (bytes > max_bytes || flops > max_flops)
         return over_caps(bytes, flops, max_bytes, max_flops, err);
-    return pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, err);
+    f->prec = PEPA_LU_SINGLE;
+    if (pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL) == 0)
+        return 0;
+    f->prec = PEPA_LU_DOUBLE;           /* a pivot lost in single precision */
+    return pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
 }
 
 /* The factors of M^T: below PIN_MF_STATES, or when the caps are AUTO's
@@ -319,8 +367,9 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
  * nested dissection (METIS) and the multifrontal LU. On the product
  * spaces PEPA builds, nested dissection fills in far less than
  * AMD/COLAMD (a 30^3 grid walk: 5.8e9 flops against 1.0e10), and the
- * multifrontal LU runs at 20-30 GFlop/s where UMFPACK ran at 3-5
- * (bench_solve direct). Returns 0, 1 (over the caps) or -1. */
+ * multifrontal LU runs at 20-30 GFlop/s where UMFPACK ran at 3-5, and
+ * twice that in single precision, refined in double (bench_solve
+ * direct). Returns 0, 1 (over the caps) or -1. */
 static int factorise(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
                      const double *Ax, const caps *c, factors *f, diag *err)
 {
@@ -368,6 +417,12 @@ static int pinned(const pepa_ctmc *q, uint32_t r, const caps *c, double *x, doub
     int rc = factorise(m, Ap, Ai, Ax, c, &f, err);
     if (rc == 0)
         rc = solve_refine(m, Ap, Ai, Ax, &f, b, x, d, rr, err);
+    if (rc == 2) {                          /* single precision fell short */
+        f.prec = PEPA_LU_DOUBLE;
+        rc = pepa_lu_factor(f.mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
+        if (rc == 0)
+            rc = solve_refine(m, Ap, Ai, Ax, &f, b, x, d, rr, err);
+    }
     umfpack_dl_free_numeric(&f.num);
     pepa_lu_free(f.mf);
     free(Ax);

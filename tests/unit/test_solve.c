@@ -883,9 +883,11 @@ static void spmv(int64_t m, const int64_t *p, const int64_t *i, const double *a,
         }
 }
 
-/* Factorise (A or A^T, AMD or METIS) and solve for a known x. */
+/* Factorise (A or A^T, AMD or METIS, in precision prec) and solve for a
+ * known x: right to 1e-10 in double, to 1e-4 in single (these matrices
+ * are well conditioned; the refinement to double is solve_direct's). */
 static void lu_check(int64_t m, const int64_t *p, const int64_t *i, const double *a, int trans,
-                     pepa_lu_order order)
+                     pepa_lu_order order, pepa_lu_prec prec)
 {
     double *x = malloc((size_t)m * sizeof *x), *b = malloc((size_t)m * sizeof *b);
     double *y = malloc((size_t)m * sizeof *y), flops, bytes;
@@ -898,10 +900,12 @@ static void lu_check(int64_t m, const int64_t *p, const int64_t *i, const double
     pepa_lu *lu = pepa_lu_analyse(m, p, i, order, &flops, &bytes, &e);
     ck_assert_msg(lu != NULL, "%s", e.msg);
     ck_assert(flops >= 0.0 && bytes > 0.0);
-    ck_assert_msg(pepa_lu_factor(lu, p, i, a, trans, &e) == 0, "%s", e.msg);
+    ck_assert_msg(pepa_lu_factor(lu, p, i, a, trans, prec, &e) == 0, "%s", e.msg);
     pepa_lu_solve(lu, b, y);
-    ck_assert_msg(max_abs_diff((uint32_t)m, x, y) < 1e-10, "m %ld trans %d order %d: error %g",
-                  (long)m, trans, (int)order, max_abs_diff((uint32_t)m, x, y));
+    double err = max_abs_diff((uint32_t)m, x, y);
+    ck_assert_msg(err < (prec == PEPA_LU_SINGLE ? 1e-4 : 1e-10) && (prec == PEPA_LU_DOUBLE
+                  || m < 17 || err > 1e-12), "m %ld trans %d order %d prec %d: error %g",
+                  (long)m, trans, (int)order, (int)prec, err);
     pepa_lu_free(lu);
     free(y);
     free(b);
@@ -919,8 +923,9 @@ START_TEST(test_lu_module)
         double *a;
         random_sparse(sizes[k], 3, (uint64_t)k + 1, &p, &i, &a);
         for (int trans = 0; trans < 2; trans++) {
-            lu_check(sizes[k], p, i, a, trans, PEPA_LU_AMD);
-            lu_check(sizes[k], p, i, a, trans, PEPA_LU_METIS);
+            lu_check(sizes[k], p, i, a, trans, PEPA_LU_AMD, PEPA_LU_DOUBLE);
+            lu_check(sizes[k], p, i, a, trans, PEPA_LU_METIS, PEPA_LU_DOUBLE);
+            lu_check(sizes[k], p, i, a, trans, PEPA_LU_METIS, PEPA_LU_SINGLE);
         }
         free(a);
         free(i);
@@ -928,13 +933,14 @@ START_TEST(test_lu_module)
     }
     int64_t p2[] = {0, 2, 4}, i2[] = {0, 1, 0, 1};
     double swap[] = {0.0, 1.0, 1.0, 0.0}, ones[] = {1.0, 1.0, 1.0, 1.0};
-    lu_check(2, p2, i2, swap, 0, PEPA_LU_AMD);    /* zero leading pivot: exchanged */
+    lu_check(2, p2, i2, swap, 0, PEPA_LU_AMD, PEPA_LU_DOUBLE);   /* zero leading pivot: */
+    lu_check(2, p2, i2, swap, 0, PEPA_LU_AMD, PEPA_LU_SINGLE);   /* exchanged */
     double flops, bytes;
     diag e;
     diag_clear(&e);
     pepa_lu *lu = pepa_lu_analyse(2, p2, i2, PEPA_LU_AMD, &flops, &bytes, &e);
     ck_assert(lu);
-    ck_assert_int_eq(pepa_lu_factor(lu, p2, i2, ones, 0, &e), -1);
+    ck_assert_int_eq(pepa_lu_factor(lu, p2, i2, ones, 0, PEPA_LU_DOUBLE, &e), -1);
     ck_assert_msg(strstr(e.msg, "singular") != NULL, "%s", e.msg);
     pepa_lu_free(lu);
 }
@@ -980,6 +986,65 @@ static pepa_ctmc *grid3(uint32_t L)
     }
     return from_triples_free(n, k, src, dst, rate);
 }
+
+/* An L x L walk whose moves have the same rate both ways (so pi is
+ * uniform), rates by position, and rate eps across the middle column:
+ * two halves that barely communicate, whose reduced generator has a
+ * condition number near 1 / eps. */
+static pepa_ctmc *split_walk(uint32_t L, double eps)
+{
+    uint32_t n = L * L;
+    size_t m = 4 * (size_t)n, k = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(src && dst && rate);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t x = v % L, y = v / L;
+        double r = x + 1 == L / 2 ? eps : 1.0 + 0.1 * (double)(y % 3);
+        if (x + 1 < L) {
+            src[k] = v, dst[k] = v + 1, rate[k++] = r;
+            src[k] = v + 1, dst[k] = v, rate[k++] = r;
+        }
+        if (y + 1 < L) {
+            src[k] = v, dst[k] = v + L, rate[k++] = 2.0 + 0.1 * (double)(x % 4);
+            src[k] = v + L, dst[k] = v, rate[k++] = 2.0 + 0.1 * (double)(x % 4);
+        }
+    }
+    return from_triples_free(n, k, src, dst, rate);
+}
+
+/* The multifrontal LU factorises in single precision and refines in
+ * double: on a chain as well conditioned as eps = 0.1 that converges; at
+ * eps = 1e-6 (a condition number past single precision's 1.7e7) the
+ * refinement diverges and the LU factorises again in double. Either way
+ * the answer is the uniform one to double precision, and the error
+ * estimate bounds the real error. */
+START_TEST(test_direct_single_fallback)
+{
+    static const double eps[] = {0.1, 1e-6};
+    for (int c = 0; c < 2; c++) {
+        pepa_ctmc *q = split_walk(101, eps[c]);
+        ck_assert(q->n >= 10000);
+        double *pi = malloc(q->n * sizeof *pi), *e = malloc(q->n * sizeof *e), want = 1.0 / q->n;
+        ck_assert(pi && e);
+        pepa_solve_opts o;
+        pepa_solve_opts_init(&o);
+        o.method = PEPA_METHOD_DIRECT;
+        o.error = e;
+        pepa_solve_result res;
+        diag d;
+        diag_clear(&d);
+        ck_assert_msg(pepa_solve(q, &o, pi, &res, &d) == 0, "eps %g: %s", eps[c], d.msg);
+        for (uint32_t i = 0; i < q->n; i++)
+            ck_assert_msg(fabs(pi[i] - want) <= 4.0 * e[i] + 1e-16 && e[i] <= 1e-8 * want,
+                          "eps %g state %u: %.17g, want %.17g (estimate %g)", eps[c], i, pi[i],
+                          want, e[i]);
+        free(e);
+        free(pi);
+        pepa_ctmc_free(q);
+    }
+}
+END_TEST
 
 /* Chains of 10,000 states and more under --method direct take the
  * multifrontal LU: its answer agrees with UMFPACK's (the reference) and
@@ -1065,6 +1130,7 @@ static Suite *solve_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_lu_module);
     tcase_add_test(tc, test_direct_large);
+    tcase_add_test(tc, test_direct_single_fallback);
     suite_add_tcase(s, tc);
 #endif
     return s;

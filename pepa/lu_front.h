@@ -1,0 +1,200 @@
+/* The numerical phase of pepa/lu.c, in one precision: included by lu.c
+ * once for double and once for float (the way CSparse and UMFPACK build
+ * one source for several types), with
+ *   REAL                    double or float
+ *   F(name)                 name with the precision's suffix
+ *   LX, UX                  the pepa_lu fields holding the factors
+ *   GETRF LASWP TRSM GEMM TRSV GEMV   the LAPACK/BLAS routines.
+ * Not a public header: see lu.h. */
+
+/* Where the blocks of supernode s's front are (see lu.c's top): the panel
+ * [F11; F21] (nr x nc, leading dimension nr), F12 (nc x nb, leading
+ * dimension nc) and F22 (nb x nb, leading dimension nb). */
+typedef struct F(lu_front) {
+    lu_int nc, nb, nr;
+    REAL *panel, *f12, *f22;
+} F(lu_front);
+
+/* B's entries of supernode s into the front: column k's entries on and
+ * below the diagonal block (the panel), row k's right of it (F12). */
+static void F(assemble_original)(const pepa_lu *lu, lu_int s, const lu_work *w,
+                                 const F(lu_front) *f)
+{
+    lu_int k1 = lu->super[s], k2 = lu->super[s + 1];
+    for (lu_int k = k1; k < k2; k++) {
+        lu_int j = lu->perm[k];
+        REAL *col = f->panel + (size_t)(k - k1) * (size_t)f->nr;
+        for (int64_t p = w->ap[j]; p < w->ap[j + 1]; p++) {
+            lu_int i = lu->iperm[w->ai[p]];
+            if (i >= k1)
+                col[w->map[i]] += (REAL)w->ax[p];
+        }
+        for (int64_t p = w->tp[j]; p < w->tp[j + 1]; p++) {
+            lu_int i = lu->iperm[w->ti[p]];
+            if (i >= k2)
+                f->f12[(size_t)(w->map[i] - f->nc) * (size_t)f->nc + (size_t)(k - k1)]
+                    += (REAL)w->tx[p];
+        }
+    }
+}
+
+/* Column jj of a child's block (nb rows r, values src) added into the
+ * front. Its rows are sorted, and so are the front's, so the rows that
+ * fall in F12 come before those in F22. */
+static void F(add_column)(const lu_work *w, const F(lu_front) *f, const lu_int *r, lu_int nb,
+                          const REAL *src, lu_int jj)
+{
+    lu_int c = w->map[r[jj]], ii = 0;
+    if (c < f->nc) {                    /* a pivot column: the panel */
+        REAL *col = f->panel + (size_t)c * (size_t)f->nr;
+        for (; ii < nb; ii++)
+            col[w->map[r[ii]]] += src[ii];
+        return;
+    }
+    REAL *up = f->f12 + (size_t)(c - f->nc) * (size_t)f->nc;
+    REAL *lo = f->f22 + (size_t)(c - f->nc) * (size_t)f->nb;
+    for (; ii < nb && w->map[r[ii]] < f->nc; ii++)
+        up[w->map[r[ii]]] += src[ii];
+    for (; ii < nb; ii++)
+        lo[w->map[r[ii]] - f->nc] += src[ii];
+}
+
+/* The children's contribution blocks (on top of the stack, below F22)
+ * added in and popped; returns the offset where the first of them began,
+ * where F22 goes. */
+static size_t F(extend_add)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
+{
+    size_t base = w->used;
+    while (w->top > 0 && lu->parent[w->cbs[w->top - 1]] == s) {
+        lu_int c = w->cbs[--w->top];
+        base = w->cbo[w->top];
+        lu_int cnc = lu->super[c + 1] - lu->super[c];
+        lu_int nb = lu->rp[c + 1] - lu->rp[c] - cnc;
+        const lu_int *r = lu->rows + lu->rp[c] + cnc;
+        const REAL *cb = (const REAL *)w->stk + base;
+        for (lu_int jj = 0; jj < nb; jj++)
+            F(add_column)(w, f, r, nb, cb + (size_t)jj * (size_t)nb, jj);
+    }
+    return base;
+}
+
+/* The dense partial factorisation of the front (see lu.c's top). Returns
+ * LAPACK's info (> 0: a zero pivot). */
+static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
+{
+    int nc = (int)f->nc, nb = (int)f->nb, nr = (int)f->nr, info = 0, one = 1;
+    REAL pone = 1, mone = -1;
+    int *ipiv = lu->ipiv + lu->super[s];
+    GETRF(&nc, &nc, f->panel, &nr, ipiv, &info);
+    if (info != 0 || nb == 0)
+        return info;
+    LASWP(&nb, f->f12, &nc, &one, &nc, ipiv, &one);
+    TRSM("L", "L", "N", "U", &nc, &nb, &pone, f->panel, &nr, f->f12, &nc);
+    TRSM("R", "U", "N", "N", &nb, &nc, &pone, f->panel, &nr, f->panel + nc, &nr);
+    GEMM("N", "N", &nb, &nb, &nc, &mone, f->panel + nc, &nr, f->f12, &nc, &pone, f->f22, &nb);
+    return 0;
+}
+
+/* Supernode s: its front assembled, factorised, F22 pushed where its
+ * children's blocks were. Returns LAPACK's info. */
+static int F(supernode)(pepa_lu *lu, lu_int s, lu_work *w)
+{
+    F(lu_front) f;
+    f.nc = lu->super[s + 1] - lu->super[s];
+    f.nr = lu->rp[s + 1] - lu->rp[s];
+    f.nb = f.nr - f.nc;
+    f.panel = (REAL *)lu->LX + lu->lp[s];
+    f.f12 = (REAL *)lu->UX + lu->up[s];
+    f.f22 = (REAL *)w->stk + w->used;
+    size_t n22 = (size_t)f.nb * (size_t)f.nb;
+    const lu_int *r = lu->rows + lu->rp[s];
+    for (lu_int i = 0; i < f.nr; i++)
+        w->map[r[i]] = i;
+    memset(f.panel, 0, (size_t)f.nr * (size_t)f.nc * sizeof *f.panel);
+    memset(f.f12, 0, (size_t)f.nc * (size_t)f.nb * sizeof *f.f12);
+    memset(f.f22, 0, n22 * sizeof *f.f22);
+    F(assemble_original)(lu, s, w, &f);
+    size_t base = F(extend_add)(lu, s, w, &f);
+    int info = F(dense_step)(lu, s, &f);
+    if (info != 0 || f.nb == 0) {
+        w->used = base;
+        return info;
+    }
+    memmove((REAL *)w->stk + base, f.f22, n22 * sizeof *f.f22);
+    w->cbs[w->top] = s;
+    w->cbo[w->top++] = base;
+    w->used = base + n22;
+    return 0;
+}
+
+/* Every supernode in order; returns the first non-zero LAPACK info. */
+static int F(factor_all)(pepa_lu *lu, lu_work *w)
+{
+    int info = 0;
+    for (lu_int s = 0; s < lu->nsuper && info == 0; s++)
+        info = F(supernode)(lu, s, w);
+    return info;
+}
+
+/* L z = P y, then U x = z, on y permuted (m entries, in place); t is
+ * scratch of the largest front's order. */
+static void F(sweeps)(const pepa_lu *lu, REAL *y, REAL *t)
+{
+    REAL pone = 1, zero = 0, mone = -1;
+    const REAL *lx = lu->LX, *ux = lu->UX;
+    int one = 1;
+    for (lu_int s = 0; s < lu->nsuper; s++) {           /* L z = P y */
+        int k1 = (int)lu->super[s], nc = (int)(lu->super[s + 1] - k1);
+        int nr = (int)(lu->rp[s + 1] - lu->rp[s]), nb = nr - nc, lo = 1;
+        const REAL *l = lx + lu->lp[s];
+        LASWP(&one, y + k1, &nc, &lo, &nc, lu->ipiv + k1, &one);
+        TRSV("L", "N", "U", &nc, l, &nr, y + k1, &one);
+        if (nb == 0)
+            continue;
+        GEMV("N", &nb, &nc, &pone, l + nc, &nr, y + k1, &one, &zero, t, &one);
+        const lu_int *r = lu->rows + lu->rp[s] + nc;
+        for (int i = 0; i < nb; i++)
+            y[r[i]] -= t[i];
+    }
+    for (lu_int s = lu->nsuper - 1; s >= 0; s--) {      /* U x = z */
+        int k1 = (int)lu->super[s], nc = (int)(lu->super[s + 1] - k1);
+        int nr = (int)(lu->rp[s + 1] - lu->rp[s]), nb = nr - nc;
+        if (nb > 0) {
+            const lu_int *r = lu->rows + lu->rp[s] + nc;
+            for (int i = 0; i < nb; i++)
+                t[i] = y[r[i]];
+            GEMV("N", &nc, &nb, &mone, ux + lu->up[s], &nc, t, &one, &pone, y + k1, &one);
+        }
+        TRSV("U", "N", "N", &nc, lx + lu->lp[s], &nr, y + k1, &one);
+    }
+}
+
+/* x = A^-1 b with the factors in this precision. b is scaled by a power
+ * of two (exact) so that its largest entry is about 1: a residual of
+ * 1e-40 would underflow in single precision. */
+static void F(solve)(const pepa_lu *lu, const double *b, double *x)
+{
+    lu_int m = lu->m;
+    REAL *t = malloc((lu->maxf ? lu->maxf : 1) * sizeof *t);
+    REAL *y = malloc((size_t)(m ? m : 1) * sizeof *y);
+    if (!t || !y) {
+        free(y);
+        free(t);
+        for (lu_int k = 0; k < m; k++)
+            x[k] = NAN;
+        return;
+    }
+    double big = 0.0;
+    for (lu_int k = 0; k < m; k++)
+        big = fmax(big, fabs(b[k]));
+    int e = 0;
+    if (big > 0.0 && isfinite(big))
+        frexp(big, &e);
+    for (lu_int k = 0; k < m; k++)
+        y[k] = (REAL)ldexp(b[lu->perm[k]], -e);
+    F(sweeps)(lu, y, t);
+    for (lu_int k = 0; k < m; k++)
+        x[lu->perm[k]] = ldexp((double)y[k], e);
+    free(y);
+    free(t);
+}
