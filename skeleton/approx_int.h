@@ -25,7 +25,7 @@
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
                                  (a window of three tasks and two partner bits: 108) */
 #define AX_GROW 81            /* default grow_states: windows of four pipeline tasks
-                                 (bench_approx: pipelines' p95 8.72% -> 4.93% against
+                                 (bench_approx: pipelines' p95 8.72% -> 4.66% against
                                  three, farms' 6.12% -> 3.97%) */
 #define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
                                  three tasks (its move's and the first neighbour) */
