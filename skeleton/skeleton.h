@@ -591,7 +591,7 @@ typedef struct skel_approx skel_approx;
 typedef struct skel_approx_opts {
     int max_iter;            /* fixed-point sweeps; 0: 200 */
     double tol;              /* relative change of every delay that stops them; 0: 1e-6 */
-    unsigned long max_states; /* states of one sub-chain; 0: 4096 */
+    unsigned long max_states; /* states of one sub-chain; 0: 16384 */
     unsigned long window_states; /* a pair's sub-chain keeps its outside partners as
                                 ready/not-ready bits within this many states; 0: 128 */
     unsigned long deal_states; /* with a deal in the skeleton, a pair's sub-chain
