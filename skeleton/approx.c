@@ -103,7 +103,7 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
         a->o = *opts;
     a->o.max_iter = a->o.max_iter > 0 ? a->o.max_iter : 200;
     a->o.tol = a->o.tol > 0 ? a->o.tol : 1e-6;
-    a->o.max_states = a->o.max_states ? a->o.max_states : 4096;
+    a->o.max_states = a->o.max_states ? a->o.max_states : 16384;
     a->o.window_states = a->o.window_states ? a->o.window_states : AX_DENSE_MAX;
     /* a caller capping deal windows (the search) keeps pairs elsewhere too */
     a->o.grow_states = a->o.grow_states ? a->o.grow_states : a->o.deal_states ? 1 : AX_GROW;
@@ -116,10 +116,11 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
     a->scv = malloc(nt * sizeof *a->scv);
     a->as_bit = calloc((size_t)a->nedges + 1, 1);
     a->srep = malloc(nt * sizeof *a->srep);
+    a->per = malloc(nt * sizeof *a->per);
     a->use_s = malloc(((size_t)a->nedges + 1) * sizeof *a->use_s);
     a->use_r = malloc(((size_t)a->nedges + 1) * sizeof *a->use_r);
     if (!a->lstart || !a->nloc || !a->loff || !a->entry || !a->scv || !a->as_bit || !a->srep ||
-        !a->use_s || !a->use_r) {
+        !a->per || !a->use_s || !a->use_r) {
         ax_oom(err);
         goto fail;
     }
@@ -132,7 +133,7 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
         goto fail;
     ax_edge_uses(a);
     ax_struct_classes(a);
-    if (ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
+    if (ax_groups_find(a, err) < 0 || ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
         goto fail;
     return a;
 fail:
@@ -159,7 +160,22 @@ void skel_approx_free(skel_approx *a)
     free(a->grpn);
     free(a->pbusy);
     free(a->pb);
+    free(a->pkey);
+    free(a->pcond);
+    free(a->pjs);
+    free(a->pxs);
     free(a->srep);
+    free(a->per);
+    free(a->leave);
+    free(a->grp);
+    free(a->mcap);
+    free(a->gmem);
+    free(a->gmk);
+    free(a->egrp);
+    free(a->ekm);
+    free(a->edir);
+    free(a->cnt0);
+    free(a->cnt);
     free(a->use_s);
     free(a->use_r);
     free(a->rep);
@@ -300,6 +316,7 @@ static void cold_start(skel_approx *a, const double *lambda)
     for (int w = 0; w < a->nwin; w++)
         for (int s = 0; s < a->win[w].n; s++)
             a->pi[a->win[w].p0 + (size_t)s] = 1.0 / a->win[w].n;
+    ax_count_start(a);
     a->fresh = 0;
 }
 
@@ -318,6 +335,8 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         return -1;
     if (a->fresh || a->o.cold)
         cold_start(a, lambda);
+    if (ax_build_pairs(a, err) < 0)
+        return -1;
     memset(r, 0, sizeof *r);
     a->late = 0;
     a->nhist = 0;

@@ -53,8 +53,8 @@ static int rendezvous(const skel_approx *a, const ax_ltr *t, int q, int lq, ax_c
         const ax_ltr *r = &a->ltr[k];
         if (r->from != lq || r->edge != t->edge || r->send)
             continue;
-        ax_ctr c = { s, to + (r->to - r->from) * stride[q], AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
-                     t->w * r->w * wl };
+        ax_ctr c = { .from = s, .to = to + (r->to - r->from) * stride[q], .src = AX_LAMBDA,
+                     .idx = t->edge, .w = t->w * r->w * wl };
         if (push_ctr(b, c, err) < 0)
             return -1;
     }
@@ -76,13 +76,11 @@ static int outside_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, 
 {
     int k = ax_win_bit(a, w, t->edge);
     if (k < 0)
-        return push_ctr(b, (ax_ctr){ s, to, t->send ? AX_RHO_SEND : AX_RHO_RECV, t->edge, 0, 0,
-                                     0, 0, 0, t->w }, err);
+        return push_ctr(b, (ax_ctr){ .from = s, .to = to, .src = t->send ? AX_RHO_SEND : AX_RHO_RECV, .idx = t->edge, .w = t->w }, err);
     int mask = (int)(s / w->nl);
     if (!(mask >> k & 1))
         return 0;                     /* the partner is not ready */
-    return push_ctr(b, (ax_ctr){ s, to - w->nl * (1 << k), AX_LAMBDA, t->edge, 0, 0, 0, 0, 0,
-                                 t->w }, err);
+    return push_ctr(b, (ax_ctr){ .from = s, .to = to - w->nl * (1 << k), .src = AX_LAMBDA, .idx = t->edge, .w = t->w }, err);
 }
 
 /* Position of edge e's link among window w's components, or -1. */
@@ -116,7 +114,7 @@ static int link_move(const skel_approx *a, const ax_ltr *t, int q, const int *lo
         if (!buffered && q >= 0)
             rc = rendezvous(a, t, q, loc[q], s, to2, stride, lt[j].w, b, err);
         else
-            rc = push_ctr(b, (ax_ctr){ s, to2, src, e, 0, 0, 0, 0, 0, t->w * lt[j].w }, err);
+            rc = push_ctr(b, (ax_ctr){ .from = s, .to = to2, .src = src, .idx = e, .w = t->w * lt[j].w }, err);
         if (rc < 0)
             return -1;
     }
@@ -143,10 +141,46 @@ static int link_xfer(const skel_approx *a, const ax_win *w, int k, ax_code s, co
     const ax_ltrans *lt = ax_link_from(&a->links, e, loc[k], &n);
     for (int j = 0; j < n; j++)
         if (lt[j].act == AX_LINK_XFER &&
-            push_ctr(b, (ax_ctr){ s, s + (lt[j].to - loc[k]) * stride[k], AX_XFER, e, 0, 0, 0, 0,
-                                  0, lt[j].w }, err) < 0)
+            push_ctr(b, (ax_ctr){ .from = s, .to = s + (lt[j].to - loc[k]) * stride[k], .src = AX_XFER, .idx = e, .w = lt[j].w }, err) < 0)
             return -1;
     return 0;
+}
+
+/* The producer's move into member j of window w's counted deal, or the
+ * consumer's out of it, j outside the window: at the delay its own window
+ * measured for j's count of items (none into a full member or out of an
+ * empty one). */
+static int count_move(const skel_approx *a, const ax_win *w, const ax_ltr *t, ax_code s,
+                      ax_code to, const int *loc, ax_cbuf *b, diag *err)
+{
+    int e = t->edge, j = a->ekm[e], n = ax_member_items(a, w, loc, j);
+    if (a->edir[e] > 0 ? n >= a->mcap[a->grp[w->g].m0 + j] : n == 0)
+        return 0;
+    ax_src src = a->edir[e] > 0 ? AX_CNT_SEND : AX_CNT_RECV;
+    return push_ctr(b, (ax_ctr){ .from = s, .to = to, .src = src, .idx = e, .pos = n, .w = t->w },
+                    err);
+}
+
+/* Move t of a task of window w from state s to to (its own local state
+ * changed): with the outside world, a partner in the window (made once, by
+ * the sender), a link's component, an outside partner's delay, or a counted
+ * deal's member outside the window. */
+static int move_trans(const skel_approx *a, const ax_win *w, const ax_ltr *t, ax_code s,
+                      ax_code to, const int *loc, const ax_code *stride, ax_cbuf *b, diag *err)
+{
+    int y = ax_partner(a, t), q = y >= 0 ? ax_win_pos(a, w, y) : -1, e = t->edge;
+    int lk = w->nk ? win_link(a, w, e) : -1;
+    if (w->g >= 0 && a->egrp[e] == w->g)
+        to += a->edir[e] * stride[w->nt + w->nk];      /* the count of items in flight */
+    if (lk >= 0)
+        return link_move(a, t, q, loc, lk, s, to, stride, b, err);
+    if (y < 0)                                /* the outside world is always ready */
+        return push_ctr(b, (ax_ctr){ .from = s, .to = to, .src = AX_LAMBDA, .idx = e, .w = t->w }, err);
+    if (q < 0 && w->g >= 0 && a->egrp[e] == w->g && a->edir[e])
+        return count_move(a, w, t, s, to, loc, b, err);
+    if (q < 0)
+        return outside_move(a, w, t, s, to, b, err);
+    return t->send ? rendezvous(a, t, q, loc[q], s, to, stride, 1.0, b, err) : 0;
 }
 
 /* The transitions of window w out of state s (locals in loc, radix in stride). */
@@ -164,21 +198,10 @@ static int state_trans(const skel_approx *a, const ax_win *w, ax_code s, const i
                 continue;
             ax_code to = s + (t->to - loc[p]) * stride[p];
             int rc = 0;
-            if (t->edge < 0) {
-                rc = push_ctr(b, (ax_ctr){ s, to, AX_MU, x, 0, 0, p, t->done, busy, t->w }, err);
-            } else {
-                int y = ax_partner(a, t), q = y >= 0 ? ax_win_pos(a, w, y) : -1;
-                int lk = w->nk ? win_link(a, w, t->edge) : -1;
-                if (lk >= 0)
-                    rc = link_move(a, t, q, loc, lk, s, to, stride, b, err);
-                else if (y < 0)               /* the outside world is always ready */
-                    rc = push_ctr(b, (ax_ctr){ s, to, AX_LAMBDA, t->edge, 0, 0, 0, 0, 0, t->w },
-                                  err);
-                else if (q < 0)
-                    rc = outside_move(a, w, t, s, to, b, err);
-                else if (t->send)             /* the rendezvous, made once by the sender */
-                    rc = rendezvous(a, t, q, loc[q], s, to, stride, 1.0, b, err);
-            }
+            if (t->edge < 0)
+                rc = push_ctr(b, (ax_ctr){ .from = s, .to = to, .src = AX_MU, .idx = x, .pos = p, .done = t->done, .busy = busy, .w = t->w }, err);
+            else
+                rc = move_trans(a, w, t, s, to, loc, stride, b, err);
             if (rc < 0)
                 return -1;
         }
@@ -193,34 +216,31 @@ static int state_trans(const skel_approx *a, const ax_win *w, ax_code s, const i
         ax_code to = s + (on ? -1 : 1) * w->nl * (1 << k);
         ax_src src = on ? (bt->partner_sends ? AX_GAMMA_SEND : AX_GAMMA_RECV)
                         : (bt->partner_sends ? AX_ALPHA_SEND : AX_ALPHA_RECV);
-        if (push_ctr(b, (ax_ctr){ s, to, src, bt->edge, 0, 0, 0, 0, 0, 1.0 }, err) < 0)
+        if (push_ctr(b, (ax_ctr){ .from = s, .to = to, .src = src, .idx = bt->edge, .w = 1.0 }, err) < 0)
             return -1;
     }
     return 0;
 }
 
-/* Flag the transitions of window w (home edge e, sender at position 0)
- * that take the sender or the receiver out of readiness for e. */
-static void mark_leaves(const skel_approx *a, const ax_win *w, ax_ctr *c, int n0)
+/* Local states of window w's component at position p: its tasks', then
+ * its links', then a counted deal's count of items in flight. */
+int ax_comp_n(const skel_approx *a, const ax_win *w, int p)
 {
-    int x0 = a->wtask[w->t0], x1 = w->nt > 1 ? a->wtask[w->t0 + 1] : -1;
-    for (int k = 0; k < w->nc && w->edge >= 0; k++) {
-        ax_code f = c[k].from % w->nl, t = c[k].to % w->nl;
-        int n1 = x1 >= 0 ? a->nloc[x1] : 1;
-        int f0 = (int)(f % n0), t0 = (int)(t % n0), f1 = (int)(f / n0 % n1),
-            t1 = (int)(t / n0 % n1);
-        if (ax_is_ready(a, x0, f0, w->edge, 1) && !ax_is_ready(a, x0, t0, w->edge, 1))
-            c[k].leave |= 1;
-        if (x1 >= 0 && ax_is_ready(a, x1, f1, w->edge, 0) && !ax_is_ready(a, x1, t1, w->edge, 0))
-            c[k].leave |= 2;
-    }
+    if (p < w->nt)
+        return a->nloc[a->wtask[w->t0 + p]];
+    if (p < w->nt + w->nk)
+        return a->links.n[a->wlink[w->k0 + p - w->nt]];
+    return a->grp[w->g].ncap + 1;
 }
 
-/* Local states of window w's component at position p: its tasks', then
- * its links'. */
-static int comp_n(const skel_approx *a, const ax_win *w, int p)
+void ax_decode(const skel_approx *a, const ax_win *w, ax_code c, int *loc)
 {
-    return p < w->nt ? a->nloc[a->wtask[w->t0 + p]] : a->links.n[a->wlink[w->k0 + p - w->nt]];
+    ax_code stride = 1;
+    for (int p = 0; p < ax_ncomp(w); p++) {
+        int m = ax_comp_n(a, w, p);
+        loc[p] = (int)(c % w->nl / stride % m);
+        stride *= m;
+    }
 }
 
 /* Window states found so far: product code -> index, open addressing. */
@@ -264,9 +284,9 @@ static size_t hash_slot(const ax_hash *h, ax_code c)
 static int window_radix(const skel_approx *a, ax_win *w, ax_code *stride)
 {
     ax_code n = 1;
-    for (int p = 0; p < w->nt + w->nk; p++) {
+    for (int p = 0; p < ax_ncomp(w); p++) {
         stride[p] = n;
-        int m = comp_n(a, w, p);
+        int m = ax_comp_n(a, w, p);
         if (n > (INT64_C(1) << 46) / m)
             return -1;
         n *= m;
@@ -303,8 +323,8 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
     while (head < tail && tail <= limit) {
         ax_code s = queue[head++];
         int k0 = b->n;
-        for (int p = 0; p < w->nt + w->nk; p++)
-            loc[p] = (int)(s % w->nl / stride[p] % comp_n(a, w, p));
+        for (int p = 0; p < ax_ncomp(w); p++)
+            loc[p] = (int)(s % w->nl / stride[p] % ax_comp_n(a, w, p));
         if (state_trans(a, w, s, loc, stride, b, err) < 0) {
             hash_free(&h);
             return -1;
@@ -321,7 +341,6 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
     int n = tail <= limit ? tail : 0;
     w->nc = b->n - w->c0;
     if (n) {
-        mark_leaves(a, w, b->v + w->c0, a->nloc[a->wtask[w->t0]]);
         for (int k = w->c0; k < b->n; k++) {
             b->v[k].from = h.val[hash_slot(&h, b->v[k].from)];
             b->v[k].to = h.val[hash_slot(&h, b->v[k].to)];

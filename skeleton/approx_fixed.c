@@ -43,16 +43,16 @@ static void window_tasks(skel_approx *a, const ax_win *w)
     const ax_ctr *c = a->ctr + w->c0;
     const double *pi = a->pi + w->p0;
     for (int k = 0; k < w->nc; k++)
-        if (c[k].src == AX_MU && c[k].done && c[k].pos < 2)
-            thr[c[k].pos] += pi[c[k].from] * a->rate[k];
-    for (int p = 0; p < w->nt && p < 2; p++) {
-        int x = a->wtask[w->t0 + p];
+        if (c[k].src == AX_MU && c[k].done && (c[k].pos == w->pa || c[k].pos == w->pb))
+            thr[c[k].pos != w->pa] += pi[c[k].from] * a->rate[k];
+    for (int i = 0; i < 2 && (i == 0 || w->pb >= 0); i++) {
+        int p = i ? w->pb : w->pa, x = a->wtask[w->t0 + p];
         marginal(a, w, p);
         double b = 0;
         for (int l = 0; l < a->nloc[x]; l++)
             b += a->busy[a->loff[x] + l] ? a->marg[l] : 0;
         a->bsum[x] += b;
-        a->xsum[x] += thr[p];
+        a->xsum[x] += thr[i];
         a->xcnt[x]++;
     }
 }
@@ -100,23 +100,25 @@ static double update_window(skel_approx *a, const ax_win *w)
 {
     ax_solve_window(a, w);
     window_tasks(a, w);
+    ax_window_pairs(a, w);
     if (w->edge < 0)
         return 0;
     int e = w->edge;
     double te = 0, fs = 0, fr = 0;
     const ax_ctr *c = a->ctr + w->c0;
     const double *pi = a->pi + w->p0;
+    const unsigned char *lv = a->leave + w->l0;
     for (int k = 0; k < w->nc; k++) {
         double fl = pi[c[k].from] * a->rate[k];
         if ((c[k].src == AX_LAMBDA || c[k].src == AX_HANDOFF) && c[k].idx == e)
             te += fl;             /* the move (a buffer's: the sender's hand-off) */
-        fs += c[k].leave & 1 ? fl : 0;
-        fr += c[k].leave & 2 ? fl : 0;
+        fs += lv[k] & 1 ? fl : 0;
+        fr += lv[k] & 2 ? fl : 0;
     }
-    marginal(a, w, 0);
-    double ps = ready(a, a->wtask[w->t0], e, 1);
-    marginal(a, w, 1);
-    double pr = ready(a, a->wtask[w->t0 + 1], e, 0);
+    marginal(a, w, w->pa);
+    double ps = ready(a, a->wtask[w->t0 + w->pa], e, 1);
+    marginal(a, w, w->pb);
+    double pr = ready(a, a->wtask[w->t0 + w->pb], e, 0);
     double os = a->rho_send[e], orv = a->rho_recv[e];
     double ch = side_update(&a->rho_send[e], &a->alpha_send[e], &a->gamma_send[e], ps, fs, te,
                             a->lambda[e], a->as_bit[e]);
@@ -126,6 +128,8 @@ static double update_window(skel_approx *a, const ax_win *w)
     ax_fen_add(a->fen_recv, a->nedges, e, a->rho_recv[e] - orv);
     for (int m = a->ehead[e]; m >= 0; m = a->enext[m])
         copy_edge(a, m, e);
+    if (w->g >= 0 && a->edir[e])
+        ch = fmax(ch, ax_count_update(a, w, pi));
     return ch;
 }
 
@@ -135,6 +139,8 @@ double ax_sweep(skel_approx *a, int backward)
     memset(a->xsum, 0, (size_t)a->ntasks * sizeof *a->xsum);
     memset(a->xcnt, 0, (size_t)a->ntasks * sizeof *a->xcnt);
     memset(a->bsum, 0, (size_t)a->ntasks * sizeof *a->bsum);
+    for (int k = 0; k < a->npair; k++)
+        a->pjs[k] = a->pxs[k] = 0;
     for (int k = 0; k < a->nwin; k++) {
         const ax_win *w = &a->win[backward ? a->nwin - 1 - k : k];
         if (ax_past_deadline(a, k)) {
@@ -158,7 +164,7 @@ double ax_sweep(skel_approx *a, int backward)
             ch = fmax(ch, fabs(b - a->pbusy[i]));
         a->pbusy[i] = b;
     }
-    return ch;
+    return fmax(ch, ax_pairs_update(a));
 }
 
 

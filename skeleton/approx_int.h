@@ -7,6 +7,8 @@
  *   approx_member.c   interchangeable members evaluated as one representative
  *   approx_solve.c    solving one window (rates, dense, sparse, warm)
  *   approx_fixed.c    the fixed point: measures, sweeps, extrapolation, bound
+ *   approx_share.c    processor sharing: a node's tasks given that one computes
+ *   approx_group.c    counted deals: members cut, coupled by items in flight
  *   approx.c          the public entry (skeleton.h): workspace, evaluation
  *   approx_link.c     links with a buffer or phases (approx_link.h)
  */
@@ -23,7 +25,11 @@
 
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
                                  (a window of three tasks and two partner bits: 108) */
-#define AX_GROW 27            /* default grow_states: windows of three pipeline tasks */
+#define AX_GROW 81            /* default grow_states: windows of four pipeline tasks
+                                 (bench_approx: pipelines' p95 8.72% -> 4.66% against
+                                 three, farms' 6.12% -> 3.97%) */
+#define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
+                                 three tasks (its move's and the first neighbour) */
 #define AX_WMAX 16            /* tasks in one window */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
@@ -40,8 +46,12 @@ typedef enum ax_src {
     AX_ALPHA_SEND, AX_ALPHA_RECV,     /* an outside partner becomes ready for it */
     AX_GAMMA_SEND, AX_GAMMA_RECV,     /* ... or stops being ready (it chose another) */
     AX_XFER,                          /* a phase of a link's transfer, at lambda */
-    AX_HANDOFF, AX_TAKE               /* a buffer takes an item from its sender, gives
+    AX_HANDOFF, AX_TAKE,              /* a buffer takes an item from its sender, gives
                                          one to its receiver (at handoff) */
+    AX_CNT_SEND, AX_CNT_RECV          /* a deal's producer gives an item to a member
+                                         outside the window, its consumer takes one
+                                         from it: at the delay measured for the
+                                         member's count of items (approx_group.c) */
 } ax_src;
 
 typedef struct ax_ltr {       /* a local transition of one task */
@@ -62,9 +72,8 @@ typedef struct ax_ctr {       /* a transition of a sub-chain */
     int idx;                  /* task (AX_MU) or edge */
     int cnt;                  /* delays: edges idx .. idx + cnt - 1 (a farm's
                                  members, one transition); else 0 */
-    int leave;                /* 1: the window's sender stops being ready for its
-                                 move, 2: its receiver does (flags) */
-    int pos;                  /* AX_MU: the computing task's position in the window */
+    int pos;                  /* AX_MU: the computing task's position in the window;
+                                 AX_CNT_*: the member's items before the move */
     int done;                 /* AX_MU: an item completes */
     unsigned busy;            /* AX_MU: window positions computing in the source state */
     double w;                 /* rate factor (ax_ltr.w, a product for a rendezvous) */
@@ -86,8 +95,23 @@ typedef struct ax_win {
                                  its tasks in the product */
     size_t p0;                /* its distribution: pi[p0 .. p0 + n) */
     int a0, a1;               /* the move's tasks (a1 -1: a lone task) */
+    int pa, pb;               /* their positions (pb -1: a lone task) */
+    size_t l0;                /* its transitions' flags: leave[l0 .. l0 + nc), 1: the
+                                 move's sender stops being ready for it, 2: its
+                                 receiver does */
+    int g, km;                /* a counted deal's window: its group and member
+                                 (approx_group.c), the count last in the product;
+                                 g -1: none */
     int built;                /* 0: not yet (a farm member's, built when needed) */
 } ax_win;
+
+typedef struct ax_group {     /* a deal whose members are sub-skeletons, counted */
+    int p, c;                 /* its producer and consumer */
+    int k;                    /* members */
+    int per_p, per_c;         /* local states per round of p and of c */
+    int m0;                   /* members' capacities: mcap[m0 .. m0 + k) */
+    int ncap;                 /* their sum: the count's largest value */
+} ax_group;
 
 typedef struct ax_nt {       /* a task and its node (grouping by node) */
     int node, task;
@@ -145,6 +169,11 @@ struct skel_approx {
     int *grp0, *grpn;         /* per task: its node's tasks bynode[grp0 .. + grpn) */
     double *pbusy;            /* per task: probability it computes (ps partners) */
     double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
+    int64_t *pkey;            /* ps: ordered pairs (x, y) of tasks on one node that
+                                 some solved window holds, x * ntasks + y, sorted */
+    double *pcond;            /* per pair: P(y computes | x computes) */
+    double *pjs, *pxs;        /* per pair: the sweep's sums of P(both), P(x computes) */
+    int npair, paircap;
     int *srep;                /* per task: first member of its structural class
                                  (interchangeable but for the rates) */
     int *use_s, *use_r;       /* per edge: the sender's / receiver's local state
@@ -154,6 +183,18 @@ struct skel_approx {
     int *rr, *nrr;            /* per structural class: its rate classes' reps */
     double *hist;             /* AX_HIST snapshots of the delays (extrapolation) */
     int nhist;
+    unsigned char *leave;     /* the windows' flags (ax_win.l0) */
+    size_t nleave;
+    ax_group *grp;            /* counted deals (approx_group.c) */
+    int ngrp;
+    int *mcap;                /* per member: items it holds at most */
+    int *per;                 /* per task: local states per round */
+    int *gmem, *gmk;          /* per task: the counted deal and member holding it (-1) */
+    int *egrp, *ekm, *edir;   /* per edge: the same, and +1 into a member from the
+                                 producer, -1 out of one to the consumer, 0 else */
+    int *cnt0;                /* per edge with edir: its count delays cnt[cnt0 ..] */
+    double *cnt;              /* per such edge and count: the wait's end rate */
+    int ncnt;
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
 };
@@ -200,6 +241,23 @@ void ax_rate_classes(skel_approx *a);               /* rep, erep, per evaluation
 /* Window w measures a represented member's move: not solved. */
 int ax_represented(const skel_approx *a, const ax_win *w);
 
+/* approx_group.c */
+/* Find the deals whose members are sub-skeletons too large for one window
+ * together (an xdeal of sub-pipelines), cut into one window per member
+ * coupled by the count of items in flight. */
+int ax_groups_find(skel_approx *a, diag *err);
+int ax_ncomp(const ax_win *w);                      /* tasks, links, count */
+int ax_comp_n(const skel_approx *a, const ax_win *w, int p);   /* its local states */
+/* The items member j of window w's counted deal holds in the state of
+ * local states loc (positions as in w). */
+int ax_member_items(const skel_approx *a, const ax_win *w, const int *loc, int j);
+/* Decode the local states of state code c of window w into loc. */
+void ax_decode(const skel_approx *a, const ax_win *w, ax_code c, int *loc);
+/* Window w of edge e into or out of its member: the count delays of e,
+ * measured; returns their largest change. */
+double ax_count_update(skel_approx *a, const ax_win *w, const double *pi);
+void ax_count_start(skel_approx *a);                /* cold start: at lambda */
+
 /* approx_solve.c */
 void ax_fen_add(double *f, int n, int i, double d); /* the delays' Fenwick trees */
 void ax_solve_window(skel_approx *a, const ax_win *w);
@@ -209,5 +267,11 @@ double ax_sweep(skel_approx *a, int backward);      /* returns the largest chang
 int ax_extrapolate(skel_approx *a);                 /* 1 when it jumped */
 double ax_one_at_a_time(const skel_approx *a);      /* mean time of one item alone */
 int ax_collapsing(const skel_approx *a, double t);
+
+/* approx_share.c */
+int ax_build_pairs(skel_approx *a, diag *err);      /* per evaluation, after the windows */
+void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sums */
+double ax_pairs_update(skel_approx *a);             /* returns their largest change */
+double ax_cond_busy(const skel_approx *a, int x, int y);  /* P(y computes | x does) */
 
 #endif

@@ -106,6 +106,7 @@ static int task_machine(skel_approx *a, int *cap, int i, diag *err)
         return diag_set(err, "approximation: task t%d has %ld local states (at most 4096)", i,
                         l * per);
     a->nloc[i] = (int)(l * per);
+    a->per[i] = per;
     a->deal |= l > 1;
     a->loff[i] = a->nbusy;
     a->nbusy += a->nloc[i];

@@ -62,6 +62,9 @@ static double ctr_base(const skel_approx *a, const ax_ctr *c)
         return a->gamma_recv[c->idx];
     case AX_XFER:
         return a->lambda[c->idx];
+    case AX_CNT_SEND:
+    case AX_CNT_RECV:
+        return a->cnt[a->cnt0[c->idx] + c->pos];
     default:                  /* AX_HANDOFF, AX_TAKE */
         return a->handoff;
     }
@@ -118,11 +121,12 @@ static void solve_dense(skel_approx *a, const ax_win *w, double *pi)
     }
 }
 
-/* A window holding a link's component, from its previous distribution
- * (or the uniform one): the engine's Gauss-Seidel (accelerated), to a
- * residual 1e-14 of its largest rate, is 10-100 times faster than a new
- * factorisation each sweep (a link's phases fill the LU in: pipe(30) with
- * Buffer=4 and SCV=0.25, 1.1 s against 149 s). Returns 1 when converged. */
+/* A larger window, from its previous distribution (or the uniform one):
+ * the engine's Gauss-Seidel (accelerated), to a residual 1e-14 of its
+ * largest rate, is 10-100 times faster than a new factorisation each sweep
+ * (a link's phases fill the LU in: pipe(30) with Buffer=4 and SCV=0.25,
+ * 1.1 s against 149 s; model2.des's counted windows of 6,192 states: 7.6
+ * CPU s against 0.3). Returns 1 when converged. */
 static int solve_warm(const skel_approx *a, const ax_win *w, const pepa_ctmc *q,
                       const double *pi, double *x)
 {
@@ -141,10 +145,11 @@ static int solve_warm(const skel_approx *a, const ax_win *w, const pepa_ctmc *q,
     return pepa_solve(q, &o, x, &res, &err) == 0;
 }
 
-/* A larger window: the engine's sparse direct solver (UMFPACK when built
- * with it), or, holding a link, solve_warm first. Plain Gauss-Seidel was
- * tried here and does not converge on these cyclic sub-chains (pipelines
- * oscillated). Allocates; on a failure the previous distribution stays. */
+/* A larger window: solve_warm, else (not converged in its 300 sweeps)
+ * the engine's sparse direct solver (UMFPACK when built with it). Plain
+ * Gauss-Seidel alone does not converge on some of these cyclic sub-chains
+ * (pipelines oscillated). Allocates; on a failure the previous
+ * distribution stays. */
 static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
 {
     const ax_ctr *c = a->ctr + w->c0;
@@ -164,7 +169,7 @@ static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
     o.method = PEPA_METHOD_DIRECT;
     pepa_solve_result res;
     diag err = { 0 };
-    if (q && ((w->nk > 0 && solve_warm(a, w, q, pi, x)) || pepa_solve(q, &o, x, &res, &err) == 0))
+    if (q && (solve_warm(a, w, q, pi, x) || pepa_solve(q, &o, x, &res, &err) == 0))
         memcpy(pi, x, (size_t)w->n * sizeof *pi);
     pepa_ctmc_free(q);
     free(x);
@@ -173,9 +178,10 @@ static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
 }
 
 /* E[1 / (c + N)] for c = 1 .. nmax into f[c], N the number of the tasks
- * sharing x's node outside window w that compute, taken independent with
- * their measured probabilities (Poisson-binomial; its mean above
- * AX_PB_MAX sharers). */
+ * sharing x's node outside window w that compute, each with its
+ * probability of computing given that x computes (approx_share.c), taken
+ * independent of one another (Poisson-binomial; its mean above AX_PB_MAX
+ * sharers). */
 static void share_outside(skel_approx *a, const ax_win *w, int x, int nmax, double *f)
 {
     double *pb = a->pb, mean = 0;
@@ -185,7 +191,7 @@ static void share_outside(skel_approx *a, const ax_win *w, int x, int nmax, doub
         int y = a->bynode[k];
         if (ax_win_pos(a, w, y) >= 0)
             continue;
-        double q = a->pbusy[y];
+        double q = ax_cond_busy(a, x, y);
         mean += q;
         if (m < AX_PB_MAX) {
             pb[m + 1] = 0;

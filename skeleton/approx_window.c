@@ -108,8 +108,8 @@ static int grow_reach(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *e
         for (int k = a->lstart[x]; k < a->lstart[x + 1] && w->nt < AX_WMAX; k++) {
             const ax_ltr *t = &a->ltr[k];
             int y = t->edge < 0 ? -1 : ax_partner(a, t);
-            if (y < 0 || ax_win_pos(a, w, y) >= 0)
-                continue;
+            if (y < 0 || ax_win_pos(a, w, y) >= 0 || a->gmem[y] >= 0)
+                continue;             /* a counted deal's member: its own windows */
             if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + 1, sizeof *a->wtask) < 0)
                 return ax_oom(err);
             a->wtask[a->nwtask++] = y;
@@ -141,6 +141,49 @@ static int window_links(skel_approx *a, ax_win *w, diag *err)
     return 0;
 }
 
+/* The positions of window w's move's tasks. */
+static void end_positions(const skel_approx *a, ax_win *w)
+{
+    w->pa = ax_win_pos(a, w, w->a0);
+    w->pb = w->a1 >= 0 ? ax_win_pos(a, w, w->a1) : -1;
+}
+
+/* The stride of position p in window w's product codes. */
+static ax_code pos_stride(const skel_approx *a, const ax_win *w, int p)
+{
+    ax_code s = 1;
+    for (int q = 0; q < p; q++)
+        s *= ax_comp_n(a, w, q);
+    return s;
+}
+
+/* Flag the transitions of window w (its distribution's codes at p0, its
+ * transitions c) that take its move's sender (1) or receiver (2) out of
+ * readiness for the move. */
+static int mark_leaves(skel_approx *a, ax_win *w, const ax_ctr *c, diag *err)
+{
+    if (mem_grow((void **)&a->leave, (size_t)a->nleave + (size_t)w->nc + 1, 1) < 0)
+        return ax_oom(err);
+    w->l0 = a->nleave;
+    a->nleave += (size_t)w->nc;
+    unsigned char *lv = a->leave + w->l0;
+    memset(lv, 0, (size_t)w->nc);
+    int x0 = a->wtask[w->t0 + w->pa], x1 = w->pb >= 0 ? a->wtask[w->t0 + w->pb] : -1;
+    ax_code s0 = pos_stride(a, w, w->pa), s1 = w->pb >= 0 ? pos_stride(a, w, w->pb) : 1;
+    const ax_code *code = a->code + w->p0;
+    for (int k = 0; k < w->nc && w->edge >= 0; k++) {
+        ax_code f = code[c[k].from] % w->nl, t = code[c[k].to] % w->nl;
+        int n0 = a->nloc[x0], n1 = x1 >= 0 ? a->nloc[x1] : 1;
+        int f0 = (int)(f / s0 % n0), t0 = (int)(t / s0 % n0), f1 = (int)(f / s1 % n1),
+            t1 = (int)(t / s1 % n1);
+        if (ax_is_ready(a, x0, f0, w->edge, 1) && !ax_is_ready(a, x0, t0, w->edge, 1))
+            lv[k] |= 1;
+        if (x1 >= 0 && ax_is_ready(a, x1, f1, w->edge, 0) && !ax_is_ready(a, x1, t1, w->edge, 0))
+            lv[k] |= 2;
+    }
+    return 0;
+}
+
 /* Window w, its tasks, links and bits chosen: its sub-chain and
  * distribution's place. */
 static int finish_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
@@ -149,10 +192,44 @@ static int finish_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
         return -1;
     a->nwlink += w->nk;
     w->p0 = a->npi;
+    end_positions(a, w);
+    if (mark_leaves(a, w, b->v + w->c0, err) < 0)
+        return -1;
     a->npi += (size_t)w->n;
     a->maxc = w->nc > a->maxc ? w->nc : a->maxc;
     w->built = 1;
     return 0;
+}
+
+/* An earlier window built with the same tasks as w (in the same order),
+ * no partner bits and no count: its sub-chain, or -1. */
+static int same_chain(const skel_approx *a, const ax_win *w)
+{
+    for (int v = 0; v < a->nwin; v++) {
+        const ax_win *o = &a->win[v];
+        if (o == w || !o->built || o->g >= 0 || o->nb || o->nt != w->nt)
+            continue;
+        if (!memcmp(a->wtask + o->t0, a->wtask + w->t0, (size_t)w->nt * sizeof *a->wtask))
+            return v;
+    }
+    return -1;
+}
+
+/* Window w shares window v's sub-chain (and distribution): a deal's moves
+ * mostly grow to the same tasks, and are solved once, not once per move. */
+static int share_chain(skel_approx *a, ax_win *w, int v, ax_cbuf *b, diag *err)
+{
+    const ax_win *o = &a->win[v];
+    *w = (ax_win){ .t0 = o->t0, .nt = o->nt, .edge = w->edge, .n = o->n, .nl = o->nl,
+                   .c0 = o->c0, .nc = o->nc, .k0 = o->k0, .nk = o->nk, .p0 = o->p0,
+                   .a0 = w->a0, .a1 = w->a1, .g = o->g, .km = o->km, .built = 1 };
+    end_positions(a, w);
+    return mark_leaves(a, w, b->v + w->c0, err);
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
 }
 
 static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
@@ -164,15 +241,46 @@ static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     a->wtask[a->nwtask++] = w->a0;
     a->wtask[a->nwtask++] = w->a1;
     unsigned long lim = a->o.deal_states < a->o.max_states ? a->o.deal_states : a->o.max_states;
-    if (window_links(a, w, err) < 0 || grow_reach(a, w, b, (int)lim, err) < 0 ||
-        window_links(a, w, err) < 0)
+    if (window_links(a, w, err) < 0 || grow_reach(a, w, b, (int)lim, err) < 0)
         return -1;
-    return finish_window(a, w, b, err);
+    qsort(a->wtask + w->t0, (size_t)w->nt, sizeof *a->wtask, cmp_int);   /* one order */
+    int v = same_chain(a, w);
+    if (v >= 0) {
+        a->nwtask = w->t0;
+        return share_chain(a, w, v, b, err);
+    }
+    return window_links(a, w, err) < 0 ? -1 : finish_window(a, w, b, err);
+}
+
+/* A window of counted deal g's member km (approx_group.c): its tasks, the
+ * producer, the consumer, their links, the count. The member's moves all
+ * measure in the same sub-chain: it is built once, the others share it. */
+static int build_count_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
+{
+    const ax_group *G = &a->grp[a->egrp[w->edge]];
+    w->g = a->egrp[w->edge];
+    w->km = a->ekm[w->edge];
+    for (int v = 0; v < a->nwin; v++)
+        if (&a->win[v] != w && a->win[v].built && a->win[v].g == w->g && a->win[v].km == w->km)
+            return share_chain(a, w, v, b, err);
+    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + AX_WMAX, sizeof *a->wtask) < 0)
+        return ax_oom(err);
+    w->t0 = a->nwtask;
+    for (int x = 0; x < a->ntasks; x++)
+        if (a->gmem[x] == w->g && a->gmk[x] == w->km)
+            a->wtask[a->nwtask++] = x;
+    a->wtask[a->nwtask++] = G->p;
+    a->wtask[a->nwtask++] = G->c;
+    w->nt = a->nwtask - w->t0;
+    w->b0 = a->nbit;
+    return window_links(a, w, err) < 0 ? -1 : finish_window(a, w, b, err);
 }
 
 /* Build window w: its tasks (grown), partner bits, sub-chain. */
 static int build_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
+    if (a->deal && w->a1 >= 0 && a->egrp[w->edge] >= 0)
+        return build_count_window(a, w, b, err);
     if (a->deal && w->a1 >= 0)
         return build_deal_window(a, w, b, err);
     int nt = w->a1 < 0 ? 1 : 2, wt[AX_WMAX] = { w->a0, w->a1 };
@@ -209,6 +317,7 @@ static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cb
     w->a0 = t0;
     w->a1 = t1;
     w->edge = edge;
+    w->g = -1;
     if (a->srep[t0] != t0 || (t1 >= 0 && a->srep[t1] != t1))
         return 0;
     return build_window(a, w, b, err);
