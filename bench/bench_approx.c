@@ -174,6 +174,8 @@ static void random_skeleton(int cat, uint64_t *s, sbuf *t)
 typedef struct sample {
     double err[2048];
     int n;
+    double before[2048];      /* the method before (before_err), same cases */
+    int nb;
     double exact_s, approx_s;
     unsigned long states_max;
     int uncovered, too_big, refused;
@@ -201,13 +203,35 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
 {
     double e = fabs(ar->throughput / x - 1);
     if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
-               label, skel_tree_file(t), states, x, ar->throughput, 100 * e, ar->iterations);
+        printf("  %-8s %3d %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+               label, sm->n, skel_tree_file(t), states, x, ar->throughput, 100 * e,
+               ar->iterations);
     if (sm->n < 2048)
         sm->err[sm->n++] = e;
     sm->exact_s += exact_s;
     sm->approx_s += approx_s;
     sm->states_max = states > sm->states_max ? states : sm->states_max;
+}
+
+/* The same case by the method before issue 15's windows of four tasks
+ * and co-located pairs (grow_states 27, a node's outside tasks independent):
+ * its error into sm->before, unless it declined. With mu, by
+ * skel_approx_eval (part (a)), else skel_approx_place (part (d)). */
+static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
+                       const skel_platform *p, const int *pl, const double *mu,
+                       const double *lambda, double x)
+{
+    diag e = { 0 };
+    ao.grow_states = 27;
+    ao.independent_sharers = 1;
+    skel_approx *b = skel_approx_new(d, &ao, &e);
+    skel_approx_result r;
+    int ok = b && (mu ? skel_approx_eval(b, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
+                                         &r, &e)
+                      : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
+    if (ok && sm->nb < 2048)
+        sm->before[sm->nb++] = fabs(r.throughput / x - 1);
+    skel_approx_free(b);
 }
 
 /* A case the approximation declined to answer (its message, if verbose). */
@@ -266,6 +290,7 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     }
     /* exact: items entering the first stage */
     record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
+    before_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
     rc = 0;
 done:
     skel_approx_free(a);
@@ -280,6 +305,30 @@ done:
 static int compare_links(const skel_tree *t, skel_style style, const skel_platform *p,
                          const int *pl, sample *sm, const char *label, diag *err);
 
+/* APPROX_DUMP=DIR: case k of kind cat (links: part (d)'s) into
+ * DIR/KIND-K.skel, .conf and .place (the --place argument, then the
+ * style), so that a case
+ * the table shows can be run again with `skelsched solve`. */
+static void dump_case(const char *cat, int k, int links, const char *skel, const char *plat,
+                      const int *pl, int nt, skel_style st)
+{
+    const char *dir = getenv("APPROX_DUMP"), *ext[3] = { "skel", "conf", "place" };
+    for (int f = 0; dir && f < 3; f++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s%s-%d.%s", dir, links ? "l-" : "", cat, k, ext[f]);
+        FILE *o = fopen(path, "w");
+        if (!o)
+            continue;
+        if (f < 2)
+            fprintf(o, "%s\n", f ? (plat ? plat : "") : skel);
+        for (int i = 0; f == 2 && i < nt; i++)
+            fprintf(o, "%st%d=h%d", i ? "," : "", i, pl[i]);
+        if (f == 2)
+            fprintf(o, "\n%s\n", st == SKEL_STYLE_STREAM ? "stream" : "producer");
+        fclose(o);
+    }
+}
+
 /* One random case of category cat (links: part (d)'s, with buffered and
  * phased moves); retried on a chain too large. */
 static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
@@ -292,21 +341,21 @@ static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
         skel_platform *p = pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
                                                            NULL, NULL, err) : NULL;
         skel_tree *t = p ? skel_parse_string(sk.b, (size_t)sk.n, sk.b, err) : NULL;
-        free(pt);
         int rc = -1, pl[SKEL_MAX_TASKS];
         if (t) {
             int nt = skel_tree_ntasks(t);
             for (int i = 0; i < nt; i++)
                 pl[i] = pick(s, 0, nn - 1);
             int big = sm->too_big;
-            rc = (links ? compare_links : compare)(t, uniform(s) < 0.5 ? SKEL_STYLE_STREAM
-                                                                      : SKEL_STYLE_PRODUCER,
-                                                   p, pl, sm, catname[cat], err);
+            skel_style st = uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER;
+            dump_case(catname[cat], sm->n, links, sk.b, pt, pl, nt, st);
+            rc = (links ? compare_links : compare)(t, st, p, pl, sm, catname[cat], err);
             if (rc == 1 && sm->too_big > big) {
                 sm->too_big = big;          /* redraw: the suite is of chains that fit */
                 rc = 2;
             }
         }
+        free(pt);
         skel_tree_free(t);
         skel_platform_free(p);
         if (rc != 2)
@@ -421,6 +470,7 @@ static int compare_links(const skel_tree *t, skel_style style, const skel_platfo
         goto done;
     }
     record(sm, label, t, states, x, &ar, t1 - t0, clock_now() - t1);
+    before_err(sm, d, ao, m, p, pl, NULL, NULL, x);
 done:
     skel_approx_free(a);
     skel_model_free(m);
@@ -434,6 +484,8 @@ static void pool(sample *all, const sample *sm)
 {
     for (int k = 0; k < sm->n && all->n < 2048; k++)
         all->err[all->n++] = sm->err[k];
+    for (int k = 0; k < sm->nb && all->nb < 2048; k++)
+        all->before[all->nb++] = sm->before[k];
     all->exact_s += sm->exact_s;
     all->approx_s += sm->approx_s;
     all->uncovered += sm->uncovered;
@@ -550,6 +602,9 @@ static void row(const char *name, sample *sm)
            sm->n ? sm->exact_s / sm->n : 0, sm->n ? sm->approx_s / sm->n : 0,
            sm->approx_s > 0 ? sm->exact_s / sm->approx_s : 0, sm->states_max, sm->uncovered,
            sm->too_big, sm->refused);
+    printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%  (before: three-task windows, independent "
+           "sharers)\n", "", sm->nb, 100 * quantile(sm->before, sm->nb, 0.5),
+           100 * quantile(sm->before, sm->nb, 0.95), 100 * quantile(sm->before, sm->nb, 1.0));
 }
 
 int main(int argc, char **argv)

@@ -160,6 +160,10 @@ void skel_approx_free(skel_approx *a)
     free(a->grpn);
     free(a->pbusy);
     free(a->pb);
+    free(a->pkey);
+    free(a->pcond);
+    free(a->pjs);
+    free(a->pxs);
     free(a->srep);
     free(a->per);
     free(a->leave);
@@ -331,6 +335,8 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         return -1;
     if (a->fresh || a->o.cold)
         cold_start(a, lambda);
+    if (ax_build_pairs(a, err) < 0)
+        return -1;
     memset(r, 0, sizeof *r);
     a->late = 0;
     a->nhist = 0;

@@ -100,6 +100,7 @@ static double update_window(skel_approx *a, const ax_win *w)
 {
     ax_solve_window(a, w);
     window_tasks(a, w);
+    ax_window_pairs(a, w);
     if (w->edge < 0)
         return 0;
     int e = w->edge;
@@ -138,6 +139,8 @@ double ax_sweep(skel_approx *a, int backward)
     memset(a->xsum, 0, (size_t)a->ntasks * sizeof *a->xsum);
     memset(a->xcnt, 0, (size_t)a->ntasks * sizeof *a->xcnt);
     memset(a->bsum, 0, (size_t)a->ntasks * sizeof *a->bsum);
+    for (int k = 0; k < a->npair; k++)
+        a->pjs[k] = a->pxs[k] = 0;
     for (int k = 0; k < a->nwin; k++) {
         const ax_win *w = &a->win[backward ? a->nwin - 1 - k : k];
         if (ax_past_deadline(a, k)) {
@@ -161,7 +164,7 @@ double ax_sweep(skel_approx *a, int backward)
             ch = fmax(ch, fabs(b - a->pbusy[i]));
         a->pbusy[i] = b;
     }
-    return ch;
+    return fmax(ch, ax_pairs_update(a));
 }
 
 

@@ -7,6 +7,7 @@
  *   approx_member.c   interchangeable members evaluated as one representative
  *   approx_solve.c    solving one window (rates, dense, sparse, warm)
  *   approx_fixed.c    the fixed point: measures, sweeps, extrapolation, bound
+ *   approx_share.c    processor sharing: a node's tasks given that one computes
  *   approx_group.c    counted deals: members cut, coupled by items in flight
  *   approx.c          the public entry (skeleton.h): workspace, evaluation
  *   approx_link.c     links with a buffer or phases (approx_link.h)
@@ -24,7 +25,11 @@
 
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
                                  (a window of three tasks and two partner bits: 108) */
-#define AX_GROW 27            /* default grow_states: windows of three pipeline tasks */
+#define AX_GROW 81            /* default grow_states: windows of four pipeline tasks
+                                 (bench_approx: pipelines' p95 8.72% -> 4.66% against
+                                 three, farms' 6.12% -> 3.97%) */
+#define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
+                                 three tasks (its move's and the first neighbour) */
 #define AX_WMAX 16            /* tasks in one window */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
@@ -164,6 +169,11 @@ struct skel_approx {
     int *grp0, *grpn;         /* per task: its node's tasks bynode[grp0 .. + grpn) */
     double *pbusy;            /* per task: probability it computes (ps partners) */
     double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
+    int64_t *pkey;            /* ps: ordered pairs (x, y) of tasks on one node that
+                                 some solved window holds, x * ntasks + y, sorted */
+    double *pcond;            /* per pair: P(y computes | x computes) */
+    double *pjs, *pxs;        /* per pair: the sweep's sums of P(both), P(x computes) */
+    int npair, paircap;
     int *srep;                /* per task: first member of its structural class
                                  (interchangeable but for the rates) */
     int *use_s, *use_r;       /* per edge: the sender's / receiver's local state
@@ -257,5 +267,11 @@ double ax_sweep(skel_approx *a, int backward);      /* returns the largest chang
 int ax_extrapolate(skel_approx *a);                 /* 1 when it jumped */
 double ax_one_at_a_time(const skel_approx *a);      /* mean time of one item alone */
 int ax_collapsing(const skel_approx *a, double t);
+
+/* approx_share.c */
+int ax_build_pairs(skel_approx *a, diag *err);      /* per evaluation, after the windows */
+void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sums */
+double ax_pairs_update(skel_approx *a);             /* returns their largest change */
+double ax_cond_busy(const skel_approx *a, int x, int y);  /* P(y computes | x does) */
 
 #endif

@@ -178,9 +178,10 @@ static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
 }
 
 /* E[1 / (c + N)] for c = 1 .. nmax into f[c], N the number of the tasks
- * sharing x's node outside window w that compute, taken independent with
- * their measured probabilities (Poisson-binomial; its mean above
- * AX_PB_MAX sharers). */
+ * sharing x's node outside window w that compute, each with its
+ * probability of computing given that x computes (approx_share.c), taken
+ * independent of one another (Poisson-binomial; its mean above AX_PB_MAX
+ * sharers). */
 static void share_outside(skel_approx *a, const ax_win *w, int x, int nmax, double *f)
 {
     double *pb = a->pb, mean = 0;
@@ -190,7 +191,7 @@ static void share_outside(skel_approx *a, const ax_win *w, int x, int nmax, doub
         int y = a->bynode[k];
         if (ax_win_pos(a, w, y) >= 0)
             continue;
-        double q = a->pbusy[y];
+        double q = ax_cond_busy(a, x, y);
         mean += q;
         if (m < AX_PB_MAX) {
             pb[m + 1] = 0;

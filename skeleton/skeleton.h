@@ -599,7 +599,7 @@ typedef struct skel_approx_opts {
                                 from the start stay within this many; 0: 2500 */
     unsigned long grow_states; /* without a deal, likewise but counting the product
                                 of the local states (overlapping windows of
-                                several tasks); 0: 27 (three pipeline tasks), or
+                                several tasks); 0: 81 (four pipeline tasks), or
                                 1 (pairs) when deal_states is given */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
@@ -618,6 +618,9 @@ typedef struct skel_approx_opts {
     int cold;                /* non-zero: every evaluation starts from the initial
                                 delays, not from the previous fixed point (with
                                 deals a warm start can end in another one) */
+    int independent_sharers; /* Sharing=ps: a node's tasks outside a window compute
+                                independently of the window's (the method before the
+                                co-located pairs, kept for comparisons) */
 } skel_approx_opts;
 
 typedef struct skel_approx_result {

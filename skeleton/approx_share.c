@@ -1,0 +1,151 @@
+/* skeleton/approx_share.c: processor sharing across windows (Sharing=ps):
+ * a node's tasks outside a window, given that the window's task computes.
+ * Private header approx_int.h; docs/approximation.md, "Co-located pairs".
+ *
+ * What rate a computing task gets depends on how many of its node's other
+ * tasks compute while it does: P(y computes | x computes), not y's
+ * marginal. Tasks of a pipeline are correlated through the tasks between
+ * them: after t3 hands an item to t4 and takes one from t2, t2 and t4
+ * start computing together. Where some window holds both x and y among
+ * its first AX_PAIR_CORE tasks (the path between them inside it), that
+ * window's joint distribution gives the conditional probability; other
+ * pairs stay independent (y's marginal). */
+#include "approx_int.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../base/mem.h"
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t p = *(const int64_t *)x, q = *(const int64_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* Index of the pair (x, y) in pkey, or -1. */
+static int pair_find(const skel_approx *a, int x, int y)
+{
+    int64_t k = (int64_t)x * a->ntasks + y;
+    int lo = 0, hi = a->npair;
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (a->pkey[m] < k)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < a->npair && a->pkey[lo] == k ? lo : -1;
+}
+
+/* P(y computes | x computes), y on x's node: measured for the pair or for
+ * their representatives (interchangeable members), else y's marginal. */
+double ax_cond_busy(const skel_approx *a, int x, int y)
+{
+    int k = pair_find(a, x, y);
+    if (k < 0 && a->rep[x] != a->rep[y])
+        k = pair_find(a, a->rep[x], a->rep[y]);
+    return k >= 0 ? a->pcond[k] : a->pbusy[y];
+}
+
+static int pair_add(skel_approx *a, int x, int y)
+{
+    if (a->npair + 2 > a->paircap) {
+        int nc = a->paircap ? 2 * a->paircap : 64;
+        if (mem_grow((void **)&a->pkey, (size_t)nc, sizeof *a->pkey) < 0)
+            return -1;
+        a->paircap = nc;
+    }
+    a->pkey[a->npair++] = (int64_t)x * a->ntasks + y;
+    a->pkey[a->npair++] = (int64_t)y * a->ntasks + x;
+    return 0;
+}
+
+/* Is the pair at positions p < q of window w measured there? */
+static int core_pair(const skel_approx *a, const ax_win *w, int p, int q)
+{
+    return q < AX_PAIR_CORE && a->node[a->wtask[w->t0 + p]] == a->node[a->wtask[w->t0 + q]];
+}
+
+/* This evaluation's pairs (sorted, unique), from the windows it solves.
+ * None with a deal: its windows hold its whole round robin, not a path
+ * of three tasks (measured with pairs there: the random deals' max 0.85%
+ * -> 1.14%). */
+int ax_build_pairs(skel_approx *a, diag *err)
+{
+    a->npair = 0;
+    for (int k = 0; a->node && !a->o.independent_sharers && !a->deal && k < a->nwin; k++) {
+        const ax_win *w = &a->win[k];
+        for (int p = 0; w->built && !ax_represented(a, w) && p < w->nt; p++)
+            for (int q = p + 1; q < w->nt; q++)
+                if (core_pair(a, w, p, q) &&
+                    pair_add(a, a->wtask[w->t0 + p], a->wtask[w->t0 + q]) < 0)
+                    return ax_oom(err);
+    }
+    if (a->npair)
+        qsort(a->pkey, (size_t)a->npair, sizeof *a->pkey, cmp_i64);
+    int n = 0;
+    for (int k = 0; k < a->npair; k++)
+        if (n == 0 || a->pkey[k] != a->pkey[n - 1])
+            a->pkey[n++] = a->pkey[k];
+    a->npair = n;
+    size_t m = (size_t)(n ? n : 1);
+    if (mem_grow((void **)&a->pcond, m, sizeof *a->pcond) < 0 ||
+        mem_grow((void **)&a->pjs, m, sizeof *a->pjs) < 0 ||
+        mem_grow((void **)&a->pxs, m, sizeof *a->pxs) < 0)
+        return ax_oom(err);
+    for (int k = 0; k < n; k++)
+        a->pcond[k] = a->pbusy[a->pkey[k] % a->ntasks];
+    return 0;
+}
+
+/* Window w's joint probabilities of computing of its measured pairs,
+ * into the sweep's sums. */
+void ax_window_pairs(skel_approx *a, const ax_win *w)
+{
+    int px[AX_PAIR_CORE * AX_PAIR_CORE], py[AX_PAIR_CORE * AX_PAIR_CORE], np = 0;
+    for (int p = 0; a->npair && p < w->nt; p++)
+        for (int q = p + 1; q < w->nt; q++)
+            if (core_pair(a, w, p, q))
+                px[np] = p, py[np++] = q;
+    if (!np)
+        return;
+    int x[AX_PAIR_CORE], n[AX_PAIR_CORE];
+    double jb[AX_PAIR_CORE * AX_PAIR_CORE] = { 0 }, mb[AX_PAIR_CORE] = { 0 };
+    for (int p = 0; p < AX_PAIR_CORE && p < w->nt; p++)
+        x[p] = a->wtask[w->t0 + p], n[p] = a->nloc[x[p]];
+    const double *pi = a->pi + w->p0;
+    const ax_code *code = a->code + w->p0;
+    for (int s = 0; s < w->n; s++) {
+        ax_code c = code[s] % w->nl;
+        unsigned busy = 0;
+        for (int p = 0; p < AX_PAIR_CORE && p < w->nt; p++) {
+            busy |= (unsigned)a->busy[a->loff[x[p]] + c % n[p]] << p;
+            c /= n[p];
+        }
+        for (int p = 0; p < AX_PAIR_CORE && p < w->nt; p++)
+            mb[p] += busy >> p & 1 ? pi[s] : 0;
+        for (int k = 0; k < np; k++)
+            jb[k] += (busy >> px[k] & 1) && (busy >> py[k] & 1) ? pi[s] : 0;
+    }
+    for (int k = 0; k < np; k++) {
+        int kx = pair_find(a, x[px[k]], x[py[k]]), ky = pair_find(a, x[py[k]], x[px[k]]);
+        if (kx < 0 || ky < 0)
+            continue;             /* not built for this evaluation: cannot happen */
+        a->pjs[kx] += jb[k], a->pxs[kx] += mb[px[k]];
+        a->pjs[ky] += jb[k], a->pxs[ky] += mb[py[k]];
+    }
+}
+
+/* The conditional probabilities from the sweep's sums; their change. */
+double ax_pairs_update(skel_approx *a)
+{
+    double ch = 0;
+    for (int k = 0; k < a->npair; k++) {
+        double c = a->pxs[k] > 0 ? a->pjs[k] / a->pxs[k] : a->pbusy[a->pkey[k] % a->ntasks];
+        ch = fmax(ch, fabs(c - a->pcond[k]));
+        a->pcond[k] = c;
+    }
+    return ch;
+}
