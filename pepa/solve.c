@@ -237,7 +237,7 @@ static void refine_iterative(const pepa_ctmc *q, const pepa_solve_opts *o, doubl
     f.method = res->method;
     f.warm = 1;
     f.error = NULL;
-    f.tol = fmax(o->tol * PEPA_ERROR_TOL_FACTOR, 16.0 * DBL_EPSILON * maxout);
+    f.tol = fmax(o->tol * PEPA_ERROR_TOL_FACTOR, PEPA_ROUNDOFF_FACTOR * DBL_EPSILON * maxout);
     f.max_iter = o->max_iter > res->iterations ? o->max_iter - res->iterations : 1;
     f.time_limit = o->time_limit > 0.0 ? fmax(o->time_limit - (clock_now() - t0), 1e-3) : 0.0;
     memcpy(o->error, pi, (size_t)q->n * sizeof *pi);
@@ -324,6 +324,20 @@ static int check_opts(const pepa_ctmc *q, const pepa_solve_opts *o, diag *err)
     return 0;
 }
 
+/* The residual ||pi Q|| is in rates, so a fixed tolerance means nothing
+ * once the time unit changes: with every rate 1e-40 times smaller, any
+ * vector meets 1e-12 at once, a silent wrong answer. So the tolerance
+ * shrinks with the largest exit rate when that is below 1. (Rates far
+ * above 1 meet the round-off floor instead: see the direct method's
+ * acceptance, solve_direct.c.) */
+static double scaled_tol(const pepa_ctmc *q, double tol)
+{
+    double maxout = 0.0;
+    for (uint32_t j = 0; j < q->n; j++)
+        maxout = q->out[j] > maxout ? q->out[j] : maxout;
+    return maxout > 0.0 && maxout < 1.0 ? tol * maxout : tol;
+}
+
 int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                pepa_solve_result *res, diag *err)
 {
@@ -343,6 +357,7 @@ int pepa_solve(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
     res->method = o.method == PEPA_METHOD_AUTO ? pepa_solve_choose(q) : o.method;
     if (check_opts(q, &o, err) < 0)
         return -1;
+    o.tol = scaled_tol(q, o.tol);
     uint32_t kept = q->n;
     if (o.recurrent) {
         kept = 0;

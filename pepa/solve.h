@@ -84,6 +84,9 @@
 /* Default tolerance, and the second convergence of an error estimate. */
 #define PEPA_DEFAULT_TOL 1e-12
 #define PEPA_ERROR_TOL_FACTOR 1e-3
+/* The round-off floor of a residual: this times eps times the largest
+ * exit rate (no computed residual is reliably below it). */
+#define PEPA_ROUNDOFF_FACTOR 16.0
 
 typedef enum pepa_method {
     PEPA_METHOD_AUTO = 0,
@@ -95,7 +98,10 @@ typedef enum pepa_method {
 
 typedef struct pepa_solve_opts {
     pepa_method method;   /* AUTO by default */
-    double tol;           /* target residual ||pi Q||_inf; 0 means PEPA_DEFAULT_TOL */
+    double tol;           /* target residual ||pi Q||_inf; 0 means PEPA_DEFAULT_TOL; times
+                           * the largest exit rate r when r < 1 (solve.c); the direct
+                           * method accepts at PEPA_ROUNDOFF_FACTOR eps r where that is
+                           * far above it (solve_direct.c) */
     long max_iter;        /* iteration cap for iterative methods; 0 means 100000 */
     double omega;         /* SOR relaxation factor; 0 means 1.0 (= Gauss-Seidel) */
     double time_limit;    /* seconds; 0 means none. Exceeding it is a failure.

@@ -1019,6 +1019,48 @@ static pepa_ctmc *split_walk(uint32_t L, double eps)
  * refinement diverges and the LU factorises again in double. Either way
  * the answer is the uniform one to double precision, and the error
  * estimate bounds the real error. */
+/* The answer does not depend on the unit of time: a chain whose rates are
+ * all 1e40 times larger (or smaller) has the same distribution, and every
+ * method must say so rather than refuse it because its residual, which
+ * scales with the rates, stays above an absolute tolerance. */
+START_TEST(test_rate_scale)
+{
+    static const double scale[] = {1e40, 1e-40};
+    const uint32_t n = 300;
+    pepa_ctmc *ref = random_chain(n, 3, 0.1, 10.0, 7);
+    double *want = malloc(n * sizeof *want), *pi = malloc(n * sizeof *pi);
+    ck_assert(want && pi);
+    pepa_solve_result res;
+    solve_ok(ref, PEPA_METHOD_DIRECT, 1e-12, want, &res);
+    for (int c = 0; c < 2; c++) {
+        pepa_ctmc *q = random_chain(n, 3, 0.1 * scale[c], 10.0 * scale[c], 7);
+        for (unsigned i = 0; i < N_METHODS; i++) {
+            /* iterative methods stop at the tolerance: with rates of 1e40 they
+             * cannot reach 1e-12 and say so (test_not_converged) */
+            if (skip_method(all_methods[i]) ||
+                (scale[c] > 1 && all_methods[i] != PEPA_METHOD_DIRECT &&
+                 all_methods[i] != PEPA_METHOD_AUTO))
+                continue;
+            pepa_solve_opts o;
+            pepa_solve_opts_init(&o);
+            o.method = all_methods[i];
+            diag e;
+            diag_clear(&e);
+            int rc = pepa_solve(q, &o, pi, &res, &e);
+            ck_assert_msg(rc == 0 && res.converged, "%s at scale %g: %s",
+                          pepa_method_name(all_methods[i]), scale[c], e.msg);
+            double d = max_abs_diff(n, pi, want);
+            ck_assert_msg(d < 1e-9, "%s at scale %g: error %g", pepa_method_name(all_methods[i]),
+                          scale[c], d);
+        }
+        pepa_ctmc_free(q);
+    }
+    pepa_ctmc_free(ref);
+    free(pi);
+    free(want);
+}
+END_TEST
+
 START_TEST(test_direct_single_fallback)
 {
     static const double eps[] = {0.1, 1e-6};
@@ -1103,6 +1145,7 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, test_two_state);
     tcase_add_test(tc, test_one_state);
     tcase_add_test(tc, test_birth_death);
+    tcase_add_test(tc, test_rate_scale);
     tcase_add_test(tc, test_cycle);
     tcase_add_test(tc, test_stiff);
     suite_add_tcase(s, tc);
