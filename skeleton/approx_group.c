@@ -261,7 +261,7 @@ int ax_groups_find(skel_approx *a, diag *err)
 static void count_flows(skel_approx *a, const ax_win *w, const double *pi, double *t,
                         double *r)
 {
-    int e = w->edge, j = w->km, in = a->edir[e] > 0, loc[AX_WPOS + 1];
+    int e = w->edge, j = w->km, in = a->edir[e] > 0, loc[AX_WPOS];
     int pos = in ? w->nt - 2 : w->nt - 1, x = a->wtask[w->t0 + pos];
     const ax_ctr *c = a->ctr + w->c0;
     const ax_code *code = a->code + w->p0;

@@ -35,7 +35,7 @@
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */
 #define AX_WLINK 16           /* link components in one window (approx_link.h) */
-#define AX_WPOS (AX_WMAX + AX_WLINK)
+#define AX_WPOS (AX_WMAX + AX_WLINK + 1)   /* tasks, links, a counted deal's count */
 #define AX_LINK_GROW 1200     /* a window with links grows within this many states
                                  (measured on bench_approx part (d): pipelines'
                                  mean error 2.48% -> 2.03%, max 21.5% -> 18.3%) */

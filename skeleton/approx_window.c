@@ -235,8 +235,40 @@ static int cmp_int(const void *x, const void *y)
     return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
 }
 
+/* Window v holds every partner of its tasks (the whole model, or a part
+ * that meets the rest only through the outside world). */
+static int closed_window(const skel_approx *a, const ax_win *v)
+{
+    for (int p = 0; p < v->nt; p++) {
+        int x = a->wtask[v->t0 + p];
+        for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
+            int y = a->ltr[k].edge < 0 ? -1 : ax_partner(a, &a->ltr[k]);
+            if (y >= 0 && ax_win_pos(a, v, y) < 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* An earlier deal window holding both of w's tasks and every partner of
+ * its own: w's window is the same whole, exact there, and its growth (an
+ * exploration per task added, most of a deal's cost) is skipped. */
+static int whole_window(const skel_approx *a, const ax_win *w)
+{
+    for (int v = 0; v < a->nwin; v++) {
+        const ax_win *o = &a->win[v];
+        if (o != w && o->built && o->g < 0 && !o->nb && ax_win_pos(a, o, w->a0) >= 0 &&
+            ax_win_pos(a, o, w->a1) >= 0 && closed_window(a, o))
+            return v;
+    }
+    return -1;
+}
+
 static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
+    int v = whole_window(a, w);
+    if (v >= 0)
+        return share_chain(a, w, v, b, err);
     if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + 2, sizeof *a->wtask) < 0)
         return ax_oom(err);
     w->t0 = a->nwtask;
@@ -247,7 +279,7 @@ static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     if (window_links(a, w, err) < 0 || grow_reach(a, w, b, (int)lim, err) < 0)
         return -1;
     qsort(a->wtask + w->t0, (size_t)w->nt, sizeof *a->wtask, cmp_int);   /* one order */
-    int v = same_chain(a, w);
+    v = same_chain(a, w);
     if (v >= 0) {
         a->nwtask = w->t0;
         return share_chain(a, w, v, b, err);
