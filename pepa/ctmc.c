@@ -127,6 +127,14 @@ double pepa_ctmc_residual(const pepa_ctmc *q, const double *pi)
     return r;
 }
 
+double pepa_ctmc_max_exit(const pepa_ctmc *q)
+{
+    double r = 0.0;
+    for (uint32_t j = 0; j < q->n; j++)
+        r = q->out[j] > r ? q->out[j] : r;
+    return r;
+}
+
 size_t pepa_ctmc_bytes(const pepa_ctmc *q)
 {
     if (!q)

@@ -54,6 +54,10 @@ void pepa_ctmc_free(pepa_ctmc *q);
  * taken as given, not normalised). NaN if any term is NaN. */
 double pepa_ctmc_residual(const pepa_ctmc *q, const double *pi);
 
+/* The largest exit rate of q (0 for a chain without transitions): the
+ * scale of its residuals. */
+double pepa_ctmc_max_exit(const pepa_ctmc *q);
+
 /* Bytes held by q's arrays. */
 size_t pepa_ctmc_bytes(const pepa_ctmc *q);
 

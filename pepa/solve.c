@@ -230,9 +230,7 @@ static int dispatch(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
 static void refine_iterative(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
                              pepa_solve_result *res, double t0)
 {
-    double maxout = 0.0;
-    for (uint32_t j = 0; j < q->n; j++)
-        maxout = q->out[j] > maxout ? q->out[j] : maxout;
+    double maxout = pepa_ctmc_max_exit(q);
     pepa_solve_opts f = *o;
     f.method = res->method;
     f.warm = 1;
@@ -332,9 +330,7 @@ static int check_opts(const pepa_ctmc *q, const pepa_solve_opts *o, diag *err)
  * acceptance, solve_direct.c.) */
 static double scaled_tol(const pepa_ctmc *q, double tol)
 {
-    double maxout = 0.0;
-    for (uint32_t j = 0; j < q->n; j++)
-        maxout = q->out[j] > maxout ? q->out[j] : maxout;
+    double maxout = pepa_ctmc_max_exit(q);
     return maxout > 0.0 && maxout < 1.0 ? tol * maxout : tol;
 }
 

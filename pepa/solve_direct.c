@@ -320,9 +320,7 @@ static int solve_refine(SuiteSparse_long m, const SuiteSparse_long *Ap, const Su
 #define ROUNDOFF_MARGIN 100.0
 static double accept_tol(const pepa_ctmc *q, double tol)
 {
-    double maxout = 0.0;
-    for (uint32_t j = 0; j < q->n; j++)
-        maxout = q->out[j] > maxout ? q->out[j] : maxout;
+    double maxout = pepa_ctmc_max_exit(q);
     double floor = PEPA_ROUNDOFF_FACTOR * DBL_EPSILON * maxout;
     return floor > ROUNDOFF_MARGIN * tol ? floor : tol;
 }
