@@ -132,8 +132,10 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
                        (long)a->o.max_states, err) < 0 || ax_build_machines(a, err) < 0)
         goto fail;
     ax_edge_uses(a);
+    if (ax_groups_find(a, err) < 0)   /* may simplify a deal's links: before the classes */
+        goto fail;
     ax_struct_classes(a);
-    if (ax_groups_find(a, err) < 0 || ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
+    if (ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
         goto fail;
     return a;
 fail:
@@ -170,6 +172,7 @@ void skel_approx_free(skel_approx *a)
     free(a->grp);
     free(a->mcap);
     free(a->gmem);
+    free(a->dblk);
     free(a->gmk);
     free(a->egrp);
     free(a->ekm);

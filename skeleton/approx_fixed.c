@@ -238,7 +238,7 @@ double ax_one_at_a_time(const skel_approx *a)
     for (int i = 0; i < a->ntasks; i++)
         t += 1 / a->mu[i];
     for (int e = 0; e < a->nedges; e++)
-        t += 1 / a->lambda[e] + (a->links.buffer[e] > 0 ? 2 / a->handoff : 0);
+        t += 1 / a->lambda[e] + (a->links.want_buffer[e] > 0 ? 2 / a->handoff : 0);
     return t;
 }
 

@@ -123,29 +123,76 @@ static int closed(const skel_approx *a, const ax_cand *q)
     return 1;
 }
 
-/* Window w (tasks wtask[w->t0 ..]) of producer, members and consumer
- * holds at most budget reachable states: the deal fits one window and is
- * exact there, not counted. */
-static int fits_whole(skel_approx *a, const ax_cand *q, unsigned long budget, diag *err)
+/* Deal q's whole window (producer, consumer, members, their links) as
+ * window w, its tasks in a->wtask from nwtask and its links in a->wlink
+ * from nwlink (scratch, not kept): 1, 0 when too many tasks or links for
+ * one window, -1 on an error. */
+static int whole_window(skel_approx *a, const ax_cand *q, ax_win *w, diag *err)
 {
     int nt = 2;
     for (int x = 0; x < a->ntasks; x++)
         nt += q->mem[x] >= 0;
     if (nt > AX_WMAX)
         return 0;
-    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
+    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0 ||
+        mem_grow((void **)&a->wlink, (size_t)a->nwlink + AX_WLINK, sizeof *a->wlink) < 0)
         return ax_oom(err);
-    ax_win w = { .t0 = a->nwtask, .nt = nt, .g = -1 };
+    *w = (ax_win){ .t0 = a->nwtask, .nt = nt, .k0 = a->nwlink, .g = -1 };
     int *wt = a->wtask + a->nwtask, n = 0;
     wt[n++] = q->p;
     wt[n++] = q->c;
     for (int x = 0; x < a->ntasks; x++)
         if (q->mem[x] >= 0)
             wt[n++] = x;
+    w->nk = ax_links_in(&a->links, a->d, wt, nt, a->wlink + w->k0, AX_WLINK);
+    return w->nk >= 0;
+}
+
+/* Deal q's whole window holds at most budget reachable states: the deal
+ * is exact there, not counted. 1 fits, 0 not (or too wide), -1 on an
+ * error. */
+static int fits_whole(skel_approx *a, const ax_cand *q, unsigned long budget, diag *err)
+{
+    ax_win w;
+    int r = whole_window(a, q, &w, err);
+    if (r <= 0)
+        return r;
     ax_cbuf b = { 0 };
-    int r = ax_explore(a, &w, &b, (int)budget, err);
+    r = ax_explore(a, &w, &b, (int)budget, err);
     free(b.v);
     return r < 0 ? -1 : r > 0;
+}
+
+/* The link of deal q's whole window with the most states (ties: the
+ * first edge), or -1. */
+static int largest_link(skel_approx *a, const ax_cand *q, diag *err)
+{
+    ax_win w;
+    int r = whole_window(a, q, &w, err), best = -1;
+    for (int k = 0; r > 0 && k < w.nk; k++) {
+        int e = a->wlink[w.k0 + k];
+        if (best < 0 || a->links.n[e] > a->links.n[best] ||
+            (a->links.n[e] == a->links.n[best] && e < best))
+            best = e;
+    }
+    return r < 0 ? -2 : best;
+}
+
+/* Deal q's whole window, too large for budget with its links' phases and
+ * buffers, gets them simplified, largest first (phases to one exponential
+ * transit of the same mean, then a buffer to a rendezvous: ax_links_
+ * simplify) until it fits. Cut instead, the deal loses its round robin's
+ * order (the cyclic wait of docs/approximation.md): bench_approx part (d)'s
+ * linked deals and xdeals were 19-64% off so. The other links stay whole. */
+static int simplify_links(skel_approx *a, const ax_cand *q, unsigned long budget, diag *err)
+{
+    for (;;) {
+        int fit = fits_whole(a, q, budget, err), e = fit ? -1 : largest_link(a, q, err);
+        if (fit != 0 || e < 0)
+            return fit < 0 || e == -2 ? -1 : 0;
+        if (ax_links_simplify(&a->links, a->d, e, (long)a->o.max_states, err) < 0)
+            return -1;
+    }
 }
 
 /* Record deal q as counted group number ngrp. */
@@ -203,7 +250,15 @@ static int try_group(skel_approx *a, ax_cand *q, diag *err)
     for (int k = 0; k < q->k; k++)
         if (D->start[k + 1] - D->start[k] != 1)
             return 0;                         /* a farm in a step */
-    if (members(a, q) < 0 || !closed(a, q))
+    unsigned long lim = a->o.deal_states < a->o.max_states ? a->o.deal_states : a->o.max_states;
+    if (members(a, q) < 0)
+        return 0;
+    for (int x = 0; x < a->ntasks; x++)
+        if ((q->mem[x] >= 0 || x == q->c) && a->dblk[x] < 0)
+            a->dblk[x] = q->p;
+    if (simplify_links(a, q, lim, err) < 0)
+        return -1;
+    if (!closed(a, q))
         return 0;
     for (int x = 0; x < a->ntasks; x++) {
         int m = q->mem[x];
@@ -213,10 +268,12 @@ static int try_group(skel_approx *a, ax_cand *q, diag *err)
     }
     if (!big)
         return 0;                             /* a deal of tasks: the whole window */
-    unsigned long lim = a->o.deal_states < a->o.max_states ? a->o.deal_states : a->o.max_states;
     int fit = fits_whole(a, q, lim, err);
     if (fit != 0)
         return fit < 0 ? -1 : 0;
+    for (int x = 0; x < a->ntasks; x++)
+        if (a->dblk[x] == q->p)
+            a->dblk[x] = -1;                  /* counted: windows of its own */
     return add_group(a, q, err) < 0 ? -1 : group_edges(a, a->ngrp - 1, err);
 }
 
@@ -226,6 +283,7 @@ int ax_groups_find(skel_approx *a, diag *err)
     ax_cand q = { 0 };
     int rc = 0;
     a->gmem = malloc(n * sizeof *a->gmem);
+    a->dblk = malloc(n * sizeof *a->dblk);
     a->gmk = malloc(n * sizeof *a->gmk);
     a->egrp = malloc(ne * sizeof *a->egrp);
     a->ekm = malloc(ne * sizeof *a->ekm);
@@ -235,11 +293,11 @@ int ax_groups_find(skel_approx *a, diag *err)
     q.order = malloc(n * sizeof *q.order);
     q.mem = malloc(n * sizeof *q.mem);
     q.seen = malloc(n);
-    if (!a->gmem || !a->gmk || !a->egrp || !a->ekm || !a->edir || !a->cnt0 || !q.hits ||
+    if (!a->gmem || !a->dblk || !a->gmk || !a->egrp || !a->ekm || !a->edir || !a->cnt0 || !q.hits ||
         !q.order || !q.mem || !q.seen)
         rc = ax_oom(err);
     for (int x = 0; x < a->ntasks && rc == 0; x++)
-        a->gmem[x] = a->gmk[x] = -1;
+        a->gmem[x] = a->gmk[x] = a->dblk[x] = -1;
     for (int e = 0; e < a->nedges && rc == 0; e++)
         a->egrp[e] = a->ekm[e] = a->cnt0[e] = -1;
     for (int x = 0; x < a->ntasks && rc == 0 && a->deal; x++) {

@@ -189,6 +189,9 @@ struct skel_approx {
     int ngrp;
     int *mcap;                /* per member: items it holds at most */
     int *per;                 /* per task: local states per round */
+    int *dblk;                /* per task: the producer of the deal whose members or
+                                 consumer it is (a window takes them all or none:
+                                 approx_window.c grow_reach); -1: none */
     int *gmem, *gmk;          /* per task: the counted deal and member holding it (-1) */
     int *egrp, *ekm, *edir;   /* per edge: the same, and +1 into a member from the
                                  producer, -1 out of one to the consumer, 0 else */

@@ -95,45 +95,79 @@ static int index_tasks(ax_links *L, const skel_dag *d, diag *err)
     return 0;
 }
 
+/* The components of the kinds in L->scv, L->buffer (set). */
+static int build_kinds(ax_links *L, const skel_dag *d, long max_states, diag *err)
+{
+    int ne = d->nedges, nst = 0, ntr = 0, rc = 0;
+    L->n = calloc((size_t)ne + 1, sizeof *L->n);
+    L->s0 = calloc((size_t)ne + 1, sizeof *L->s0);
+    L->first = calloc(1, sizeof *L->first);
+    if (!L->n || !L->s0 || !L->first)
+        return links_oom(err);
+    for (int e = 0; e < ne && rc == 0; e++)
+        if (!plain(L->scv[e], L->buffer[e]))
+            rc = component(L, e, max_states, &nst, &ntr, err);
+    return rc < 0 ? -1 : index_tasks(L, d, err);
+}
+
 int ax_links_build(ax_links *L, const skel_dag *d, const double *scv, const int *buffer,
                    long max_states, diag *err)
 {
-    int ne = d->nedges, nst = 0, ntr = 0, rc = 0;
+    int ne = d->nedges;
     L->nedges = ne;
     L->ntasks = d->ntasks;
     L->scv = malloc((size_t)(ne + 1) * sizeof *L->scv);
     L->buffer = malloc((size_t)(ne + 1) * sizeof *L->buffer);
-    L->n = calloc((size_t)ne + 1, sizeof *L->n);
-    L->s0 = calloc((size_t)ne + 1, sizeof *L->s0);
-    L->first = calloc(1, sizeof *L->first);
-    if (!L->scv || !L->buffer || !L->n || !L->s0 || !L->first)
+    L->want_scv = malloc((size_t)(ne + 1) * sizeof *L->want_scv);
+    L->want_buffer = malloc((size_t)(ne + 1) * sizeof *L->want_buffer);
+    if (!L->scv || !L->buffer || !L->want_scv || !L->want_buffer)
         return links_oom(err);
-    for (int e = 0; e < ne && rc == 0; e++) {
-        L->scv[e] = scv ? scv[e] : 1;
-        L->buffer[e] = buffer ? buffer[e] : 0;
-        if (!plain(L->scv[e], L->buffer[e]))
-            rc = component(L, e, max_states, &nst, &ntr, err);
+    for (int e = 0; e < ne; e++) {
+        L->scv[e] = L->want_scv[e] = scv ? scv[e] : 1;
+        L->buffer[e] = L->want_buffer[e] = buffer ? buffer[e] : 0;
     }
-    return rc < 0 ? -1 : index_tasks(L, d, err);
+    return build_kinds(L, d, max_states, err);
 }
 
-void ax_links_free(ax_links *L)
+/* The components alone freed (the kinds kept). */
+static void free_components(ax_links *L)
 {
-    free(L->scv);
-    free(L->buffer);
     free(L->n);
     free(L->s0);
     free(L->first);
     free(L->tr);
     free(L->tstart);
     free(L->tedge);
+    L->n = L->s0 = L->first = L->tstart = L->tedge = NULL;
+    L->tr = NULL;
+}
+
+int ax_links_simplify(ax_links *L, const skel_dag *d, int e, long max_states, diag *err)
+{
+    if (plain(L->scv[e], L->buffer[e]))
+        return 0;
+    if (L->scv[e] != 1)
+        L->scv[e] = 1;        /* the phases' mean is 1 / lambda: one exponential */
+    else
+        L->buffer[e]--;       /* one item less: what decoupling fits is kept */
+    free_components(L);
+    return build_kinds(L, d, max_states, err) < 0 ? -1 : 1;
+}
+
+void ax_links_free(ax_links *L)
+{
+    free(L->scv);
+    free(L->buffer);
+    free(L->want_scv);
+    free(L->want_buffer);
+    free_components(L);
     memset(L, 0, sizeof *L);
 }
 
 int ax_links_same(const ax_links *L, const double *scv, const int *buffer)
 {
     for (int e = 0; e < L->nedges; e++)
-        if (L->scv[e] != scv[e] || L->buffer[e] != buffer[e])
+        if (L->want_scv[e] != scv[e] || L->want_buffer[e] != buffer[e])
             return 0;
     return 1;
 }

@@ -29,8 +29,11 @@ typedef struct ax_ltrans {    /* a transition of one link's component */
 
 typedef struct ax_links {
     int nedges, ntasks;
-    double *scv;              /* per edge: the kinds built (skel_model's link_scv, buffer) */
+    double *scv;              /* per edge: the kinds built (skel_model's link_scv, buffer, or
+                                 simpler: ax_links_simplify) */
     int *buffer;
+    double *want_scv;         /* per edge: the kinds asked for (ax_links_same) */
+    int *want_buffer;
     int *n;                   /* per edge: its component's states; 0: a plain move */
     int *s0;                  /* per edge: its first state in first[] */
     int *first;               /* per state: its transitions tr[first[k] .. first[k + 1]) */
@@ -45,7 +48,13 @@ int ax_links_build(ax_links *L, const skel_dag *d, const double *scv, const int 
                    long max_states, diag *err);
 void ax_links_free(ax_links *L);
 
-/* 1 when L was built for these kinds. */
+/* Edge e's component made simpler, the move's mean time kept: phases
+ * (Erlang, H2) become one exponential transit, else a buffer holds one
+ * item less (none: a plain rendezvous); every component is rebuilt. Returns 1, 0 when e is
+ * already plain, -1 with a message. */
+int ax_links_simplify(ax_links *L, const skel_dag *d, int e, long max_states, diag *err);
+
+/* 1 when L was built for these kinds (asked for, before any simplification). */
 int ax_links_same(const ax_links *L, const double *scv, const int *buffer);
 
 /* The kind of every move of d under placement node on p, as gen.c's

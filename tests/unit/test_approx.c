@@ -288,6 +288,38 @@ START_TEST(test_links)
 }
 END_TEST
 
+/* Deals with links (bench_approx part (d)'s worst cases). A deal whose
+ * producer, workers and consumer with their links' phases and buffers do
+ * not fit one window gets those links simplified until they do, rather
+ * than be cut (deal(4) with a buffered Erlang-4 link from one worker:
+ * 25.9% low cut, exact simplified, the phases of a one-item buffer barely
+ * matter); and a window that cannot hold a deal whole holds none of its
+ * workers (task, task, deal(3), task, task: its first move's window held
+ * the producer and the workers but not the consumer, 19.1% low). */
+START_TEST(test_link_deals)
+{
+    static const int p6[] = { 2, 1, 5, 1, 4, 4 }, p27[] = { 6, 1, 6, 4, 0, 4, 2 };
+    WITHIN_LINKS("pipe(3); task(\"t\", 0.711, data=1e5); deal(4, \"w\", 1.78); task(\"t\", 0.367);",
+                 SKEL_STYLE_STREAM,
+                 "LocalLatency=0.00302442 DefaultLatency=0.0303673 Input=h0 Output=h2\n"
+                 "NodeName=h0 Speed=4\nNodeName=h1 Speed=2\nNodeName=h2 Speed=3\n"
+                 "NodeName=h3 Speed=7\nNodeName=h4 Speed=5\nNodeName=h5 Speed=2\n"
+                 "Link=h1,h4 Latency=0.124576 Bandwidth=1e+08\n"
+                 "Link=h2,h4 Latency=0.115898 Bandwidth=1e+06\n"
+                 "Link=h4,h5 Latency=0.0214547 Bandwidth=1e+08 Buffer=1 SCV=0.287\n",
+                 p6, 1e-4);
+    WITHIN_LINKS("pipe(5); task(\"t\", 3.63, data=1e5); task(\"t\", 2.33); deal(3, \"w\", 0.508); "
+                 "task(\"t\", 0.814); task(\"t\", 8.92);", SKEL_STYLE_PRODUCER,
+                 "LocalLatency=0.0165708 DefaultLatency=0.145718 Input=h0 Output=h3 LinkSCV=0.431\n"
+                 "NodeName=h0 Speed=8\nNodeName=h1 Speed=2\nNodeName=h2 Speed=7\n"
+                 "NodeName=h3 Speed=4\nNodeName=h4 Speed=7\nNodeName=h5 Speed=7\n"
+                 "NodeName=h6 Speed=2\n"
+                 "Link=h0,h1 Latency=0.0291991 Bandwidth=1e+06\n"
+                 "Link=h4,h6 Latency=0.632908 Bandwidth=1e+06 Buffer=3 SCV=0.387\n",
+                 p27, 0.02);
+}
+END_TEST
+
 START_TEST(test_farm_first)
 {
     static const int pl[] = { 0, 1, 2, 1 };
@@ -413,6 +445,7 @@ int main(void)
     tcase_add_test(tc, test_ps_pairs);
     tcase_add_test(tc, test_scv);
     tcase_add_test(tc, test_links);
+    tcase_add_test(tc, test_link_deals);
     tcase_add_test(tc, test_counted);
     tcase_add_test(tc, test_farm_first);
     tcase_add_test(tc, test_warm_start);
