@@ -293,8 +293,8 @@ int ax_groups_find(skel_approx *a, diag *err)
     q.order = malloc(n * sizeof *q.order);
     q.mem = malloc(n * sizeof *q.mem);
     q.seen = malloc(n);
-    if (!a->gmem || !a->dblk || !a->gmk || !a->egrp || !a->ekm || !a->edir || !a->cnt0 || !q.hits ||
-        !q.order || !q.mem || !q.seen)
+    if (!a->gmem || !a->dblk || !a->gmk || !a->egrp || !a->ekm || !a->edir || !a->cnt0 ||
+        !q.hits || !q.order || !q.mem || !q.seen)
         rc = ax_oom(err);
     for (int x = 0; x < a->ntasks && rc == 0; x++)
         a->gmem[x] = a->gmk[x] = a->dblk[x] = -1;
