@@ -243,24 +243,26 @@ void ax_decode(const skel_approx *a, const ax_win *w, ax_code c, int *loc)
     }
 }
 
-/* Window states found so far: product code -> index, open addressing. */
+/* Window states found so far: product code -> index, open addressing.
+ * It starts small and doubles at half full, so a window of a few states
+ * costs a few hundred bytes, not the state cap (a farm of 1000 workers
+ * builds a window per worker). */
 typedef struct ax_hash {
     ax_code *key;             /* -1: empty */
     int *val;
-    size_t mask;
+    size_t mask;              /* slots - 1, slots a power of two >= 64 */
+    size_t used;              /* filled slots, kept <= (mask + 1) / 2 */
 } ax_hash;
 
-static int hash_init(ax_hash *h, size_t cap)
+static int hash_init(ax_hash *h, size_t slots)
 {
-    size_t n = 64;
-    while (n < 2 * cap)
-        n *= 2;
-    h->mask = n - 1;
-    h->key = malloc(n * sizeof *h->key);
-    h->val = malloc(n * sizeof *h->val);
+    h->mask = slots - 1;
+    h->used = 0;
+    h->key = malloc(slots * sizeof *h->key);
+    h->val = malloc(slots * sizeof *h->val);
     if (!h->key || !h->val)
         return -1;
-    memset(h->key, 0xff, n * sizeof *h->key);
+    memset(h->key, 0xff, slots * sizeof *h->key);
     return 0;
 }
 
@@ -277,6 +279,48 @@ static size_t hash_slot(const ax_hash *h, ax_code c)
     while (h->key[i] != -1 && h->key[i] != c)
         i = (i + 1) & h->mask;
     return i;
+}
+
+/* Enter code c with index v, doubling the table first if it is half
+ * full (the probe in hash_slot then always finds an empty slot). */
+static int hash_put(ax_hash *h, ax_code c, int v)
+{
+    if (2 * (h->used + 1) > h->mask + 1) {
+        ax_hash g;
+        if (hash_init(&g, 2 * (h->mask + 1)) < 0) {
+            hash_free(&g);
+            return -1;
+        }
+        for (size_t i = 0; i <= h->mask; i++)
+            if (h->key[i] != -1) {
+                size_t j = hash_slot(&g, h->key[i]);
+                g.key[j] = h->key[i];
+                g.val[j] = h->val[i];
+            }
+        g.used = h->used;
+        hash_free(h);
+        *h = g;
+    }
+    size_t i = hash_slot(h, c);
+    h->key[i] = c;
+    h->val[i] = v;
+    h->used++;
+    return 0;
+}
+
+/* Room in a->code (from a->npi) for n states' codes: grown by doubling,
+ * as a window's states are found. */
+static int code_room(skel_approx *a, size_t n, size_t *cap)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    if (mem_grow((void **)&a->code, a->npi + c, sizeof *a->code) < 0)
+        return -1;
+    *cap = c;
+    return 0;
 }
 
 /* The radix of window w's product codes: per position (its tasks, then
@@ -306,22 +350,19 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
 {
     ax_code stride[AX_WPOS];
     int loc[AX_WPOS], head = 0, tail = 1;
+    size_t cap = 0;
     ax_hash h;
     if (window_radix(a, w, stride) < 0)
         return 0;
-    if (hash_init(&h, (size_t)limit + 1) < 0 ||
-        mem_grow((void **)&a->code, a->npi + (size_t)limit + 1, sizeof *a->code) < 0) {
+    if (hash_init(&h, 64) < 0 || code_room(a, 1, &cap) < 0 || hash_put(&h, 0, 0) < 0) {
         hash_free(&h);
         return ax_oom(err);
     }
-    ax_code *queue = a->code + a->npi;
-    h.key[hash_slot(&h, 0)] = 0;
-    h.val[hash_slot(&h, 0)] = 0;
-    queue[0] = 0;
+    a->code[a->npi] = 0;
     w->c0 = b->start = b->n;
     b->win_t0 = w->t0;
     while (head < tail && tail <= limit) {
-        ax_code s = queue[head++];
+        ax_code s = a->code[a->npi + (size_t)head++];
         int k0 = b->n;
         for (int p = 0; p < ax_ncomp(w); p++)
             loc[p] = (int)(s % w->nl / stride[p] % ax_comp_n(a, w, p));
@@ -330,12 +371,14 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
             return -1;
         }
         for (int k = k0; k < b->n && tail <= limit; k++) {
-            size_t i = hash_slot(&h, b->v[k].to);
-            if (h.key[i] == -1) {
-                h.key[i] = b->v[k].to;
-                h.val[i] = tail;
-                queue[tail++] = b->v[k].to;
+            ax_code to = b->v[k].to;
+            if (h.key[hash_slot(&h, to)] != -1)
+                continue;
+            if (code_room(a, (size_t)tail + 1, &cap) < 0 || hash_put(&h, to, tail) < 0) {
+                hash_free(&h);
+                return ax_oom(err);
             }
+            a->code[a->npi + (size_t)tail++] = to;
         }
     }
     int n = tail <= limit ? tail : 0;
