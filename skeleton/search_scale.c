@@ -13,10 +13,13 @@
  *      evaluator (search->eval) says the whole placement improves, so the
  *      result is never worse than the constructive placement by its
  *      measure. Stopped by the time given (anytime);
- *   4. when the chain then does not fit and there is no deadline: every
- *      placement valued by the estimate when there are at most SCALE_ENUM,
- *      then an iterated local search: random kicks of a few tasks, then
- *      the local moves again (search_scale_more).
+ *   4. when the chain then does not fit and there is no deadline: a
+ *      branch and bound on the estimate when there are at most SCALE_ENUM
+ *      placements (subtrees cut by the exact search's bound), then an
+ *      iterated local search: random kicks of a few tasks, then the local
+ *      moves again (search_scale_more);
+ *   5. when the chain fits and there is a deadline: the local moves again
+ *      with the chain as the evaluator (search_scale_exact).
  * The evaluator is a function pointer so that the analytical
  * approximation plugs in; without one it is search_bound_rates, the best
  * sound estimate the search has without the chain (an upper bound).
