@@ -29,7 +29,8 @@
  * multifrontal LU from 10,000 states) against UMFPACK alone (the direct
  * method before it, pepa_solve_direct_umfpack) and against Gauss-Seidel
  * and GMRES to the same 1e-12 from a uniform start, in the same run: CPU
- * seconds (the machine is shared; the LU's wall time is printed too), the
+ * seconds (the machine is shared; the LU's and UMFPACK's wall times are
+ * printed too, the `uptime` load beside them says how shared), the
  * ratios, and the largest differences between the LU's answer and
  * UMFPACK's and Gauss-Seidel's. The LU runs three times: its first run
  * (which touches memory the process never had) and the median are shown.
@@ -38,7 +39,7 @@
  * predicted MB): ordered by METIS in single precision (as the direct
  * method factorises, then refining in double), in double (as it did
  * before), and ordered by AMD. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE         /* getloadavg */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,18 +376,20 @@ static double max_diff(uint32_t n, const double *a, const double *b)
     return d;
 }
 
-/* The direct method (LU) LU_RUNS times: the first run's CPU seconds in
- * first (it touches memory the process never had, which costs on this
- * VM), the median run's CPU and wall seconds in cpu and wall. */
+/* The direct method (LU) LU_RUNS times: the first run's CPU and wall
+ * seconds in first[0], first[1] (it touches memory the process never had,
+ * which costs on this VM), the median run's CPU and wall seconds in cpu
+ * and wall. */
 #define LU_RUNS 3
-static int lu_runs(const pepa_ctmc *q, double *pi, double *first, double *cpu, double *wall)
+static int lu_runs(const pepa_ctmc *q, double *pi, double first[2], double *cpu, double *wall)
 {
     double c[LU_RUNS], w[LU_RUNS];
     long its;
     for (int k = 0; k < LU_RUNS; k++)
         if (timed(q, PEPA_METHOD_DIRECT, 0, pi, &c[k], &w[k], &its))
             return -1;
-    *first = c[0];
+    first[0] = c[0];
+    first[1] = w[0];
     int lo = 0, hi = 0;
     for (int k = 1; k < LU_RUNS; k++) {
         lo = c[k] < c[lo] ? k : lo;
@@ -407,15 +410,15 @@ static void direct_row(const char *name, const pepa_ctmc *q)
         return;
     size_t sz = q->n * sizeof(double);
     double *a = malloc(sz), *u = malloc(sz), *b = malloc(sz), *c = malloc(sz);
-    double c1, cd, wd, cu, wu, cg, wg, ck, wk;
+    double c1[2], cd, wd, cu, wu, cg, wg, ck, wk;
     long iu, ig, ik;
-    if (a && u && b && c && lu_runs(q, a, &c1, &cd, &wd) == 0
+    if (a && u && b && c && lu_runs(q, a, c1, &cd, &wd) == 0
         && timed(q, PEPA_METHOD_DIRECT, 1, u, &cu, &wu, &iu) == 0
         && timed(q, PEPA_METHOD_GS, 0, b, &cg, &wg, &ig) == 0
         && timed(q, PEPA_METHOD_GMRES, 0, c, &ck, &wk, &ik) == 0)
-        printf("%-15s %7u %8llu %7.3f %7.3f %7.3f %7.3f %6.2fx %7.3f %6ld %8.3f %5ld %7.2fx "
-               "%8.2fx %9.1e %9.1e\n", name, q->n, (unsigned long long)q->nnz, c1, cd, wd, cu,
-               cu / cd, cg, ig, ck, ik, cg / cd, ck / cd, max_diff(q->n, a, u),
+        printf("%-15s %7u %8llu %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %6.2fx %7.3f %6ld %8.3f "
+               "%5ld %7.2fx %8.2fx %9.1e %9.1e\n", name, q->n, (unsigned long long)q->nnz, c1[0],
+               c1[1], cd, wd, cu, wu, cu / cd, cg, ig, ck, ik, cg / cd, ck / cd, max_diff(q->n, a, u),
                max_diff(q->n, a, b));
     free(c);
     free(b);
@@ -551,10 +554,21 @@ static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
 }
 #endif
 
+/* The machine's load (1-minute average, as `uptime` says), printed beside
+ * the timings: the wall times mean little without it. */
+static void print_load(const char *when)
+{
+    double load;
+    if (getloadavg(&load, 1) == 1)
+        printf("(load %s: %.1f)\n", when, load);
+}
+
 static void direct_table(void)
 {
-    printf("\n%-15s %7s %8s %7s %7s %7s %7s %7s %7s %6s %8s %5s %8s %9s %9s %9s\n", "chain",
-           "states", "nnz", "LU 1st", "LU cpu", "LU wall", "UMF cpu", "UMF/LU", "GS cpu",
+    print_load("before");
+    printf("\n%-15s %7s %8s %7s %7s %7s %7s %7s %8s %7s %7s %6s %8s %5s %8s %9s %9s %9s\n",
+           "chain", "states", "nnz", "1st cpu", "1stwall", "LU cpu", "LU wall", "UMF cpu",
+           "UMF wall", "UMF/LU", "GS cpu",
            "sweeps", "GMRES cpu", "its", "GS/LU", "GMRES/LU", "|LU-UMF|", "|LU-GS|");
     static const char *const names[] = {"grid 30^3", "production.pepa", "cqn 5st/25job",
                                          "cqn 7st/11job", "cqn 9st/8job"};
@@ -563,6 +577,7 @@ static void direct_table(void)
                          make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
     for (int k = 0; k < NQ; k++)
         direct_row(names[k], qs[k]);
+    print_load("after");
 #ifdef HAVE_UMFPACK
     phase_table(qs, names, NQ);
 #endif

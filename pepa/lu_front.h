@@ -15,6 +15,13 @@ typedef struct F(lu_front) {
     REAL *panel, *f12, *f22;
 } F(lu_front);
 
+/* The block of n entries at offset off from the stack's bottom: the
+ * stack grows down from the end of the factors' array (lu.c's top). */
+static REAL *F(stack_at)(const pepa_lu *lu, const lu_work *w, size_t off, size_t n)
+{
+    return (REAL *)lu->LX + (w->end - off - n);
+}
+
 /* B's entries of supernode s into the front: column k's entries on and
  * below the diagonal block (the panel), row k's right of it (F12). */
 static void F(assemble_original)(const pepa_lu *lu, lu_int s, const lu_work *w,
@@ -71,7 +78,7 @@ static size_t F(extend_add)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_
         lu_int cnc = lu->super[c + 1] - lu->super[c];
         lu_int nb = lu->rp[c + 1] - lu->rp[c] - cnc;
         const lu_int *r = lu->rows + lu->rp[c] + cnc;
-        const REAL *cb = (const REAL *)w->stk + base;
+        const REAL *cb = F(stack_at)(lu, w, base, (size_t)nb * (size_t)nb);
         for (lu_int jj = 0; jj < nb; jj++)
             F(add_column)(w, f, r, nb, cb + (size_t)jj * (size_t)nb, jj);
     }
@@ -96,7 +103,8 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
 }
 
 /* Supernode s: its front assembled, factorised, F22 pushed where its
- * children's blocks were. Returns LAPACK's info. */
+ * children's blocks were. Returns LAPACK's info, or -1 if the array is
+ * too small (never, if predict() is right). */
 static int F(supernode)(pepa_lu *lu, lu_int s, lu_work *w)
 {
     F(lu_front) f;
@@ -105,8 +113,10 @@ static int F(supernode)(pepa_lu *lu, lu_int s, lu_work *w)
     f.nb = f.nr - f.nc;
     f.panel = (REAL *)lu->LX + lu->lp[s];
     f.f12 = (REAL *)lu->UX + lu->up[s];
-    f.f22 = (REAL *)w->stk + w->used;
     size_t n22 = (size_t)f.nb * (size_t)f.nb;
+    if (lu->lp[s + 1] + w->used + n22 > w->end)
+        return -1;                      /* the stack would meet the factors: predict() is wrong */
+    f.f22 = F(stack_at)(lu, w, w->used, n22);
     const lu_int *r = lu->rows + lu->rp[s];
     for (lu_int i = 0; i < f.nr; i++)
         w->map[r[i]] = i;
@@ -120,7 +130,7 @@ static int F(supernode)(pepa_lu *lu, lu_int s, lu_work *w)
         w->used = base;
         return info;
     }
-    memmove((REAL *)w->stk + base, f.f22, n22 * sizeof *f.f22);
+    memmove(F(stack_at)(lu, w, base, n22), f.f22, n22 * sizeof *f.f22);
     w->cbs[w->top] = s;
     w->cbo[w->top++] = base;
     w->used = base + n22;
