@@ -106,7 +106,11 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
     a->o.max_states = a->o.max_states ? a->o.max_states : 16384;
     a->o.window_states = a->o.window_states ? a->o.window_states : AX_DENSE_MAX;
     /* a caller capping deal windows (the search) keeps pairs elsewhere too */
+    int own_grow = a->o.grow_states || a->o.deal_states;
     a->o.grow_states = a->o.grow_states ? a->o.grow_states : a->o.deal_states ? 1 : AX_GROW;
+    /* a caller choosing the windows' size (the search) gets no siblings unasked */
+    if (!a->o.sibling_states)
+        a->o.sibling_states = own_grow ? a->o.grow_states : AX_SIB;
     a->o.deal_states = a->o.deal_states ? a->o.deal_states : 2500;
     size_t nt = (size_t)a->ntasks + 1;
     a->lstart = malloc(nt * sizeof *a->lstart);

@@ -601,6 +601,14 @@ typedef struct skel_approx_opts {
                                 of the local states (overlapping windows of
                                 several tasks); 0: 81 (four pipeline tasks), or
                                 1 (pairs) when deal_states is given */
+    unsigned long sibling_states; /* without a deal, a window grown by its neighbours
+                                then grows by the other members of its tasks'
+                                choices (a farm's other workers, so that the
+                                producer's choice among the ready ones is exact
+                                there; choices of up to 8 members) while the
+                                product of the local states stays within this
+                                many; 0: 729 with the default grow_states, else
+                                grow_states (no such growth) */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
