@@ -249,18 +249,19 @@ static void note(stat *s, double v)
  * the estimate. */
 static void explain(built *b, const skel_platform *p, const skel_search_result *best,
                     const skel_search_result *appr, double x, double xa, const char *stext,
-                    const char *ptext)
+                    const char *ptext, int c)
 {
     diag err;
     diag_clear(&err);
     skel_approx_opts ao = { 0 };
     ao.scv = b->model->scv;
+    ao.grow_states = 27;        /* the search's windows (search_scale.c) */
     skel_approx *a = skel_approx_new(b->dag, &ao, &err);
     skel_approx_result r = { 0 };
     if (a)
         skel_approx_place(a, b->model, p, best->ranked[0].placement, &r, &err);
-    printf("loss %.2f%%: optimum exact %.6g est %.6g; answer exact %.6g est %.6g (%s)\n",
-           100 * (1 - xa / x), x, r.throughput, xa, appr->ranked[0].throughput,
+    printf("case %d: loss %.2f%%: optimum exact %.6g est %.6g; answer exact %.6g est %.6g (%s)\n",
+           c, 100 * (1 - xa / x), x, r.throughput, xa, appr->ranked[0].throughput,
            r.throughput > appr->ranked[0].throughput ? "search miss" : "estimate error");
     printf("  optimum:");
     for (int i = 0; i < best->ntasks; i++)
@@ -281,6 +282,11 @@ static int table_gain(void)
     const char *estimator = "-";
     for (int c = 0; c < SUITE; c++) {
         char *ptext = random_platform(&seed, 6), *stext = random_skeleton(&seed);
+        if (getenv("SCALE_CASE") && atoi(getenv("SCALE_CASE")) != c) {
+            free(stext);        /* one case only (SCALE_CASE=N), the same seeds */
+            free(ptext);
+            continue;
+        }
         diag err;
         diag_clear(&err);
         skel_platform *p = skel_platform_parse_string(ptext, strlen(ptext), "r.conf", NULL, NULL, &err);
@@ -307,12 +313,18 @@ static int table_gain(void)
                 note(&over_default, x / xd - 1);
             note(&over_cons, x / best->constructive - 1);
             note(&loss, 1 - xa / x);
-            if (bud)
-                note(bud->method == SKEL_SEARCH_EXACT ? &loss_budget : &loss_budget_appr,
-                     1 - judge(&b, p, bud->ranked[0].placement) / x);
+            if (bud) {
+                double lb = 1 - judge(&b, p, bud->ranked[0].placement) / x;
+                note(bud->method == SKEL_SEARCH_EXACT ? &loss_budget : &loss_budget_appr, lb);
+                if (getenv("SCALE_VERBOSE") && lb > 0.01)
+                    printf("case %d: Budget=50ms loss %.2f%% (%s, %s, %.1f ms, %llu solved)\n%s",
+                           c, 100 * lb, skel_search_method_name(bud->method),
+                           bud->optimal ? "proven" : "not proven", 1000 * bud->seconds,
+                           bud->evaluated, stext);
+            }
             note(&gain_appr_cons, xa / best->constructive - 1);   /* both solved */
             if (getenv("SCALE_VERBOSE") && 1 - xa / x > 0.01)
-                explain(&b, p, best, appr, x, xa, stext, ptext);
+                explain(&b, p, best, appr, x, xa, stext, ptext, c);
             estimator = appr->estimator;
         }
         skel_search_result_free(bud);

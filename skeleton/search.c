@@ -351,7 +351,7 @@ static int confirm_and_search(search *s)
 {
     if (s->o->candidates)
         return search_run_candidates(s);
-    int *canon = malloc((size_t)s->nt * sizeof *canon), *map = malloc((size_t)s->nn * sizeof *map);
+    int *canon = malloc((size_t)s->nt * sizeof *canon), *map = malloc(2 * (size_t)s->nn * sizeof *map);
     if (!canon || !map) {
         free(map);
         free(canon);
@@ -370,6 +370,13 @@ static int confirm_and_search(search *s)
         return -1;
     s->cons_exact = c;
     s->total = s->raw[0];
+    /* Under a deadline the branch and bound may not finish: first the
+     * local moves on the chain, from the best seed, in half the time left
+     * (its other half for the branch and bound, which they give a higher
+     * threshold to cut by). */
+    if (s->deadline.at > 0 &&
+        search_scale_exact(s, clock_now() + 0.5 * clock_deadline_left(s->deadline)) < 0)
+        return -1;
     return search_dfs(s, 0);
 }
 

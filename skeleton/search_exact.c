@@ -104,26 +104,24 @@ int search_dfs(search *s, int k)
 /* ---- listed candidates ------------------------------------------------------ */
 
 /* Canonical image of a placement: each node of a class with several
- * members becomes the first member not yet used by an earlier task. */
+ * members becomes the first member not yet used by an earlier task. map:
+ * 2 nn scratch (each node's image, then which nodes are taken). */
 void search_canonical(const search *s, const int *pl, int *out, int *map)
 {
-    for (int j = 0; j < s->nn; j++)
+    int *taken = map + s->nn;
+    for (int j = 0; j < s->nn; j++) {
         map[j] = -1;
+        taken[j] = 0;
+    }
     for (int i = 0; i < s->nt; i++) {
         int x = pl[i];
         if (map[x] < 0) {
             /* the first member of x's class not yet taken */
             int r = s->cls[x], y;
-            for (y = r; y < s->nn; y++) {
-                if (s->cls[y] != r)
-                    continue;
-                int taken = 0;
-                for (int z = 0; z < s->nn && !taken; z++)
-                    taken = map[z] == y;
-                if (!taken)
-                    break;
-            }
+            for (y = r; y < s->nn && (s->cls[y] != r || taken[y]); y++)
+                ;
             map[x] = y;
+            taken[y] = 1;
         }
         out[i] = map[x];
     }
@@ -136,7 +134,7 @@ int search_run_candidates(search *s)
     int *canon = malloc((nc ? nc : 1) * nt * sizeof *canon);
     int *order = malloc((nc ? nc : 1) * sizeof *order);
     double *cb = malloc((nc ? nc : 1) * sizeof *cb);
-    int *map = malloc((size_t)s->nn * sizeof *map);
+    int *map = malloc(2 * (size_t)s->nn * sizeof *map);
     int rc = -1;
     if (!canon || !order || !cb || !map) {
         diag_set(s->err, "out of memory");

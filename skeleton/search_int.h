@@ -168,7 +168,8 @@ typedef struct search {
     double cons_exact;         /* the constructive placement solved (0: not) */
     char why[256];             /* why the exact chain was not used */
     /* the large-scale search (search_scale.c) */
-    search_eval_fn eval;       /* NULL: the approximation, else search_eval_bound */
+    search_eval_fn eval;       /* the approximation, search_eval_bound or (the local
+                                  moves on the chain) the chain itself */
     const int *bound_pl;       /* the complete placement being estimated, whose
                                   nodes' sharing the bounds charge (NULL: place) */
     void *eval_ctx;
@@ -198,6 +199,9 @@ typedef struct search {
     unsigned char *memo_used;
     size_t memo_cap, memo_n;
     unsigned long long memo_hits;
+    /* the local moves on the chain (search_scale_exact) */
+    int *canon_map;            /* 2 nn: scratch of search_canonical */
+    int polish_failed;         /* a solve of theirs failed */
 } search;
 
 /* search_bound.c */
@@ -237,15 +241,20 @@ int search_scale(search *s, double until);
 #define SCALE_KICKS 64
 int search_scale_more(search *s, double until);
 void search_scale_free(search *s);
+/* The local moves with the chain as the evaluator, from the best solved
+ * (search_evaluate ranks every placement they solve); -1 when a solve failed. */
+int search_scale_exact(search *s, double until);
 
 /* search_memo.c */
 int search_memo_init(search *s);
 int search_memo_get(search *s, const int *pl, double *x);
 void search_memo_put(search *s, double x);
+void search_memo_clear(search *s);
 void search_memo_free(search *s);
 
 /* search_exact.c */
 int search_dfs(search *s, int k);
+/* map: 2 nn scratch */
 void search_canonical(const search *s, const int *pl, int *out, int *map);
 int search_run_candidates(search *s);
 

@@ -129,6 +129,14 @@ void search_memo_put(search *s, double x)
     s->memo_n++;
 }
 
+/* Forget every value (the evaluator changed); the slots are kept. */
+void search_memo_clear(search *s)
+{
+    if (s->memo_used)
+        memset(s->memo_used, 0, s->memo_cap);
+    s->memo_n = 0;
+}
+
 void search_memo_free(search *s)
 {
     free(s->memo_used);

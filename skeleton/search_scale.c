@@ -13,10 +13,13 @@
  *      evaluator (search->eval) says the whole placement improves, so the
  *      result is never worse than the constructive placement by its
  *      measure. Stopped by the time given (anytime);
- *   4. when the chain then does not fit and there is no deadline: every
- *      placement valued by the estimate when there are at most SCALE_ENUM,
- *      then an iterated local search: random kicks of a few tasks, then
- *      the local moves again (search_scale_more).
+ *   4. when the chain then does not fit and there is no deadline: a
+ *      branch and bound on the estimate when there are at most SCALE_ENUM
+ *      placements (subtrees cut by the exact search's bound), then an
+ *      iterated local search: random kicks of a few tasks, then the local
+ *      moves again (search_scale_more);
+ *   5. when the chain fits and there is a deadline: the local moves again
+ *      with the chain as the evaluator (search_scale_exact).
  * The evaluator is a function pointer so that the analytical
  * approximation plugs in; without one it is search_bound_rates, the best
  * sound estimate the search has without the chain (an upper bound).
@@ -209,10 +212,15 @@ static int eval_approx(void *ctx, const int *pl, const double *mu, const double 
     return 0;
 }
 
+static int eval_exact(void *ctx, const int *pl, const double *mu, const double *lambda,
+                      double *x, diag *err);
+
 /* Keep pl (estimate x) among the SCALE_KEEP best distinct placements seen:
  * the chain confirms them when it fits. */
 static void keep_offer(search *s, const int *pl, double x)
 {
+    if (s->eval == eval_exact)
+        return;                 /* solved: ranked already */
     size_t sz = (size_t)s->nt * sizeof *pl;
     for (int k = 0; k < s->nkeep; k++)
         if (memcmp(s->keep_pl + (size_t)k * (size_t)s->nt, pl, sz) == 0)
@@ -237,10 +245,12 @@ static void keep_offer(search *s, const int *pl, double x)
  * estimate costs tens of ms. */
 static int bound_below(search *s, const int *pl, double beat)
 {
-    if (!(beat > 0) || s->eval != eval_approx)
+    if (!(beat > 0) || s->eval == search_eval_bound)
         return 0;
     double b;
+    s->bound_pl = pl;
     search_eval_bound(s, pl, s->mu, s->lambda, &b, NULL);
+    s->bound_pl = NULL;
     return b <= beat * (1 + 1e-9);
 }
 
@@ -255,7 +265,7 @@ static int estimate_above(search *s, const int *pl, double beat, double *x)
     *x = 0;
     if (skel_place_rates(s->m, s->p, pl, s->mu, s->lambda, &tmp) < 0)
         return 0;             /* infeasible: a move over a link not described */
-    int memo = s->eval == eval_approx;   /* a function of the rates and sharing */
+    int memo = s->eval != search_eval_bound;   /* a function of the rates and sharing */
     if (memo && search_memo_get(s, pl, x)) {
         keep_offer(s, pl, *x);
         return 0;
@@ -427,7 +437,7 @@ static int improve_task(search *s, int *pl, int i, double *x)
 /* The moves' time or work is spent. */
 static int spent(const search *s, double until)
 {
-    return s->scale_work > SCALE_WORK || clock_now() > until;
+    return s->scale_work > SCALE_WORK || s->polish_failed || clock_now() > until;
 }
 
 /* Exchange the nodes of task i and of each later task on another node;
@@ -616,6 +626,7 @@ void search_scale_free(search *s)
 {
     skel_approx_free(s->ax);
     search_memo_free(s);
+    free(s->canon_map);
     free(s->keep_x);
     free(s->keep_pl);
     free(s->heur);
@@ -766,20 +777,24 @@ static unsigned next_rand(uint64_t *r)
     return (unsigned)(*r >> 33);
 }
 
-/* Every placement of tasks k.. below pl[0..k) valued by the estimate
- * (nodes interchangeable with an earlier unused one skipped, as in
- * search_dfs); the best into heur. Stopped by until or the work cap. */
-static void enumerate(search *s, int *pl, int k, double until)
+/* Bound of every completion of the partial placement in s->place (the
+ * branch and bound's search_bound, sound for the chain); INFINITY without
+ * the latency matrices (search_setup_platform). */
+static double subtree_bound(search *s)
 {
-    if (spent(s, until))
-        return;
-    if (k == s->nt) {
-        double x;
-        estimate(s, pl, &x);
-        keep_if_better(s, pl, x);
-        return;
-    }
-    int pin = s->o->pins ? s->o->pins[k] : -1;
+    if (!s->lat || !s->mx_any)
+        return INFINITY;
+    s->scale_work += s->nt + s->ne;
+    return search_bound(s);
+}
+
+/* Task k's usable nodes below s->place[0..k) into cn, by decreasing bound
+ * (cb): the most promising first, as in search_dfs; nodes interchangeable
+ * with an earlier unused one, and those bounded below the best estimate,
+ * left out. Returns their number. */
+static int children(search *s, int k, double *cb, int *cn)
+{
+    int nc = 0, pin = s->o->pins ? s->o->pins[k] : -1;
     for (int x = pin >= 0 ? pin : 0; x < (pin >= 0 ? pin + 1 : s->nn); x++) {
         if (pin < 0 && s->node_class[x] < 0)
             continue;           /* not usable */
@@ -788,15 +803,52 @@ static void enumerate(search *s, int *pl, int k, double until)
             earlier_free = s->cls[y] == r && s->load[y] == 0;
         if (earlier_free)
             continue;
-        pl[k] = x;
+        s->place[k] = x;
         s->load[x]++;
-        enumerate(s, pl, k + 1, until);
+        double b = subtree_bound(s);
         s->load[x]--;
+        s->place[k] = -1;
+        if (s->heur_x > 0 && b <= s->heur_x * (1 + 1e-9))
+            continue;
+        int q = nc++;
+        for (; q > 0 && cb[q - 1] < b; q--) {
+            cb[q] = cb[q - 1];
+            cn[q] = cn[q - 1];
+        }
+        cb[q] = b;
+        cn[q] = x;
+    }
+    return nc;
+}
+
+/* Every placement of tasks k.. below s->place[0..k) valued by the estimate,
+ * a branch and bound on it (children()); the best into heur. Stopped by
+ * until or the work cap. cb, cn: nt * nn scratch. */
+static void enumerate(search *s, int k, double until, double *cb, int *cn)
+{
+    if (spent(s, until))
+        return;
+    if (k == s->nt) {
+        double x;
+        estimate_above(s, s->place, s->heur_x, &x);
+        keep_if_better(s, s->place, x);
+        return;
+    }
+    double *kb = cb + (size_t)k * (size_t)s->nn;
+    int *kn = cn + (size_t)k * (size_t)s->nn, nc = children(s, k, kb, kn);
+    for (int c = 0; c < nc && !spent(s, until); c++) {
+        if (s->heur_x > 0 && kb[c] <= s->heur_x * (1 + 1e-9))
+            continue;           /* the best rose past it meanwhile */
+        s->place[k] = kn[c];
+        s->load[kn[c]]++;
+        enumerate(s, k + 1, until, cb, cn);
+        s->load[kn[c]]--;
+        s->place[k] = -1;
     }
 }
 
 /* Placements past which the estimate does not value them all. */
-#define SCALE_ENUM 20000
+#define SCALE_ENUM 1e6
 
 /* Iterated local search, for an answer the chain will not confirm: from
  * the best placement, one to three tasks moved to random usable nodes,
@@ -816,7 +868,16 @@ int search_scale_more(search *s, double until)
     if (s->raw[0] <= SCALE_ENUM) {
         for (int j = 0; j < s->nn; j++)     /* nothing placed */
             s->load[j] = 0;
-        enumerate(s, pl, 0, until);
+        double *cb = malloc((size_t)s->nt * (size_t)s->nn * sizeof *cb);
+        int *cn = malloc((size_t)s->nt * (size_t)s->nn * sizeof *cn);
+        if (cb && cn)
+            enumerate(s, 0, until, cb, cn);
+        free(cn);
+        free(cb);
+        if (!cb || !cn) {
+            free(pl);
+            return diag_set(s->err, "out of memory");
+        }
     }
     uint64_t r = 0x2545f4914f6cdd1dULL;
     for (int round = 0; round < SCALE_KICKS && nuse > 1 && s->heur_x > 0 && !spent(s, until);
@@ -833,4 +894,66 @@ int search_scale_more(search *s, double until)
         s->load[j] = 0;
     free(pl);
     return 0;
+}
+
+/* ---- local moves on the chain itself ----------------------------------------- */
+
+/* The chain as the evaluator: placement pl (its canonical image, as the
+ * branch and bound would name it) solved and ranked by search_evaluate. */
+static int eval_exact(void *ctx, const int *pl, const double *mu, const double *lambda,
+                      double *x, diag *err)
+{
+    search *s = ctx;
+    (void)mu;
+    (void)lambda;
+    (void)err;
+    search_canonical(s, pl, s->place, s->canon_map);
+    s->seeding = 1;             /* not counted as the branch and bound's */
+    int rc = search_evaluate(s);
+    s->seeding = 0;
+    for (int i = 0; i < s->nt; i++)
+        s->place[i] = -1;
+    s->scale_work += (double)s->sp->q->nnz;
+    if (rc < 0) {
+        s->polish_failed = 1;
+        return -1;
+    }
+    *x = skel_model_throughput(s->m, s->thr);
+    return 0;
+}
+
+/* The local moves again, each placement solved on the chain, from the best
+ * solved so far; until stops them. What the estimate ranked wrong (it errs
+ * by a few %) and what its moves did not reach in their share of a budget,
+ * the chain's own moves find: for a chain of hundreds of states a solve
+ * costs less than an estimate. Returns -1 when a solve failed (s->err; the
+ * deadline passed, or a fault). */
+int search_scale_exact(search *s, double until)
+{
+    if (s->nranked == 0)
+        return 0;
+    int *pl = malloc((size_t)s->nt * sizeof *pl);
+    s->canon_map = malloc(2 * (size_t)s->nn * sizeof *s->canon_map);
+    if (!pl || !s->canon_map) {
+        free(pl);
+        return diag_set(s->err, "out of memory");
+    }
+    memcpy(pl, s->ranked[0].placement, (size_t)s->nt * sizeof *pl);
+    double x = s->ranked[0].throughput;
+    search_eval_fn was = s->eval;
+    void *was_ctx = s->eval_ctx;
+    s->eval = eval_exact;
+    s->eval_ctx = s;
+    search_memo_clear(s);       /* the estimates are not the chain's */
+    s->scale_work = 0;
+    s->scale_stopped = 0;
+    set_loads(s, pl);
+    local_moves(s, pl, &x, until);
+    for (int j = 0; j < s->nn; j++)
+        s->load[j] = 0;
+    s->eval = was;
+    s->eval_ctx = was_ctx;
+    search_memo_clear(s);
+    free(pl);
+    return s->polish_failed ? -1 : 0;
 }
