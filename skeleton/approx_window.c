@@ -105,7 +105,8 @@ static void grow_pass(const skel_approx *a, int *wt, int *nt, unsigned long *sta
             for (int p = 0; p <= *nt; p++)
                 ts *= a->nloc[wt[p]];
             if (ts > (double)budget ||
-                window_states(a, wt, *nt + 1) > fmax((double)budget, AX_LINK_GROW))
+                window_states(a, wt, *nt + 1) >
+                    fmax((double)budget * (sib ? 1 : AX_LINK_MULT), AX_LINK_GROW))
                 continue;
             *states = (unsigned long)window_states(a, wt, *nt + 1);
             wt[(*nt)++] = y;
