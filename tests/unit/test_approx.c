@@ -328,6 +328,23 @@ START_TEST(test_link_deals)
                  "Link=h0,h1 Latency=0.0291991 Bandwidth=1e+06\n"
                  "Link=h4,h6 Latency=0.632908 Bandwidth=1e+06 Buffer=3 SCV=0.387\n",
                  p27, 0.02);
+    /* a deal(2) whose 3-item H2 buffer and Erlang-2 buffer make its whole
+     * window 14,592 states: within deal_states (2,500) one buffer cut and
+     * both links made exponential, -4.04%; within AX_DEAL_LINKS, exact */
+    static const int p9[] = { 3, 4, 2, 2 };
+    WITHIN_LINKS("pipe(3); task(\"t\", 0.509); deal(2, \"w\", 0.468); task(\"t\", 1.6, data=1e5);",
+                 SKEL_STYLE_PRODUCER,
+                 "LocalLatency=0.016031 DefaultLatency=0.0222391 Input=h0 Output=h4 LinkSCV=1.71\n"
+                 "NodeName=h0 Speed=7\nNodeName=h1 Speed=7\nNodeName=h2 Speed=5\n"
+                 "NodeName=h3 Speed=5\nNodeName=h4 Speed=6\nNodeName=h5 Speed=3\n"
+                 "Link=h0,h1 Latency=0.0160237 Bandwidth=1e+06\n"
+                 "Link=h0,h3 Latency=0.021283 Bandwidth=1e+06 Buffer=1 SCV=0.34\n"
+                 "Link=h1,h2 Latency=0.00473173 Bandwidth=1e+08 Buffer=4 SCV=1.21\n"
+                 "Link=h2,h3 Latency=0.00208604 Bandwidth=1e+06 Buffer=3 SCV=2.78\n"
+                 "Link=h2,h4 Latency=0.142467 Bandwidth=1e+08 Buffer=2 SCV=0.716\n"
+                 "Link=h3,h5 Latency=0.00696345 Bandwidth=1e+06\n"
+                 "Link=h4,h5 Latency=0.0025706 Bandwidth=1e+08 Buffer=4 SCV=3.71\n",
+                 p9, 1e-6);
 }
 END_TEST
 
