@@ -46,8 +46,10 @@
                                  links: its reachable states may reach this many
                                  (not deal_states) before the links are simplified
                                  (bench_approx part (d): l-deal-9, -4.0% -> 0.0%) */
-#define AX_LINK_MULT 16       /* ... and its neighbours' links may multiply its tasks'
-                                 states up to this many times */
+#define AX_LINK_MULT 16       /* growing by neighbours, a window's links may multiply
+                                 its tasks' budget up to this many times (two one-item
+                                 H2 buffers: 4 x 4; bench_approx part (d)'s l-pipe-16,
+                                 six tasks of 729 states with both: +8.7% -> +0.1%) */
 #define AX_LINK_GROW 1200     /* a window with links grows within this many states
                                  (measured on bench_approx part (d): pipelines'
                                  mean error 2.48% -> 2.03%, max 21.5% -> 18.3%) */

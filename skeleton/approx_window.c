@@ -85,7 +85,10 @@ static int partners_in(const skel_approx *a, int y, const int *wt, int nt)
  * bench_approx's nested-46 against +3.5% without), of choices of at most
  * AX_SIB_CHOICES members.
  * The links the window then holds (approx_link.h) count apart: within
- * AX_LINK_GROW states with them. */
+ * AX_LINK_GROW states with them, or AX_LINK_MULT times the budget when
+ * growing by neighbours (a pipeline's six tasks keep the buffers between
+ * them: a window that holds one of two slow buffers feeding a node sees
+ * the other as a delay, and over-states the line). */
 static void grow_pass(const skel_approx *a, int *wt, int *nt, unsigned long *states,
                       unsigned long budget, int sib)
 {

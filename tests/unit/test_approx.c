@@ -296,6 +296,20 @@ START_TEST(test_links)
 {
     link_cases("Sharing=static\n");
     link_cases("");
+    /* bench_approx part (d)'s l-pipe-16: a slow one-item H2 buffer carries
+     * two of seven moves, three tasks on each of two nodes. Its windows
+     * held one of the two links (+12.2% with four tasks, +8.7% with six
+     * whose links stayed within 1,200 states); six tasks with both links,
+     * 11,664 states (AX_LINK_MULT), +0.1% */
+    static const int p16[] = { 1, 1, 2, 0, 1, 2, 2 };
+    WITHIN_LINKS("pipe(7); task(\"t\", 8.91); task(\"t\", 0.808); task(\"t\", 1.02); "
+                 "task(\"t\", 0.889); task(\"t\", 1.62); task(\"t\", 4.22); "
+                 "task(\"t\", 2.91, data=1e5);", SKEL_STYLE_STREAM,
+                 "LocalLatency=0.00360445 DefaultLatency=0.068078 Input=h0 Output=h0 "
+                 "DefaultBuffer=0\nNodeName=h0 Speed=8\nNodeName=h1 Speed=5\nNodeName=h2 Speed=7\n"
+                 "Link=h0,h2 Latency=0.00331224 Bandwidth=1e+08\n"
+                 "Link=h1,h2 Latency=0.787931 Bandwidth=1e+08 Buffer=1 SCV=2.73\n",
+                 p16, 0.002);
 }
 END_TEST
 
