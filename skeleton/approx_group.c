@@ -240,6 +240,32 @@ static int group_edges(skel_approx *a, int g, diag *err)
     return 0;
 }
 
+/* Deal q cut by the windows whatever their size: its members overlap (a
+ * deal(4) dealing on to a deal(2): one worker of the second takes from
+ * two of the first), or a member's task deals on to tasks outside its
+ * member (model4.des's deal(3) to a deal(2), an xdeal of sub-pipelines
+ * dealing to a deal). No single task then closes the round robin behind
+ * the members, so no window holds its producer, members and what takes
+ * their items whole, and counting (which needs that task) does not apply:
+ * the windows see the members' streams as independent, each waiting for
+ * the next in an order the round robin never makes. 1 when so. */
+static int cut_deal(const skel_approx *a, ax_cand *q)
+{
+    const skel_flow *D = &a->d->dst[q->p];
+    for (int k = 0; k < q->k; k++)
+        if (D->start[k + 1] - D->start[k] != 1)
+            return 0;                         /* a farm in a step */
+    if (members(a, q) < 0)
+        return 1;
+    for (int x = 0; x < a->ntasks; x++) {
+        const skel_flow *X = &a->d->dst[x];
+        for (int j = 0; q->mem[x] >= 0 && X->nsteps > 1 && j < X->start[X->nsteps]; j++)
+            if (X->tasks[j] >= 0 && q->mem[X->tasks[j]] != q->mem[x])
+                return 1;
+    }
+    return 0;
+}
+
 /* Producer p deals to members that are sub-skeletons, too large for one
  * window together: counted (outer deals first: a task of a counted member
  * is not a producer of another). */
@@ -247,6 +273,8 @@ static int try_group(skel_approx *a, ax_cand *q, diag *err)
 {
     const skel_flow *D = &a->d->dst[q->p];
     int sz[AX_WMAX] = { 0 }, big = 0;
+    if (a->whole)
+        return 0;                             /* one window of the whole model */
     for (int k = 0; k < q->k; k++)
         if (D->start[k + 1] - D->start[k] != 1)
             return 0;                         /* a farm in a step */
@@ -303,6 +331,7 @@ int ax_groups_find(skel_approx *a, diag *err)
     for (int x = 0; x < a->ntasks && rc == 0 && a->deal; x++) {
         q.p = x;
         q.k = a->d->dst[x].nsteps;
+        a->cut |= q.k > 1 && cut_deal(a, &q);
         if (q.k > 1 && a->gmem[x] < 0)
             rc = try_group(a, &q, err);
     }
