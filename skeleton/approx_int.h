@@ -37,6 +37,9 @@
 #define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
                                  three tasks (its move's and the first neighbour) */
 #define AX_WMAX 16            /* tasks in one window */
+#define AX_COUNT_MAX 65536    /* a counted deal's member's window (approx_group.c)
+                                 may hold this many states: model3.des's members
+                                 (task, deal(2), task, then pipe(2)) take 17,624 */
 #define AX_WHOLE 250000       /* with deals whose windows' fixed point fails: one
                                  window of the whole model up to this many reachable
                                  states (model4.des: 216,720; skel_approx_eval) */
