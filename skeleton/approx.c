@@ -425,16 +425,17 @@ static int eval_windows(skel_approx *a, const double *mu, const double *lambda,
     return fixed_point(a, r, err);
 }
 
-/* A deal the windows cut (a deal of deals: model4.des, an xdeal of
- * sub-pipelines dealing to a deal) loses its round robin's order, and the
- * fixed point sinks below the one-item-at-a-time bound or wanders without
+/* A deal whose windows lose its round robin's order (cut by a caller's
+ * small deal_states, or in a way cut_deal does not foresee) makes the
+ * fixed point sink below the one-item-at-a-time bound or wander without
  * converging (docs/approximation.md). Then, without a deadline (not in
  * the search or the plugin, which have their own answers), the whole
  * model is one window when it has at most AX_WHOLE states reachable from
- * the start: the exact chain, at its cost. */
+ * the start: the exact chain, at its cost (a deal cut_deal found had it
+ * tried at skel_approx_new already). */
 static int whole_fallback(skel_approx *a, int rc, const skel_approx_result *r)
 {
-    return a->deal && !a->whole && a->o.deadline <= 0 && a->ntasks <= AX_WMAX &&
+    return a->deal && !a->whole && !a->cut && a->o.deadline <= 0 && a->ntasks <= AX_WMAX &&
            (rc < 0 ? !a->late : !r->converged);
 }
 

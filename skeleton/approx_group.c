@@ -68,7 +68,9 @@ typedef struct ax_cand {      /* a deal being examined */
 
 /* The members of the deal of producer q->p (member k: the tasks reached
  * from its step k's task alone) and its consumer (the first task, breadth
- * first, that every step reaches): 0, or -1 when members overlap. */
+ * first, that every step reaches): 0; -2 when members overlap; -1 when
+ * there is no consumer (the members then known) or a step's task is the
+ * outside world. */
 static int members(const skel_approx *a, ax_cand *q)
 {
     const skel_flow *D = &a->d->dst[q->p];
@@ -86,7 +88,7 @@ static int members(const skel_approx *a, ax_cand *q)
         for (int i = 0; i < n; i++) {
             int h = q->hits[q->order[i]];
             if (h > 1 && h < q->k)
-                return -1;
+                return -2;
             q->mem[q->order[i]] = h == 1 ? k : -1;
             if (k == 0 && q->c < 0 && h == q->k)
                 q->c = q->order[i];
@@ -243,7 +245,8 @@ static int group_edges(skel_approx *a, int g, diag *err)
 /* Deal q cut by the windows whatever their size: its members overlap (a
  * deal(4) dealing on to a deal(2): one worker of the second takes from
  * two of the first), or a member's task deals on to tasks outside its
- * member (model4.des's deal(3) to a deal(2), an xdeal of sub-pipelines
+ * member (a deal whose members send to the output is not: nothing after
+ * it needs their order) (model4.des's deal(3) to a deal(2), an xdeal of sub-pipelines
  * dealing to a deal). No single task then closes the round robin behind
  * the members, so no window holds its producer, members and what takes
  * their items whole, and counting (which needs that task) does not apply:
@@ -255,7 +258,7 @@ static int cut_deal(const skel_approx *a, ax_cand *q)
     for (int k = 0; k < q->k; k++)
         if (D->start[k + 1] - D->start[k] != 1)
             return 0;                         /* a farm in a step */
-    if (members(a, q) < 0)
+    if (members(a, q) == -2)
         return 1;
     for (int x = 0; x < a->ntasks; x++) {
         const skel_flow *X = &a->d->dst[x];
