@@ -127,6 +127,7 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
     if (!a->o.sibling_states)
         a->o.sibling_states = own_grow ? a->o.grow_states : AX_SIB;
     a->o.deal_states = a->o.deal_states ? a->o.deal_states : 2500;
+    a->o.whole_states = a->o.whole_states ? a->o.whole_states : AX_SIB;
     a->whole = whole;
     if (whole)          /* no deal counted or its links simplified: all exact */
         a->o.max_states = a->o.deal_states = AX_WHOLE;
