@@ -530,9 +530,10 @@ static int window_gs(search *s, const window *w, const wchain *c, double *pi)
 
 /* Throughput of window w alone at rates bmu/blam (its first task's
  * compute), 0 when a rate is 0 (a missing link), cached. A window solved
- * iteratively is inflated by WIN_MARGIN: its iterate stops within WIN_TOL
- * of the steady state, a millionth of the margin, so the value stays an
- * upper bound. */
+ * iteratively is inflated by WIN_MARGIN: its iterate stops when a sweep
+ * changes no probability by WIN_TOL of itself, and the margin is 10^5
+ * times that (numerical, like every solve here; test_bound_above_exact
+ * checks the bound against exact throughputs). */
 static double window_thr(search *s, int wi)
 {
     const window *w = &s->win[wi];

@@ -52,15 +52,16 @@ typedef struct tflow {
  * tasks: 3^WIN_MAX states. Up to WIN_DENSE states they are solved by
  * elimination, larger ones by Gauss-Seidel (WIN_SWEEPS sweeps at most,
  * until a sweep changes no probability by WIN_TOL of itself) and inflated
- * by WIN_MARGIN. Windows of 7 (was 4): a 10-stage pipeline's two
- * bottlenecks 5 stages apart are seen in one window, which took its
- * root bound on 256 nodes from 17% to within 1% of the optimum. */
+ * by WIN_MARGIN. Windows of 7 (was 4): a pipeline's two bottlenecks 5
+ * stages apart are seen in one window; on pipe(8) (bench_scale's) the
+ * bounds of placements sharing no node came from 10-20% to 1-2% above
+ * their exact throughput. */
 #define WIN_MAX 7
 #define WIN_STATES 2187               /* 3^WIN_MAX */
 #define WIN_DENSE 81
 #define WIN_SWEEPS 20000
-#define WIN_TOL 1e-13
-#define WIN_MARGIN 1e-7
+#define WIN_TOL 1e-10
+#define WIN_MARGIN 1e-5
 #define WIN_ALWAYS 3                  /* windows used with their last task unplaced */
 #define WIN_RATES (2 * WIN_MAX + 1)
 #define WIN_CACHE 4096
