@@ -112,6 +112,7 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
     if (!a->o.sibling_states)
         a->o.sibling_states = own_grow ? a->o.grow_states : AX_SIB;
     a->o.deal_states = a->o.deal_states ? a->o.deal_states : 2500;
+    a->o.whole_states = a->o.whole_states ? a->o.whole_states : AX_SIB;
     size_t nt = (size_t)a->ntasks + 1;
     a->lstart = malloc(nt * sizeof *a->lstart);
     a->nloc = malloc(nt * sizeof *a->nloc);

@@ -184,8 +184,13 @@ static int largest_link(skel_approx *a, const ax_cand *q, diag *err)
  * simplify) until it fits. Cut instead, the deal loses its round robin's
  * order (the cyclic wait of docs/approximation.md): bench_approx part (d)'s
  * linked deals and xdeals were 19-64% off so. The other links stay whole. */
-static int simplify_links(skel_approx *a, const ax_cand *q, unsigned long budget, diag *err)
+static int simplify_links(skel_approx *a, const ax_cand *q, diag *err)
 {
+    ax_win w;
+    int r = whole_window(a, q, &w, err);
+    if (r <= 0)
+        return r;
+    unsigned long budget = ax_deal_budget(a, w.nk);
     for (;;) {
         int fit = fits_whole(a, q, budget, err), e = fit ? -1 : largest_link(a, q, err);
         if (fit != 0 || e < 0)
@@ -256,7 +261,7 @@ static int try_group(skel_approx *a, ax_cand *q, diag *err)
     for (int x = 0; x < a->ntasks; x++)
         if ((q->mem[x] >= 0 || x == q->c) && a->dblk[x] < 0)
             a->dblk[x] = q->p;
-    if (simplify_links(a, q, lim, err) < 0)
+    if (simplify_links(a, q, err) < 0)
         return -1;
     if (!closed(a, q))
         return 0;

@@ -42,6 +42,10 @@
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */
 #define AX_WLINK 16           /* link components in one window (approx_link.h) */
 #define AX_WPOS (AX_WMAX + AX_WLINK + 1)   /* tasks, links, a counted deal's count */
+#define AX_DEAL_LINKS 8192    /* a deal's whole window holding buffered or phased
+                                 links: its reachable states may reach this many
+                                 (not deal_states) before the links are simplified
+                                 (bench_approx part (d): l-deal-9, -4.0% -> 0.0%) */
 #define AX_LINK_GROW 1200     /* a window with links grows within this many states
                                  (measured on bench_approx part (d): pipelines'
                                  mean error 2.48% -> 2.03%, max 21.5% -> 18.3%) */
@@ -242,6 +246,9 @@ int ax_sort_by_target(ax_cbuf *b, const ax_win *w, diag *err);
 
 /* approx_window.c */
 int ax_past_deadline(const skel_approx *a, int k);
+/* The reachable states a window holding a deal whole may have: deal_states,
+ * or with nk > 0 links in it AX_DEAL_LINKS; within max_states. */
+unsigned long ax_deal_budget(const skel_approx *a, int nk);
 int ax_build_windows(skel_approx *a, diag *err);    /* one per move, at skel_approx_new */
 int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rates need */
 

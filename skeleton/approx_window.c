@@ -134,6 +134,8 @@ static int try_add(skel_approx *a, ax_win *w, ax_cbuf *b, int y, int blk, int bu
     w->nk = ax_links_in(&a->links, a->d, a->wtask + w->t0, w->nt, a->wlink + w->k0, AX_WLINK);
     if (w->nt == nt0)
         return 0;
+    if (blk >= 0 && w->nk > 0)
+        budget = (int)ax_deal_budget(a, w->nk);
     int n = w->nk < 0 || full ? 0 : ax_explore(a, w, b, budget, err);
     b->n = w->c0;             /* its transitions: built again by finish_window */
     if (n <= 0) {
@@ -216,8 +218,35 @@ static int complete_blocks(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, di
 static void grow_window(const skel_approx *a, int *wt, int *nt, unsigned long *states)
 {
     grow_pass(a, wt, nt, states, a->o.grow_states, 0);
-    if (a->o.sibling_states > a->o.grow_states)
-        grow_pass(a, wt, nt, states, a->o.sibling_states, 1);
+    if (a->o.sibling_states <= a->o.grow_states)
+        return;
+    grow_pass(a, wt, nt, states, a->o.sibling_states, 1);
+    /* then the neighbours further out, in the room the siblings left (a
+     * pipeline's window: six tasks). Tasks sharing a node under processor
+     * sharing are coupled through everything between them; a window of
+     * four held two or three of a node's five (bench_approx pipe-5: -7.0%,
+     * one window of six: exact; the 100 pipelines' p95 4.51% -> 2.9%, max
+     * 7.00% -> 4.6%, docs/approximation.md) */
+    grow_pass(a, wt, nt, states, a->o.sibling_states, 0);
+}
+
+/* Without a deal, a model whose tasks' local states (with their links)
+ * multiply to at most whole_states is one window: every move's window is
+ * that one sub-chain, solved once an evaluation, and the answer is the
+ * exact chain's. Windows of four (or the search's three) tasks put a
+ * 6-task pipeline with five tasks on one node 7% low (bench_approx
+ * pipe-5) and made the search rank such placements wrongly (bench_scale:
+ * a 5.09% loss). All tasks, in index order (one order: shared). */
+static int whole_model(const skel_approx *a, int *wt, int *nt)
+{
+    if (a->deal || a->ntasks > AX_WMAX)
+        return 0;
+    for (int i = 0; i < a->ntasks; i++)
+        wt[i] = i;
+    if (window_states(a, wt, a->ntasks) > (double)a->o.whole_states)
+        return 0;
+    *nt = a->ntasks;
+    return 1;
 }
 
 /* With a deal: grow window w (its tasks last in wtask) by its tasks'
@@ -438,9 +467,14 @@ static int build_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     if (a->deal && w->a1 >= 0)
         return build_deal_window(a, w, b, err);
     int nt = w->a1 < 0 ? 1 : 2, wt[AX_WMAX] = { w->a0, w->a1 };
+    int whole = whole_model(a, wt, &nt);
+    if (!whole) {
+        wt[0] = w->a0;
+        wt[1] = w->a1;
+    }
     double n0 = window_states(a, wt, nt);
     unsigned long nl = n0 < (double)ULONG_MAX ? (unsigned long)n0 : ULONG_MAX;
-    if (w->a1 >= 0)
+    if (w->a1 >= 0 && !whole)
         grow_window(a, wt, &nt, &nl);
     if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + (size_t)nt, sizeof *a->wtask) < 0)
         return ax_oom(err);
@@ -448,6 +482,11 @@ static int build_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     w->nt = nt;
     for (int p = 0; p < nt; p++)
         a->wtask[a->nwtask++] = wt[p];
+    int v = whole ? same_chain(a, w) : -1;
+    if (v >= 0) {
+        a->nwtask = w->t0;
+        return share_chain(a, w, v, b, err);
+    }
     if (window_links(a, w, err) < 0 || choose_bits(a, w, nl, err) < 0)
         return -1;
     return finish_window(a, w, b, err);
@@ -475,6 +514,18 @@ static int add_window(skel_approx *a, int *wcap, int t0, int t1, int edge, ax_cb
     if (a->srep[t0] != t0 || (t1 >= 0 && a->srep[t1] != t1))
         return 0;
     return build_window(a, w, b, err);
+}
+
+/* A deal's round robin is kept whole only in one window, and its links'
+ * states multiply that window's: a deal(2) with a 3-item H2 buffer and an
+ * Erlang-2 one (l-deal-9 of bench_approx part (d)) fits 2,500 states only
+ * with a buffer cut and both links made exponential, -4.0%; within 8,192
+ * it keeps them, exact. Deals without links keep deal_states. */
+unsigned long ax_deal_budget(const skel_approx *a, int nk)
+{
+    unsigned long lim = a->o.deal_states;
+    unsigned long big = nk > 0 && lim < AX_DEAL_LINKS ? AX_DEAL_LINKS : lim;
+    return big < a->o.max_states ? big : a->o.max_states;
 }
 
 /* The deadline has passed: checked every 16th step k (clock_now is a

@@ -618,7 +618,12 @@ typedef struct skel_approx_opts {
                                 there; choices of up to 8 members) while the
                                 product of the local states stays within this
                                 many; 0: 729 with the default grow_states, else
-                                grow_states (no such growth) */
+                                grow_states (no such growth); with room left,
+                                the window then grows by further neighbours
+                                within sibling_states too (a pipeline: six tasks) */
+    unsigned long whole_states; /* without a deal, a model whose tasks' local states
+                                (and links') multiply to at most this many is one
+                                window, solved exactly, whatever grow_states; 0: 729 */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */

@@ -27,7 +27,9 @@ static const char plat_ps[] = NODES;
 static const char *plat = plat_static;
 static int indep_sharers;   /* the old coupling: a node's outside tasks independent */
 static unsigned long deal_states;   /* skel_approx_opts.deal_states of both() */
-static unsigned long sibling_states;   /* skel_approx_opts.sibling_states of both_placed() */
+static unsigned long sibling_states, whole_states;   /* skel_approx_opts' of both(),
+                                                       both_placed() */
+static unsigned long grow_states;   /* the same, of both_placed() */
 
 /* Exact and approximate job throughputs of skel at placement pl. */
 static void both(const char *skel, skel_style style, const int *pl, double *exact, double *approx)
@@ -48,6 +50,8 @@ static void both(const char *skel, skel_style style, const int *pl, double *exac
     ao.scv = x.model->scv;
     ao.independent_sharers = indep_sharers;
     ao.deal_states = deal_states;
+    ao.sibling_states = sibling_states;
+    ao.whole_states = whole_states;
     skel_approx *a = skel_approx_new(x.dag, &ao, &err);
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
@@ -160,7 +164,8 @@ START_TEST(test_ps)
 }
 END_TEST
 
-/* Five pipeline tasks on one node: a window of four leaves one sharer
+/* Five pipeline tasks on one node: a window of four (whole_states and
+ * sibling_states 1: the default makes it one window, exact) leaves one sharer
  * outside, computing with P(it computes | the window's task computes)
  * measured in the windows holding both, not with its marginal
  * probability as if independent (measured: 1.85% against 2.37%). */
@@ -171,10 +176,12 @@ START_TEST(test_ps_pairs)
                             "task(\"w\", 2); task(\"x\", 4);";
     double x, pairs, indep;
     plat = plat_ps;
+    sibling_states = whole_states = 1;
     both(s, SKEL_STYLE_STREAM, q, &x, &pairs);
     indep_sharers = 1;
     both(s, SKEL_STYLE_STREAM, q, &x, &indep);
     indep_sharers = 0;
+    sibling_states = whole_states = 0;
     plat = plat_static;
     ck_assert_msg(fabs(pairs / x - 1) <= 0.02 && fabs(pairs / x - 1) < fabs(indep / x - 1),
                   "pairs %.4g%%, independent %.4g%%", 100 * (pairs / x - 1), 100 * (indep / x - 1));
@@ -227,6 +234,8 @@ static void both_placed(const char *skel, skel_style style, const char *pt, cons
     skel_approx_opts ao = { 0 };
     ao.scv = m->scv;
     ao.sibling_states = sibling_states;
+    ao.grow_states = grow_states;
+    ao.whole_states = whole_states;
     skel_approx *a = skel_approx_new(x.dag, &ao, &err);
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
@@ -319,6 +328,23 @@ START_TEST(test_link_deals)
                  "Link=h0,h1 Latency=0.0291991 Bandwidth=1e+06\n"
                  "Link=h4,h6 Latency=0.632908 Bandwidth=1e+06 Buffer=3 SCV=0.387\n",
                  p27, 0.02);
+    /* a deal(2) whose 3-item H2 buffer and Erlang-2 buffer make its whole
+     * window 14,592 states: within deal_states (2,500) one buffer cut and
+     * both links made exponential, -4.04%; within AX_DEAL_LINKS, exact */
+    static const int p9[] = { 3, 4, 2, 2 };
+    WITHIN_LINKS("pipe(3); task(\"t\", 0.509); deal(2, \"w\", 0.468); task(\"t\", 1.6, data=1e5);",
+                 SKEL_STYLE_PRODUCER,
+                 "LocalLatency=0.016031 DefaultLatency=0.0222391 Input=h0 Output=h4 LinkSCV=1.71\n"
+                 "NodeName=h0 Speed=7\nNodeName=h1 Speed=7\nNodeName=h2 Speed=5\n"
+                 "NodeName=h3 Speed=5\nNodeName=h4 Speed=6\nNodeName=h5 Speed=3\n"
+                 "Link=h0,h1 Latency=0.0160237 Bandwidth=1e+06\n"
+                 "Link=h0,h3 Latency=0.021283 Bandwidth=1e+06 Buffer=1 SCV=0.34\n"
+                 "Link=h1,h2 Latency=0.00473173 Bandwidth=1e+08 Buffer=4 SCV=1.21\n"
+                 "Link=h2,h3 Latency=0.00208604 Bandwidth=1e+06 Buffer=3 SCV=2.78\n"
+                 "Link=h2,h4 Latency=0.142467 Bandwidth=1e+08 Buffer=2 SCV=0.716\n"
+                 "Link=h3,h5 Latency=0.00696345 Bandwidth=1e+06\n"
+                 "Link=h4,h5 Latency=0.0025706 Bandwidth=1e+08 Buffer=4 SCV=3.71\n",
+                 p9, 1e-6);
 }
 END_TEST
 
@@ -358,15 +384,16 @@ START_TEST(test_warm_start)
 END_TEST
 
 /* Approximation errors of skel at pl on the platform text pt without (the
- * method before) and with a farm member's siblings in its windows. */
+ * method before, and no window of the whole model) and with a farm member's
+ * siblings in its windows. */
 static void sibling_errs(const char *skel, skel_style st, const char *pt, const int *pl,
                          double *before, double *after)
 {
     double x, y;
-    sibling_states = 1;
+    sibling_states = whole_states = 1;
     both_placed(skel, st, pt, pl, &x, &y);
     *before = fabs(y / x - 1);
-    sibling_states = 0;
+    sibling_states = whole_states = 0;
     both_placed(skel, st, pt, pl, &x, &y);
     *after = fabs(y / x - 1);
 }
@@ -401,6 +428,54 @@ START_TEST(test_siblings)
     sibling_errs(s5, SKEL_STYLE_STREAM, p5, q5, &before, &after);
     ck_assert_msg(before > 0.06 && after < 0.051, "farm(5): %.3g%% -> %.3g%%", 100 * before,
                   100 * after);
+}
+END_TEST
+
+/* Pipelines with many tasks on one node (processor sharing), from
+ * bench_approx part (a) (APPROX_DUMP's pipe-5 and pipe-84). Before (windows
+ * of four tasks, whole_states and sibling_states 1): pipe-5, six tasks of
+ * which five on h1, 7.0% low; pipe-84, eight tasks of which five in a row
+ * on h4, 6.8% low. Now pipe-5's 324 local combinations are one window,
+ * exact, also with the search's windows of three tasks (grow_states 27);
+ * pipe-84 (2,916) has windows of six tasks, within 1%. */
+START_TEST(test_whole)
+{
+    static const char p5[] = "LocalLatency=0.00124385 DefaultLatency=0.0163129 Input=h0 "
+                             "Output=h1\nNodeName=h0 Speed=4\nNodeName=h1 Speed=3\n"
+                             "Link=h0,h1 Latency=0.430088 Bandwidth=1e+06\n";
+    static const char s5[] = "pipe(6); task(\"t\", 4.42); task(\"t\", 6.61); "
+                             "task(\"t\", 5.58, data=1e5); task(\"t\", 1.41, data=1e5); "
+                             "task(\"t\", 1.86); task(\"t\", 3.9);";
+    static const int q5[] = { 1, 1, 1, 1, 1, 0 };
+    static const char p84[] =
+        "LocalLatency=0.0328228 DefaultLatency=0.102405 Input=h0 Output=h0\n"
+        "NodeName=h0 Speed=2\nNodeName=h1 Speed=5\nNodeName=h2 Speed=1\n"
+        "NodeName=h3 Speed=7\nNodeName=h4 Speed=8\n"
+        "Link=h0,h1 Latency=0.0117847 Bandwidth=1e+06\n"
+        "Link=h0,h3 Latency=0.0189311 Bandwidth=1e+08\n"
+        "Link=h0,h4 Latency=0.412012 Bandwidth=1e+06\n"
+        "Link=h2,h4 Latency=0.00637051 Bandwidth=1e+06\n";
+    static const char s84[] = "pipe(8); task(\"t\", 0.547); task(\"t\", 3.42, data=1e5); "
+                              "task(\"t\", 6.36, data=1e5); task(\"t\", 0.349, data=1e5); "
+                              "task(\"t\", 0.313); task(\"t\", 5.51); task(\"t\", 0.786); "
+                              "task(\"t\", 2);";
+    static const int q84[] = { 4, 2, 4, 4, 4, 4, 4, 0 };
+    double x, y[4];
+    sibling_states = whole_states = 1;           /* before */
+    both_placed(s5, SKEL_STYLE_PRODUCER, p5, q5, &x, &y[0]);
+    both_placed(s84, SKEL_STYLE_PRODUCER, p84, q84, &x, &y[1]);
+    sibling_states = whole_states = 0;           /* now */
+    both_placed(s84, SKEL_STYLE_PRODUCER, p84, q84, &x, &y[2]);
+    double err84[2] = { fabs(y[1] / x - 1), fabs(y[2] / x - 1) };
+    ck_assert_msg(err84[0] > 0.06 && err84[1] < 0.01, "pipe-84: %.3g%% -> %.3g%%",
+                  100 * err84[0], 100 * err84[1]);
+    both_placed(s5, SKEL_STYLE_PRODUCER, p5, q5, &x, &y[2]);
+    grow_states = 27;                            /* the search's windows */
+    both_placed(s5, SKEL_STYLE_PRODUCER, p5, q5, &x, &y[3]);
+    grow_states = 0;
+    ck_assert_msg(fabs(y[0] / x - 1) > 0.06 && fabs(y[2] / x - 1) < 1e-9 &&
+                  fabs(y[3] / x - 1) < 1e-9, "pipe-5: %.3g%% -> %.3g%%, %.3g%%",
+                  100 * (y[0] / x - 1), 100 * (y[2] / x - 1), 100 * (y[3] / x - 1));
 }
 END_TEST
 
@@ -500,6 +575,7 @@ int main(void)
     tcase_add_test(tc, test_warm_start);
     tcase_add_test(tc, test_members);
     tcase_add_test(tc, test_siblings);
+    tcase_add_test(tc, test_whole);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
     return run_suite(s);
