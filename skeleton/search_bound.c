@@ -271,6 +271,11 @@ double search_bound_rates(search *s)
         const window *w = &s->win[k];
         if (w->len > WIN_ALWAYS && s->place[w->start + w->len - 1] < 0)
             continue;
+        /* Under a deadline only the windows solved by elimination: a
+         * Gauss-Seidel window costs milliseconds, and dozens of them
+         * between two looks at the clock would overrun a 50 ms budget. */
+        if (w->len > WIN_DENSE_LEN && s->deadline.at > 0)
+            continue;
         double x = window_thr(s, k) / s->visit[w->start];
         if (x < best)
             best = x;

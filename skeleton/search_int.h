@@ -59,6 +59,7 @@ typedef struct tflow {
 #define WIN_MAX 7
 #define WIN_STATES 2187               /* 3^WIN_MAX */
 #define WIN_DENSE 81
+#define WIN_DENSE_LEN 4               /* 3^4 = WIN_DENSE: the longest window solved densely */
 #define WIN_SWEEPS 20000
 #define WIN_TOL 1e-10
 #define WIN_MARGIN 1e-5
