@@ -393,17 +393,20 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
     return n;
 }
 
-/* Window w's sub-chain: its reachable states (at most max_states). */
+/* Window w's sub-chain: its reachable states (at most max_states; a
+ * counted deal's member's, at least AX_COUNT_MAX). */
 int ax_window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
-    int lim = (int)(a->o.max_states < INT32_MAX / 4 ? a->o.max_states : INT32_MAX / 4);
+    unsigned long cap = a->o.max_states;
+    if (w->g >= 0 && cap < AX_COUNT_MAX)
+        cap = AX_COUNT_MAX;
+    int lim = (int)(cap < INT32_MAX / 4 ? cap : INT32_MAX / 4);
     int n = ax_explore(a, w, b, lim, err);
     if (n < 0)
         return -1;
     if (n == 0) {
         b->n = w->c0;
-        return diag_set(err, "approximation: a sub-chain of more than %lu states",
-                        a->o.max_states);
+        return diag_set(err, "approximation: a sub-chain of more than %lu states", cap);
     }
     w->n = n;
     return 0;

@@ -68,7 +68,9 @@ typedef struct ax_cand {      /* a deal being examined */
 
 /* The members of the deal of producer q->p (member k: the tasks reached
  * from its step k's task alone) and its consumer (the first task, breadth
- * first, that every step reaches): 0, or -1 when members overlap. */
+ * first, that every step reaches): 0; -2 when members overlap; -1 when
+ * there is no consumer (the members then known) or a step's task is the
+ * outside world. */
 static int members(const skel_approx *a, ax_cand *q)
 {
     const skel_flow *D = &a->d->dst[q->p];
@@ -86,7 +88,7 @@ static int members(const skel_approx *a, ax_cand *q)
         for (int i = 0; i < n; i++) {
             int h = q->hits[q->order[i]];
             if (h > 1 && h < q->k)
-                return -1;
+                return -2;
             q->mem[q->order[i]] = h == 1 ? k : -1;
             if (k == 0 && q->c < 0 && h == q->k)
                 q->c = q->order[i];
@@ -245,6 +247,33 @@ static int group_edges(skel_approx *a, int g, diag *err)
     return 0;
 }
 
+/* Deal q cut by the windows whatever their size: its members overlap (a
+ * deal(4) dealing on to a deal(2): one worker of the second takes from
+ * two of the first), or a member's task deals on to tasks outside its
+ * member (a deal whose members send to the output is not: nothing after
+ * it needs their order) (model4.des's deal(3) to a deal(2), an xdeal of sub-pipelines
+ * dealing to a deal). No single task then closes the round robin behind
+ * the members, so no window holds its producer, members and what takes
+ * their items whole, and counting (which needs that task) does not apply:
+ * the windows see the members' streams as independent, each waiting for
+ * the next in an order the round robin never makes. 1 when so. */
+static int cut_deal(const skel_approx *a, ax_cand *q)
+{
+    const skel_flow *D = &a->d->dst[q->p];
+    for (int k = 0; k < q->k; k++)
+        if (D->start[k + 1] - D->start[k] != 1)
+            return 0;                         /* a farm in a step */
+    if (members(a, q) == -2)
+        return 1;
+    for (int x = 0; x < a->ntasks; x++) {
+        const skel_flow *X = &a->d->dst[x];
+        for (int j = 0; q->mem[x] >= 0 && X->nsteps > 1 && j < X->start[X->nsteps]; j++)
+            if (X->tasks[j] >= 0 && q->mem[X->tasks[j]] != q->mem[x])
+                return 1;
+    }
+    return 0;
+}
+
 /* Producer p deals to members that are sub-skeletons, too large for one
  * window together: counted (outer deals first: a task of a counted member
  * is not a producer of another). */
@@ -252,6 +281,8 @@ static int try_group(skel_approx *a, ax_cand *q, diag *err)
 {
     const skel_flow *D = &a->d->dst[q->p];
     int sz[AX_WMAX] = { 0 }, big = 0;
+    if (a->whole)
+        return 0;                             /* one window of the whole model */
     for (int k = 0; k < q->k; k++)
         if (D->start[k + 1] - D->start[k] != 1)
             return 0;                         /* a farm in a step */
@@ -308,6 +339,7 @@ int ax_groups_find(skel_approx *a, diag *err)
     for (int x = 0; x < a->ntasks && rc == 0 && a->deal; x++) {
         q.p = x;
         q.k = a->d->dst[x].nsteps;
+        a->cut |= q.k > 1 && cut_deal(a, &q);
         if (q.k > 1 && a->gmem[x] < 0)
             rc = try_group(a, &q, err);
     }

@@ -37,6 +37,12 @@
 #define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
                                  three tasks (its move's and the first neighbour) */
 #define AX_WMAX 16            /* tasks in one window */
+#define AX_COUNT_MAX 65536    /* a counted deal's member's window (approx_group.c)
+                                 may hold this many states: model3.des's members
+                                 (task, deal(2), task, then pipe(2)) take 17,624 */
+#define AX_WHOLE 250000       /* with deals whose windows' fixed point fails: one
+                                 window of the whole model up to this many reachable
+                                 states (model4.des: 216,720; skel_approx_eval) */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */
@@ -208,6 +214,9 @@ struct skel_approx {
     int *cnt0;                /* per edge with edir: its count delays cnt[cnt0 ..] */
     double *cnt;              /* per such edge and count: the wait's end rate */
     int ncnt;
+    int whole;                /* one window of every task (skel_approx_eval's
+                                 fallback for deals of deals) */
+    int cut;                  /* a deal no window can hold whole (approx_group.c) */
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
     double solve_work;        /* this evaluation's solves, in rated transitions' time */
@@ -261,7 +270,8 @@ int ax_represented(const skel_approx *a, const ax_win *w);
 /* approx_group.c */
 /* Find the deals whose members are sub-skeletons too large for one window
  * together (an xdeal of sub-pipelines), cut into one window per member
- * coupled by the count of items in flight. */
+ * coupled by the count of items in flight; set cut for a deal that no
+ * window can hold whole (a deal dealing on to another deal). */
 int ax_groups_find(skel_approx *a, diag *err);
 int ax_ncomp(const ax_win *w);                      /* tasks, links, count */
 int ax_comp_n(const skel_approx *a, const ax_win *w, int p);   /* its local states */

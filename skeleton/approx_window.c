@@ -412,6 +412,22 @@ static int whole_window(const skel_approx *a, const ax_win *w)
     return -1;
 }
 
+/* Window w (its move's two tasks last in wtask) holds every task: the
+ * whole model (a->whole, skel_approx_eval's fallback), exact. */
+static int all_tasks(skel_approx *a, ax_win *w, diag *err)
+{
+    if (a->ntasks > AX_WMAX)
+        return diag_set(err, "approximation: %d tasks, more than one sub-chain holds (%d)",
+                        a->ntasks, AX_WMAX);
+    if (mem_grow((void **)&a->wtask, (size_t)w->t0 + (size_t)a->ntasks, sizeof *a->wtask) < 0)
+        return ax_oom(err);
+    for (int x = 0; x < a->ntasks; x++)
+        a->wtask[w->t0 + x] = x;
+    a->nwtask = w->t0 + a->ntasks;
+    w->nt = a->ntasks;
+    return 0;
+}
+
 static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
     int v = whole_window(a, w);
@@ -424,7 +440,10 @@ static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     a->wtask[a->nwtask++] = w->a0;
     a->wtask[a->nwtask++] = w->a1;
     unsigned long lim = a->o.deal_states < a->o.max_states ? a->o.deal_states : a->o.max_states;
-    if (window_links(a, w, err) < 0 || grow_reach(a, w, b, (int)lim, err) < 0)
+    if (a->whole) {
+        if (all_tasks(a, w, err) < 0 || window_links(a, w, err) < 0)
+            return -1;
+    } else if (window_links(a, w, err) < 0 || grow_reach(a, w, b, (int)lim, err) < 0)
         return -1;
     qsort(a->wtask + w->t0, (size_t)w->nt, sizeof *a->wtask, cmp_int);   /* one order */
     v = same_chain(a, w);
