@@ -614,9 +614,10 @@ static int scale_setup(search *s)
     s->heur = malloc(nt * sizeof *s->heur);
     s->keep_pl = malloc(SCALE_KEEP * nt * sizeof *s->keep_pl);
     s->keep_x = malloc(SCALE_KEEP * sizeof *s->keep_x);
+    s->canon_map = malloc(2 * nn * sizeof *s->canon_map);   /* search_scale_exact's */
     if (!s->order || !s->adj_start || !s->adj_edge || !s->adj_deg || !s->cand || !s->cls_start ||
         !s->cls_member || !s->cls_next || !s->cls_pos || !s->node_class || !s->cons || !s->heur ||
-        !s->keep_pl || !s->keep_x)
+        !s->keep_pl || !s->keep_x || !s->canon_map)
         return diag_set(s->err, "out of memory");
     return order_tasks(s) < 0 || task_edges(s) < 0 || search_memo_init(s) < 0 ? -1
                                                                               : make_classes(s);
@@ -870,11 +871,13 @@ int search_scale_more(search *s, double until)
             s->load[j] = 0;
         double *cb = malloc((size_t)s->nt * (size_t)s->nn * sizeof *cb);
         int *cn = malloc((size_t)s->nt * (size_t)s->nn * sizeof *cn);
-        if (cb && cn)
+        int ok = cb && cn;    /* tested before the frees: a freed pointer's value is
+                                 indeterminate */
+        if (ok)
             enumerate(s, 0, until, cb, cn);
         free(cn);
         free(cb);
-        if (!cb || !cn) {
+        if (!ok) {
             free(pl);
             return diag_set(s->err, "out of memory");
         }
@@ -933,11 +936,8 @@ int search_scale_exact(search *s, double until)
     if (s->nranked == 0)
         return 0;
     int *pl = malloc((size_t)s->nt * sizeof *pl);
-    s->canon_map = malloc(2 * (size_t)s->nn * sizeof *s->canon_map);
-    if (!pl || !s->canon_map) {
-        free(pl);
+    if (!pl)
         return diag_set(s->err, "out of memory");
-    }
     memcpy(pl, s->ranked[0].placement, (size_t)s->nt * sizeof *pl);
     double x = s->ranked[0].throughput;
     search_eval_fn was = s->eval;
