@@ -359,9 +359,80 @@ static int table_gain(void)
     return exact_cases == 0;
 }
 
+/* One proof: pipe(n) (table 1's) on 256 nodes in 4 classes, no budget
+ * unless cap (seconds; 0: none), sub-pipeline windows of up to wmax tasks.
+ * Prints chains solved, seconds and whether it was proven. */
+static int prove(const skel_platform *p, int n, int wmax, double cap, double *secs,
+                 unsigned long long *solved)
+{
+    char *text = skeleton_text(0, n);
+    diag err;
+    diag_clear(&err);
+    built b;
+    skel_search_result *r = NULL;
+    double t0 = clock_now();
+    if (build(&b, text, &err) == 0) {
+        skel_search_opts o = { 0 };
+        o.top = 1;
+        o.window_max = wmax;
+        o.budget = cap;
+        r = skel_search(b.model, b.dag, p, &o, &err);
+        unbuild(&b);
+    }
+    *secs = clock_now() - t0;
+    free(text);
+    if (!r) {
+        fprintf(stderr, "bench_scale: pipe(%d): %s\n", n, err.msg);
+        return -1;
+    }
+    *solved = r->evaluated;
+    int proven = r->optimal;
+    printf("%-9d %4d %10llu %9.2f %-8s %.7g\n", n, wmax, r->evaluated, *secs,
+           proven ? "yes" : "no", r->ranked[0].throughput);
+    skel_search_result_free(r);
+    return proven;
+}
+
+/* Table 3: the exact branch and bound's proof at scale under Sharing=ps
+ * (issue 15): pipelines on 256 nodes in 4 classes without a budget,
+ * windows of up to 4 tasks (before) against up to 7 (now), in the same run.
+ * SCALE_PROVE_BIG=1 adds pipe(10) and pipe(12) with windows of 7, each
+ * capped at 300 s. */
+static int table_prove(void)
+{
+    char *ptext = class_platform(256);
+    diag err;
+    diag_clear(&err);
+    skel_platform *p = skel_platform_parse_string(ptext, strlen(ptext), "bench.conf", NULL, NULL, &err);
+    free(ptext);
+    if (!p)
+        return 1;
+    int fails = 0;
+    printf("\nbench_scale: proofs without a budget, pipe(n) on 256 nodes in 4 classes "
+           "(Sharing=ps, stream)\n");
+    printf("%-9s %4s %10s %9s %-8s %s\n", "skeleton", "win", "chains", "seconds", "proven", "best");
+    static const int ns[] = { 6, 7, 8 };
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        double s4, s7;
+        unsigned long long c4, c7;
+        fails += prove(p, ns[k], 4, 0, &s4, &c4) != 1;
+        fails += prove(p, ns[k], 7, 0, &s7, &c7) != 1;
+        printf("  pipe(%d): windows of 7 solve %.2fx the chains, in %.2fx the time\n", ns[k],
+               (double)c7 / (double)c4, s7 / s4);
+    }
+    for (int n = 10; getenv("SCALE_PROVE_BIG") && n <= 12; n += 2) {
+        double s;
+        unsigned long long c;
+        fails += prove(p, n, 7, 300, &s, &c) < 0;
+    }
+    skel_platform_free(p);
+    return fails > 0;
+}
+
 int main(void)
 {
-    int rc = getenv("SCALE_GAIN_ONLY") ? 0 : table_time();
-    rc |= table_gain();
+    int rc = getenv("SCALE_GAIN_ONLY") || getenv("SCALE_PROVE_ONLY") ? 0 : table_time();
+    rc |= getenv("SCALE_PROVE_ONLY") ? 0 : table_gain();
+    rc |= getenv("SCALE_GAIN_ONLY") ? 0 : table_prove();
     return rc ? 1 : 0;
 }

@@ -264,6 +264,12 @@ static void search_free(search *s)
     free(s->bmu);
     free(s->cache);
     free(s->wq);
+    free(s->wpi);
+    free(s->wout);
+    free(s->wrate);
+    free(s->wfirst);
+    free(s->wfrom);
+    free(s->wfill);
     free(s->win);
     free(s->pthr);
     free(s->busy_task);
@@ -490,6 +496,52 @@ void skel_search_result_free(skel_search_result *r)
     free(r);
 }
 
+/* What of the model's semantics the bounds depend on. */
+static void semantics(search *s)
+{
+    s->ps = s->p->sharing == SKEL_SHARE_PS;
+    s->exp_work = 1;
+    for (int i = 0; i < s->nt; i++)
+        s->exp_work &= s->m->scv[i] == 1;
+    s->plain_links = 1;
+    for (int e = 0; e < s->ne; e++)
+        s->plain_links &= s->m->buffer[e] == 0 && s->m->link_scv[e] == 1;
+    s->handoff = s->p->local_latency > 0 ? 1 / s->p->local_latency : 1.0;   /* gen.c's handoff */
+}
+
+int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
+                      double *bound, diag *err)
+{
+    skel_search_opts none = { 0 };
+    search s = { 0 };
+    s.m = m;
+    s.d = d;
+    s.p = p;
+    s.o = &none;
+    s.err = err;
+    s.nt = m->ntasks;
+    s.nn = p->nnodes;
+    s.ne = m->nedges;
+    s.top = 1;
+    semantics(&s);
+    int rc = -1;
+    if (d->ntasks != s.nt || d->nedges != s.ne || m->shared)
+        diag_set(err, "internal error: the model is not the placement-independent one of this "
+                 "task graph");
+    else if (setup(&s) == 0 && search_setup_platform(&s) == 0) {
+        for (int i = 0; i < s.nt && (rc = pl[i] >= 0 && pl[i] < s.nn ? 0 : -1) == 0; i++) {
+            s.place[i] = pl[i];
+            s.load[pl[i]]++;
+        }
+        if (rc < 0)
+            diag_set(err, "the placement names no node of %s", p->file);
+        else
+            *bound = search_bound(&s);
+    }
+    search_free(&s);
+    return rc;
+}
+
 skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_platform *p,
                                 const skel_search_opts *opts, diag *err)
 {
@@ -541,14 +593,7 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
                  "(skel_model_new), not one placed under Sharing=ps");
         return NULL;
     }
-    s.ps = p->sharing == SKEL_SHARE_PS;
-    s.exp_work = 1;
-    for (int i = 0; i < s.nt; i++)
-        s.exp_work &= m->scv[i] == 1;
-    s.plain_links = 1;
-    for (int e = 0; e < s.ne; e++)
-        s.plain_links &= m->buffer[e] == 0 && m->link_scv[e] == 1;
-    s.handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's handoff */
+    semantics(&s);
     s.deadline = s.o->deadline;
     if (s.o->budget > 0)
         s.deadline = clock_deadline_within(s.deadline, s.o->budget);

@@ -262,12 +262,25 @@ double search_bound_rates(search *s)
      * work and moves are all exponential and rendezvous. */
     for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work &&
                     s->plain_links; k++) {
+        /* Of the windows from one task, longest first, the first whose
+         * last task is placed (or of at most WIN_ALWAYS tasks: cheap,
+         * and for unplaced tasks the fastest rates still bound): a
+         * longer window has more waits, so its bound is the lower, and
+         * with its last task unplaced it would only be solved for
+         * rates no completion has. */
         const window *w = &s->win[k];
-        if (w->len == WIN_MAX && s->place[w->start + w->len - 1] < 0)
+        if (w->len > WIN_ALWAYS && s->place[w->start + w->len - 1] < 0)
             continue;
-        double x = window_thr(s, k) / s->visit[s->win[k].start];
+        /* Under a deadline only the windows solved by elimination: a
+         * Gauss-Seidel window costs milliseconds, and dozens of them
+         * between two looks at the clock would overrun a 50 ms budget. */
+        if (w->len > WIN_DENSE_LEN && s->deadline.at > 0)
+            continue;
+        double x = window_thr(s, k) / s->visit[w->start];
         if (x < best)
             best = x;
+        while (k + 1 < s->nwin && s->win[k + 1].start == w->start)
+            k++;
     }
     return isfinite(best) ? best : 0;
 }
@@ -296,8 +309,14 @@ static int sole_partner(const skel_flow *f)
 
 int search_setup_windows(search *s)
 {
-    if (!(s->win = calloc(2 * (size_t)s->nt, sizeof *s->win)) ||
-        !(s->wq = malloc((size_t)WIN_STATES * (2 * WIN_STATES + 1) * sizeof *s->wq)) ||
+    size_t ws = WIN_STATES;
+    if (!(s->win = calloc((size_t)WIN_MAX * (size_t)s->nt, sizeof *s->win)) ||
+        !(s->wq = malloc((size_t)WIN_DENSE * (2 * WIN_DENSE + 1) * sizeof *s->wq)) ||
+        !(s->wpi = malloc(ws * sizeof *s->wpi)) || !(s->wout = malloc(ws * sizeof *s->wout)) ||
+        !(s->wrate = malloc(ws * WIN_MAX * sizeof *s->wrate)) ||
+        !(s->wfirst = malloc((ws + 1) * sizeof *s->wfirst)) ||
+        !(s->wfrom = malloc(ws * WIN_MAX * sizeof *s->wfrom)) ||
+        !(s->wfill = malloc(ws * sizeof *s->wfill)) ||
         !(s->cache = malloc((size_t)WIN_CACHE * sizeof *s->cache)) ||
         !(s->bmu = malloc((size_t)s->nt * sizeof *s->bmu)) ||
         !(s->blam = malloc((size_t)(s->ne ? s->ne : 1) * sizeof *s->blam)))
@@ -315,8 +334,9 @@ int search_setup_windows(search *s)
         window w = { .start = j, .len = 1, .in_edge = -1, .out_edge = -1 };
         if (src != -4 && (w.in_edge = skel_dag_edge(s->d, src, j)) < 0)
             continue;
-        int last = j;
-        while (w.len < WIN_MAX && last + 1 < s->nt && sole_partner(&s->d->dst[last]) == last + 1 &&
+        int last = j, most = s->o->window_max >= 2 && s->o->window_max < WIN_MAX ? s->o->window_max
+                                                                                   : WIN_MAX;
+        while (w.len < most && last + 1 < s->nt && sole_partner(&s->d->dst[last]) == last + 1 &&
                sole_partner(&s->d->src[last + 1]) == last) {
             int e = skel_dag_edge(s->d, last, last + 1);
             if (e < 0)
@@ -336,13 +356,14 @@ int search_setup_windows(search *s)
             continue;
         if (dst != -4 && (w.out_edge = skel_dag_edge(s->d, last, dst)) < 0)
             continue;
+        /* The window and its prefixes down to WIN_ALWAYS tasks, longest
+         * first: search_bound_rates uses the longest whose tasks are
+         * placed. */
         s->win[s->nwin++] = w;
-        /* A longest window is solved only once all its tasks are placed
-         * (81 states); its shorter prefix bounds the partial placements. */
-        if (w.len == WIN_MAX && WIN_MAX > 2) {
+        for (int len = w.len - 1; len >= WIN_ALWAYS && len >= 2; len--) {
             window p = w;
-            p.len = WIN_MAX - 1;
-            p.out_edge = w.link[WIN_MAX - 2];
+            p.len = len;
+            p.out_edge = w.link[len - 1];
             s->win[s->nwin++] = p;
         }
     }
@@ -391,8 +412,133 @@ int search_dense_steady(const double *q, int n, double *a, double *pi)
 
 enum { PH_R, PH_C, PH_S };
 
+/* A window's chain: phases of each task and the state's mixed radix. */
+typedef struct wchain {
+    int len, n;
+    int nph[WIN_MAX], ph[WIN_MAX][3], radix[WIN_MAX];
+} wchain;
+
+static void wchain_shape(const window *w, wchain *c)
+{
+    c->len = w->len;
+    c->n = 1;
+    for (int k = 0; k < w->len; k++) {
+        c->nph[k] = 0;
+        if (k > 0 || w->in_edge >= 0)
+            c->ph[k][c->nph[k]++] = PH_R;
+        c->ph[k][c->nph[k]++] = PH_C;
+        if (k + 1 < w->len || w->out_edge >= 0)
+            c->ph[k][c->nph[k]++] = PH_S;
+        c->radix[k] = c->n;
+        c->n *= c->nph[k];
+    }
+}
+
+/* The moves out of state x (at most len): targets into to, rates into
+ * rate; returns how many. A task advances alone through its computation
+ * and the window's ends; a move between tasks k-1 and k advances both. */
+static int wchain_out(const search *s, const window *w, const wchain *c, int x, int *to, double *rate)
+{
+    int at[WIN_MAX], m = 0;
+    for (int k = 0; k < c->len; k++)
+        at[k] = (x / c->radix[k]) % c->nph[k];
+    for (int k = 0; k < c->len; k++) {
+        int p = c->ph[k][at[k]], next = (at[k] + 1) % c->nph[k];
+        int y = x + (next - at[k]) * c->radix[k];
+        double r = 0;
+        if (p == PH_C)
+            r = s->bmu[w->start + k];
+        else if (p == PH_R && k == 0)
+            r = s->blam[w->in_edge];
+        else if (p == PH_S && k + 1 == c->len)
+            r = s->blam[w->out_edge];
+        else if (p == PH_R && c->ph[k - 1][at[k - 1]] == PH_S) {
+            int pn = (at[k - 1] + 1) % c->nph[k - 1];
+            y += (pn - at[k - 1]) * c->radix[k - 1];
+            r = s->blam[w->link[k - 1]];
+        }
+        if (r > 0 && y != x) {   /* a self-loop (a lone compute phase) changes nothing */
+            to[m] = y;
+            rate[m++] = r;
+        }
+    }
+    return m;
+}
+
+/* Steady state of a window of at most WIN_DENSE states, by elimination. */
+static int window_dense(search *s, const window *w, const wchain *c, double *pi)
+{
+    int n = c->n, to[WIN_MAX];
+    double rate[WIN_MAX], *q = s->wq, *a = s->wq + (size_t)n * (size_t)n;
+    memset(q, 0, (size_t)n * (size_t)n * sizeof *q);
+    for (int x = 0; x < n; x++) {
+        int m = wchain_out(s, w, c, x, to, rate);
+        for (int k = 0; k < m; k++) {
+            q[x * n + to[k]] += rate[k];
+            q[x * n + x] -= rate[k];
+        }
+    }
+    return search_dense_steady(q, n, a, pi);
+}
+
+/* Steady state of a larger window by Gauss-Seidel over its incoming
+ * moves (at most len per state, so a sweep of 3^7 states costs ~15,000
+ * products), until no probability changes by more than WIN_TOL of itself
+ * in a sweep; -1 when that does not happen in WIN_SWEEPS sweeps. */
+static int window_gs(search *s, const window *w, const wchain *c, double *pi)
+{
+    int n = c->n, *first = s->wfirst, *from = s->wfrom, to[WIN_MAX];
+    double *out = s->wout, *rin = s->wrate, rate[WIN_MAX];
+    memset(first, 0, ((size_t)n + 1) * sizeof *first);
+    for (int x = 0; x < n; x++) {
+        int m = wchain_out(s, w, c, x, to, rate);
+        out[x] = 0;
+        for (int k = 0; k < m; k++) {
+            first[to[k] + 1]++;
+            out[x] += rate[k];
+        }
+    }
+    for (int y = 0; y < n; y++)
+        first[y + 1] += first[y];
+    int *fill = s->wfill;
+    memcpy(fill, first, (size_t)n * sizeof *fill);
+    for (int x = 0; x < n; x++) {
+        int m = wchain_out(s, w, c, x, to, rate);
+        for (int k = 0; k < m; k++) {
+            from[fill[to[k]]] = x;
+            rin[fill[to[k]]++] = rate[k];
+        }
+    }
+    for (int y = 0; y < n; y++)
+        pi[y] = 1.0 / n;
+    for (int sweep = 0; sweep < WIN_SWEEPS; sweep++) {
+        double change = 0, sum = 0;
+        for (int y = 0; y < n; y++) {
+            if (!(out[y] > 0))
+                return -1;
+            double v = 0;
+            for (int t = first[y]; t < first[y + 1]; t++)
+                v += pi[from[t]] * rin[t];
+            v /= out[y];
+            double d = fabs(v - pi[y]) / (v > 0 ? v : 1);
+            change = d > change ? d : change;
+            pi[y] = v;
+            sum += v;
+        }
+        for (int y = 0; y < n; y++)
+            pi[y] /= sum;
+        if (change < WIN_TOL)
+            return 0;
+    }
+    return -1;
+}
+
 /* Throughput of window w alone at rates bmu/blam (its first task's
- * compute), 0 when a rate is 0 (a missing link), cached. */
+ * compute), 0 when a rate is 0 (a missing link), cached. A window solved
+ * iteratively is inflated by WIN_MARGIN: its iterate stops when a sweep
+ * changes no probability by WIN_TOL of itself, and the margin is 10^5
+ * times that (numerical, like every solve here; test_bound_above_exact
+ * checks the bound against exact throughputs). */
 static double window_thr(search *s, int wi)
 {
     const window *w = &s->win[wi];
@@ -418,57 +564,17 @@ static double window_thr(search *s, int wi)
         s->win_hits++;
         return c->thr;
     }
-    /* Phases of each task: R (if it receives), C, S (if it sends). */
-    int nph[WIN_MAX], ph[WIN_MAX][3], radix[WIN_MAX], n = 1;
-    for (int k = 0; k < len; k++) {
-        nph[k] = 0;
-        if (k > 0 || w->in_edge >= 0)
-            ph[k][nph[k]++] = PH_R;
-        ph[k][nph[k]++] = PH_C;
-        if (k + 1 < len || w->out_edge >= 0)
-            ph[k][nph[k]++] = PH_S;
-        radix[k] = n;
-        n *= nph[k];
-    }
-    double *q = s->wq, *a = s->wq + (size_t)n * (size_t)n;
-    double pi[WIN_STATES];
-    memset(q, 0, (size_t)n * (size_t)n * sizeof *q);
-    for (int x = 0; x < n; x++) {
-        int at[WIN_MAX];
-        for (int k = 0; k < len; k++)
-            at[k] = (x / radix[k]) % nph[k];
-        for (int k = 0; k < len; k++) {
-            int p = ph[k][at[k]], next = (at[k] + 1) % nph[k];
-            int y = x + (next - at[k]) * radix[k];
-            if (p == PH_C)
-                q[x * n + y] += s->bmu[w->start + k];
-            else if (p == PH_R && k == 0)
-                q[x * n + y] += s->blam[w->in_edge];
-            else if (p == PH_S && k + 1 == len)
-                q[x * n + y] += s->blam[w->out_edge];
-            else if (p == PH_R && ph[k - 1][at[k - 1]] == PH_S) {
-                /* the move from task k-1 to task k: both advance */
-                int pn = (at[k - 1] + 1) % nph[k - 1];
-                y += (pn - at[k - 1]) * radix[k - 1];
-                q[x * n + y] += s->blam[w->link[k - 1]];
-            }
-        }
-    }
-    for (int x = 0; x < n; x++) {
-        double out = 0;
-        for (int y = 0; y < n; y++)
-            if (y != x)
-                out += q[x * n + y];
-        q[x * n + x] = -out;  /* a self-loop (a lone compute phase) changes nothing */
-    }
-    double thr = INFINITY;
-    if (search_dense_steady(q, n, a, pi) == 0) {
-        int cph = ph[0][0] == PH_C ? 0 : 1;
+    wchain ch;
+    wchain_shape(w, &ch);
+    double *pi = s->wpi, thr = INFINITY;
+    int dense = ch.n <= WIN_DENSE;
+    if ((dense ? window_dense(s, w, &ch, pi) : window_gs(s, w, &ch, pi)) == 0) {
+        int cph = ch.ph[0][0] == PH_C ? 0 : 1;
         double pc = 0;
-        for (int x = 0; x < n; x++)
-            if ((x / radix[0]) % nph[0] == cph)
+        for (int x = 0; x < ch.n; x++)
+            if ((x / ch.radix[0]) % ch.nph[0] == cph)
                 pc += pi[x];
-        thr = s->bmu[w->start] * pc;
+        thr = s->bmu[w->start] * pc * (dense ? 1 : 1 + WIN_MARGIN);
     }
     s->win_solved++;
     if (!isfinite(thr) || thr < 0)

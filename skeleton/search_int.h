@@ -48,8 +48,22 @@ typedef struct tflow {
     step *src, *dst;
 } tflow;
 
-#define WIN_MAX 4
-#define WIN_STATES 81                 /* 3^WIN_MAX */
+/* Sub-pipeline windows (search_bound.c, window_thr) of up to WIN_MAX
+ * tasks: 3^WIN_MAX states. Up to WIN_DENSE states they are solved by
+ * elimination, larger ones by Gauss-Seidel (WIN_SWEEPS sweeps at most,
+ * until a sweep changes no probability by WIN_TOL of itself) and inflated
+ * by WIN_MARGIN. Windows of 7 (was 4): a pipeline's two bottlenecks 5
+ * stages apart are seen in one window; on pipe(8) (bench_scale's) the
+ * bounds of placements sharing no node came from 10-20% to 1-2% above
+ * their exact throughput. */
+#define WIN_MAX 7
+#define WIN_STATES 2187               /* 3^WIN_MAX */
+#define WIN_DENSE 81
+#define WIN_DENSE_LEN 4               /* 3^4 = WIN_DENSE: the longest window solved densely */
+#define WIN_SWEEPS 20000
+#define WIN_TOL 1e-10
+#define WIN_MARGIN 1e-5
+#define WIN_ALWAYS 3                  /* windows used with their last task unplaced */
 #define WIN_RATES (2 * WIN_MAX + 1)
 #define WIN_CACHE 4096
 
@@ -144,7 +158,10 @@ typedef struct search {
     int *cap_order;            /* usable nodes, fastest first */
     unsigned *cap_mark;        /* per node: cap_stamp when counted */
     unsigned cap_stamp;
-    double *wq;                /* WIN_STATES^2 scratch for a window's chain */
+    double *wq;                /* WIN_DENSE (2 WIN_DENSE + 1): a small window's chain */
+    double *wpi, *wout, *wrate; /* a window's steady state; each state's exit rate;
+                                   WIN_STATES * WIN_MAX incoming moves' rates */
+    int *wfirst, *wfrom, *wfill; /* the incoming moves: offsets, sources, scratch */
     struct wcache *cache;      /* WIN_CACHE entries, direct mapped */
     unsigned long long win_solved, win_hits;
     /* the search state */

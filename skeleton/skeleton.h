@@ -492,6 +492,8 @@ typedef struct skel_search_opts {
     int no_symmetry;         /* non-zero: every placement, symmetric or not */
     int no_windows;          /* non-zero: per-task cycle bounds only, no
                                 sub-pipeline windows */
+    int window_max;          /* tasks a sub-pipeline window may hold: 2-7; 0: 7
+                                (4 was the limit before; for comparisons) */
     int no_plan;             /* non-zero: re-rate by re-enumerating the chain
                                 (pepa_space_rate) instead of the rate plan */
     /* Called now and then (at most every 0.1 s) with the fraction of the
@@ -547,6 +549,14 @@ typedef struct skel_search_result {
     char why[256];           /* APPROX: why the exact chain was not used */
     const char *estimator;   /* APPROX: what valued the placements (static text) */
 } skel_search_result;
+
+/* The search's upper bound on the throughput of the complete placement pl
+ * (ntasks node indices) of model m (built from dag d by skel_model_new) on
+ * p, into *bound: what the branch and bound cuts by (cycle, stage,
+ * capacity, node and sub-pipeline window bounds, docs/mapping.md), never
+ * below the placement's exact throughput. 0, or -1 with a message. */
+int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
+                      double *bound, diag *err);
 
 /* Search the placements of model m (built from dag d; its rates are
  * overwritten) on p. A constructive placement and local moves
