@@ -492,8 +492,9 @@ typedef struct skel_search_opts {
     int no_symmetry;         /* non-zero: every placement, symmetric or not */
     int no_windows;          /* non-zero: per-task cycle bounds only, no
                                 sub-pipeline windows */
-    int window_max;          /* tasks a sub-pipeline window may hold: 2-7; 0: 7
-                                (4 was the limit before; for comparisons) */
+    int window_max;          /* tasks a sub-pipeline window may hold: 2-7;
+                                0: the tasks less 2, within 4-7 (4 was the
+                                limit before; for comparisons) */
     int no_plan;             /* non-zero: re-rate by re-enumerating the chain
                                 (pepa_space_rate) instead of the rate plan */
     /* Called now and then (at most every 0.1 s) with the fraction of the
