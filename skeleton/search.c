@@ -244,8 +244,16 @@ static int setup(search *s)
 }
 /* ---- driver ------------------------------------------------------------------ */
 
+/* Frees everything the search holds, the ranked entries included unless
+ * skel_search handed them to its result (s->ranked is NULL then). */
 static void search_free(search *s)
 {
+    for (int i = 0; s->ranked && i < s->top; i++) {
+        free(s->ranked[i].node_util);
+        free(s->ranked[i].task_util);
+        free(s->ranked[i].placement);
+    }
+    free(s->ranked);
     for (int g = 0; s->stage && g < s->nstages; g++)
         free(s->stage[g]);
     free(s->cap_mark);
@@ -679,12 +687,6 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     r->seconds = clock_now() - s.t0;
     return r;
 fail:
-    for (int i = 0; s.ranked && i < s.top; i++) {
-        free(s.ranked[i].node_util);
-        free(s.ranked[i].task_util);
-        free(s.ranked[i].placement);
-    }
-    free(s.ranked);
     search_free(&s);
     return NULL;
 }
