@@ -87,20 +87,30 @@ static int alloc_eval(skel_approx *a, diag *err)
     return 0;
 }
 
+/* The whole model may be tried as one window of at most cut_whole_states
+ * reachable states (the exact chain, at its cost): not already so, not
+ * under a deadline (the search and the plugin have their own answers and
+ * cannot wait for a chain), within one window's tasks, not refused by the
+ * caller (cut_whole_states 1: the decomposition alone). */
+static int whole_allowed(const skel_approx *a)
+{
+    return !a->whole && a->o.deadline <= 0 && a->ntasks <= AX_WMAX &&
+           a->o.cut_whole_states != 1;
+}
+
 /* A deal the windows cut whatever their size (a deal of deals: model4.des,
  * an xdeal of sub-pipelines dealing to a deal; approx_group.c cut_deal)
  * keeps the cyclic error of docs/approximation.md (bench_approx:
  * task, deal(3), deal(2), task -14%, nested-44 -24.6%, model4.des refused).
- * Without a deadline (not in the search or the plugin, which have their
- * own answers) the whole model is then tried as one window first, up to
- * AX_WHOLE reachable states: the exact chain, at its cost. */
+ * The whole model is then tried as one window first, before any window
+ * is built. */
 static int whole_first(const skel_approx *a)
 {
-    return a->cut && !a->whole && a->o.deadline <= 0 && a->ntasks <= AX_WMAX;
+    return a->cut && whole_allowed(a);
 }
 
 /* skel_approx_new; whole: one window of every task (the fallback of
- * skel_approx_eval), its states up to AX_WHOLE. */
+ * skel_approx_eval), its states up to cut_whole_states. */
 static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, int whole,
                                diag *err)
 {
@@ -128,9 +138,20 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
         a->o.sibling_states = own_grow ? a->o.grow_states : AX_SIB;
     a->o.deal_states = a->o.deal_states ? a->o.deal_states : 2500;
     a->o.whole_states = a->o.whole_states ? a->o.whole_states : AX_SIB;
+    a->o.cut_whole_states = a->o.cut_whole_states ? a->o.cut_whole_states : AX_WHOLE;
     a->whole = whole;
     if (whole)          /* no deal counted or its links simplified: all exact */
-        a->o.max_states = a->o.deal_states = AX_WHOLE;
+        a->o.max_states = a->o.deal_states = a->o.cut_whole_states;
+    if (ax_cut_find(a, err) < 0)
+        goto fail;
+    if (whole_first(a)) {   /* before the windowed workspace: not built for nothing */
+        diag werr = { 0 };
+        skel_approx *b = approx_new(d, opts, 1, &werr);
+        if (b) {
+            skel_approx_free(a);
+            return b;
+        }
+    }
     size_t nt = (size_t)a->ntasks + 1;
     a->lstart = malloc(nt * sizeof *a->lstart);
     a->nloc = malloc(nt * sizeof *a->nloc);
@@ -157,14 +178,6 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
     ax_edge_uses(a);
     if (ax_groups_find(a, err) < 0)   /* may simplify a deal's links: before the classes */
         goto fail;
-    if (whole_first(a)) {
-        diag werr = { 0 };
-        skel_approx *b = approx_new(d, opts, 1, &werr);
-        if (b) {
-            skel_approx_free(a);
-            return b;
-        }
-    }
     ax_struct_classes(a);
     if (ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
         goto fail;
@@ -436,8 +449,7 @@ static int eval_windows(skel_approx *a, const double *mu, const double *lambda,
  * tried at skel_approx_new already). */
 static int whole_fallback(skel_approx *a, int rc, const skel_approx_result *r)
 {
-    return a->deal && !a->whole && !a->cut && a->o.deadline <= 0 && a->ntasks <= AX_WMAX &&
-           (rc < 0 ? !a->late : !r->converged);
+    return a->deal && !a->cut && whole_allowed(a) && (rc < 0 ? !a->late : !r->converged);
 }
 
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,

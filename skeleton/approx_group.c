@@ -66,6 +66,17 @@ typedef struct ax_cand {      /* a deal being examined */
     unsigned char *seen;
 } ax_cand;
 
+/* Every step of producer q->p's deal is one task (not a farm in a step:
+ * such a deal is neither counted nor cut). */
+static int single_steps(const skel_approx *a, const ax_cand *q)
+{
+    const skel_flow *D = &a->d->dst[q->p];
+    for (int k = 0; k < q->k; k++)
+        if (D->start[k + 1] - D->start[k] != 1)
+            return 0;
+    return 1;
+}
+
 /* The members of the deal of producer q->p (member k: the tasks reached
  * from its step k's task alone) and its consumer (the first task, breadth
  * first, that every step reaches): 0; -2 when members overlap; -1 when
@@ -259,10 +270,8 @@ static int group_edges(skel_approx *a, int g, diag *err)
  * the next in an order the round robin never makes. 1 when so. */
 static int cut_deal(const skel_approx *a, ax_cand *q)
 {
-    const skel_flow *D = &a->d->dst[q->p];
-    for (int k = 0; k < q->k; k++)
-        if (D->start[k + 1] - D->start[k] != 1)
-            return 0;                         /* a farm in a step */
+    if (!single_steps(a, q))
+        return 0;
     if (members(a, q) == -2)
         return 1;
     for (int x = 0; x < a->ntasks; x++) {
@@ -279,13 +288,10 @@ static int cut_deal(const skel_approx *a, ax_cand *q)
  * is not a producer of another). */
 static int try_group(skel_approx *a, ax_cand *q, diag *err)
 {
-    const skel_flow *D = &a->d->dst[q->p];
     int sz[AX_WMAX] = { 0 }, big = 0;
-    if (a->whole)
-        return 0;                             /* one window of the whole model */
-    for (int k = 0; k < q->k; k++)
-        if (D->start[k + 1] - D->start[k] != 1)
-            return 0;                         /* a farm in a step */
+    if (a->whole || !single_steps(a, q))
+        return 0;                             /* one window of the whole model; a farm
+                                                 in a step */
     unsigned long lim = a->o.deal_states < a->o.max_states ? a->o.deal_states : a->o.max_states;
     if (members(a, q) < 0)
         return 0;
@@ -313,11 +319,43 @@ static int try_group(skel_approx *a, ax_cand *q, diag *err)
     return add_group(a, q, err) < 0 ? -1 : group_edges(a, a->ngrp - 1, err);
 }
 
+static int cand_alloc(const skel_approx *a, ax_cand *q, diag *err)
+{
+    size_t n = (size_t)a->ntasks + 1;
+    q->hits = malloc(n * sizeof *q->hits);
+    q->order = malloc(n * sizeof *q->order);
+    q->mem = malloc(n * sizeof *q->mem);
+    q->seen = malloc(n);
+    return q->hits && q->order && q->mem && q->seen ? 0 : ax_oom(err);
+}
+
+static void cand_free(ax_cand *q)
+{
+    free(q->hits);
+    free(q->order);
+    free(q->mem);
+    free(q->seen);
+}
+
+int ax_cut_find(skel_approx *a, diag *err)
+{
+    ax_cand q = { 0 };
+    int rc = cand_alloc(a, &q, err);
+    a->cut = 0;
+    for (int x = 0; x < a->ntasks && rc == 0; x++) {
+        q.p = x;
+        q.k = a->d->dst[x].nsteps;
+        a->cut |= q.k > 1 && cut_deal(a, &q);
+    }
+    cand_free(&q);
+    return rc;
+}
+
 int ax_groups_find(skel_approx *a, diag *err)
 {
     size_t n = (size_t)a->ntasks + 1, ne = (size_t)a->nedges + 1;
     ax_cand q = { 0 };
-    int rc = 0;
+    int rc = cand_alloc(a, &q, err);
     a->gmem = malloc(n * sizeof *a->gmem);
     a->dblk = malloc(n * sizeof *a->dblk);
     a->gmk = malloc(n * sizeof *a->gmk);
@@ -325,12 +363,7 @@ int ax_groups_find(skel_approx *a, diag *err)
     a->ekm = malloc(ne * sizeof *a->ekm);
     a->edir = calloc(ne, sizeof *a->edir);
     a->cnt0 = malloc(ne * sizeof *a->cnt0);
-    q.hits = malloc(n * sizeof *q.hits);
-    q.order = malloc(n * sizeof *q.order);
-    q.mem = malloc(n * sizeof *q.mem);
-    q.seen = malloc(n);
-    if (!a->gmem || !a->dblk || !a->gmk || !a->egrp || !a->ekm || !a->edir || !a->cnt0 ||
-        !q.hits || !q.order || !q.mem || !q.seen)
+    if (!a->gmem || !a->dblk || !a->gmk || !a->egrp || !a->ekm || !a->edir || !a->cnt0)
         rc = ax_oom(err);
     for (int x = 0; x < a->ntasks && rc == 0; x++)
         a->gmem[x] = a->gmk[x] = a->dblk[x] = -1;
@@ -339,14 +372,10 @@ int ax_groups_find(skel_approx *a, diag *err)
     for (int x = 0; x < a->ntasks && rc == 0 && a->deal; x++) {
         q.p = x;
         q.k = a->d->dst[x].nsteps;
-        a->cut |= q.k > 1 && cut_deal(a, &q);
         if (q.k > 1 && a->gmem[x] < 0)
             rc = try_group(a, &q, err);
     }
-    free(q.hits);
-    free(q.order);
-    free(q.mem);
-    free(q.seen);
+    cand_free(&q);
     return rc;
 }
 

@@ -272,10 +272,12 @@ void ax_rate_classes(skel_approx *a);               /* rep, erep, per evaluation
 int ax_represented(const skel_approx *a, const ax_win *w);
 
 /* approx_group.c */
+/* Set cut when some deal no window can hold whole (a deal dealing on to
+ * another deal): from the task graph alone, before the machines. */
+int ax_cut_find(skel_approx *a, diag *err);
 /* Find the deals whose members are sub-skeletons too large for one window
  * together (an xdeal of sub-pipelines), cut into one window per member
- * coupled by the count of items in flight; set cut for a deal that no
- * window can hold whole (a deal dealing on to another deal). */
+ * coupled by the count of items in flight. */
 int ax_groups_find(skel_approx *a, diag *err);
 int ax_ncomp(const ax_win *w);                      /* tasks, links, count */
 int ax_comp_n(const skel_approx *a, const ax_win *w, int p);   /* its local states */

@@ -642,6 +642,12 @@ typedef struct skel_approx_opts {
     int cold;                /* non-zero: every evaluation starts from the initial
                                 delays, not from the previous fixed point (with
                                 deals a warm start can end in another one) */
+    unsigned long cut_whole_states; /* a deal of deals (a deal no window holds whole),
+                                or a deal whose windows' fixed point fails: the whole
+                                model is first tried as one window (the exact chain)
+                                when it has at most this many reachable states and
+                                there is no deadline; 0: 250,000; 1: never (the
+                                decomposition alone, docs/approximation.md) */
     int independent_sharers; /* Sharing=ps: a node's tasks outside a window compute
                                 independently of the window's (the method before the
                                 co-located pairs, kept for comparisons) */
