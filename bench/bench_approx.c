@@ -47,7 +47,9 @@
 #define MAX_STATES 300000UL
 #define NCAT 5
 
-static const char *const catname[NCAT] = { "pipe", "farm", "deal", "nested", "corpus" };
+#define DD_CAT NCAT   /* part (e)'s random deals of deals */
+static const char *const catname[NCAT + 1] = { "pipe", "farm", "deal", "nested", "corpus",
+                                               "dd" };
 
 static double uniform(uint64_t *s)
 {
@@ -134,10 +136,37 @@ static void put_sub(sbuf *t, uint64_t *s, int len)
         put_task(t, s);
 }
 
+/* A random deal of deals of 4-12 tasks (part (e)): a deal(2-4) dealing on
+ * to a deal(2-4), a task or none either side; three deals of 2-3 between
+ * two tasks (model4.des's shape); an xdeal(2-3) of pipe(2) dealing to a
+ * deal(2-3) after a task (bench case nested-44's). */
+static void dd_skeleton(uint64_t *s, sbuf *t)
+{
+    int kind = pick(s, 0, 2), before = kind ? 1 : pick(s, 0, 1);
+    int after = kind == 1 ? 1 : pick(s, 0, 1), nd = kind == 1 ? 3 : 2;
+    t->n = snprintf(t->b, sizeof t->b, "pipe(%d);", before + nd + after);
+    if (before)
+        put_task(t, s);
+    for (int k = 0; k < nd; k++)
+        if (kind == 2 && k == 0) {
+            int x = pick(s, 2, 3);
+            t->n += snprintf(t->b + t->n, sizeof t->b - (size_t)t->n, " xdeal(%d);", x);
+            for (int j = 0; j < x; j++)
+                put_sub(t, s, 2);
+        } else
+            put_rep(t, s, "deal", pick(s, 2, kind == 0 ? 4 : 3));
+    if (after)
+        put_task(t, s);
+}
+
 /* Random skeleton of category cat with 2..12 tasks. */
 static void random_skeleton(int cat, uint64_t *s, sbuf *t)
 {
     t->n = 0;
+    if (cat == DD_CAT) {
+        dd_skeleton(s, t);
+        return;
+    }
     if (cat == 0) {                                  /* pipe of tasks */
         int m = pick(s, 2, 10);
         put_sub(t, s, m);
@@ -203,7 +232,7 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
 {
     double e = fabs(ar->throughput / x - 1);
     if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %3d %-50.50s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
+        printf("  %-8s %3d %-50.150s states %7lu exact %-12.6g approx %-12.6g err %6.3f%% it %d\n",
                label, sm->n, skel_tree_file(t), states, x, ar->throughput, 100 * e,
                ar->iterations);
     if (sm->n < 2048)
@@ -242,8 +271,12 @@ static void refuse(sample *sm, const char *label, const skel_tree *t, const char
 {
     sm->refused++;
     if (getenv("APPROX_VERBOSE"))
-        printf("  %-8s %-50.50s refused: %s\n", label, skel_tree_file(t), why);
+        printf("  %-8s %-50.150s refused: %s\n", label, skel_tree_file(t), why);
 }
+
+static unsigned long cut_whole;   /* compare()'s opts.cut_whole_states (part (e): 1, the
+                                     decomposition of deals of deals alone) */
+static int no_before;             /* compare() skips before_err (part (e)) */
 
 /* Exact and approximate throughput of t on p at placement pl; 1 when the
  * exact chain is too large or the approximation does not cover t. */
@@ -280,6 +313,7 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     double t1 = clock_now();
     skel_approx_opts ao = { 0 };
     ao.scv = m->scv;
+    ao.cut_whole_states = cut_whole;
     if (!(a = skel_approx_new(d, &ao, &aerr))) {
         sm->uncovered++;
         rc = 1;
@@ -293,7 +327,8 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     }
     /* exact: items entering the first stage */
     record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
-    before_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
+    if (!no_before)
+        before_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
     rc = 0;
 done:
     skel_approx_free(a);
@@ -606,6 +641,8 @@ static void row(const char *name, sample *sm)
            sm->n ? sm->exact_s / sm->n : 0, sm->n ? sm->approx_s / sm->n : 0,
            sm->approx_s > 0 ? sm->exact_s / sm->approx_s : 0, sm->states_max, sm->uncovered,
            sm->too_big, sm->refused);
+    if (sm->nb == 0)
+        return;
     printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%        %10s %10.2e  (before: windows of four "
            "tasks, no siblings, no whole model)\n", "", sm->nb,
            100 * quantile(sm->before, sm->nb, 0.5),
@@ -613,8 +650,125 @@ static void row(const char *name, sample *sm)
            sm->nb ? sm->before_s / sm->nb : 0);
 }
 
+/* ---- (e) deals of deals ----------------------------------------------------- */
+
+static const char dd_nodes[] =
+    "Sharing=static\nLocalLatency=0.01 DefaultLatency=0.2 Input=a Output=c\n"
+    "NodeName=a Speed=1\nNodeName=b Speed=3\nNodeName=c Speed=5\n"
+    "Link=a,b Latency=0.05\nLink=b,c Latency=0.5\n";
+static const char dd_p44[] =
+    "LocalLatency=0.0127308 DefaultLatency=0.242897 Input=h0 Output=h3\n"
+    "NodeName=h0 Speed=7\nNodeName=h1 Speed=6\nNodeName=h2 Speed=4\n"
+    "NodeName=h3 Speed=5\nNodeName=h4 Speed=7\nNodeName=h5 Speed=4\nNodeName=h6 Speed=7\n"
+    "Link=h0,h4 Latency=0.230827 Bandwidth=1e+08\nLink=h0,h5 Latency=0.0124656 Bandwidth=1e+08\n"
+    "Link=h0,h6 Latency=0.0293317 Bandwidth=1e+06\nLink=h1,h2 Latency=0.0307266 Bandwidth=1e+08\n"
+    "Link=h1,h6 Latency=0.036456 Bandwidth=1e+08\nLink=h2,h4 Latency=0.00930138 Bandwidth=1e+08\n"
+    "Link=h2,h5 Latency=0.00336865 Bandwidth=1e+08\nLink=h3,h4 Latency=0.00626644 Bandwidth=1e+08\n"
+    "Link=h4,h5 Latency=0.0819819 Bandwidth=1e+08\n";
+
+/* One fixed case of part (e) (test_approx's test_deal_of_deals and
+ * test_model4): skeleton text, style, platform text, placement. */
+static int dd_fixed(const char *skel, skel_style st, const char *plat, const int *pl, sample *sm,
+                    diag *err)
+{
+    skel_platform *p = skel_platform_parse_string(plat, strlen(plat), "dd.conf", NULL, NULL, err);
+    skel_tree *t = p ? skel_parse_string(skel, strlen(skel), "dd.skel", err) : NULL;
+    int rc = t ? compare(t, st, p, pl, sm, "dd-fixed", err) : -1;
+    skel_tree_free(t);
+    skel_platform_free(p);
+    return rc < 0 ? -1 : 0;
+}
+
+static int dd_fixed_cases(sample *sm, diag *err)
+{
+    static const int pl[] = { 0, 1, 2, 1, 2, 1, 0, 2, 1, 0, 2 }, p44[] = { 3, 4, 3, 1, 3, 4, 6, 0, 1 };
+    const char *shared = getenv("SHARED_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/corpus/wflow2pepa/model4.des", shared ? shared : "../shared");
+    skel_tree *m4 = skel_parse_file(path, err);
+    int rc = m4 ? 0 : -1;
+    if (rc == 0) {
+        skel_platform *p = skel_platform_parse_string(dd_nodes, strlen(dd_nodes), "dd.conf",
+                                                      NULL, NULL, err);
+        rc = p ? compare(m4, SKEL_STYLE_PRODUCER, p, pl, sm, "dd-fixed", err) : -1;
+        skel_platform_free(p);
+    }
+    skel_tree_free(m4);
+    if (rc >= 0)
+        rc = dd_fixed("pipe(4); task(\"a\", 1); deal(3, \"w\", 2); deal(2, \"x\", 1); "
+                      "task(\"z\", 1);", SKEL_STYLE_STREAM, dd_nodes, pl, sm, err);
+    if (rc >= 0)
+        rc = dd_fixed("pipe(3); task(\"t\", 3.03); xdeal(3); pipe(2); task(\"t\", 0.641); "
+                      "task(\"t\", 0.805); pipe(2); task(\"t\", 9.96, data=1e5); "
+                      "task(\"t\", 5.29); pipe(2); task(\"t\", 1.71, data=1e5); "
+                      "task(\"t\", 0.889, data=1e5); deal(2, \"w\", 2.84);",
+                      SKEL_STYLE_STREAM, dd_p44, p44, sm, err);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Large deals of deals (deal(8) into deal(6); 31 tasks) against the
+ * simulation, as part (c). */
+static void dd_large(void)
+{
+    static const char *const sk[2] = {
+        "pipe(4); task(\"src\", 20); deal(8, \"w\", 1); deal(6, \"x\", 1.5); "
+        "task(\"sink\", 20);\n",
+        "pipe(6); task(\"src\", 20); deal(8, \"w\", 1); deal(7, \"x\", 1.2); "
+        "deal(8, \"y\", 1); deal(6, \"z\", 1.5); task(\"sink\", 20);\n" };
+    static const char *const name[2] = { "deal(8), deal(6)", "four deals, 31 tasks" };
+    printf("\nbench_approx: deals of deals too large for the exact chain, approximation against\n"
+           "the simulation's 95%% CI (10 replications, seed 1, one thread; CPU seconds)\n");
+    printf("%-24s %12s %8s %6s %12s %10s %8s %8s %9s\n", "model", "approx", "cpu-s", "sweeps",
+           "simulated", "95% hw", "events", "cpu-s", "diff");
+    for (int k = 0; k < 2; k++) {
+        char path[] = "/tmp/bench_approx_dd_XXXXXX";
+        int fd = mkstemp(path);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!f)
+            continue;
+        fputs(sk[k], f);
+        fclose(f);
+        large_row(name[k], path, SKEL_STYLE_PRODUCER, 400000);
+        unlink(path);
+    }
+}
+
+/* Part (e): deals of deals by the decomposition alone (cut_whole_states 1)
+ * and, on the same random cases, by default (the whole model as one
+ * window where it fits: the exact chain). */
+static int deals_of_deals(int ncases)
+{
+    static sample dec, whole, fixed, fixed_whole;
+    diag err = { 0 };
+    no_before = 1;
+    for (int pass = 0; pass < 2 - !!getenv("APPROX_DD_NO_WHOLE"); pass++) {
+        uint64_t s = 20261126;
+        cut_whole = pass ? 0 : 1;
+        for (int k = 0; k < ncases; k++)
+            if (random_case(DD_CAT, &s, pass ? &whole : &dec, 0, &err) < 0)
+                return fprintf(stderr, "bench_approx: %s\n", err.msg), 1;
+        if (dd_fixed_cases(pass ? &fixed_whole : &fixed, &err) < 0)
+            return fprintf(stderr, "bench_approx: %s\n", err.msg), 1;
+    }
+    cut_whole = 0;
+    no_before = 0;
+    printf("\nbench_approx: deals of deals (4-12 tasks), decomposition (cut_whole_states 1) "
+           "against the exact chain; \"whole\": the default, one window where it fits\n");
+    printf("%-8s %5s %9s %9s %9s  %-4s  %10s %10s %9s %9s %4s %4s %4s\n", "case", "n", "median",
+           "p95", "max", "goal", "exact s", "approx s", "speedup", "states", "n/c", "big", "ref");
+    row("dd", &dec);
+    row("dd-whole", &whole);
+    row("fixed", &fixed);
+    row("fx-whole", &fixed_whole);
+    if (!getenv("APPROX_NO_LARGE"))
+        dd_large();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "dd") == 0)
+        return deals_of_deals(argc > 2 ? atoi(argv[2]) : 60);
     if (argc > 1 && strcmp(argv[1], "large") == 0) {
         large_models();
         return 0;

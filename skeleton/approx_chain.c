@@ -394,12 +394,15 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
 }
 
 /* Window w's sub-chain: its reachable states (at most max_states; a
- * counted deal's member's, at least AX_COUNT_MAX). */
+ * counted deal's member's, at least AX_COUNT_MAX; a deal of deals',
+ * ax_layer_budget). */
 int ax_window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
     unsigned long cap = a->o.max_states;
     if (w->g >= 0 && cap < AX_COUNT_MAX)
         cap = AX_COUNT_MAX;
+    if (a->cut && !a->whole && cap < ax_layer_budget(a))
+        cap = ax_layer_budget(a);
     int lim = (int)(cap < INT32_MAX / 4 ? cap : INT32_MAX / 4);
     int n = ax_explore(a, w, b, lim, err);
     if (n < 0)

@@ -9,6 +9,7 @@
  *   approx_fixed.c    the fixed point: measures, sweeps, extrapolation, bound
  *   approx_share.c    processor sharing: a node's tasks given that one computes
  *   approx_group.c    counted deals: members cut, coupled by items in flight
+ *   approx_layer.c    the windows of deals of deals: grown by whole round robins
  *   approx.c          the public entry (skeleton.h): workspace, evaluation
  *   approx_link.c     links with a buffer or phases (approx_link.h)
  */
@@ -43,6 +44,12 @@
 #define AX_WHOLE 250000       /* with deals whose windows' fixed point fails: one
                                  window of the whole model up to this many reachable
                                  states (model4.des: 216,720; skel_approx_eval) */
+#define AX_LAYER 65536        /* a deal of deals' window (approx_layer.c) may hold this
+                                 many reachable states (bench_approx dd, 30 random
+                                 cases: p95 28.6% within 16,384, 3.5% within 65,536) */
+#define AX_LAYER_LOW 16384    /* ... and when that fixed point fails, this many
+                                 (model4.des: collapsed within 65,536, 0.16% within
+                                 16,384) */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */
@@ -264,6 +271,14 @@ int ax_past_deadline(const skel_approx *a, int k);
 unsigned long ax_deal_budget(const skel_approx *a, int nk);
 int ax_build_windows(skel_approx *a, diag *err);    /* one per move, at skel_approx_new */
 int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rates need */
+
+/* approx_layer.c */
+/* A deal of deals' window w (its move's tasks last in wtask) grown by
+ * blocks that keep each task's round robin whole: the tasks a1 receives
+ * from, those a0 sends to, then each held task's sources and destinations,
+ * within budget reachable states. */
+int ax_grow_layers(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *err);
+unsigned long ax_layer_budget(const skel_approx *a);   /* opts.layer_states */
 
 /* approx_member.c */
 void ax_struct_classes(skel_approx *a);             /* srep, once */

@@ -447,7 +447,9 @@ static int build_deal_window(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
     if (a->whole) {
         if (all_tasks(a, w, err) < 0 || window_links(a, w, err) < 0)
             return -1;
-    } else if (window_links(a, w, err) < 0 || grow_reach(a, w, b, (int)lim, err) < 0)
+    } else if (window_links(a, w, err) < 0 ||
+               (a->cut ? ax_grow_layers(a, w, b, (int)ax_layer_budget(a), err)
+                       : grow_reach(a, w, b, (int)lim, err)) < 0)
         return -1;
     qsort(a->wtask + w->t0, (size_t)w->nt, sizeof *a->wtask, cmp_int);   /* one order */
     v = same_chain(a, w);

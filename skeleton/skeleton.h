@@ -648,6 +648,9 @@ typedef struct skel_approx_opts {
                                 when it has at most this many reachable states and
                                 there is no deadline; 0: 250,000; 1: never (the
                                 decomposition alone, docs/approximation.md) */
+    unsigned long layer_states; /* a deal of deals' windows (grown by whole round robins)
+                                hold up to this many reachable states; 0: 65,536,
+                                then 16,384 when that fixed point fails */
     int independent_sharers; /* Sharing=ps: a node's tasks outside a window compute
                                 independently of the window's (the method before the
                                 co-located pairs, kept for comparisons) */

@@ -1,0 +1,91 @@
+/* skeleton/approx_layer.c: the windows of a deal of deals (a deal whose
+ * members deal on to another deal: model4.des, an xdeal of sub-pipelines
+ * dealing to a deal; approx_group.c cut_deal). No task closes such a
+ * deal's round robin, so neither a window of its producer, members and
+ * consumer nor counting (approx_group.c) applies, and a window grown by
+ * single partners, nearest first, cuts the order where a task's cyclic
+ * receive or send is: the cut partners become independent delays, each
+ * waited for in a cycle the order never makes, and the fixed point sank
+ * 10-96% (docs/approximation.md). Here a window grows by *blocks* that
+ * keep each task's round robin whole: for the move a0 -> a1, first every
+ * task a1 receives from (its sources, in whose cyclic order it takes
+ * items) and every task a0 sends to, then, breadth first over the tasks
+ * it holds, each one's sources and destinations as one block, each block
+ * added whole when the window's reachable states stay within the budget,
+ * else skipped. Private header approx_int.h. */
+#include "approx_int.h"
+
+#include <stdlib.h>
+
+#include "../base/mem.h"
+
+/* The tasks x sends to (dir 1) or receives from (dir 0), into set; their
+ * number. */
+static int block_of(const skel_approx *a, int x, int dir, int *set)
+{
+    int n = 0;
+    for (int e = 0; e < a->nedges; e++) {
+        const skel_edge *ed = &a->d->edges[e];
+        int y = dir ? (ed->from == x ? ed->to : -1) : (ed->to == x ? ed->from : -1);
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++)
+            dup = set[k] == y;
+        if (y >= 0 && !dup && n < AX_WMAX)
+            set[n++] = y;
+    }
+    return n;
+}
+
+/* Add the tasks of set not yet in window w (its tasks last in wtask):
+ * kept when they fit one window and its states reachable from the start
+ * stay within budget (1), else undone (0); -1 on an error. */
+static int try_block(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
+                     int budget, diag *err)
+{
+    int nt0 = w->nt, full = 0;
+    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + AX_WMAX, sizeof *a->wtask) < 0)
+        return ax_oom(err);
+    for (int k = 0; k < n && !full; k++)
+        if (ax_win_pos(a, w, set[k]) < 0) {
+            full = w->nt == AX_WMAX;
+            if (!full) {
+                a->wtask[a->nwtask++] = set[k];
+                w->nt++;
+            }
+        }
+    if (w->nt == nt0)
+        return 0;
+    w->nk = ax_links_in(&a->links, a->d, a->wtask + w->t0, w->nt, a->wlink + w->k0, AX_WLINK);
+    int r = w->nk < 0 || full ? 0 : ax_explore(a, w, b, budget, err);
+    b->n = w->c0;             /* its transitions: built again by finish_window */
+    if (r <= 0) {
+        a->nwtask -= w->nt - nt0;
+        w->nt = nt0;
+        w->nk = ax_links_in(&a->links, a->d, a->wtask + w->t0, w->nt, a->wlink + w->k0,
+                            AX_WLINK);
+    }
+    return r < 0 ? -1 : r > 0;
+}
+
+unsigned long ax_layer_budget(const skel_approx *a)
+{
+    return a->o.layer_states;
+}
+
+int ax_grow_layers(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *err)
+{
+    int set[AX_WMAX];
+    if (try_block(a, w, b, set, block_of(a, w->a1, 0, set), budget, err) < 0 ||
+        try_block(a, w, b, set, block_of(a, w->a0, 1, set), budget, err) < 0)
+        return -1;
+    for (int q = 0; q < w->nt && w->nt < AX_WMAX; q++) {
+        int x = a->wtask[w->t0 + q];
+        if (ax_past_deadline(a, 0))
+            return diag_set(err, "approximation: out of time growing the sub-chain of "
+                                 "t%d, t%d", w->a0, w->a1);
+        for (int dir = 0; dir < 2; dir++)
+            if (try_block(a, w, b, set, block_of(a, x, dir, set), budget, err) < 0)
+                return -1;
+    }
+    return 0;
+}
