@@ -270,6 +270,12 @@ int ax_past_deadline(const skel_approx *a, int k);
  * or with nk > 0 links in it AX_DEAL_LINKS; within max_states. */
 unsigned long ax_deal_budget(const skel_approx *a, int nk);
 int ax_build_windows(skel_approx *a, diag *err);    /* one per move, at skel_approx_new */
+/* Add the tasks of set[0 .. n) not yet in window w (its tasks last in
+ * wtask): kept when they fit one window and its states reachable from the
+ * start stay within budget (deal: ax_deal_budget when it holds links): 1;
+ * else undone: 0; -1 on an error. */
+int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n, int budget,
+                   int deal, diag *err);
 int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rates need */
 
 /* approx_layer.c */

@@ -15,9 +15,6 @@
  * else skipped. Private header approx_int.h. */
 #include "approx_int.h"
 
-#include <stdlib.h>
-
-#include "../base/mem.h"
 
 /* The tasks x sends to (dir 1) or receives from (dir 0), into set (of
  * AX_WMAX + 1: more than a window holds); their number. */
@@ -34,37 +31,6 @@ static int block_of(const skel_approx *a, int x, int dir, int *set)
             set[n++] = y;
     }
     return n;
-}
-
-/* Add the tasks of set not yet in window w (its tasks last in wtask):
- * kept when they fit one window and its states reachable from the start
- * stay within budget (1), else undone (0); -1 on an error. */
-static int try_block(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
-                     int budget, diag *err)
-{
-    int nt0 = w->nt, full = 0;
-    if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + AX_WMAX, sizeof *a->wtask) < 0)
-        return ax_oom(err);
-    for (int k = 0; k < n && !full; k++)
-        if (ax_win_pos(a, w, set[k]) < 0) {
-            full = w->nt == AX_WMAX;
-            if (!full) {
-                a->wtask[a->nwtask++] = set[k];
-                w->nt++;
-            }
-        }
-    if (w->nt == nt0)
-        return 0;
-    w->nk = ax_links_in(&a->links, a->d, a->wtask + w->t0, w->nt, a->wlink + w->k0, AX_WLINK);
-    int r = w->nk < 0 || full ? 0 : ax_explore(a, w, b, budget, err);
-    b->n = w->c0;             /* its transitions: built again by finish_window */
-    if (r <= 0) {
-        a->nwtask -= w->nt - nt0;
-        w->nt = nt0;
-        w->nk = ax_links_in(&a->links, a->d, a->wtask + w->t0, w->nt, a->wlink + w->k0,
-                            AX_WLINK);
-    }
-    return r < 0 ? -1 : r > 0;
 }
 
 unsigned long ax_layer_budget(const skel_approx *a)
@@ -95,8 +61,8 @@ static int short_window(const skel_approx *a, const ax_win *w, diag *err)
 int ax_grow_layers(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *err)
 {
     int set[AX_WMAX + 1];
-    if (try_block(a, w, b, set, block_of(a, w->a1, 0, set), budget, err) < 0 ||
-        try_block(a, w, b, set, block_of(a, w->a0, 1, set), budget, err) < 0 ||
+    if (ax_try_add_set(a, w, b, set, block_of(a, w->a1, 0, set), budget, 0, err) < 0 ||
+        ax_try_add_set(a, w, b, set, block_of(a, w->a0, 1, set), budget, 0, err) < 0 ||
         short_window(a, w, err) < 0)
         return -1;
     for (int q = 0; q < w->nt && w->nt < AX_WMAX; q++) {
@@ -105,7 +71,7 @@ int ax_grow_layers(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *err)
             return diag_set(err, "approximation: out of time growing the sub-chain of "
                                  "t%d, t%d", w->a0, w->a1);
         for (int dir = 0; dir < 2; dir++)
-            if (try_block(a, w, b, set, block_of(a, x, dir, set), budget, err) < 0)
+            if (ax_try_add_set(a, w, b, set, block_of(a, x, dir, set), budget, 0, err) < 0)
                 return -1;
     }
     return 0;

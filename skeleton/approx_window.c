@@ -117,38 +117,47 @@ static void grow_pass(const skel_approx *a, int *wt, int *nt, unsigned long *sta
     }
 }
 
-/* Add tasks to window w (its tasks last in wtask): y, or with blk >= 0
- * every task of deal blk's block (its producer blk, members and consumer)
- * not yet in it. Kept when they all fit and the states reachable from the
- * start stay within budget: 1, else undone: 0; -1 on an error. */
-static int try_add(skel_approx *a, ax_win *w, ax_cbuf *b, int y, int blk, int budget,
-                   diag *err)
+int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n, int budget,
+                   int deal, diag *err)
 {
-    int nt0 = w->nt, lo = blk < 0 ? y : 0, hi = blk < 0 ? y + 1 : a->ntasks, full = 0;
+    int nt0 = w->nt, full = 0;
     if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + AX_WMAX, sizeof *a->wtask) < 0)
         return ax_oom(err);
-    for (int z = lo; z < hi; z++)
-        if ((blk < 0 || a->dblk[z] == blk || z == blk) && ax_win_pos(a, w, z) < 0) {
-            full |= w->nt == AX_WMAX;
+    for (int k = 0; k < n && !full; k++)
+        if (ax_win_pos(a, w, set[k]) < 0) {
+            full = w->nt == AX_WMAX;
             if (!full) {
-                a->wtask[a->nwtask++] = z;
+                a->wtask[a->nwtask++] = set[k];
                 w->nt++;
             }
         }
     w->nk = ax_links_in(&a->links, a->d, a->wtask + w->t0, w->nt, a->wlink + w->k0, AX_WLINK);
     if (w->nt == nt0)
         return 0;
-    if (blk >= 0 && w->nk > 0)
+    if (deal && w->nk > 0)
         budget = (int)ax_deal_budget(a, w->nk);
-    int n = w->nk < 0 || full ? 0 : ax_explore(a, w, b, budget, err);
+    int r = w->nk < 0 || full ? 0 : ax_explore(a, w, b, budget, err);
     b->n = w->c0;             /* its transitions: built again by finish_window */
-    if (n <= 0) {
+    if (r <= 0) {
         a->nwtask -= w->nt - nt0;
         w->nt = nt0;
         w->nk = ax_links_in(&a->links, a->d, a->wtask + w->t0, w->nt, a->wlink + w->k0,
                             AX_WLINK);
     }
-    return n < 0 ? -1 : n > 0;
+    return r < 0 ? -1 : r > 0;
+}
+
+/* Add tasks to window w (its tasks last in wtask): y, or with blk >= 0
+ * every task of deal blk's block (its producer blk, members and consumer)
+ * not yet in it (ax_try_add_set). */
+static int try_add(skel_approx *a, ax_win *w, ax_cbuf *b, int y, int blk, int budget,
+                   diag *err)
+{
+    int set[AX_WMAX + 1], n = 0;   /* one more than a window holds: too many */
+    for (int z = blk < 0 ? y : 0; z < (blk < 0 ? y + 1 : a->ntasks) && n <= AX_WMAX; z++)
+        if (blk < 0 || a->dblk[z] == blk || z == blk)
+            set[n++] = z;
+    return ax_try_add_set(a, w, b, set, n, budget, blk >= 0, err);
 }
 
 /* Window w holds a member or the consumer of deal blk. */
