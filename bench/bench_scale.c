@@ -24,6 +24,7 @@
 
 #define REPS 11
 #define SUITE 60
+#define BUDGET_REPS 3       /* runs of the Budget=50ms row (it follows the clock) */
 
 static char *class_platform(int n)
 {
@@ -273,11 +274,67 @@ static void explain(built *b, const skel_platform *p, const skel_search_result *
     skel_approx_free(a);
 }
 
+/* The plugin's decision on case c (Budget=50ms, its best few confirmed on
+ * the chain), judged against the optimum x: its loss into lb, or into
+ * lba when it was answered without the chain (out of time). */
+static void budgeted(built *b, const skel_platform *p, const skel_search_result *best, double x,
+                     stat *lb, stat *lba, const char *stext, int c)
+{
+    diag err;
+    diag_clear(&err);
+    skel_search_opts o = { 0 };
+    o.top = 1;
+    o.max_states = 100000;
+    o.budget = 0.05;
+    skel_search_result *bud = skel_search(b->model, b->dag, p, &o, &err);
+    if (!bud)
+        return;
+    double l = 1 - judge(b, p, bud->ranked[0].placement) / x;
+    note(bud->method == SKEL_SEARCH_EXACT ? lb : lba, l);
+    if (getenv("SCALE_VERBOSE") && l > 0.01) {
+        printf("case %d: Budget=50ms loss %.2f%% (%s, %s, %.1f ms, %llu solved)\n%s", c, 100 * l,
+               skel_search_method_name(bud->method), bud->optimal ? "proven" : "not proven",
+               1000 * bud->seconds, bud->evaluated, stext);
+        printf("  optimum:");
+        for (int i = 0; i < best->ntasks; i++)
+            printf(" %d", best->ranked[0].placement[i]);
+        printf("\n  answer: ");
+        for (int i = 0; i < best->ntasks; i++)
+            printf(" %d", bud->ranked[0].placement[i]);
+        printf("\n");
+    }
+    skel_search_result_free(bud);
+}
+
+/* The Budget=50ms row: it depends on the clock, so it is run BUDGET_REPS
+ * times, and the worst mean and the worst max over the runs are shown
+ * (every answer counted, from the chain or not), then each run. */
+static void budget_rows(const stat *lb, const stat *lba)
+{
+    double mean[BUDGET_REPS], max[BUDGET_REPS], wmean = 0, wmax = 0;
+    int exact = 0, all = 0;
+    for (int r = 0; r < BUDGET_REPS; r++) {
+        int n = lb[r].n + lba[r].n;
+        mean[r] = (lb[r].sum + lba[r].sum) / (n ? n : 1);
+        max[r] = lba[r].n && lba[r].max > lb[r].max ? lba[r].max : lb[r].max;
+        wmean = mean[r] > wmean ? mean[r] : wmean;
+        wmax = max[r] > wmax ? max[r] : wmax;
+        exact += lb[r].n;
+        all += n;
+    }
+    printf("%-52s %8.2f%% %8.2f%%   (worst of %d runs; %d of %d from the chain)\n",
+           "loss of the answer with Budget=50ms vs the optimum", 100 * wmean, 100 * wmax,
+           BUDGET_REPS, exact, all);
+    for (int r = 0; r < BUDGET_REPS; r++)
+        printf("  run %d%47s %8.2f%% %8.2f%%   (%d answered approximate, out of time)\n", r + 1, "",
+               100 * mean[r], 100 * max[r], lba[r].n);
+}
+
 static int table_gain(void)
 {
     uint64_t seed = 20261125;
     stat over_default = { 0 }, over_cons = { 0 }, loss = { 0 }, gain_appr_cons = { 0 };
-    stat loss_budget = { 0 }, loss_budget_appr = { 0 };
+    stat loss_budget[BUDGET_REPS] = { { 0 } }, loss_budget_appr[BUDGET_REPS] = { { 0 } };
     int exact_cases = 0;
     const char *estimator = "-";
     for (int c = 0; c < SUITE; c++) {
@@ -302,9 +359,6 @@ static int table_gain(void)
         skel_search_result *best = skel_search(b.model, b.dag, p, &o, &err);
         o.max_states = 1;       /* the chain never fits: the large-scale answer */
         skel_search_result *appr = skel_search(b.model, b.dag, p, &o, &err);
-        o.max_states = 100000;  /* as the plugin: its best few confirmed on the chain */
-        o.budget = 0.05;
-        skel_search_result *bud = skel_search(b.model, b.dag, p, &o, &err);
         if (best && appr && best->method == SKEL_SEARCH_EXACT && best->optimal) {
             double x = best->ranked[0].throughput, xd = judge(&b, p, def);
             double xa = judge(&b, p, appr->ranked[0].placement);
@@ -313,21 +367,13 @@ static int table_gain(void)
                 note(&over_default, x / xd - 1);
             note(&over_cons, x / best->constructive - 1);
             note(&loss, 1 - xa / x);
-            if (bud) {
-                double lb = 1 - judge(&b, p, bud->ranked[0].placement) / x;
-                note(bud->method == SKEL_SEARCH_EXACT ? &loss_budget : &loss_budget_appr, lb);
-                if (getenv("SCALE_VERBOSE") && lb > 0.01)
-                    printf("case %d: Budget=50ms loss %.2f%% (%s, %s, %.1f ms, %llu solved)\n%s",
-                           c, 100 * lb, skel_search_method_name(bud->method),
-                           bud->optimal ? "proven" : "not proven", 1000 * bud->seconds,
-                           bud->evaluated, stext);
-            }
+            for (int rep = 0; rep < BUDGET_REPS; rep++)
+                budgeted(&b, p, best, x, &loss_budget[rep], &loss_budget_appr[rep], stext, c);
             note(&gain_appr_cons, xa / best->constructive - 1);   /* both solved */
             if (getenv("SCALE_VERBOSE") && 1 - xa / x > 0.01)
                 explain(&b, p, best, appr, x, xa, stext, ptext, c);
             estimator = appr->estimator;
         }
-        skel_search_result_free(bud);
         skel_search_result_free(appr);
         skel_search_result_free(best);
         free(def);
@@ -348,13 +394,7 @@ static int table_gain(void)
            100 * loss.max);
     printf("%-52s %8.2f%% %8.2f%%\n", "gain of the large-scale answer over the constructive",
            100 * gain_appr_cons.sum / gain_appr_cons.n, 100 * gain_appr_cons.max);
-    printf("%-52s %8.2f%% %8.2f%%   (%d of %d exact)\n",
-           "loss of the answer with Budget=50ms vs the optimum",
-           100 * loss_budget.sum / (loss_budget.n ? loss_budget.n : 1), 100 * loss_budget.max,
-           loss_budget.n, loss_budget.n + loss_budget_appr.n);
-    if (loss_budget_appr.n)
-        printf("%-52s %8.2f%% %8.2f%%\n", "  of which answered approximate (out of time)",
-               100 * loss_budget_appr.sum / loss_budget_appr.n, 100 * loss_budget_appr.max);
+    budget_rows(loss_budget, loss_budget_appr);
     printf("(the large-scale answer's local moves valued by %s)\n", estimator);
     return exact_cases == 0;
 }

@@ -517,21 +517,33 @@ static void semantics(search *s)
     s->handoff = s->p->local_latency > 0 ? 1 / s->p->local_latency : 1.0;   /* gen.c's handoff */
 }
 
+/* What every search starts from: nothing placed or allocated, the inputs,
+ * the sizes, the ranking's length (opts->top, 10 by default) and the
+ * model's semantics. skel_search_bound and skel_search share it. */
+static void search_init(search *s, skel_model *m, const skel_dag *d, const skel_platform *p,
+                        const skel_search_opts *o, diag *err)
+{
+    *s = (search){ 0 };
+    s->t0 = clock_now();
+    s->m = m;
+    s->d = d;
+    s->p = p;
+    s->o = o;
+    s->err = err;
+    s->nt = m->ntasks;
+    s->nn = p->nnodes;
+    s->ne = m->nedges;
+    s->top = o->top > 0 ? (o->top < MAX_TOP ? o->top : MAX_TOP) : 10;
+    semantics(s);
+}
+
 int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
                       double *bound, diag *err)
 {
     skel_search_opts none = { 0 };
-    search s = { 0 };
-    s.m = m;
-    s.d = d;
-    s.p = p;
-    s.o = &none;
-    s.err = err;
-    s.nt = m->ntasks;
-    s.nn = p->nnodes;
-    s.ne = m->nedges;
-    s.top = 1;
-    semantics(&s);
+    none.top = 1;
+    search s;
+    search_init(&s, m, d, p, &none, err);
     int rc = -1;
     if (d->ntasks != s.nt || d->nedges != s.ne || m->shared)
         diag_set(err, "internal error: the model is not the placement-independent one of this "
@@ -554,17 +566,8 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
                                 const skel_search_opts *opts, diag *err)
 {
     skel_search_opts none = { 0 };
-    search s = { 0 };
-    s.t0 = clock_now();
-    s.m = m;
-    s.d = d;
-    s.p = p;
-    s.o = opts ? opts : &none;
-    s.err = err;
-    s.nt = m->ntasks;
-    s.nn = p->nnodes;
-    s.ne = m->nedges;
-    s.top = s.o->top > 0 ? (s.o->top < MAX_TOP ? s.o->top : MAX_TOP) : 10;
+    search s;
+    search_init(&s, m, d, p, opts ? opts : &none, err);
     skel_search_result *r = NULL;
     if (s.nt < 1 || s.nn < 1) {
         diag_set(err, s.nt < 1 ? "the skeleton has no tasks" : "%s: no nodes", p->file);
@@ -601,7 +604,6 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
                  "(skel_model_new), not one placed under Sharing=ps");
         return NULL;
     }
-    semantics(&s);
     s.deadline = s.o->deadline;
     if (s.o->budget > 0)
         s.deadline = clock_deadline_within(s.deadline, s.o->budget);
