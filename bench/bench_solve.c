@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/blaskern.h"
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
@@ -619,6 +620,9 @@ static void run(const char *name, const pepa_ctmc *q, const uint64_t *codes, pep
 
 int main(int argc, char **argv)
 {
+    blaskern_reexec(argv); /* the kernels skelsched itself runs on: base/blaskern.h */
+    char blas[96];
+    printf("BLAS: %s\n", blaskern_describe(blas, sizeof blas));
     const char *which = argc > 1 ? argv[1] : "all";
     if (strcmp(which, "direct") == 0) {
         direct_table();

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "base/blaskern.h"
 #include "cmds.h"
 
 typedef struct command {
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    blaskern_reexec(argv); /* OpenBLAS's kernels for this CPU: base/blaskern.h */
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -47,7 +49,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-        printf("skelsched %s\n", PACKAGE_VERSION);
+        char blas[96];
+        printf("skelsched %s\nBLAS: %s\n", PACKAGE_VERSION, blaskern_describe(blas, sizeof blas));
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -7,6 +7,18 @@ expect_exit 0 "top-level help" -- --help
 expect_out "help lists solve" "^  solve "
 expect_exit 0 "version" -- --version
 expect_out "version" "^skelsched [0-9]+\.[0-9]+"
+expect_out "version names the BLAS" "^BLAS: "
+# OpenBLAS 0.3.21 falls back to its SSE3 kernels ("Prescott") on CPUs newer
+# than it; skelsched then runs itself on the AVX2/AVX-512 ones (base/blaskern.h):
+# the LU's dense kernels at 2-3 times the speed. Under valgrind it must not
+# (valgrind follows no exec), nor when OPENBLAS_CORETYPE is the user's.
+flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+if grep -q '^BLAS: OpenBLAS' "$TMP/out" && [ "${VALGRIND:-0}" != 1 ] &&
+   echo "$flags" | grep -qw avx2 && echo "$flags" | grep -qw fma; then
+    if grep -q 'Prescott kernels' "$TMP/out"; then fail "BLAS kernels: SSE3 fallback on a CPU with AVX2"; else ok; fi
+    OPENBLAS_CORETYPE=Prescott $RUN --version >"$TMP/out" 2>"$TMP/err"
+    expect_out "the user's OPENBLAS_CORETYPE is kept" "^BLAS: OpenBLAS .*, Prescott kernels"
+fi
 expect_exit 2 "no command" --
 expect_exit 2 "unknown command" -- frobnicate
 expect_exit 0 "solve help" -- solve --help
