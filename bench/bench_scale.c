@@ -1,9 +1,12 @@
 /* bench_scale: the placement search at scale (issue 15, parts 1 and 4).
  *
  * Table 1, decision time with the plugin's 50 ms budget: skeleton built
- * (task graph, model) and placed, p50 / p99 over REPS runs, for pipe(8..64),
+ * (task graph, model) and placed within one deadline made at the start,
+ * as the plugin makes it, p50 / p99 over REPS runs, for pipe(8..64),
  * farm(16..1000) between a source and a sink, and a pipe of farms, on
- * platforms of 16, 256 and 10,000 nodes in 4 classes; every run must answer.
+ * platforms of 16, 256 and 10,000 nodes in 4 classes; every run must
+ * answer. SCALE_PHASES=1 prints where the slowest run of each spent its
+ * time (skel_search_result.phase_secs).
  *
  * Table 2, on a random suite (fixed seed) of small skeletons on random
  * heterogeneous platforms where the exact chain fits, every placement
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/clock.h"
 #include "skeleton/skeleton.h"
@@ -24,6 +28,7 @@
 
 #define REPS 11
 #define SUITE 60
+#define BUDGET_REPS 3       /* runs of the Budget=50ms row (it follows the clock) */
 
 static char *class_platform(int n)
 {
@@ -103,31 +108,58 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One decision as the plugin makes it: build, then search under 50 ms. */
+/* CPU seconds this process has used: a decision's wall time beyond its
+ * CPU time is time it waited for a core (the search is one thread). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One decision as the plugin makes it (slurm/decide.c): one deadline 50 ms
+ * from its start, then build and search within it. The search's phases
+ * into phases. */
 static double decide(const char *text, const skel_platform *p, const char **method,
-                     double *search_secs)
+                     double *cpu_secs, double *phases)
 {
     diag err;
     diag_clear(&err);
-    double t0 = clock_now();
+    double c0 = cpu_now(), t0 = clock_now();
+    clock_deadline dl = clock_deadline_in(0.05);
     built b;
     skel_search_result *r = NULL;
+    double built_at = t0;
     if (build(&b, text, &err) == 0) {
         skel_search_opts o = { 0 };
         o.top = 1;
-        o.budget = 0.05;
+        o.deadline = dl;
         o.max_states = 100000;
         o.threads = 1;
+        built_at = clock_now();
         r = skel_search(b.model, b.dag, p, &o, &err);
     }
     double t = clock_now() - t0;
-    *search_secs = r ? r->seconds : 0;
+    *cpu_secs = cpu_now() - c0;
     *method = r ? skel_search_method_name(r->method) : NULL;
+    phases[0] = built_at - t0;
+    for (int k = 0; k < SKEL_PHASE_N; k++)
+        phases[k + 1] = r ? r->phase_secs[k] : 0;
     if (!r)
         fprintf(stderr, "bench_scale: not answered: %s\n", err.msg);
     skel_search_result_free(r);
     unbuild(&b);
     return r ? t : -1;
+}
+
+/* SCALE_PHASES=1: where the slowest decision of a cell spent its time. */
+static void print_phases(const double *ph)
+{
+    printf("    slowest run, ms: build %.1f", 1000 * ph[0]);
+    for (int k = 0; k < SKEL_PHASE_N; k++)
+        if (ph[k + 1] > 0)
+            printf(", %s %.1f", skel_search_phase_name((skel_search_phase)k), 1000 * ph[k + 1]);
+    printf("\n");
 }
 
 static int table_time(void)
@@ -136,9 +168,10 @@ static int table_time(void)
     static const char *const names[3] = { "pipe", "farm", "pipe-of-farms" };
     static const int plats[3] = { 16, 256, 10000 };
     int failures = 0;
-    printf("\nbench_scale: decision time with Budget=50ms (build + search), %d runs each\n", REPS);
+    printf("\nbench_scale: decision time with Budget=50ms (one deadline for build + search), "
+           "%d runs each\n", REPS);
     printf("%-18s %-8s %-11s %9s %9s %13s %8s\n", "skeleton", "nodes", "method", "p50 ms", "p99 ms",
-           "search p50/99", "answered");
+           "cpu p50/99", "answered");
     for (int pl = 0; pl < 3; pl++) {
         char *ptext = class_platform(plats[pl]);
         diag err;
@@ -151,12 +184,16 @@ static int table_time(void)
         for (int kind = 0; kind < 3; kind++)
             for (int k = 0; k < 4 && sizes[kind][k]; k++) {
                 char *text = skeleton_text(kind, sizes[kind][k]);
-                double t[REPS], ts[REPS];
+                double t[REPS], ts[REPS], ph[SKEL_PHASE_N + 1], slow[SKEL_PHASE_N + 1], tmax = -1;
                 int ok = 0;
                 const char *method = "-";
                 for (int r = 0; r < REPS; r++) {
-                    t[r] = decide(text, p, &method, &ts[r]);
+                    t[r] = decide(text, p, &method, &ts[r], ph);
                     ok += t[r] >= 0;
+                    if (t[r] > tmax) {
+                        tmax = t[r];
+                        memcpy(slow, ph, sizeof slow);
+                    }
                 }
                 qsort(t, REPS, sizeof *t, cmp_double);
                 qsort(ts, REPS, sizeof *ts, cmp_double);
@@ -166,6 +203,8 @@ static int table_time(void)
                        method ? method : "-", 1000 * t[REPS / 2], 1000 * t[REPS - 1],
                        1000 * ts[REPS / 2], 1000 * ts[REPS - 1], ok, REPS);
                 failures += ok < REPS;
+                if (getenv("SCALE_PHASES"))
+                    print_phases(slow);
                 free(text);
             }
         skel_platform_free(p);
@@ -273,11 +312,67 @@ static void explain(built *b, const skel_platform *p, const skel_search_result *
     skel_approx_free(a);
 }
 
+/* The plugin's decision on case c (Budget=50ms, its best few confirmed on
+ * the chain), judged against the optimum x: its loss into lb, or into
+ * lba when it was answered without the chain (out of time). */
+static void budgeted(built *b, const skel_platform *p, const skel_search_result *best, double x,
+                     stat *lb, stat *lba, const char *stext, int c)
+{
+    diag err;
+    diag_clear(&err);
+    skel_search_opts o = { 0 };
+    o.top = 1;
+    o.max_states = 100000;
+    o.budget = 0.05;
+    skel_search_result *bud = skel_search(b->model, b->dag, p, &o, &err);
+    if (!bud)
+        return;
+    double l = 1 - judge(b, p, bud->ranked[0].placement) / x;
+    note(bud->method == SKEL_SEARCH_EXACT ? lb : lba, l);
+    if (getenv("SCALE_VERBOSE") && l > 0.01) {
+        printf("case %d: Budget=50ms loss %.2f%% (%s, %s, %.1f ms, %llu solved)\n%s", c, 100 * l,
+               skel_search_method_name(bud->method), bud->optimal ? "proven" : "not proven",
+               1000 * bud->seconds, bud->evaluated, stext);
+        printf("  optimum:");
+        for (int i = 0; i < best->ntasks; i++)
+            printf(" %d", best->ranked[0].placement[i]);
+        printf("\n  answer: ");
+        for (int i = 0; i < best->ntasks; i++)
+            printf(" %d", bud->ranked[0].placement[i]);
+        printf("\n");
+    }
+    skel_search_result_free(bud);
+}
+
+/* The Budget=50ms row: it depends on the clock, so it is run BUDGET_REPS
+ * times, and the worst mean and the worst max over the runs are shown
+ * (every answer counted, from the chain or not), then each run. */
+static void budget_rows(const stat *lb, const stat *lba)
+{
+    double mean[BUDGET_REPS], max[BUDGET_REPS], wmean = 0, wmax = 0;
+    int exact = 0, all = 0;
+    for (int r = 0; r < BUDGET_REPS; r++) {
+        int n = lb[r].n + lba[r].n;
+        mean[r] = (lb[r].sum + lba[r].sum) / (n ? n : 1);
+        max[r] = lba[r].n && lba[r].max > lb[r].max ? lba[r].max : lb[r].max;
+        wmean = mean[r] > wmean ? mean[r] : wmean;
+        wmax = max[r] > wmax ? max[r] : wmax;
+        exact += lb[r].n;
+        all += n;
+    }
+    printf("%-52s %8.2f%% %8.2f%%   (worst of %d runs; %d of %d from the chain)\n",
+           "loss of the answer with Budget=50ms vs the optimum", 100 * wmean, 100 * wmax,
+           BUDGET_REPS, exact, all);
+    for (int r = 0; r < BUDGET_REPS; r++)
+        printf("  run %d%47s %8.2f%% %8.2f%%   (%d answered approximate, out of time)\n", r + 1, "",
+               100 * mean[r], 100 * max[r], lba[r].n);
+}
+
 static int table_gain(void)
 {
     uint64_t seed = 20261125;
     stat over_default = { 0 }, over_cons = { 0 }, loss = { 0 }, gain_appr_cons = { 0 };
-    stat loss_budget = { 0 }, loss_budget_appr = { 0 };
+    stat loss_budget[BUDGET_REPS] = { { 0 } }, loss_budget_appr[BUDGET_REPS] = { { 0 } };
     int exact_cases = 0;
     const char *estimator = "-";
     for (int c = 0; c < SUITE; c++) {
@@ -302,9 +397,6 @@ static int table_gain(void)
         skel_search_result *best = skel_search(b.model, b.dag, p, &o, &err);
         o.max_states = 1;       /* the chain never fits: the large-scale answer */
         skel_search_result *appr = skel_search(b.model, b.dag, p, &o, &err);
-        o.max_states = 100000;  /* as the plugin: its best few confirmed on the chain */
-        o.budget = 0.05;
-        skel_search_result *bud = skel_search(b.model, b.dag, p, &o, &err);
         if (best && appr && best->method == SKEL_SEARCH_EXACT && best->optimal) {
             double x = best->ranked[0].throughput, xd = judge(&b, p, def);
             double xa = judge(&b, p, appr->ranked[0].placement);
@@ -313,21 +405,13 @@ static int table_gain(void)
                 note(&over_default, x / xd - 1);
             note(&over_cons, x / best->constructive - 1);
             note(&loss, 1 - xa / x);
-            if (bud) {
-                double lb = 1 - judge(&b, p, bud->ranked[0].placement) / x;
-                note(bud->method == SKEL_SEARCH_EXACT ? &loss_budget : &loss_budget_appr, lb);
-                if (getenv("SCALE_VERBOSE") && lb > 0.01)
-                    printf("case %d: Budget=50ms loss %.2f%% (%s, %s, %.1f ms, %llu solved)\n%s",
-                           c, 100 * lb, skel_search_method_name(bud->method),
-                           bud->optimal ? "proven" : "not proven", 1000 * bud->seconds,
-                           bud->evaluated, stext);
-            }
+            for (int rep = 0; rep < BUDGET_REPS; rep++)
+                budgeted(&b, p, best, x, &loss_budget[rep], &loss_budget_appr[rep], stext, c);
             note(&gain_appr_cons, xa / best->constructive - 1);   /* both solved */
             if (getenv("SCALE_VERBOSE") && 1 - xa / x > 0.01)
                 explain(&b, p, best, appr, x, xa, stext, ptext, c);
             estimator = appr->estimator;
         }
-        skel_search_result_free(bud);
         skel_search_result_free(appr);
         skel_search_result_free(best);
         free(def);
@@ -348,13 +432,7 @@ static int table_gain(void)
            100 * loss.max);
     printf("%-52s %8.2f%% %8.2f%%\n", "gain of the large-scale answer over the constructive",
            100 * gain_appr_cons.sum / gain_appr_cons.n, 100 * gain_appr_cons.max);
-    printf("%-52s %8.2f%% %8.2f%%   (%d of %d exact)\n",
-           "loss of the answer with Budget=50ms vs the optimum",
-           100 * loss_budget.sum / (loss_budget.n ? loss_budget.n : 1), 100 * loss_budget.max,
-           loss_budget.n, loss_budget.n + loss_budget_appr.n);
-    if (loss_budget_appr.n)
-        printf("%-52s %8.2f%% %8.2f%%\n", "  of which answered approximate (out of time)",
-               100 * loss_budget_appr.sum / loss_budget_appr.n, 100 * loss_budget_appr.max);
+    budget_rows(loss_budget, loss_budget_appr);
     printf("(the large-scale answer's local moves valued by %s)\n", estimator);
     return exact_cases == 0;
 }
@@ -436,8 +514,12 @@ static int table_prove(void)
 
 int main(void)
 {
-    int rc = getenv("SCALE_GAIN_ONLY") || getenv("SCALE_PROVE_ONLY") ? 0 : table_time();
-    rc |= getenv("SCALE_PROVE_ONLY") ? 0 : table_gain();
-    rc |= getenv("SCALE_GAIN_ONLY") ? 0 : table_prove();
+    /* SCALE_TIME_ONLY, SCALE_GAIN_ONLY, SCALE_PROVE_ONLY: one table */
+    int t = !getenv("SCALE_GAIN_ONLY") && !getenv("SCALE_PROVE_ONLY");
+    int g = !getenv("SCALE_TIME_ONLY") && !getenv("SCALE_PROVE_ONLY");
+    int p = !getenv("SCALE_TIME_ONLY") && !getenv("SCALE_GAIN_ONLY");
+    int rc = t ? table_time() : 0;
+    rc |= g ? table_gain() : 0;
+    rc |= p ? table_prove() : 0;
     return rc ? 1 : 0;
 }

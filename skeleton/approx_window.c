@@ -602,16 +602,21 @@ int ax_build_windows(skel_approx *a, diag *err)
 int ax_build_needed(skel_approx *a, diag *err)
 {
     ax_cbuf b = { a->ctr, a->nctr, a->ctrcap, 0, 0 };
-    int rc = 0;
+    int rc = 0, late = 0;
     size_t npi = a->npi;
     int nctr = a->nctr;
-    for (int k = 0; k < a->nwin && rc == 0; k++)
+    /* farm(1000): 2,000 windows to build when its members' rates differ,
+     * 120-170 ms without a look at the clock. Out of time, the windows
+     * built so far are kept (their arrays grown below), the rest later. */
+    for (int k = 0; k < a->nwin && rc == 0 && !(late = ax_past_deadline(a, k)); k++)
         if (!a->win[k].built && !ax_represented(a, &a->win[k]))
             rc = build_window(a, &a->win[k], &b, err);
     a->ctr = b.v;
     a->nctr = b.n;
     a->ctrcap = b.cap;
-    if (rc < 0 || (a->npi == npi && a->nctr == nctr))
+    if (rc == 0 && late)
+        rc = diag_set(err, "approximation: out of time building its %d sub-chains", a->nwin);
+    if (a->npi == npi && a->nctr == nctr)
         return rc;
     if (mem_grow((void **)&a->pi, a->npi + 1, sizeof *a->pi) < 0 ||
         mem_grow((void **)&a->prev, (size_t)a->nctr + 1, sizeof *a->prev) < 0 ||
@@ -622,5 +627,5 @@ int ax_build_needed(skel_approx *a, diag *err)
             a->pi[a->win[k].p0 + (size_t)s] = 1.0 / a->win[k].n;
     for (int k = nctr; k < a->nctr; k++)
         a->prev[k] = NAN;
-    return 0;
+    return rc;
 }

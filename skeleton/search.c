@@ -315,6 +315,29 @@ static void search_free(search *s)
     pepa_system_free(s->sys);
 }
 
+double search_mark(search *s, skel_search_phase k)
+{
+    return s->mark[k] = clock_now();
+}
+
+const char *skel_search_phase_name(skel_search_phase k)
+{
+    static const char *const names[SKEL_PHASE_N] = {
+        "setup", "construct", "evaluator", "moves", "chain", "chain search", "lumped", "result"
+    };
+    return k >= 0 && k < SKEL_PHASE_N ? names[k] : "?";
+}
+
+/* Each phase's time from the marks: since the previous phase that ran. */
+static void phase_times(const search *s, skel_search_result *r)
+{
+    double prev = s->t0;
+    for (int k = 0; k < SKEL_PHASE_N; k++) {
+        r->phase_secs[k] = s->mark[k] > 0 ? s->mark[k] - prev : 0;
+        prev = s->mark[k] > 0 ? s->mark[k] : prev;
+    }
+}
+
 const char *skel_search_method_name(skel_search_method m)
 {
     return m == SKEL_SEARCH_EXACT ? "exact" : m == SKEL_SEARCH_LUMPED ? "lumped" : "approximate";
@@ -404,6 +427,10 @@ static int exact_phase(search *s)
                  s->p->file, s->nn, MAX_MATRIX_NODES);
         return 1;
     }
+    /* The latency matrices cost milliseconds at 256 nodes and 2,000 moves
+     * (farm(1000)): not started once the deadline has passed. */
+    if (clock_deadline_passed(s->deadline))
+        return spent(s, "before the exact search was set up");
     if (search_setup_platform(s) < 0)
         return -1;
     if (!(s->cbound = malloc(cells * sizeof *s->cbound)) ||
@@ -425,6 +452,7 @@ static int exact_phase(search *s)
     if (s->ps && search_busy_build(s) < 0)
         return -1;
     s->exact = 1;
+    search_mark(s, SKEL_PHASE_CHAIN);
     return confirm_and_search(s);
 }
 
@@ -517,21 +545,33 @@ static void semantics(search *s)
     s->handoff = s->p->local_latency > 0 ? 1 / s->p->local_latency : 1.0;   /* gen.c's handoff */
 }
 
+/* What every search starts from: nothing placed or allocated, the inputs,
+ * the sizes, the ranking's length (opts->top, 10 by default) and the
+ * model's semantics. skel_search_bound and skel_search share it. */
+static void search_init(search *s, skel_model *m, const skel_dag *d, const skel_platform *p,
+                        const skel_search_opts *o, diag *err)
+{
+    *s = (search){ 0 };
+    s->t0 = clock_now();
+    s->m = m;
+    s->d = d;
+    s->p = p;
+    s->o = o;
+    s->err = err;
+    s->nt = m->ntasks;
+    s->nn = p->nnodes;
+    s->ne = m->nedges;
+    s->top = o->top > 0 ? (o->top < MAX_TOP ? o->top : MAX_TOP) : 10;
+    semantics(s);
+}
+
 int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
                       double *bound, diag *err)
 {
     skel_search_opts none = { 0 };
-    search s = { 0 };
-    s.m = m;
-    s.d = d;
-    s.p = p;
-    s.o = &none;
-    s.err = err;
-    s.nt = m->ntasks;
-    s.nn = p->nnodes;
-    s.ne = m->nedges;
-    s.top = 1;
-    semantics(&s);
+    none.top = 1;
+    search s;
+    search_init(&s, m, d, p, &none, err);
     int rc = -1;
     if (d->ntasks != s.nt || d->nedges != s.ne || m->shared)
         diag_set(err, "internal error: the model is not the placement-independent one of this "
@@ -554,17 +594,8 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
                                 const skel_search_opts *opts, diag *err)
 {
     skel_search_opts none = { 0 };
-    search s = { 0 };
-    s.t0 = clock_now();
-    s.m = m;
-    s.d = d;
-    s.p = p;
-    s.o = opts ? opts : &none;
-    s.err = err;
-    s.nt = m->ntasks;
-    s.nn = p->nnodes;
-    s.ne = m->nedges;
-    s.top = s.o->top > 0 ? (s.o->top < MAX_TOP ? s.o->top : MAX_TOP) : 10;
+    search s;
+    search_init(&s, m, d, p, opts ? opts : &none, err);
     skel_search_result *r = NULL;
     if (s.nt < 1 || s.nn < 1) {
         diag_set(err, s.nt < 1 ? "the skeleton has no tasks" : "%s: no nodes", p->file);
@@ -601,7 +632,6 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
                  "(skel_model_new), not one placed under Sharing=ps");
         return NULL;
     }
-    semantics(&s);
     s.deadline = s.o->deadline;
     if (s.o->budget > 0)
         s.deadline = clock_deadline_within(s.deadline, s.o->budget);
@@ -613,6 +643,7 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     s.deadline = clock_deadline_less(s.deadline, release_reserve(&s));
     int ex = s.o->force_lumped && s.o->tree && s.o->candidates ? search_lumped_candidates(&s)
                                                                 : exact_phase(&s);
+    search_mark(&s, s.exact ? SKEL_PHASE_CHAIN_SEARCH : SKEL_PHASE_CHAIN);
     if (ex < 0 && clock_deadline_passed(s.deadline))
         s.solve_late = 1;         /* stopped by the deadline, not by a fault */
     if (ex < 0 && s.solve_late && s.exact && s.nranked > 0) {
@@ -630,6 +661,8 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
          approx_answer(&s) < 0 ||
          search_lumped_answer(&s) < 0))
         goto fail;
+    if (ex != 0 && !s.o->candidates)
+        search_mark(&s, SKEL_PHASE_LUMPED);
     if ((ex != 0 || s.timed_out) && !s.o->candidates) {
         double b = root_bound(&s);
         s.missed = s.missed > 0 && s.missed < b ? s.missed : b;
@@ -684,6 +717,8 @@ skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_pla
     snprintf(r->why, sizeof r->why, "%s", s.exact && !s.lumped ? "" : s.why);
     r->estimator = s.eval_name;
     search_free(&s);
+    search_mark(&s, SKEL_PHASE_RESULT);
+    phase_times(&s, r);
     r->seconds = clock_now() - s.t0;
     return r;
 fail:

@@ -173,6 +173,7 @@ typedef struct search {
     skel_search_entry *ranked;
     int nranked;
     double t0, last_progress;
+    double mark[SKEL_PHASE_N]; /* when each phase ended (0: not run) */
     int timed_out;
     double missed;             /* max bound of what the budget left out */
     unsigned long long evaluated;
@@ -240,6 +241,9 @@ int search_evaluate(search *s);
 /* Rank placement pl of throughput x (xi: each task's throughput X_i; the
  * rates of pl in s->mu) among the best s->top. */
 int search_rank(search *s, const int *pl, double x, const double *xi);
+
+/* search.c: phase k ends now (skel_search_result.phase_secs); returns now. */
+double search_mark(search *s, skel_search_phase k);
 
 /* search.c: under a deadline, is there time to compile the model (half of
  * what is left, COMPILE_SECS n^2 predicted)? */

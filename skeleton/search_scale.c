@@ -166,7 +166,12 @@ out:
  * pipe of the random suite pairs put the optimum 10% low (4.29 against
  * 4.77 exact, windows of three 4.77) and the answer lost 8.1%. */
 #define SCALE_GROW_STATES 27
-/* Under a budget, tasks + moves past which the approximation is not tried:
+/* Under a deadline (a budget, or the plugin's deadline: it passes no
+ * budget, and until 2026-11-26 this rule asked for a budget, so the
+ * plugin's farm(1000) built the approximation and its first estimate ran
+ * 120-170 ms past a 50 ms deadline in 8 of 11 runs, bench_scale with the
+ * deadline made before the build), tasks + moves past which the
+ * approximation is not tried:
  * building it for farm(1000) takes 0.4-0.5 s and its windows cannot be
  * cut finer than 16 at a time (measured: 290 ms decisions against 100 ms
  * with the bound at Budget=50ms). Nor with a deal: its windows hold the
@@ -355,8 +360,22 @@ static void node_freed(search *s, int x)
         s->cls_next[c] = s->cls_pos[x];
 }
 
+/* Adds node y to the candidates out[first..*n) unless there or not allowed. */
+static void add_candidate(const search *s, int y, int *out, int first, int *n)
+{
+    int dup = 0;
+    for (int c = first; c < *n && !dup; c++)
+        dup = out[c] == y;
+    if (y >= 0 && !dup && (!s->o->allowed || s->o->allowed[y]))
+        out[(*n)++] = y;
+}
+
 /* Candidate nodes for task i: the first free node of every class, the
- * nodes of its placed partners, or where it is pinned. */
+ * nodes of its placed partners, or where it is pinned. With the chain as
+ * the evaluator (its model is small), the nodes of every other task, not
+ * only its partners': on `task, deal(4), task` the best node for the
+ * first task was the last one's, which no partner holds (bench_scale,
+ * table 2: 1.9% lost). Used and free nodes are distinct: at most nn. */
 static int candidates(search *s, const int *pl, int i, int *out)
 {
     int n = 0, pin = s->o->pins ? s->o->pins[i] : -1;
@@ -369,15 +388,14 @@ static int candidates(search *s, const int *pl, int i, int *out)
         if (x >= 0)
             out[n++] = x;
     }
-    /* partners' nodes, distinct, a few (a farm's sink has hundreds) */
     int first = n;
-    for (int k = s->adj_start[i]; k < s->adj_start[i + 1] && n - first < MAX_BESIDE; k++) {
-        int y = other_end(s, pl, s->adj_edge[k], i), dup = 0;
-        for (int c = first; c < n && !dup; c++)
-            dup = out[c] == y;
-        if (y >= 0 && !dup && (!s->o->allowed || s->o->allowed[y]))
-            out[n++] = y;
-    }
+    if (s->eval == eval_exact)
+        for (int j = 0; j < s->nt; j++)
+            if (j != i)
+                add_candidate(s, pl[j], out, first, &n);
+    /* partners' nodes, distinct, a few (a farm's sink has hundreds) */
+    for (int k = s->adj_start[i]; k < s->adj_start[i + 1] && n - first < MAX_BESIDE; k++)
+        add_candidate(s, other_end(s, pl, s->adj_edge[k], i), out, first, &n);
     if (n == 0)                 /* every node used: share the fastest */
         for (int c = 0; c < s->nclass; c++)
             out[n++] = s->cls_member[s->cls_start[c]];
@@ -675,15 +693,13 @@ static void descend_keep(search *s, int *pl, double until)
     keep_if_better(s, pl, x);
 }
 
-/* Local moves again from another start, kept when they end better: kind 0,
- * every free task on the fastest usable node (the moves then spread them:
- * co-location the constructive rule never tries); kind 1, the usable nodes
- * in index order (Slurm's way). Local optima differ by start. */
-static int restart(search *s, int kind, double until)
+/* Another start for the local moves, into pl: kind 0, every free task on
+ * the fastest usable node (the moves then spread them: co-location the
+ * constructive rule never tries); kind 1, the usable nodes in index order
+ * (Slurm's way). Local optima differ by start. */
+static void start_at(const search *s, int kind, int *pl)
 {
-    int *pl = malloc((size_t)s->nt * sizeof *pl), j = -1;
-    if (!pl)
-        return diag_set(s->err, "out of memory");
+    int j = -1;
     for (int i = 0; i < s->nt; i++) {
         int pin = s->o->pins ? s->o->pins[i] : -1;
         if (pin < 0 && kind == 1)
@@ -692,6 +708,15 @@ static int restart(search *s, int kind, double until)
             while (s->node_class[j] < 0);
         pl[i] = pin >= 0 ? pin : kind == 0 ? s->cls_member[0] : j;
     }
+}
+
+/* Local moves again from start kind (start_at), kept when they end better. */
+static int restart(search *s, int kind, double until)
+{
+    int *pl = malloc((size_t)s->nt * sizeof *pl);
+    if (!pl)
+        return diag_set(s->err, "out of memory");
+    start_at(s, kind, pl);
     descend_keep(s, pl, until);
     free(pl);
     return 0;
@@ -749,22 +774,24 @@ int search_scale(search *s, double until)
 {
     if (scale_setup(s) < 0)
         return -1;
-    double t0 = clock_now();
+    double t0 = search_mark(s, SKEL_PHASE_SETUP);
     construct(s, s->cons);
-    s->cons_secs = clock_now() - t0;
-    if (!s->eval && ((s->o->budget > 0 && s->nt + s->ne > SCALE_APPROX_MAX) ||
+    s->cons_secs = search_mark(s, SKEL_PHASE_CONSTRUCT) - t0;
+    if (!s->eval && ((s->deadline.at > 0 && s->nt + s->ne > SCALE_APPROX_MAX) ||
                      (s->deadline.at > 0 && has_rounds(s->d))))
         use_bound(s);
     if (s->eval)
         estimate(s, s->cons, &s->cons_x);
     else
         choose_eval(s, t0 + 0.5 * (until - t0), until);
+    search_mark(s, SKEL_PHASE_EVALUATOR);
     memcpy(s->heur, s->cons, (size_t)s->nt * sizeof *s->heur);
     s->heur_x = s->cons_x;
     local_moves(s, s->heur, &s->heur_x, until);
     for (int k = 0; k < 2 && !spent(s, until); k++)
         if (restart(s, k, until) < 0)
             return -1;
+    search_mark(s, SKEL_PHASE_MOVES);
     for (int j = 0; j < s->nn; j++)
         s->load[j] = 0;         /* the exact search starts from nothing placed */
     return 0;
@@ -776,6 +803,22 @@ static unsigned next_rand(uint64_t *r)
 {
     *r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
     return (unsigned)(*r >> 33);
+}
+
+/* The kicks' generator starts from a fixed seed: the same kicks on every
+ * run. */
+#define KICK_SEED 0x2545f4914f6cdd1dULL
+
+/* Kick round of the iterated local search: 1 + round % 3 tasks of pl
+ * moved to random usable nodes (pins kept). */
+static void kick(const search *s, int *pl, int round, uint64_t *r)
+{
+    int nuse = s->cls_start[s->nclass];
+    for (int k = 0; k <= round % 3; k++) {
+        int i = (int)(next_rand(r) % (unsigned)s->nt);
+        if (!s->o->pins || s->o->pins[i] < 0)
+            pl[i] = s->cls_member[next_rand(r) % (unsigned)nuse];
+    }
 }
 
 /* Bound of every completion of the partial placement in s->place (the
@@ -882,15 +925,11 @@ int search_scale_more(search *s, double until)
             return diag_set(s->err, "out of memory");
         }
     }
-    uint64_t r = 0x2545f4914f6cdd1dULL;
+    uint64_t r = KICK_SEED;
     for (int round = 0; round < SCALE_KICKS && nuse > 1 && s->heur_x > 0 && !spent(s, until);
          round++) {
         memcpy(pl, s->heur, (size_t)s->nt * sizeof *pl);
-        for (int k = 0; k <= round % 3; k++) {
-            int i = (int)(next_rand(&r) % (unsigned)s->nt);
-            if (!s->o->pins || s->o->pins[i] < 0)
-                pl[i] = s->cls_member[next_rand(&r) % (unsigned)nuse];
-        }
+        kick(s, pl, round, &r);
         descend_keep(s, pl, until);
     }
     for (int j = 0; j < s->nn; j++)
@@ -925,12 +964,25 @@ static int eval_exact(void *ctx, const int *pl, const double *mu, const double *
     return 0;
 }
 
-/* The local moves again, each placement solved on the chain, from the best
- * solved so far; until stops them. What the estimate ranked wrong (it errs
- * by a few %) and what its moves did not reach in their share of a budget,
- * the chain's own moves find: for a chain of hundreds of states a solve
- * costs less than an estimate. Returns -1 when a solve failed (s->err; the
- * deadline passed, or a fault). */
+/* Local moves on the chain from complete placement pl (solved first). */
+static void descend_exact(search *s, int *pl, double until)
+{
+    double x;
+    set_loads(s, pl);
+    if (estimate(s, pl, &x) == 0 && !spent(s, until))
+        local_moves(s, pl, &x, until);
+}
+
+/* The local moves again, each placement solved on the chain: from the best
+ * solved so far, then from the other starts (start_at), then an iterated
+ * local search from the best (kicks as in search_scale_more); until stops
+ * them. What the estimate ranked wrong (it errs by a few %) and what its
+ * moves did not reach in their share of a budget (a tenth: with 1 ms an
+ * estimate, 5 of them in 50 ms), the chain's own moves find: for a chain
+ * of hundreds of states a solve costs less than an estimate. Every
+ * placement solved is ranked (search_evaluate), so the best of all starts
+ * is the answer. Returns -1 when a solve failed (s->err; the deadline
+ * passed, or a fault). */
 int search_scale_exact(search *s, double until)
 {
     if (s->nranked == 0)
@@ -938,8 +990,6 @@ int search_scale_exact(search *s, double until)
     int *pl = malloc((size_t)s->nt * sizeof *pl);
     if (!pl)
         return diag_set(s->err, "out of memory");
-    memcpy(pl, s->ranked[0].placement, (size_t)s->nt * sizeof *pl);
-    double x = s->ranked[0].throughput;
     search_eval_fn was = s->eval;
     void *was_ctx = s->eval_ctx;
     s->eval = eval_exact;
@@ -947,8 +997,19 @@ int search_scale_exact(search *s, double until)
     search_memo_clear(s);       /* the estimates are not the chain's */
     s->scale_work = 0;
     s->scale_stopped = 0;
-    set_loads(s, pl);
-    local_moves(s, pl, &x, until);
+    memcpy(pl, s->ranked[0].placement, (size_t)s->nt * sizeof *pl);
+    descend_exact(s, pl, until);
+    for (int kind = 0; kind < 2 && !spent(s, until); kind++) {
+        start_at(s, kind, pl);
+        descend_exact(s, pl, until);
+    }
+    uint64_t r = KICK_SEED;
+    for (int round = 0; round < SCALE_KICKS && s->cls_start[s->nclass] > 1 && !spent(s, until);
+         round++) {
+        memcpy(pl, s->ranked[0].placement, (size_t)s->nt * sizeof *pl);
+        kick(s, pl, round, &r);
+        descend_exact(s, pl, until);
+    }
     for (int j = 0; j < s->nn; j++)
         s->load[j] = 0;
     s->eval = was;

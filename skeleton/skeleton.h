@@ -526,6 +526,23 @@ typedef struct skel_search_entry {
     double *node_util;       /* nnodes: work done / capacity of each node */
 } skel_search_entry;
 
+/* The phases of a search, in their order, for timing them
+ * (skel_search_result.phase_secs; bench_scale's SCALE_PHASES=1). */
+typedef enum skel_search_phase {
+    SKEL_PHASE_SETUP,        /* flows, the bounds' set-up, node classes */
+    SKEL_PHASE_CONSTRUCT,    /* the constructive placement */
+    SKEL_PHASE_EVALUATOR,    /* the approximation's set-up and first estimate */
+    SKEL_PHASE_MOVES,        /* the local moves and restarts on the estimate */
+    SKEL_PHASE_CHAIN,        /* latency matrices, compiling, deriving, the rate plan */
+    SKEL_PHASE_CHAIN_SEARCH, /* seeds, moves on the chain, branch and bound */
+    SKEL_PHASE_LUMPED,       /* the answer without the chain: more moves, lumped chain */
+    SKEL_PHASE_RESULT,       /* the reported bound, the result, releasing the chain */
+    SKEL_PHASE_N
+} skel_search_phase;
+
+/* The phase's name ("setup", "construct", ...). */
+const char *skel_search_phase_name(skel_search_phase k);
+
 typedef struct skel_search_result {
     int ntasks, nnodes;
     int nranked;
@@ -549,6 +566,7 @@ typedef struct skel_search_result {
     double constructive_secs; /* the time it took */
     char why[256];           /* APPROX: why the exact chain was not used */
     const char *estimator;   /* APPROX: what valued the placements (static text) */
+    double phase_secs[SKEL_PHASE_N];  /* wall time of each phase (0: not run) */
 } skel_search_result;
 
 /* The search's upper bound on the throughput of the complete placement pl
