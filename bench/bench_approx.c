@@ -17,13 +17,19 @@
  *       items and take times of SCV 0.25-4 (DefaultBuffer=, LinkSCV=, and
  *       per Link= Buffer=, SCV=), from a seed of their own so that (a)'s
  *       cases stay the same, against the placement's own chain (link
- *       components included, skel_model_new_placed).
+ *       components included, skel_model_new_placed);
+ *   (f) par, choice and loop flows: random pipes of a task and 1-3 pars,
+ *       choices or loops (over a task or a pipe of two), each followed by a
+ *       task, 2-12 tasks, on (a)'s platforms, from a seed of their own; and
+ *       every BPEL process of ../shared/corpus/bpel as the CLI translates
+ *       it, against the chain where it fits, else the simulation's CI.
  * Printed: the relative error |approx / exact - 1| per construct and in
  * all (median, p95, max), and the time of one exact solution (derivation
  * included) against one approximation.
  *
- * usage: bench_approx [cases | large | links [N]]   ("large": part (c) alone, "links":
- *                                part (d) alone; SRCDIR, SHARED_DIR locate the inputs;
+ * usage: bench_approx [cases | large | links [N] | flows [N]]   ("large": part (c) alone,
+ *                                "links": part (d) alone, "flows": part (f) alone
+ *                                (APPROX_NO_FLOWS=1 skips it); SRCDIR, SHARED_DIR locate the inputs;
  *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
  *                                one kind, on cases of its own: a quick look, not the table) */
 #define _POSIX_C_SOURCE 200809L
@@ -247,6 +253,8 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
  * small model whole (sibling_states and whole_states 1): its error into
  * sm->before, unless it declined. With mu, by
  * skel_approx_eval (part (a)), else skel_approx_place (part (d)). */
+static int flows_windows;   /* part (f): before_err without any whole-model window */
+
 static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
                        const skel_platform *p, const int *pl, const double *mu,
                        const double *lambda, double x)
@@ -255,6 +263,8 @@ static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const
     double t0 = clock_now();
     ao.sibling_states = 1;
     ao.whole_states = 1;
+    if (flows_windows)
+        ao.cut_whole_states = 1;   /* part (f): a par's whole model too */
     skel_approx *b = skel_approx_new(d, &ao, &e);
     skel_approx_result r;
     int ok = b && (mu ? skel_approx_eval(b, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
@@ -367,13 +377,17 @@ static void dump_case(const char *cat, int k, int links, const char *skel, const
     }
 }
 
-/* One random case of category cat (links: part (d)'s, with buffered and
- * phased moves); retried on a chain too large. */
-static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
+typedef void (*skel_gen)(int cat, uint64_t *s, sbuf *t);
+
+/* One random case of category cat drawn by gen (name: its kind's; links:
+ * part (d)'s, with buffered and phased moves); retried on a chain too
+ * large. */
+static int random_case_of(skel_gen gen, const char *name, int cat, uint64_t *s, sample *sm,
+                          int links, diag *err)
 {
     for (int tries = 0; tries < 40; tries++) {
         sbuf sk;
-        random_skeleton(cat, s, &sk);
+        gen(cat, s, &sk);
         int nn = pick(s, 2, 8);
         char *pt = random_platform(nn, s, links);
         skel_platform *p = pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
@@ -386,8 +400,8 @@ static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
                 pl[i] = pick(s, 0, nn - 1);
             int big = sm->too_big;
             skel_style st = uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER;
-            dump_case(catname[cat], sm->n, links, sk.b, pt, pl, nt, st);
-            rc = (links ? compare_links : compare)(t, st, p, pl, sm, catname[cat], err);
+            dump_case(name, sm->n, links, sk.b, pt, pl, nt, st);
+            rc = (links ? compare_links : compare)(t, st, p, pl, sm, name, err);
             if (rc == 1 && sm->too_big > big) {
                 sm->too_big = big;          /* redraw: the suite is of chains that fit */
                 rc = 2;
@@ -399,15 +413,19 @@ static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
         if (rc != 2)
             return rc < 0 ? -1 : 0;
     }
-    return diag_set(err, "no random %s case fits in %lu states", catname[cat], MAX_STATES);
+    return diag_set(err, "no random %s case fits in %lu states", name, MAX_STATES);
 }
 
-/* A corpus file on the default platform and on three random ones. */
-static int corpus_file(const char *path, skel_style style, uint64_t *s, sample *sm, diag *err)
+static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
 {
-    skel_tree *t = skel_parse_file(path, err);
-    if (!t)
-        return -1;
+    return random_case_of(random_skeleton, catname[cat], cat, s, sm, links, err);
+}
+
+/* A corpus tree on the default platform and on three random ones: 1 when
+ * it is not covered or its chain too large (on the default platform). */
+static int corpus_tree(const skel_tree *t, skel_style style, uint64_t *s, sample *sm,
+                       const char *label, diag *err)
+{
     int nt = skel_tree_ntasks(t), rc = 0, pl[SKEL_MAX_TASKS];
     for (int k = 0; k < 4 && rc >= 0; k++) {
         int nn = k == 0 ? nt : pick(s, 2, 8);
@@ -417,14 +435,24 @@ static int corpus_file(const char *path, skel_style style, uint64_t *s, sample *
                              : skel_platform_default(nt, err);
         free(pt);
         if (!p)
-            return skel_tree_free(t), -1;
+            return -1;
         for (int i = 0; i < nt; i++)
             pl[i] = k == 0 ? i : pick(s, 0, nn - 1);
-        rc = compare(t, style, p, pl, sm, "corpus", err);
+        rc = compare(t, style, p, pl, sm, label, err);
         skel_platform_free(p);
         if (rc == 1)
             break;        /* not covered or too large: the same on every platform */
     }
+    return rc;
+}
+
+/* A corpus file on the default platform and on three random ones. */
+static int corpus_file(const char *path, skel_style style, uint64_t *s, sample *sm, diag *err)
+{
+    skel_tree *t = skel_parse_file(path, err);
+    if (!t)
+        return -1;
+    int rc = corpus_tree(t, style, s, sm, "corpus", err);
     skel_tree_free(t);
     return rc < 0 ? -1 : 0;
 }
@@ -553,6 +581,124 @@ static int link_suite(int ncases)
         pool(&all, &sm[c]);
     }
     row("links", &all);
+    return 0;
+}
+
+/* ---- (f) par, choice and loop flows ------------------------------------------ */
+
+#define NFLOW 4
+static const char *const flowname[NFLOW] = { "f-par", "f-choice", "f-loop", "f-mixed" };
+
+static void sput(sbuf *t, const char *fmt, double x)
+{
+    t->n += snprintf(t->b + t->n, sizeof t->b - (size_t)t->n, fmt, x);
+}
+
+/* One construct of kind k (0 par, 1 choice, 2 loop) of 1-3 tasks. */
+static int put_flow(sbuf *t, uint64_t *s, int k)
+{
+    int b = pick(s, 2, 3);
+    if (k == 2) {
+        int len = pick(s, 1, 2);
+        sput(t, " loop(%.3g);", 1 + loguni(s, 0.1, 2.0));
+        put_sub(t, s, len);
+        return len;
+    }
+    sput(t, k == 0 ? " par(%g);" : " choice(", (double)b);
+    for (int j = 0; k == 1 && j < b; j++)
+        sput(t, j + 1 < b ? "%.2g, " : "%.2g);", 0.1 + uniform(s));
+    for (int j = 0; j < b; j++)
+        put_task(t, s);
+    return b;
+}
+
+/* A pipe of a task, then 1-3 constructs of kind (3: any) each followed by
+ * a task (a join, a decision's successor, a loop's exit): 2-12 tasks. */
+static void random_flow(int kind, uint64_t *s, sbuf *t)
+{
+    int nc = pick(s, 1, 3);
+    sbuf body = { .n = 0 };
+    put_task(&body, s);
+    int tasks = 1, stages = 1;
+    for (int c = 0; c < nc && tasks <= 8; c++) {
+        tasks += put_flow(&body, s, kind == 3 ? pick(s, 0, 2) : kind);
+        put_task(&body, s);
+        tasks++;
+        stages += 2;
+    }
+    t->n = snprintf(t->b, sizeof t->b, "pipe(%d);%s", stages, body.b);
+}
+
+static void large_row(const char *name, const char *path, skel_style style, long events);
+
+/* Every BPEL process of the corpus as the CLI translates it: against the
+ * chain where it fits, else (listed after the table) the simulation. */
+static int bpel_corpus(uint64_t *s, sample *sm, char big[][4096], int *nbig, diag *err)
+{
+    const char *shared = getenv("SHARED_DIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/corpus/bpel", shared ? shared : "../shared");
+    struct dirent **ents;
+    int n = scandir(dir, &ents, NULL, alphasort), rc = 0;
+    if (n < 0)
+        return diag_set(err, "%s: cannot list", dir);
+    for (int k = 0; k < n; k++) {
+        size_t len = strlen(ents[k]->d_name);
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/%.200s", dir, ents[k]->d_name) >= (int)sizeof path)
+            len = 0;
+        cli_input_opts io = { 0 };
+        cli_input in = { 0 };
+        diag lerr = { 0 };
+        if (rc == 0 && len > 5 && strcmp(ents[k]->d_name + len - 5, ".bpel") == 0 &&
+            cli_input_load(path, &io, &in, &lerr) == 0 && in.tree) {
+            int r = corpus_tree(in.tree, SKEL_STYLE_PRODUCER, s, sm, "bpel", err);
+            rc = r < 0 ? -1 : 0;
+            if (r == 1 && *nbig < 16)
+                memcpy(big[(*nbig)++], path, sizeof path);
+        }
+        cli_input_free(&in);
+        free(ents[k]);
+    }
+    free(ents);
+    return rc;
+}
+
+static int flow_suite(int ncases)
+{
+    static sample sm[NFLOW + 1], all;
+    static char big[16][4096];
+    int nbig = 0;
+    uint64_t s = 20261127;
+    diag err = { 0 };
+    flows_windows = 1;
+    for (int k = 0; k < ncases; k++)
+        if (random_case_of(random_flow, flowname[k % NFLOW], k % NFLOW, &s, &sm[k % NFLOW], 0,
+                           &err) < 0) {
+            fprintf(stderr, "bench_approx: %s\n", err.msg);
+            return 1;
+        }
+    if (bpel_corpus(&s, &sm[NFLOW], big, &nbig, &err) < 0) {
+        fprintf(stderr, "bench_approx: %s\n", err.msg);
+        return 1;
+    }
+    printf("\nbench_approx: par, choice and loop flows (serial reduction), approximation vs "
+           "the exact chain\n");
+    printf("%-8s %5s %9s %9s %9s  %-4s  %10s %10s %9s %9s %4s %4s %4s\n", "case", "n", "median",
+           "p95", "max", "goal", "exact s", "approx s", "speedup", "states", "n/c", "big", "ref");
+    for (int c = 0; c <= NFLOW; c++) {
+        row(c < NFLOW ? flowname[c] : "bpel", &sm[c]);
+        pool(&all, &sm[c]);
+    }
+    row("flows", &all);
+    if (nbig)
+        printf("\nBPEL processes over %lu states: approximation against the simulation\n"
+               "%-24s %12s %8s %6s %12s %10s %8s %8s %9s\n", MAX_STATES, "model", "approx",
+               "cpu-s", "sweeps", "simulated", "95% hw", "events", "cpu-s", "diff");
+    for (int k = 0; k < nbig; k++) {
+        const char *b = strrchr(big[k], '/');
+        large_row(b ? b + 1 : big[k], big[k], SKEL_STYLE_PRODUCER, 200000);
+    }
     return 0;
 }
 
@@ -775,6 +921,8 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "links") == 0)
         return link_suite(argc > 2 ? atoi(argv[2]) : 120);
+    if (argc > 1 && strcmp(argv[1], "flows") == 0)
+        return flow_suite(argc > 2 ? atoi(argv[2]) : 200);
     int ncases = argc > 1 ? atoi(argv[1]) : 400;
     static sample sm[NCAT], all;
     uint64_t s = 20261125;
@@ -810,6 +958,8 @@ int main(int argc, char **argv)
            "states; ref: refused, the fixed point below the one-item-at-a-time bound)\n",
            MAX_STATES);
     if (!getenv("APPROX_NO_LINKS") && link_suite(120) != 0)
+        return 1;
+    if (!getenv("APPROX_NO_FLOWS") && flow_suite(200) != 0)
         return 1;
     if (!getenv("APPROX_NO_LARGE"))
         large_models();

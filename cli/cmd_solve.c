@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "bpel/bpel.h"
 #include "cli/cmds.h"
 #include "cli/input.h"
 #include "cli/opt.h"
@@ -435,7 +436,7 @@ static int solve_approx(const solve_args *a)
     skel_approx *ax = NULL;
     skel_approx_result r;
     int rc = 1;
-    if (cli_is_skeleton(a->path, &err) == 0)
+    if (!bpel_is_bpel_path(a->path) && cli_is_skeleton(a->path, &err) == 0)  /* BPEL: a skeleton */
         diag_set(&err, "%s: --method approx needs a skeleton (a PEPA model has no skeleton "
                        "structure to decompose)", a->path);
     else if (cli_input_load(a->path, &o, &in, &err) == 0) {

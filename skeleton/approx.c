@@ -114,9 +114,11 @@ static int whole_first(const skel_approx *a)
 static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, int whole,
                                diag *err)
 {
-    if (d->extended || d->ngates)
-        return diag_set(err, "approximation: par/choice/loop are not covered (use simulate "
-                             "or the exact chain)"), NULL;
+    if (d->serial)
+        return ax_flow_new(d, opts, err);
+    if (d->ngates)   /* a dag without its tree's reduction */
+        return diag_set(err, "approximation: a loop over several stages without its serial "
+                             "reduction (skel_dag.serial) is not covered"), NULL;
     skel_approx *a = calloc(1, sizeof *a);
     if (!a)
         return ax_oom(err), NULL;
@@ -145,7 +147,8 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
         a->o.max_states = a->o.deal_states = a->o.cut_whole_states;
     if (ax_cut_find(a, err) < 0)
         goto fail;
-    if (whole_first(a)) {   /* before the windowed workspace: not built for nothing */
+    /* a par: the whole model first too (approx_flowm.c ax_has_fork) */
+    if (whole_first(a) || (ax_has_fork(d) && whole_allowed(a))) {   /* before the windowed workspace: not built for nothing */
         diag werr = { 0 };
         skel_approx *b = approx_new(d, opts, 1, &werr);
         if (b) {
@@ -179,6 +182,7 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
     ax_edge_uses(a);
     if (ax_groups_find(a, err) < 0)   /* may simplify a deal's links: before the classes */
         goto fail;
+    ax_par_blocks(a);
     ax_struct_classes(a);
     if (ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
         goto fail;
@@ -197,6 +201,7 @@ void skel_approx_free(skel_approx *a)
 {
     if (!a)
         return;
+    ax_flow_free(a->flow);
     free(a->lstart);
     free(a->nloc);
     free(a->loff);
@@ -269,6 +274,8 @@ void skel_approx_free(skel_approx *a)
 void skel_approx_set_deadline(skel_approx *a, double deadline)
 {
     a->o.deadline = deadline;
+    if (a->flow)
+        ax_flow_deadline(a->flow, deadline);
 }
 
 const double *skel_approx_task_util(const skel_approx *a)
@@ -499,6 +506,8 @@ static int cut_answer(const skel_approx *a, int rc, const skel_approx_result *r,
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
                      const int *ps_node, skel_approx_result *r, diag *err)
 {
+    if (a->flow)
+        return ax_flow_eval(a, mu, lambda, ps_node, r, err);
     int rc = eval_windows(a, mu, lambda, ps_node, r, err);
     if (layer_fallback(a, rc, r))
         rc = retry_layers(a, mu, lambda, ps_node, r, rc, err);
@@ -535,7 +544,8 @@ int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *
     }
     ax_links_kinds(a->d, p, node_of_task, scv, buffer);
     a->handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's */
-    if ((ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0) &&
+    /* a flow's links are those its workspace was built with (approx_flow.c) */
+    if ((a->flow || ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0) &&
         skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
         rc = skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? node_of_task : NULL,
                               r, err);

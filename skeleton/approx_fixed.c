@@ -235,8 +235,10 @@ int ax_extrapolate(skel_approx *a)
 double ax_one_at_a_time(const skel_approx *a)
 {
     double t = 0;
-    for (int i = 0; i < a->ntasks; i++)
-        t += 1 / a->mu[i];
+    for (int i = 0; i < a->ntasks; i++) {   /* a loop computes mean times (d->visits) */
+        double v = a->d->visits && a->d->visits[i] > 1 ? a->d->visits[i] : 1;
+        t += v / a->mu[i];
+    }
     for (int e = 0; e < a->nedges; e++)
         t += 1 / a->lambda[e] + (a->links.want_buffer[e] > 0 ? 2 / a->handoff : 0);
     return t;

@@ -12,6 +12,8 @@
  *   approx_layer.c    the windows of deals of deals: grown by whole round robins
  *   approx.c          the public entry (skeleton.h): workspace, evaluation
  *   approx_link.c     links with a buffer or phases (approx_link.h)
+ *   approx_flowm.c    par/choice/loop steps: a task's fork, join, choice, loop
+ *   approx_flow.c     loops over several stages: their serial reduction evaluated
  */
 #ifndef SKELSCHED_SKELETON_APPROX_INT_H
 #define SKELSCHED_SKELETON_APPROX_INT_H
@@ -144,8 +146,12 @@ typedef struct ax_nt {       /* a task and its node (grouping by node) */
     int node, task;
 } ax_nt;
 
+struct ax_flow;
+
 struct skel_approx {
     const skel_dag *d;
+    struct ax_flow *flow;     /* par/choice/loop: the serial reduction's workspace
+                                 (approx_flow.c), which answers; NULL else */
     int ntasks, nedges;
     skel_approx_opts o;
     int *lstart;              /* per task: its local transitions [lstart[i], lstart[i+1]) */
@@ -327,5 +333,20 @@ int ax_build_pairs(skel_approx *a, diag *err);      /* per evaluation, after the
 void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sums */
 double ax_pairs_update(skel_approx *a);             /* returns their largest change */
 double ax_cond_busy(const skel_approx *a, int x, int y);  /* P(y computes | x does) */
+
+/* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
+ * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0
+ * forking to H2's branches */
+int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err);
+int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err);
+void ax_par_blocks(skel_approx *a);   /* after ax_groups_find */
+int ax_has_fork(const skel_dag *d);
+
+/* approx_flow.c: par/choice/loop flows (d->serial set) */
+skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+void ax_flow_free(struct ax_flow *f);
+void ax_flow_deadline(struct ax_flow *f, double deadline);
+int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                 skel_approx_result *r, diag *err);
 
 #endif

@@ -95,6 +95,21 @@ static int compute(skel_approx *a, int *cap, int i, int c, int t, int next_comp,
                                   next_comp, err);
 }
 
+/* Flow f of task i has par/choice/loop steps: alternatives or groups, or
+ * a member that is i itself (compute again) or none (consumed). */
+static int flow_steps(const skel_flow *f, int i)
+{
+    for (int j = 0; j < (f->nsteps ? f->start[f->nsteps] : 0); j++)
+        if (f->tasks[j] == i || f->tasks[j] == SKEL_NONE)
+            return 1;
+    return f->alt != NULL;
+}
+
+int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err)
+{
+    return add_into(a, cap, i, t, comp0, err);
+}
+
 /* Task i's rounds (gen.c): [R_k] -> C_k (its phases) -> [S_k] -> round k+1. */
 static int task_machine(skel_approx *a, int *cap, int i, diag *err)
 {
@@ -102,6 +117,10 @@ static int task_machine(skel_approx *a, int *cap, int i, diag *err)
     long ns = S->nsteps, nd = D->nsteps;
     long l = (ns ? ns : 1) / gcd_l(ns ? ns : 1, nd ? nd : 1) * (nd ? nd : 1);
     int K = work_phases(a, i), per = K + (ns > 0) + (nd > 0);
+    if (flow_steps(S, i) || flow_steps(D, i)) {   /* par/choice/loop: approx_flowm.c */
+        a->deal |= l > 1;
+        return ax_flow_machine(a, cap, i, l, err);
+    }
     if (l * per > 4096)
         return diag_set(err, "approximation: task t%d has %ld local states (at most 4096)", i,
                         l * per);

@@ -927,6 +927,8 @@ skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err)
         goto fail;
     }
     visits(skel_tree_root(t), 1.0, d->visits);
+    if (skel_dag_serial_attach(d, t, err) < 0)
+        goto fail;
     builder_free(&b);
     return d;
 fail:
@@ -939,6 +941,8 @@ void skel_dag_free(skel_dag *d)
 {
     if (!d)
         return;
+    skel_dag_free(d->serial);
+    free(d->serial_visits);
     free(d->visits);
     free(d->gates);
     free(d->out_hi);

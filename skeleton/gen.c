@@ -275,54 +275,25 @@ static int exchange(gen *g, lgraph *lg, int i, const skel_flow *f, int k, int al
     return rc;
 }
 
-static int nalts(const skel_flow *f, int k)
-{
-    int n = 1;
-    for (int j = f->start[k]; f->alt && j < f->start[k + 1]; j++)
-        if (f->alt[j] >= n)
-            n = f->alt[j] + 1;
-    return n;
-}
-
-/* The only member of alternative alt of step k, or -4 when it has more. */
-static int sole(const skel_flow *f, int k, int alt)
-{
-    int x = -4, n = 0;
-    for (int j = f->start[k]; j < f->start[k + 1]; j++)
-        if ((f->alt ? f->alt[j] : 0) == alt) {
-            x = f->tasks[j];
-            n++;
-        }
-    return n == 1 ? x : -4;
-}
-
-static double alt_weight(const skel_flow *f, int k, int alt)
-{
-    for (int j = f->start[k]; f->weight && j < f->start[k + 1]; j++)
-        if (f->alt[j] == alt)
-            return f->weight[j];
-    return 1.0;
-}
-
 /* One round: receive (step ks of S), compute, send (step kd of D). */
 static int round_of(gen *g, lgraph *lg, int i, int cur, int ks, int kd)
 {
     const skel_flow *S = &g->dag->src[i], *D = &g->dag->dst[i];
     if (S->nsteps) {
         int since = lg->ntr;
-        for (int a = 0; a < nalts(S, ks); a++)
+        for (int a = 0; a < skel_flow_nalts(S, ks); a++)
             if (exchange(g, lg, i, S, ks, a, cur, TO_JOINED, 1) < 0)
                 return -1;
         cur = lg->nstates++;
         lg_patch(lg, since, TO_JOINED, cur);
     }
-    int na = D->nsteps ? nalts(D, kd) : 1;
+    int na = D->nsteps ? skel_flow_nalts(D, kd) : 1;
     /* Erlang phases of the work advance only while the task computes */
     if (g->work[i] >= 0 && lg_add(g, lg, cur, g->work[i], 1.0, cur) < 0)
         return -1;
     for (int a = 0; a < na; a++) {
-        int x = D->nsteps ? sole(D, kd, a) : SKEL_NONE;
-        double w = na > 1 ? alt_weight(D, kd, a) : 1.0;
+        int x = D->nsteps ? skel_flow_sole(D, kd, a) : SKEL_NONE;
+        double w = na > 1 ? skel_flow_alt_weight(D, kd, a) : 1.0;
         if (x == i || x == SKEL_NONE) {   /* compute again / consume */
             if (lg_add(g, lg, cur, g->comp[i], w, x == i ? cur : TO_NEXT) < 0)
                 return -1;

@@ -21,6 +21,17 @@ int skel_tied(double a, double b);
  * the highest. */
 int skel_argmax_tied(const double *u, int n);
 
+/* Step k of flow f (skel_flow): its alternatives (1 without par/choice
+ * steps); the only member of alternative alt, or -4 when it has more; the
+ * alternative's probability (1.0 without weights). */
+int skel_flow_nalts(const skel_flow *f, int k);
+int skel_flow_sole(const skel_flow *f, int k, int alt);
+double skel_flow_alt_weight(const skel_flow *f, int k, int alt);
+
+/* When tree t has a par, choice or loop: d->serial, its serial reduction
+ * (dag_serial.c), and d->serial_visits. Returns 0 or -1 with a message. */
+int skel_dag_serial_attach(skel_dag *d, const skel_tree *t, diag *err);
+
 /* Read a whole file ("-" is standard input) of at most max bytes into a
  * malloc'd, NUL-terminated buffer the caller frees. */
 int skel_read_file(const char *path, size_t max, char **text, size_t *len, diag *err);

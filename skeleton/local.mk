@@ -7,6 +7,7 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/tree.c \
 	skeleton/parse.c \
 	skeleton/dag.c \
+	skeleton/dag_serial.c \
 	skeleton/gen.c \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
@@ -18,5 +19,5 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/approx.c skeleton/approx_int.h skeleton/approx_machine.c skeleton/approx_chain.c \
 	skeleton/approx_window.c skeleton/approx_layer.c skeleton/approx_member.c skeleton/approx_solve.c \
 	skeleton/approx_fixed.c skeleton/approx_share.c skeleton/approx_group.c \
-	skeleton/approx_link.c skeleton/approx_link.h
+	skeleton/approx_link.c skeleton/approx_link.h skeleton/approx_flow.c skeleton/approx_flowm.c
 skeleton_libskeleton_la_LIBADD = -lm

@@ -182,6 +182,12 @@ typedef struct skel_dag {
                             in a deal), 0 when not fixed (a farm's workers) */
     int ngates;
     skel_gate *gates;
+    struct skel_dag *serial; /* with a loop over several stages: the same tasks
+                                with every such loop its body, run once
+                                (dag_serial.c), the graph the approximation
+                                solves; NULL otherwise */
+    double *serial_visits;   /* per task: its visits per item by those loops
+                                (their means multiply) */
 } skel_dag;
 
 /* Derive the flows and edges of a finished tree. Returns a dag owned by
@@ -688,8 +694,9 @@ typedef struct skel_approx_result {
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be
- * NULL. Returns NULL with a message for what the method does not cover
- * (par/choice/loop flows) or a sub-chain above max_states. */
+ * NULL. Par, choice and loop flows are covered (approx_flowm.c; loops over
+ * several stages by d->serial, approx_flow.c). Returns NULL with a message
+ * for a sub-chain above max_states. */
 skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
 void skel_approx_free(skel_approx *a);       /* a may be NULL */
 

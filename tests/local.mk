@@ -111,6 +111,12 @@ tests_unit_test_approx_SOURCES = tests/unit/test_approx.c tests/unit/placed.h
 tests_unit_test_approx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_approx_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 
+check_PROGRAMS += tests/unit/test_approx_flow
+TESTS += tests/unit/test_approx_flow
+tests_unit_test_approx_flow_SOURCES = tests/unit/test_approx_flow.c tests/unit/placed.h
+tests_unit_test_approx_flow_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_approx_flow_LDADD = bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
+
 # The real-Slurm suite against a Slurm release built from its tarball into
 # a cache directory (once): make check-slurm SLURM_TARBALL=slurm-25.11.7.tar.gz
 # (README.md, docs/admin.md). SLURM_SYSTEM=1: the system's daemons, the

@@ -4,8 +4,7 @@
  *  - within stated tolerances on fixed small pipelines, farms and deals;
  *  - the job's throughput, not one worker's, for a skeleton starting with
  *    a farm; re-evaluation from a warm start gives the same answer;
- *  - what it does not cover (par/choice/loop) and bad rates are errors
- *    with a message. */
+ *  - bad rates are errors with a message (par/choice/loop: test_approx_flow). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
@@ -684,12 +683,6 @@ START_TEST(test_errors)
     ck_assert_int_eq(skel_approx_place(a, x.model, x.plat, pl, &r, &err), -1);
     ck_assert_msg(strstr(err.msg, "Buffer=16 SCV=0.05"), "%s", err.msg);
     skel_approx_free(a);
-    placed_free(&x);
-    placed_build(&x, "pipe(2); task(\"a\", 1); choice(0.5, 0.5); task(\"b\", 2); task(\"c\", 2);",
-                 SKEL_STYLE_STREAM, plat);
-    diag_clear(&err);
-    ck_assert(!skel_approx_new(x.dag, NULL, &err));
-    ck_assert_msg(strstr(err.msg, "par/choice/loop"), "%s", err.msg);
     placed_free(&x);
 }
 END_TEST

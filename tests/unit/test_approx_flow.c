@@ -1,0 +1,210 @@
+/* test_approx_flow: the throughput approximation of par, choice and loop
+ * flows (docs/approximation.md "Par, choice and loop") against the exact
+ * chain (skel_search on one placement):
+ *  - exact where the whole model is one window (a fork and its join, a
+ *    choice, a loop over one task), under static and processor sharing;
+ *  - within stated tolerances where windows cut the model (bench_approx
+ *    part (f) measures the random suite);
+ *  - a large BPEL process of the corpus (its chain beyond 300,000 states)
+ *    and a skeleton of ten par/choice stages answered in bounded time. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpel/bpel.h"
+#include "placed.h"
+#include "suite.h"
+#include "testutil.h"
+
+#define NODES \
+    "LocalLatency=0.01 DefaultLatency=0.2 Input=a Output=c\n" \
+    "NodeName=a Speed=1\nNodeName=b Speed=3\nNodeName=c Speed=5\n" \
+    "Link=a,b Latency=0.05\nLink=b,c Latency=0.5\n"
+static const char *const plats[2] = { "Sharing=static\n" NODES, NODES };
+static unsigned long whole_states;   /* skel_approx_opts' whole_states and
+                                        cut_whole_states: 1, windows only */
+
+/* Relative error of the approximation of skel at placement pl on plats[ps]. */
+static double rel_err(const char *skel, skel_style style, const int *pl, int ps)
+{
+    placed x;
+    placed_build(&x, skel, style, plats[ps]);
+    diag err;
+    diag_clear(&err);
+    skel_search_opts so = { 0 };
+    so.candidates = pl;
+    so.ncandidates = 1;
+    so.top = 1;
+    so.no_prune = 1;
+    skel_search_result *r = skel_search(x.model, x.dag, x.plat, &so, &err);
+    ck_assert_msg(r, "%s", err.msg);
+    skel_approx_opts ao = { 0 };
+    ao.scv = x.model->scv;
+    ao.whole_states = whole_states;
+    ao.cut_whole_states = whole_states;
+    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result ar;
+    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &ar, &err) == 0, "%s", err.msg);
+    double e = ar.throughput / r->ranked[0].throughput - 1;
+    skel_approx_free(a);
+    skel_search_result_free(r);
+    placed_free(&x);
+    return e;
+}
+
+static void within(const char *skel, const int *pl, double tol, int line)
+{
+    for (int ps = 0; ps < 2; ps++)
+        for (int st = 0; st < 2; st++) {
+            double e = rel_err(skel, st ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER, pl, ps);
+            if (getenv("FLOW_VERBOSE"))
+                printf("line %d %s %s %+.4f%%\n", line, ps ? "ps" : "static",
+                       st ? "stream" : "producer", 100 * e);
+            ck_assert_msg(fabs(e) <= tol, "line %d (%s, %s): error %.3g%% > %.3g%%", line,
+                          ps ? "ps" : "static", st ? "stream" : "producer", 100 * e, 100 * tol);
+        }
+}
+#define WITHIN(s, pl, tol) within((s), (pl), (tol), __LINE__)
+
+static const char par3[] = "pipe(3); task(\"a\", 5); par(2); task(\"b\", 4); task(\"c\", 3);"
+                           " task(\"d\", 6);";
+static const char choice3[] = "pipe(3); task(\"a\", 5); choice(0.7, 0.3); task(\"b\", 4);"
+                              " task(\"c\", 2); task(\"d\", 6);";
+static const char loop1[] = "pipe(3); task(\"a\", 5); loop(1.5); task(\"b\", 6); task(\"c\", 4);";
+
+/* the orchestration of docs/skeleton-language.md (8 tasks) */
+static const char orch[] = "pipe(6); task(\"receive\", 2); par(2); task(\"checkStock\", 4);"
+                           " task(\"checkCredit\", 2); task(\"decide\", 20);"
+                           " choice(0.9, 0.1); task(\"auto\", 20); task(\"review\", 0.5);"
+                           " loop(1.5); task(\"book\", 6); task(\"confirm\", 10);";
+/* a par of three branches and a choice after its join (7 tasks) */
+static const char pc[] = "pipe(4); task(\"a\", 4); par(3); task(\"b\", 2); task(\"c\", 3);"
+                         " task(\"d\", 5); task(\"e\", 6); choice(1, 3); task(\"f\", 2);"
+                         " task(\"g\", 4);";
+static const int po[] = { 0, 1, 2, 0, 1, 2, 0, 1 }, pl7[] = { 0, 1, 2, 1, 0, 2, 1 };
+
+/* One window of the whole model (at most 729 local combinations; with a
+ * par, up to AX_WHOLE reachable states, whole_first): the exact chain.
+ * Refused before ("par/choice/loop are not covered"). */
+START_TEST(test_flow_exact)
+{
+    static const int pl4[] = { 0, 1, 1, 2 }, spread[] = { 0, 1, 2, 2 }, pl3[] = { 0, 1, 2 };
+    WITHIN(par3, pl4, 1e-9);
+    WITHIN(par3, spread, 1e-9);
+    WITHIN(choice3, pl4, 1e-9);
+    WITHIN(choice3, spread, 1e-9);
+    WITHIN(loop1, pl3, 1e-9);
+    WITHIN(orch, po, 1e-9);
+    WITHIN(pc, pl7, 1e-9);
+}
+END_TEST
+
+/* Windows cut the model (no whole-model window: whole_states and
+ * cut_whole_states 1), stated
+ * tolerances (measured: beside them). */
+START_TEST(test_flow_tolerance)
+{
+    whole_states = 1;
+    WITHIN(orch, po, 0.04);          /* measured: 0.004% - 3.59% (ps, stream) */
+    WITHIN(pc, pl7, 0.03);           /* measured: 0.000% - 2.23% (ps, stream) */
+    /* a loop over two stages: the serial reduction (its gate lost) */
+    static const char loopn[] = "pipe(3); task(\"a\", 5); loop(1.5); pipe(2); task(\"b\", 9);"
+                                " task(\"c\", 8); task(\"d\", 6);";
+    static const int pn[] = { 0, 1, 2, 0 };
+    WITHIN(loopn, pn, 0.06);         /* measured: 1.96% - 4.79% (static, stream) */
+    whole_states = 0;
+}
+END_TEST
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The approximation of tree t (default platform, task i on node i) in
+ * *x, with its CPU seconds returned. */
+static double approx_default(skel_tree *t, double *x)
+{
+    diag err;
+    diag_clear(&err);
+    double c0 = cpu_now();
+    skel_dag *d = skel_dag_build(t, SKEL_STYLE_PRODUCER, &err);
+    ck_assert_msg(d, "%s", err.msg);
+    skel_model *m = skel_model_new(t, d, &err);
+    ck_assert_msg(m, "%s", err.msg);
+    int n = skel_tree_ntasks(t), *pl = malloc((size_t)n * sizeof *pl);
+    ck_assert_ptr_nonnull(pl);
+    for (int i = 0; i < n; i++)
+        pl[i] = i;
+    skel_platform *p = skel_platform_default(n, &err);
+    ck_assert_msg(p, "%s", err.msg);
+    skel_approx_opts ao = { 0 };
+    ao.scv = m->scv;
+    skel_approx *a = skel_approx_new(d, &ao, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result r;
+    ck_assert_msg(skel_approx_place(a, m, p, pl, &r, &err) == 0, "%s", err.msg);
+    *x = r.throughput;
+    skel_approx_free(a);
+    skel_platform_free(p);
+    free(pl);
+    skel_model_free(m);
+    skel_dag_free(d);
+    return cpu_now() - c0;
+}
+
+/* ode-TestActivityFlow.bpel: its chain is beyond bench_approx's 300,000
+ * states; `skelsched simulate` gives 0.19313 +- 0.0011 items/s (10 x
+ * 200,000 events, seed 1; the approximation -0.56%). And ten stages of
+ * par(2) and choice(1, 2) alternating, whose chain no machine holds:
+ * simulated 0.23192 +- 0.0036 (the same run length and seed), the
+ * approximation 0.21263, -8.3% (docs/approximation.md: what misses). */
+START_TEST(test_flow_big)
+{
+    diag err;
+    diag_clear(&err);
+    char *warning = NULL;
+    skel_tree *t = bpel_load_skeleton(shared_path("corpus/bpel/ode-TestActivityFlow.bpel"), NULL,
+                                      &warning, &err);
+    ck_assert_msg(t, "%s", err.msg);
+    free(warning);
+    double x, s = approx_default(t, &x);
+    skel_tree_free(t);
+    if (getenv("FLOW_VERBOSE"))
+        printf("ode-TestActivityFlow: %g items/s, %.3f CPU s\n", x, s);
+    ck_assert_msg(fabs(x / 0.193134 - 1) < 0.02, "ode-TestActivityFlow: %g", x);
+    ck_assert_msg(s < 5, "ode-TestActivityFlow: %.2f CPU s", s);
+    char sk[4096];
+    int n = snprintf(sk, sizeof sk, "pipe(21); task(\"t\", 3);");
+    for (int k = 0; k < 10; k++)
+        n += snprintf(sk + n, sizeof sk - (size_t)n, "%s task(\"x\", %d); task(\"y\", %d);"
+                      " task(\"j\", 4);", k % 2 ? " choice(1, 2);" : " par(2);", 2 + k % 3, 3);
+    t = skel_parse_string(sk, (size_t)n, "ten.skel", &err);
+    ck_assert_msg(t, "%s", err.msg);
+    s = approx_default(t, &x);
+    skel_tree_free(t);
+    if (getenv("FLOW_VERBOSE"))
+        printf("ten stages: %g items/s, %.3f CPU s\n", x, s);
+    ck_assert_msg(fabs(x / 0.23192 - 1) < 0.10, "ten stages: %g", x);
+    ck_assert_msg(s < 5, "ten stages: %.2f CPU s", s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("approx_flow");
+    TCase *tc = tcase_create("approx_flow");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_flow_exact);
+    tcase_add_test(tc, test_flow_tolerance);
+    tcase_add_test(tc, test_flow_big);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
