@@ -164,11 +164,10 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
     a->scv = malloc(nt * sizeof *a->scv);
     a->as_bit = calloc((size_t)a->nedges + 1, 1);
     a->srep = malloc(nt * sizeof *a->srep);
-    a->per = malloc(nt * sizeof *a->per);
     a->use_s = malloc(((size_t)a->nedges + 1) * sizeof *a->use_s);
     a->use_r = malloc(((size_t)a->nedges + 1) * sizeof *a->use_r);
     if (!a->lstart || !a->nloc || !a->loff || !a->entry || !a->scv || !a->as_bit || !a->srep ||
-        !a->per || !a->use_s || !a->use_r) {
+        !a->use_s || !a->use_r) {
         ax_oom(err);
         goto fail;
     }
@@ -206,6 +205,7 @@ void skel_approx_free(skel_approx *a)
     free(a->nloc);
     free(a->loff);
     free(a->busy);
+    free(a->rx);
     free(a->nch);
     free(a->scv);
     free(a->bynode);
@@ -222,7 +222,6 @@ void skel_approx_free(skel_approx *a)
     free(a->pjs);
     free(a->pxs);
     free(a->srep);
-    free(a->per);
     free(a->leave);
     free(a->grp);
     free(a->mcap);
@@ -479,9 +478,12 @@ static int retry_layers(skel_approx *a, const double *mu, const double *lambda,
 {
     unsigned long was = a->o.layer_states;
     diag first = { 0 }, werr = { 0 };
-    if (rc < 0 && err)
+    if (rc < 0 && err) {
         first = *err;
+        diag_clear(err);              /* diag_set keeps the first message: make room */
+    }
     a->o.layer_states = AX_LAYER_LOW;
+    a->o.cut_whole_states = 1;        /* the whole model failed already: not again */
     if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->whole, &werr) < 0) {
         a->o.layer_states = was;
         if (rc < 0)
@@ -514,8 +516,10 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
     if (!whole_fallback(a, rc, r))
         return cut_answer(a, rc, r, err);
     diag werr = { 0 }, first = { 0 };
-    if (rc < 0 && err)
+    if (rc < 0 && err) {
         first = *err;
+        diag_clear(err);
+    }
     if (rebuild(a, a->links.want_scv, a->links.want_buffer, 1, &werr) < 0) {
         if (rc < 0)
             diag_set(err, "%s; as one sub-chain: %s", first.msg, werr.msg);
@@ -544,8 +548,10 @@ int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *
     }
     ax_links_kinds(a->d, p, node_of_task, scv, buffer);
     a->handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's */
-    /* a flow's links are those its workspace was built with (approx_flow.c) */
-    if ((a->flow || ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0) &&
+    /* a flow's links are those of its reduced workspace (approx_flow.c) */
+    int linked = a->flow ? ax_flow_links(a, scv, buffer, err) == 0
+                         : ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0;
+    if (linked &&
         skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
         rc = skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? node_of_task : NULL,
                               r, err);

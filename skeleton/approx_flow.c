@@ -48,9 +48,10 @@ static int edge_source(const skel_dag *d, int x, int y)
     return e;
 }
 
-/* Visits per item of original move e: the fewer of its ends' (a choice's
- * branch is entered with its probability); a loop's feedback move (to an
- * earlier task) once fewer than the body's. */
+/* Visits per item of original move e: the fewer of its ends' loop visits
+ * (serial_visits holds loop means only; a choice's probabilities stay in
+ * the reduced graph); a loop's feedback move (to an earlier task) once
+ * fewer than the body's. */
 static double move_visits(const skel_dag *d, int e)
 {
     int x = d->edges[e].from, y = d->edges[e].to;
@@ -146,6 +147,27 @@ void ax_flow_free(struct ax_flow *f)
     free(f->link_scv);
     free(f->buffer);
     free(f);
+}
+
+int ax_flow_links(skel_approx *a, const double *scv, const int *buffer, diag *err)
+{
+    struct ax_flow *f = a->flow;
+    int same = 1;
+    for (int r = 0; r < a->d->serial->nedges && same; r++)
+        same = f->link_scv[r] == scv[f->emap[r]] && f->buffer[r] == buffer[f->emap[r]];
+    if (!same) {                      /* the reduced workspace built again with them */
+        skel_approx_opts o = a->o;
+        o.link_scv = scv;
+        o.buffer = buffer;
+        o.handoff = a->handoff;
+        struct ax_flow *g = flow_new(a->d, &o, err);
+        if (!g)
+            return -1;
+        ax_flow_free(f);
+        a->flow = g;
+    }
+    a->flow->inner->handoff = a->handoff;
+    return 0;
 }
 
 void ax_flow_deadline(struct ax_flow *f, double deadline)

@@ -25,7 +25,9 @@ typedef struct fm {           /* one task's machine under construction */
     int *cap;
     int i;
     int n;                    /* local states so far */
+    int round;                /* the round whose item the states made now receive next */
     unsigned char *busy;      /* per local state (AX_FM_MAX) */
+    int *rx;                  /* per local state: its round then (AX_FM_MAX) */
     diag *err;
 } fm;
 
@@ -38,6 +40,8 @@ static int fm_state(fm *m, int k, diag *err)
     if (m->n + k > AX_FM_MAX)
         return diag_set(err, "approximation: task t%d has more than %d local states", m->i,
                         AX_FM_MAX);
+    for (int x = m->n; x < m->n + k; x++)
+        m->rx[x] = m->round;
     m->n += k;
     return m->n - k;
 }
@@ -155,29 +159,41 @@ int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err)
     int ns = a->d->src[i].nsteps;
     double sc = a->scv[i];
     int K = sc > 1 ? 2 : skel_erlang_phases(sc), rc = 0;
-    fm m = { a, cap, i, 0, calloc(AX_FM_MAX, 1), err };
-    int *start = malloc((size_t)l * sizeof *start);
-    if (!m.busy || !start) {
+    fm m = { a, cap, i, 0, 0, calloc(AX_FM_MAX, 1), malloc(AX_FM_MAX * sizeof *m.rx), err };
+    int *start = l <= AX_FM_MAX ? malloc((size_t)l * sizeof *start) : NULL;
+    if (l > AX_FM_MAX) {            /* a state a round at least */
+        rc = diag_set(err, "approximation: task t%d has more than %d local states", i,
+                      AX_FM_MAX);
+        goto done;
+    }
+    if (!m.busy || !m.rx || !start) {
         rc = ax_oom(err);
         goto done;
     }
-    for (long k = 0; k < l && rc == 0; k++)
+    for (long k = 0; k < l && rc == 0; k++) {  /* round k's first state: waits for item k */
+        m.round = (int)k;
         rc = (start[k] = fm_state(&m, ns ? 1 : K, err)) < 0 ? -1 : 0;
-    for (long k = 0; k < l && rc == 0; k++)
+    }
+    for (long k = 0; k < l && rc == 0; k++) {  /* the rest of round k: item k received */
+        m.round = (int)((k + 1) % l);
         rc = fm_round(&m, start, (int)k, (int)l);
+    }
     a->deal |= step_groups(&a->d->dst[i]) > 1;   /* a fork: its block (ax_par_blocks) */
     if (rc == 0) {
         a->nloc[i] = m.n;
-        a->per[i] = (int)(m.n / l);
         a->loff[i] = a->nbusy;
         a->nbusy += m.n;
-        if (mem_grow((void **)&a->busy, (size_t)a->nbusy, sizeof *a->busy) < 0)
+        if (mem_grow((void **)&a->busy, (size_t)a->nbusy, sizeof *a->busy) < 0 ||
+            mem_grow((void **)&a->rx, (size_t)a->nbusy, sizeof *a->rx) < 0)
             rc = ax_oom(err);
-        else
+        else {
             memcpy(a->busy + a->loff[i], m.busy, (size_t)m.n);
+            memcpy(a->rx + a->loff[i], m.rx, (size_t)m.n * sizeof *m.rx);
+        }
     }
 done:
     free(start);
+    free(m.rx);
     free(m.busy);
     return rc;
 }

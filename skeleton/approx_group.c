@@ -32,7 +32,7 @@ int ax_member_items(const skel_approx *a, const ax_win *w, const int *loc, int j
 {
     const ax_group *g = &a->grp[w->g];
     int lc = loc[w->nt - 1], n = loc[w->nt + w->nk];
-    int next = (lc / g->per_c + (lc % g->per_c > 0)) % g->k;   /* its next receive */
+    int next = a->rx[a->loff[g->c] + lc] % g->k;   /* its next receive */
     int d = (j - next + g->k) % g->k;
     return n > d ? (n - d - 1) / g->k + 1 : 0;
 }
@@ -222,8 +222,8 @@ static int add_group(skel_approx *a, const ax_cand *q, diag *err)
                  (size_t)q->k, sizeof *a->mcap) < 0)
         return ax_oom(err);
     ax_group *G = &a->grp[a->ngrp++];
-    *G = (ax_group){ .p = q->p, .c = q->c, .k = q->k, .per_p = a->per[q->p],
-                     .per_c = a->per[q->c], .m0 = g ? a->grp[g - 1].m0 + a->grp[g - 1].k : 0 };
+    *G = (ax_group){ .p = q->p, .c = q->c, .k = q->k,
+                     .m0 = g ? a->grp[g - 1].m0 + a->grp[g - 1].k : 0 };
     for (int k = 0; k < q->k; k++)
         a->mcap[G->m0 + k] = 0;
     for (int x = 0; x < a->ntasks; x++)

@@ -137,7 +137,6 @@ typedef struct ax_win {
 typedef struct ax_group {     /* a deal whose members are sub-skeletons, counted */
     int p, c;                 /* its producer and consumer */
     int k;                    /* members */
-    int per_p, per_c;         /* local states per round of p and of c */
     int m0;                   /* members' capacities: mcap[m0 .. m0 + k) */
     int ncap;                 /* their sum: the count's largest value */
 } ax_group;
@@ -158,6 +157,8 @@ struct skel_approx {
     int *nloc;                /* per task: local states */
     int *loff;                /* per task: its local states' flags busy[loff[i] ..] */
     unsigned char *busy;      /* per local state: the task computes (any phase) */
+    int *rx;                  /* per local state: the round whose item the task receives
+                                 next (mod its rounds); a counted deal's consumer's turn */
     int *nch;                 /* per local state: its choices (nchoices) */
     int nbusy;
     int deal;                 /* some task has several rounds (a deal) */
@@ -221,7 +222,6 @@ struct skel_approx {
     ax_group *grp;            /* counted deals (approx_group.c) */
     int ngrp;
     int *mcap;                /* per member: items it holds at most */
-    int *per;                 /* per task: local states per round */
     int *dblk;                /* per task: the producer of the deal whose members or
                                  consumer it is (a window takes them all or none:
                                  approx_window.c grow_reach); -1: none */
@@ -337,6 +337,10 @@ double ax_cond_busy(const skel_approx *a, int x, int y);  /* P(y computes | x do
 /* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
  * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0
  * forking to H2's branches */
+/* The platform's link kinds (per original move: scv, buffer; see
+ * ax_links_kinds) and a->handoff into flow a's reduced workspace, which is
+ * built again when they differ from those it was built with. */
+int ax_flow_links(skel_approx *a, const double *scv, const int *buffer, diag *err);
 int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err);
 int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err);
 void ax_par_blocks(skel_approx *a);   /* after ax_groups_find */

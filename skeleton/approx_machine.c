@@ -125,13 +125,15 @@ static int task_machine(skel_approx *a, int *cap, int i, diag *err)
         return diag_set(err, "approximation: task t%d has %ld local states (at most 4096)", i,
                         l * per);
     a->nloc[i] = (int)(l * per);
-    a->per[i] = per;
     a->deal |= l > 1;
     a->loff[i] = a->nbusy;
     a->nbusy += a->nloc[i];
-    if (mem_grow((void **)&a->busy, (size_t)a->nbusy, sizeof *a->busy) < 0)
+    if (mem_grow((void **)&a->busy, (size_t)a->nbusy, sizeof *a->busy) < 0 ||
+        mem_grow((void **)&a->rx, (size_t)a->nbusy, sizeof *a->rx) < 0)
         return ax_oom(err);
     memset(a->busy + a->loff[i], 0, (size_t)a->nloc[i]);
+    for (int x = 0; x < a->nloc[i]; x++)          /* round k's first state waits for item k */
+        a->rx[a->loff[i] + x] = x / per + (x % per > 0);
     for (long k = 0; k < l; k++) {
         int r = (int)(k * per), c = r + (ns > 0), s = c + K, next = (int)((k + 1) % l * per);
         int nc = ns ? -1 : next;          /* the next round starts by computing */

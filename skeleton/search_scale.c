@@ -729,8 +729,9 @@ static void use_bound(search *s)
     s->eval_name = "the per-stage cycle bound (an upper bound)";
 }
 
-/* The approximation is the evaluator when it covers the skeleton (no
- * par/choice/loop) and values the constructive placement by mid; the
+/* The approximation is the evaluator when it answers for the skeleton
+ * (it refuses some: docs/approximation.md) and values the constructive
+ * placement by mid; the
  * moves then have until. Else the cycle bound values them: it costs
  * microseconds at any size (farm(1000)'s approximation takes seconds). */
 static void choose_eval(search *s, double mid, double until)
