@@ -22,18 +22,23 @@
  *       choices or loops (over a task or a pipe of two), each followed by a
  *       task, 2-12 tasks, on (a)'s platforms, from a seed of their own; and
  *       every BPEL process of ../shared/corpus/bpel as the CLI translates
- *       it, against the chain where it fits, else the simulation's CI.
+ *       it, against the chain where it fits, else the simulation's CI;
+ *   (g) deals of 5-10 single tasks between 0-2 tasks either side, on (a)'s
+ *       platforms, from a seed of their own, against the exact chain, and
+ *       the same cases with such deals never counted (the method before).
  * Printed: the relative error |approx / exact - 1| per construct and in
  * all (median, p95, max), and the time of one exact solution (derivation
  * included) against one approximation.
  *
- * usage: bench_approx [cases | large | links [N] | flows [N]]   ("large": part (c) alone,
+ * usage: bench_approx [cases | large | links [N] | flows [N] | dd [N] | wide [N]]
+ *                                ("large": part (c) alone, "wide": part (g) alone,
  *                                "links": part (d) alone, "flows": part (f) alone
  *                                (APPROX_NO_FLOWS=1 skips it); SRCDIR, SHARED_DIR locate the inputs;
  *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
  *                                one kind, on cases of its own: a quick look, not the table) */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,8 +59,9 @@
 #define NCAT 5
 
 #define DD_CAT NCAT   /* part (e)'s random deals of deals */
-static const char *const catname[NCAT + 1] = { "pipe", "farm", "deal", "nested", "corpus",
-                                               "dd" };
+#define WIDE_CAT (NCAT + 1)   /* part (g)'s random deals of 5-10 tasks */
+static const char *const catname[NCAT + 2] = { "pipe", "farm", "deal", "nested", "corpus",
+                                               "dd", "wide" };
 
 static double uniform(uint64_t *s)
 {
@@ -178,8 +184,9 @@ static void random_skeleton(int cat, uint64_t *s, sbuf *t)
         put_sub(t, s, m);
         return;
     }
-    if (cat == 1 || cat == 2) {                      /* a farm or a deal of tasks */
-        int w = pick(s, 2, cat == 1 ? 5 : 4), before = pick(s, 0, 2), after = pick(s, 0, 2);
+    if (cat == 1 || cat == 2 || cat == WIDE_CAT) {   /* a farm or a deal of tasks */
+        int w = cat == WIDE_CAT ? pick(s, 5, 10) : pick(s, 2, cat == 1 ? 5 : 4);
+        int before = pick(s, 0, 2), after = pick(s, 0, 2);
         if (before + after == 0 && uniform(s) < 0.5)
             after = 1;
         int m = before + 1 + after;
@@ -254,6 +261,7 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
  * sm->before, unless it declined. With mu, by
  * skel_approx_eval (part (a)), else skel_approx_place (part (d)). */
 static int flows_windows;   /* part (f): before_err without any whole-model window */
+static int wide_before;     /* part (g): before_err with deals of tasks never counted */
 
 static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
                        const skel_platform *p, const int *pl, const double *mu,
@@ -261,8 +269,9 @@ static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const
 {
     diag e = { 0 };
     double t0 = clock_now();
-    ao.sibling_states = 1;
-    ao.whole_states = 1;
+    ao.sibling_states = wide_before ? ao.sibling_states : 1;
+    ao.whole_states = wide_before ? ao.whole_states : 1;
+    ao.count_tasks = wide_before ? INT_MAX : ao.count_tasks;
     if (flows_windows)
         ao.cut_whole_states = 1;   /* part (f): a par's whole model too */
     skel_approx *b = skel_approx_new(d, &ao, &e);
@@ -911,8 +920,32 @@ static int deals_of_deals(int ncases)
     return 0;
 }
 
+/* Part (g): deals of 5-10 single tasks between 0-2 tasks either side, on
+ * part (a)'s random platforms, against the exact chain; before: the same
+ * cases with such deals never counted (count_tasks INT_MAX: cut by the
+ * windows when they pass deal_states whole). */
+static int wide_deals(int ncases)
+{
+    static sample sm;
+    uint64_t s = 20261127;
+    diag err = { 0 };
+    wide_before = 1;
+    for (int k = 0; k < ncases; k++)
+        if (random_case(WIDE_CAT, &s, &sm, 0, &err) < 0)
+            return fprintf(stderr, "bench_approx: %s\n", err.msg), 1;
+    wide_before = 0;
+    printf("\nbench_approx: deals of 5-10 single tasks, approximation vs exact chain (before: "
+           "such deals never counted)\n");
+    printf("%-8s %5s %9s %9s %9s  %-4s  %10s %10s %9s %9s %4s %4s %4s\n", "case", "n", "median",
+           "p95", "max", "goal", "exact s", "approx s", "speedup", "states", "n/c", "big", "ref");
+    row("wide", &sm);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "wide") == 0)
+        return wide_deals(argc > 2 ? atoi(argv[2]) : 60);
     if (argc > 1 && strcmp(argv[1], "dd") == 0)
         return deals_of_deals(argc > 2 ? atoi(argv[2]) : 60);
     if (argc > 1 && strcmp(argv[1], "large") == 0) {

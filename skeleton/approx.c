@@ -142,6 +142,7 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
     a->o.whole_states = a->o.whole_states ? a->o.whole_states : AX_SIB;
     a->o.cut_whole_states = a->o.cut_whole_states ? a->o.cut_whole_states : AX_WHOLE;
     a->o.layer_states = a->o.layer_states ? a->o.layer_states : AX_LAYER;
+    a->o.count_tasks = a->o.count_tasks > 0 ? a->o.count_tasks : AX_COUNT_TASKS;
     a->whole = whole;
     if (whole)          /* no deal counted or its links simplified: all exact */
         a->o.max_states = a->o.deal_states = a->o.cut_whole_states;

@@ -52,6 +52,11 @@
 #define AX_LAYER_LOW 16384    /* ... and when that fixed point fails, this many
                                  (model4.des: collapsed within 65,536, 0.16% within
                                  16,384) */
+#define AX_COUNT_TASKS 5      /* default count_tasks: a deal of single tasks this wide
+                                 whose whole window passes deal_states is counted
+                                 (bench_approx wide, 60 deals of 5-10: cut, max 56.8%,
+                                 task, deal(10), task -85%; counted, max 4.55%); part
+                                 (a)'s deals (2-4) keep their windows */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */

@@ -678,6 +678,11 @@ typedef struct skel_approx_opts {
     int independent_sharers; /* Sharing=ps: a node's tasks outside a window compute
                                 independently of the window's (the method before the
                                 co-located pairs, kept for comparisons) */
+    int count_tasks;         /* a deal of single tasks, from this many members, whose
+                                producer, members and consumer pass deal_states
+                                together is counted (approx_group.c) rather than
+                                cut by the windows; 0: 6; INT_MAX: never (the
+                                method before, kept for comparisons) */
 } skel_approx_opts;
 
 typedef struct skel_approx_result {
