@@ -648,7 +648,10 @@ typedef struct skel_approx_opts {
                                 within sibling_states too (a pipeline: six tasks) */
     unsigned long whole_states; /* without a deal, a model whose tasks' local states
                                 (and links') multiply to at most this many is one
-                                window, solved exactly, whatever grow_states; 0: 729 */
+                                window, solved exactly, whatever grow_states; 0: 729.
+                                With a deal, the model is one window when it has
+                                at most 16,384 reachable states, there is no
+                                deadline and deal_states is not given; 1: neither */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
