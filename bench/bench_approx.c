@@ -314,14 +314,8 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     if (!mu || !lambda || skel_place_rates(m, p, pl, mu, lambda, err) < 0)
         goto done;
     double t0 = clock_now();
-    skel_search_opts so = { 0 };
-    so.candidates = pl;
-    so.ncandidates = 1;
-    so.top = 1;
-    so.no_prune = 1;
-    so.max_states = MAX_STATES;
     diag serr = { 0 };
-    if (!(r = skel_search(m, d, p, &so, &serr))) {   /* first: the suite does not
+    if (!(r = skel_search_one(m, d, p, pl, MAX_STATES, &serr))) {   /* first: the suite does not
                                                          depend on the approximation */
         sm->too_big++;
         rc = 1;

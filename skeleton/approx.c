@@ -140,6 +140,47 @@ static unsigned long whole_first_max(const skel_approx *a, const skel_dag *d)
     return 0;
 }
 
+/* The caller's zeros replaced by the defaults; every state budget at most
+ * INT_MAX (the windows count their states in ints). */
+static void opts_defaults(skel_approx_opts *o)
+{
+    o->max_iter = o->max_iter > 0 ? o->max_iter : 200;
+    o->tol = o->tol > 0 ? o->tol : 1e-6;
+    o->max_states = o->max_states ? o->max_states : 16384;
+    o->window_states = o->window_states ? o->window_states : AX_DENSE_MAX;
+    /* a caller capping deal windows (the search) keeps pairs elsewhere too */
+    int own_grow = o->grow_states || o->deal_states;
+    o->grow_states = o->grow_states ? o->grow_states : o->deal_states ? 1 : AX_GROW;
+    /* a caller choosing the windows' size (the search) gets no siblings unasked */
+    if (!o->sibling_states)
+        o->sibling_states = own_grow ? o->grow_states : AX_SIB;
+    o->deal_states = o->deal_states ? o->deal_states : 2500;
+    o->whole_states = o->whole_states ? o->whole_states : AX_SIB;
+    o->cut_whole_states = o->cut_whole_states ? o->cut_whole_states : AX_WHOLE;
+    o->layer_states = o->layer_states ? o->layer_states : AX_LAYER;
+    unsigned long *cap[] = { &o->max_states, &o->window_states, &o->grow_states,
+                             &o->sibling_states, &o->deal_states, &o->whole_states,
+                             &o->cut_whole_states, &o->layer_states };
+    for (size_t k = 0; k < sizeof cap / sizeof *cap; k++)
+        if (*cap[k] > INT_MAX)
+            *cap[k] = INT_MAX;
+}
+
+/* The empty approximation of d both builders start from: the caller's
+ * options copied as given (each builder fills its own defaults). */
+skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err)
+{
+    skel_approx *a = calloc(1, sizeof *a);
+    if (!a)
+        return ax_oom(err), NULL;
+    a->d = d;
+    a->ntasks = d->ntasks;
+    a->nedges = d->nedges;
+    if (opts)
+        a->o = *opts;
+    return a;
+}
+
 /* skel_approx_new; whole: one window of every task (the fallback of
  * skel_approx_eval, or tried first), of at most this many reachable
  * states (0: the windows). */
@@ -151,32 +192,14 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
     if (d->ngates)   /* a dag without its tree's reduction */
         return diag_set(err, "approximation: a loop over several stages without its serial "
                              "reduction (skel_dag.serial) is not covered"), NULL;
-    skel_approx *a = calloc(1, sizeof *a);
+    skel_approx *a = ax_alloc(d, opts, err);
     if (!a)
-        return ax_oom(err), NULL;
-    a->d = d;
-    a->ntasks = d->ntasks;
-    a->nedges = d->nedges;
+        return NULL;
     a->fresh = 1;
-    if (opts)
-        a->o = *opts;
-    a->given_max = a->o.max_states;
+    a->given_max = a->o.max_states;     /* as given: a rebuild passes them on */
     a->given_deal = a->o.deal_states;
     a->given_whole = a->o.whole_states;
-    a->o.max_iter = a->o.max_iter > 0 ? a->o.max_iter : 200;
-    a->o.tol = a->o.tol > 0 ? a->o.tol : 1e-6;
-    a->o.max_states = a->o.max_states ? a->o.max_states : 16384;
-    a->o.window_states = a->o.window_states ? a->o.window_states : AX_DENSE_MAX;
-    /* a caller capping deal windows (the search) keeps pairs elsewhere too */
-    int own_grow = a->o.grow_states || a->o.deal_states;
-    a->o.grow_states = a->o.grow_states ? a->o.grow_states : a->o.deal_states ? 1 : AX_GROW;
-    /* a caller choosing the windows' size (the search) gets no siblings unasked */
-    if (!a->o.sibling_states)
-        a->o.sibling_states = own_grow ? a->o.grow_states : AX_SIB;
-    a->o.deal_states = a->o.deal_states ? a->o.deal_states : 2500;
-    a->o.whole_states = a->o.whole_states ? a->o.whole_states : AX_SIB;
-    a->o.cut_whole_states = a->o.cut_whole_states ? a->o.cut_whole_states : AX_WHOLE;
-    a->o.layer_states = a->o.layer_states ? a->o.layer_states : AX_LAYER;
+    opts_defaults(&a->o);
     a->whole = whole != 0;
     a->whole_max = whole;
     if (whole)          /* no deal counted or its links simplified: all exact */
@@ -548,8 +571,9 @@ static int cut_answer(const skel_approx *a, int rc, const skel_approx_result *r,
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
                      const int *ps_node, skel_approx_result *r, diag *err)
 {
-    if (a->flow)
-        return ax_flow_eval(a, mu, lambda, ps_node, r, err);
+    if (a->flow)   /* the original rates checked, before the reduction divides them */
+        return check_rates(a, mu, lambda, err) < 0 ? -1
+                                                    : ax_flow_eval(a, mu, lambda, ps_node, r, err);
     int rc = eval_windows(a, mu, lambda, ps_node, r, err);
     if (layer_fallback(a, rc, r))
         rc = retry_layers(a, mu, lambda, ps_node, r, rc, err);

@@ -354,6 +354,9 @@ int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err)
 void ax_par_blocks(skel_approx *a);   /* after ax_groups_find */
 int ax_has_fork(const skel_dag *d);
 
+/* approx.c: an approximation of d with only opts copied (both builders start here) */
+skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+
 /* approx_flow.c: par/choice/loop flows (d->serial set) */
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
 void ax_flow_free(struct ax_flow *f);

@@ -597,6 +597,11 @@ int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, 
 skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_platform *p,
                                 const skel_search_opts *opts, diag *err);
 void skel_search_result_free(skel_search_result *r);   /* r may be NULL */
+/* The exact value of one placement: skel_search over that one candidate,
+ * nothing pruned, its chain up to max_states (0: the default). ranked[0]
+ * holds it; NULL with a message as skel_search. */
+skel_search_result *skel_search_one(skel_model *m, const skel_dag *d, const skel_platform *p,
+                                    const int *place, unsigned long max_states, diag *err);
 
 /* Node classes for the symmetry: class[j] is the smallest node index
  * interchangeable with j (same speed, same latency and bandwidth to every

@@ -38,12 +38,7 @@ static void both(const char *skel, skel_style style, const int *pl, double *exac
     placed_build(&x, skel, style, plat);
     diag err;
     diag_clear(&err);
-    skel_search_opts so = { 0 };
-    so.candidates = pl;
-    so.ncandidates = 1;
-    so.top = 1;
-    so.no_prune = 1;
-    skel_search_result *r = skel_search(x.model, x.dag, x.plat, &so, &err);
+    skel_search_result *r = skel_search_one(x.model, x.dag, x.plat, pl, 0, &err);
     ck_assert_msg(r, "%s", err.msg);
     *exact = r->ranked[0].throughput;   /* the job's: items entering its first stage */
     skel_approx_opts ao = { 0 };
