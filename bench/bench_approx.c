@@ -434,7 +434,7 @@ static void dump_corpus(const skel_tree *t, int k, const char *pt, const int *pl
                         skel_style st)
 {
     FILE *f = getenv("APPROX_DUMP") ? fopen(skel_tree_file(t), "r") : NULL;
-    static char text[16384];
+    char text[16384];
     size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
     if (f)
         fclose(f);
