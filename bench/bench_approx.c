@@ -462,7 +462,7 @@ static int corpus_tree(const skel_tree *t, skel_style style, uint64_t *s, sample
                              : skel_platform_default(nt, err);
         for (int i = 0; p && i < nt; i++)
             pl[i] = k == 0 ? i : pick(s, 0, nn - 1);
-        if (p && !dry)
+        if (p && !dry && strcmp(label, "corpus") == 0)   /* a BPEL file is not a skeleton */
             dump_corpus(t, k, pt, pl, style);
         free(pt);
         if (!p)
