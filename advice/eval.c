@@ -44,12 +44,7 @@ int adv_evaluate(const skel_tree *t, skel_style style, const skel_platform *p, c
         if (from >= 0 && 1 / lambda[e] > out->send_time[from])
             out->send_time[from] = 1 / lambda[e];
     }
-    skel_search_opts so = { 0 };
-    so.candidates = place;
-    so.ncandidates = 1;
-    so.top = 1;
-    so.no_prune = 1;
-    if (!(r = skel_search(m, d, p, &so, err)))
+    if (!(r = skel_search_one(m, d, p, place, 0, err)))
         goto done;
     const skel_search_entry *e = &r->ranked[0];
     out->ntasks = nt;

@@ -36,7 +36,9 @@
  *                                (APPROX_NO_FLOWS=1 skips it, APPROX_NO_WIDE=1 part (g));
  *                                SRCDIR, SHARED_DIR locate the inputs;
  *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
- *                                one kind, on cases of its own: a quick look, not the table) */
+ *                                one kind, on cases of its own: a quick look, not the table;
+ *                                APPROX_CORPUS=NAME scores only the corpus files whose
+ *                                path contains NAME, on the platforms of the whole run) */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <limits.h>
@@ -298,6 +300,12 @@ static unsigned long cut_whole;   /* compare()'s opts.cut_whole_states (part (e)
                                      decomposition of deals of deals alone) */
 static int no_before;             /* compare() skips before_err (part (e)) */
 
+/* APPROX_CORPUS=NAME: only the corpus files whose name contains NAME are
+ * scored; the others only draw their platforms (the same cases as the
+ * whole run), after a dry compare on the default platform tells whether
+ * they would have been covered (compare_dry: no evaluation, no score). */
+static int compare_dry;
+
 /* Exact and approximate throughput of t on p at placement pl; 1 when the
  * exact chain is too large or the approximation does not cover t. */
 static int compare(const skel_tree *t, skel_style style, const skel_platform *p, const int *pl,
@@ -316,14 +324,8 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     if (!mu || !lambda || skel_place_rates(m, p, pl, mu, lambda, err) < 0)
         goto done;
     double t0 = clock_now();
-    skel_search_opts so = { 0 };
-    so.candidates = pl;
-    so.ncandidates = 1;
-    so.top = 1;
-    so.no_prune = 1;
-    so.max_states = MAX_STATES;
     diag serr = { 0 };
-    if (!(r = skel_search(m, d, p, &so, &serr))) {   /* first: the suite does not
+    if (!(r = skel_search_one(m, d, p, pl, MAX_STATES, &serr))) {   /* first: the suite does not
                                                          depend on the approximation */
         sm->too_big++;
         rc = 1;
@@ -337,6 +339,10 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     if (!(a = skel_approx_new(d, &ao, &aerr))) {
         sm->uncovered++;
         rc = 1;
+        goto done;
+    }
+    if (compare_dry) {                   /* APPROX_CORPUS: covered, not scored */
+        rc = 0;
         goto done;
     }
     skel_approx_result ar;
@@ -431,24 +437,49 @@ static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
     return random_case_of(random_skeleton, catname[cat], cat, s, sm, links, err);
 }
 
+/* APPROX_DUMP=DIR: a corpus case (platform k of file t) as dump_case
+ * writes a random one, its skeleton the file's text (k 0: the default
+ * platform, an empty .conf: run it without --platform and --place). */
+static void dump_corpus(const skel_tree *t, int k, const char *pt, const int *pl,
+                        skel_style st)
+{
+    FILE *f = getenv("APPROX_DUMP") ? fopen(skel_tree_file(t), "r") : NULL;
+    char text[16384];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    char name[300];
+    const char *base = strrchr(skel_tree_file(t), '/');
+    snprintf(name, sizeof name, "corpus-%s-p%d", base ? base + 1 : skel_tree_file(t), k);
+    if (n)
+        dump_case(name, 0, 0, text, pt, pl, skel_tree_ntasks(t), st);
+}
+
 /* A corpus tree on the default platform and on three random ones: 1 when
  * it is not covered or its chain too large (on the default platform). */
 static int corpus_tree(const skel_tree *t, skel_style style, uint64_t *s, sample *sm,
                        const char *label, diag *err)
 {
     int nt = skel_tree_ntasks(t), rc = 0, pl[SKEL_MAX_TASKS];
+    const char *only = getenv("APPROX_CORPUS");
+    int dry = only && !strstr(skel_tree_file(t), only);
     for (int k = 0; k < 4 && rc >= 0; k++) {
         int nn = k == 0 ? nt : pick(s, 2, 8);
         char *pt = k ? random_platform(nn, s, 0) : NULL;
         skel_platform *p = k ? (pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
                                                                 NULL, NULL, err) : NULL)
                              : skel_platform_default(nt, err);
+        for (int i = 0; p && i < nt; i++)
+            pl[i] = k == 0 ? i : pick(s, 0, nn - 1);
+        if (p && !dry && strcmp(label, "corpus") == 0)   /* a BPEL file is not a skeleton */
+            dump_corpus(t, k, pt, pl, style);
         free(pt);
         if (!p)
             return -1;
-        for (int i = 0; i < nt; i++)
-            pl[i] = k == 0 ? i : pick(s, 0, nn - 1);
-        rc = compare(t, style, p, pl, sm, label, err);
+        compare_dry = dry;
+        rc = dry && k ? 0 : compare(t, style, p, pl, sm, label, err);
+        compare_dry = 0;
         skel_platform_free(p);
         if (rc == 1)
             break;        /* not covered or too large: the same on every platform */

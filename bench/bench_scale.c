@@ -226,12 +226,7 @@ static double judge(built *b, const skel_platform *p, const int *pl)
 {
     diag err;
     diag_clear(&err);
-    skel_search_opts o = { 0 };
-    o.candidates = pl;
-    o.ncandidates = 1;
-    o.top = 1;
-    o.no_prune = 1;
-    skel_search_result *r = skel_search(b->model, b->dag, p, &o, &err);
+    skel_search_result *r = skel_search_one(b->model, b->dag, p, pl, 0, &err);
     double x = r && r->nranked ? r->ranked[0].throughput : 0;
     skel_search_result_free(r);
     return x;

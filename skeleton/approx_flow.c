@@ -111,14 +111,9 @@ fail:
 
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err)
 {
-    skel_approx *a = calloc(1, sizeof *a);
+    skel_approx *a = ax_alloc(d, opts, err);
     if (!a)
-        return ax_oom(err), NULL;
-    a->d = d;
-    a->ntasks = d->ntasks;
-    a->nedges = d->nedges;
-    if (opts)
-        a->o = *opts;
+        return NULL;
     a->util = calloc((size_t)a->ntasks + 1, sizeof *a->util);
     a->thr = calloc((size_t)a->ntasks + 1, sizeof *a->thr);
     if (!a->util || !a->thr) {

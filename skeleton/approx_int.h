@@ -46,6 +46,9 @@
 #define AX_WHOLE 250000       /* with deals whose windows' fixed point fails: one
                                  window of the whole model up to this many reachable
                                  states (model4.des: 216,720; skel_approx_eval) */
+#define AX_DEAL_WHOLE 16384   /* any deal: the whole model is one window first up to
+                                 this many reachable states (bench_approx's model1.des
+                                 on a random platform: +5.0% with windows, exact so) */
 #define AX_LAYER 65536        /* a deal of deals' window (approx_layer.c) may hold this
                                  many reachable states (bench_approx dd, 30 random
                                  cases: p95 28.6% within 16,384, 3.5% within 65,536) */
@@ -238,6 +241,11 @@ struct skel_approx {
     int ncnt;
     int whole;                /* one window of every task (skel_approx_eval's
                                  fallback for deals of deals) */
+    unsigned long whole_max;  /* ... of at most this many reachable states (0: not
+                                 whole), kept when the links rebuild it */
+    unsigned long given_max, given_deal;   /* the caller's max_states and deal_states,
+                                 which a whole model's window overrides */
+    unsigned long given_whole;   /* the caller's whole_states (1: no model whole) */
     int cut;                  /* a deal no window can hold whole (approx_group.c) */
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
@@ -350,6 +358,9 @@ int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err);
 int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err);
 void ax_par_blocks(skel_approx *a);   /* after ax_groups_find */
 int ax_has_fork(const skel_dag *d);
+
+/* approx.c: an approximation of d with only opts copied (both builders start here) */
+skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err);
 
 /* approx_flow.c: par/choice/loop flows (d->serial set) */
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);

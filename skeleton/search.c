@@ -725,3 +725,15 @@ fail:
     search_free(&s);
     return NULL;
 }
+
+skel_search_result *skel_search_one(skel_model *m, const skel_dag *d, const skel_platform *p,
+                                    const int *place, unsigned long max_states, diag *err)
+{
+    skel_search_opts so = { 0 };
+    so.candidates = place;
+    so.ncandidates = 1;
+    so.top = 1;
+    so.no_prune = 1;
+    so.max_states = max_states;
+    return skel_search(m, d, p, &so, err);
+}

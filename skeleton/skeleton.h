@@ -597,6 +597,11 @@ int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, 
 skel_search_result *skel_search(skel_model *m, const skel_dag *d, const skel_platform *p,
                                 const skel_search_opts *opts, diag *err);
 void skel_search_result_free(skel_search_result *r);   /* r may be NULL */
+/* The exact value of one placement: skel_search over that one candidate,
+ * nothing pruned, its chain up to max_states (0: the default). ranked[0]
+ * holds it; NULL with a message as skel_search. */
+skel_search_result *skel_search_one(skel_model *m, const skel_dag *d, const skel_platform *p,
+                                    const int *place, unsigned long max_states, diag *err);
 
 /* Node classes for the symmetry: class[j] is the smallest node index
  * interchangeable with j (same speed, same latency and bandwidth to every
@@ -648,7 +653,10 @@ typedef struct skel_approx_opts {
                                 within sibling_states too (a pipeline: six tasks) */
     unsigned long whole_states; /* without a deal, a model whose tasks' local states
                                 (and links') multiply to at most this many is one
-                                window, solved exactly, whatever grow_states; 0: 729 */
+                                window, solved exactly, whatever grow_states; 0: 729.
+                                With a deal, the model is one window when it has
+                                at most 16,384 reachable states, there is no
+                                deadline and deal_states is not given; 1: neither */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */

@@ -36,12 +36,7 @@ static double rel_err(const char *skel, skel_style style, const int *pl, int ps,
     placed_build(&x, skel, style, plats[ps]);
     diag err;
     diag_clear(&err);
-    skel_search_opts so = { 0 };
-    so.candidates = pl;
-    so.ncandidates = 1;
-    so.top = 1;
-    so.no_prune = 1;
-    skel_search_result *r = skel_search(x.model, x.dag, x.plat, &so, &err);
+    skel_search_result *r = skel_search_one(x.model, x.dag, x.plat, pl, 0, &err);
     ck_assert_msg(r, "%s", err.msg);
     skel_approx_opts ao = { 0 };
     ao.scv = x.model->scv;
@@ -161,6 +156,42 @@ START_TEST(test_flow_links)
 }
 END_TEST
 
+/* A rate of zero (or not finite) is refused naming the original task or
+ * move: the flow's reduction divides by them, and used to pass the
+ * quotient on (a rate 0 became a reduced rate of 0 or infinity). */
+START_TEST(test_flow_bad_rate)
+{
+    placed x;
+    placed_build(&x, loopn, SKEL_STYLE_STREAM, plats[1]);
+    diag err;
+    diag_clear(&err);
+    skel_approx *a = skel_approx_new(x.dag, NULL, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    double mu[4] = { 5, 9, 9, 1 }, lambda[16];
+    for (int e = 0; e < x.dag->nedges && e < 16; e++)
+        lambda[e] = 2;
+    ck_assert_int_le(x.dag->nedges, 16);
+    skel_approx_result r;
+    mu[1] = 0;
+    ck_assert_int_lt(skel_approx_eval(a, mu, lambda, NULL, &r, &err), 0);
+    ck_assert_msg(strstr(err.msg, "compute rate of t1 is 0"), "%s", err.msg);
+    mu[1] = 9;
+    for (int e = 0; e < x.dag->nedges; e++) {   /* the loop's own move too */
+        char want[64];
+        snprintf(want, sizeof want, "rate of move %d is 0", e);
+        lambda[e] = 0;
+        diag_clear(&err);
+        ck_assert_int_lt(skel_approx_eval(a, mu, lambda, NULL, &r, &err), 0);
+        ck_assert_msg(strstr(err.msg, want), "move %d: %s", e, err.msg);
+        lambda[e] = 2;
+    }
+    ck_assert_msg(skel_approx_eval(a, mu, lambda, NULL, &r, &err) == 0, "%s", err.msg);
+    ck_assert(r.throughput > 0 && isfinite(r.throughput));
+    skel_approx_free(a);
+    placed_free(&x);
+}
+END_TEST
+
 static double cpu_now(void)
 {
     struct timespec ts;
@@ -245,6 +276,7 @@ int main(void)
     tcase_add_test(tc, test_flow_exact);
     tcase_add_test(tc, test_flow_tolerance);
     tcase_add_test(tc, test_flow_links);
+    tcase_add_test(tc, test_flow_bad_rate);
     tcase_add_test(tc, test_flow_big);
     suite_add_tcase(s, tc);
     return run_suite(s);
