@@ -221,6 +221,9 @@ typedef struct sample {
     int n;
     double before[2048];      /* the method before (before_err), same cases */
     int nb;
+    double win[2048];         /* the windows alone (windows_err), same cases */
+    int nw;
+    int nwhole;               /* of n, answered as one window: the exact chain */
     double exact_s, approx_s, before_s;
     unsigned long states_max;
     int uncovered, too_big, refused;
@@ -253,6 +256,7 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
                ar->iterations);
     if (sm->n < 2048)
         sm->err[sm->n++] = e;
+    sm->nwhole += ar->whole;
     sm->exact_s += exact_s;
     sm->approx_s += approx_s;
     sm->states_max = states > sm->states_max ? states : sm->states_max;
@@ -266,26 +270,52 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
 static int flows_windows;   /* part (f): before_err without any whole-model window */
 static int wide_before;     /* part (g): before_err with deals of tasks never counted */
 
-static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
+/* The relative error against x of the approximation with options ao, or
+ * -1 when it declines. With mu, by skel_approx_eval (part (a)), else
+ * skel_approx_place (part (d)). */
+static double alt_eval(const skel_dag *d, const skel_approx_opts *ao, const skel_model *m,
                        const skel_platform *p, const int *pl, const double *mu,
                        const double *lambda, double x)
 {
     diag e = { 0 };
+    skel_approx *b = skel_approx_new(d, ao, &e);
+    skel_approx_result r;
+    int ok = b && (mu ? skel_approx_eval(b, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
+                                         &r, &e)
+                      : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
+    skel_approx_free(b);
+    return ok ? fabs(r.throughput / x - 1) : -1;
+}
+
+static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
+                       const skel_platform *p, const int *pl, const double *mu,
+                       const double *lambda, double x)
+{
     double t0 = clock_now();
     ao.sibling_states = wide_before ? ao.sibling_states : 1;
     ao.whole_states = wide_before ? ao.whole_states : 1;
     ao.count_tasks = wide_before ? INT_MAX : ao.count_tasks;
     if (flows_windows)
         ao.cut_whole_states = 1;   /* part (f): a par's whole model too */
-    skel_approx *b = skel_approx_new(d, &ao, &e);
-    skel_approx_result r;
-    int ok = b && (mu ? skel_approx_eval(b, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
-                                         &r, &e)
-                      : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
-    if (ok && sm->nb < 2048)
-        sm->before[sm->nb++] = fabs(r.throughput / x - 1);
-    skel_approx_free(b);
-    sm->before_s += ok ? clock_now() - t0 : 0;
+    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x);
+    if (err >= 0 && sm->nb < 2048)
+        sm->before[sm->nb++] = err;
+    sm->before_s += err >= 0 ? clock_now() - t0 : 0;
+}
+
+/* The same case by the decomposition alone, every default kept but no
+ * window of the whole model (whole_states and cut_whole_states 1): what
+ * the rows' cases answered whole (sample.nwhole) would give were they
+ * too large for it. Its error into sm->win, unless it declined. */
+static void windows_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
+                        const skel_platform *p, const int *pl, const double *mu,
+                        const double *lambda, double x)
+{
+    ao.whole_states = 1;
+    ao.cut_whole_states = 1;
+    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x);
+    if (err >= 0 && sm->nw < 2048)
+        sm->win[sm->nw++] = err;
 }
 
 /* A case the approximation declined to answer (its message, if verbose). */
@@ -355,6 +385,10 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
     if (!no_before)
         before_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
+    if (!no_before && ar.whole)   /* else the windows answered already */
+        windows_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
+    else if (!no_before && sm->nw < 2048)
+        sm->win[sm->nw++] = fabs(ar.throughput / r->ranked[0].throughput - 1);
     rc = 0;
 done:
     skel_approx_free(a);
@@ -578,6 +612,10 @@ static int compare_links(const skel_tree *t, skel_style style, const skel_platfo
     }
     record(sm, label, t, states, x, &ar, t1 - t0, clock_now() - t1);
     before_err(sm, d, ao, m, p, pl, NULL, NULL, x);
+    if (ar.whole)
+        windows_err(sm, d, ao, m, p, pl, NULL, NULL, x);
+    else if (sm->nw < 2048)
+        sm->win[sm->nw++] = fabs(ar.throughput / x - 1);
 done:
     skel_approx_free(a);
     skel_model_free(m);
@@ -593,6 +631,9 @@ static void pool(sample *all, const sample *sm)
         all->err[all->n++] = sm->err[k];
     for (int k = 0; k < sm->nb && all->nb < 2048; k++)
         all->before[all->nb++] = sm->before[k];
+    for (int k = 0; k < sm->nw && all->nw < 2048; k++)
+        all->win[all->nw++] = sm->win[k];
+    all->nwhole += sm->nwhole;
     all->exact_s += sm->exact_s;
     all->approx_s += sm->approx_s;
     all->before_s += sm->before_s;
@@ -828,6 +869,12 @@ static void row(const char *name, sample *sm)
            sm->n ? sm->exact_s / sm->n : 0, sm->n ? sm->approx_s / sm->n : 0,
            sm->approx_s > 0 ? sm->exact_s / sm->approx_s : 0, sm->states_max, sm->uncovered,
            sm->too_big, sm->refused);
+    if (sm->nwhole && sm->nw)   /* the row above holds exact answers: say how many */
+        printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%  (windows alone: %d of the %d answered whole "
+               "above, i.e. exactly, decomposed instead)\n",
+               "", sm->nw, 100 * quantile(sm->win, sm->nw, 0.5),
+               100 * quantile(sm->win, sm->nw, 0.95), 100 * quantile(sm->win, sm->nw, 1.0),
+               sm->nwhole, sm->n);
     if (sm->nb == 0)
         return;
     printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%        %10s %10.2e  (before: %s)\n", "", sm->nb,

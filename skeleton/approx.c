@@ -485,6 +485,7 @@ static int fixed_point(skel_approx *a, skel_approx_result *r, diag *err)
         return diag_set(err, "approximation: out of time after %d sweeps", r->iterations);
     }
     r->converged = r->change <= a->o.tol;
+    r->whole = a->whole != 0;
     finish(a, r);
     return sanity(a, r, err);
 }

@@ -704,6 +704,10 @@ typedef struct skel_approx_result {
                                 rating's time): the cost, the same on any machine */
     int at_bound;            /* the fixed point fell (by less than 10%) below the
                                 one-item-at-a-time lower bound, which is given */
+    int whole;               /* 1: answered by one window of every task, which is
+                                the model's exact chain (a small model, no
+                                deadline: skel_approx_opts' whole_states,
+                                cut_whole_states), not by the decomposition */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be
