@@ -464,6 +464,22 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     return 0;
 }
 
+/* The answer is the model's exact chain: built as one window of every
+ * task, or (a skeleton without a deal: no counted deal, no simplified
+ * link) every window grew to hold every task (a small model within
+ * whole_states). */
+static int answered_whole(const skel_approx *a)
+{
+    if (a->whole)
+        return 1;
+    if (a->ngrp > 0 || has_rounds(a->d) || a->nwin < 1)
+        return 0;
+    for (int w = 0; w < a->nwin; w++)
+        if (a->win[w].built && a->win[w].nt < a->ntasks)
+            return 0;
+    return 1;
+}
+
 /* The sweeps from the current delays to the fixed point (or the sweeps'
  * cap, the deadline, a collapse), then the results. */
 static int fixed_point(skel_approx *a, skel_approx_result *r, diag *err)
@@ -487,7 +503,7 @@ static int fixed_point(skel_approx *a, skel_approx_result *r, diag *err)
         return diag_set(err, "approximation: out of time after %d sweeps", r->iterations);
     }
     r->converged = r->change <= a->o.tol;
-    r->whole = a->whole != 0;
+    r->whole = answered_whole(a);
     finish(a, r);
     return sanity(a, r, err);
 }
