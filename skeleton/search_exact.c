@@ -42,6 +42,8 @@ static void tick(search *s)
 static int shared_cut(search *s)
 {
     double th = threshold(s);
+    if (s->o->shared_windows == 0 && s->sp->n < WPS_CHAIN_MIN)
+        return 0;
     if (s->o->no_prune || !(th > 0) || !(search_bound_shared(s, th) < th))
         return 0;
     s->wps_pruned++;

@@ -397,7 +397,7 @@ static double wps_window(search *s, int wi, double below)
 static int wps_applies(const search *s)
 {
     return s->ps && s->wps_share && !s->d->extended && !s->o->no_windows &&
-           !s->o->no_shared_windows && !s->o->no_prune && s->exp_work && s->plain_links &&
+           s->o->shared_windows >= 0 && !s->o->no_prune && s->exp_work && s->plain_links &&
            search_costly_ok(s);
 }
 

@@ -498,8 +498,11 @@ typedef struct skel_search_opts {
     int no_symmetry;         /* non-zero: every placement, symmetric or not */
     int no_windows;          /* non-zero: per-task cycle bounds only, no
                                 sub-pipeline windows */
-    int no_shared_windows;   /* non-zero: windows at full speed only, none that
-                                sees processor sharing (search_winps.c; for
+    int shared_windows;      /* the sub-pipeline windows that see processor
+                                sharing (search_winps.c): 0 in proofs whose
+                                chain has at least 4,096 states (below, they
+                                cost more than the chains they save), 1 in
+                                every proof, -1 never (full speed only; for
                                 comparisons) */
     int window_max;          /* tasks a sub-pipeline window may hold: 2-7;
                                 0: the tasks less 2, within 4-7 (4 was the
@@ -586,7 +589,7 @@ typedef struct skel_search_result {
  * completion of pl. 0, or -1 with a message. */
 int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
                       double *bound, diag *err);
-/* The same with the bounds' options of o (no_windows, no_shared_windows,
+/* The same with the bounds' options of o (no_windows, shared_windows,
  * window_max, pins; NULL: defaults). */
 int skel_search_bound_opts(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
                            const skel_search_opts *o, double *bound, diag *err);

@@ -88,7 +88,7 @@ static int check_prefixes(placed *b, const skel_search_opts *o, const double *x,
     diag_clear(&err);
     double bound, full;
     skel_search_opts f = *o;
-    f.no_shared_windows = 1;
+    f.shared_windows = -1;
     ck_assert_msg(skel_search_bound_opts(b->model, b->dag, b->plat, pl, o, &bound, &err) == 0, "%s",
                   err.msg);
     ck_assert_msg(skel_search_bound_opts(b->model, b->dag, b->plat, pl, &f, &full, &err) == 0, "%s",
@@ -131,6 +131,7 @@ START_TEST(test_bound_brute_force)
         x[code_of(bf->ranked[r].placement, n)] = bf->ranked[r].throughput;
     skel_search_opts o = { 0 };
     o.window_max = n == 6 ? 6 : 4;      /* 729 states: Gauss-Seidel; 81: dense */
+    o.shared_windows = 1;               /* in the proof too: the chains are small */
     for (int i = 0; i < n; i++)
         pl[i] = -1;
     int lower = check_prefixes(&b, &o, x, pl, 0, n, _i);
@@ -138,7 +139,7 @@ START_TEST(test_bound_brute_force)
     o.top = 1;
     skel_search_result *r = skel_search(b.model, b.dag, b.plat, &o, &err);
     ck_assert_msg(r && r->optimal, "%s", err.msg);
-    o.no_shared_windows = 1;
+    o.shared_windows = -1;
     skel_search_result *before = skel_search(b.model, b.dag, b.plat, &o, &err);
     ck_assert_msg(before && before->optimal, "%s", err.msg);
     double best = bf->ranked[0].throughput;
@@ -176,10 +177,10 @@ START_TEST(test_bound_cuts_shared)
     skel_search_opts o = { 0 };
     ck_assert_msg(skel_search_bound_opts(b.model, b.dag, b.plat, pl, &o, &bound, &err) == 0, "%s",
                   err.msg);
-    o.no_shared_windows = 1;
+    o.shared_windows = -1;
     ck_assert_msg(skel_search_bound_opts(b.model, b.dag, b.plat, pl, &o, &full, &err) == 0, "%s",
                   err.msg);
-    o.no_shared_windows = 0;
+    o.shared_windows = 0;
     o.candidates = pl;
     o.ncandidates = 1;
     o.top = 1;
