@@ -399,6 +399,38 @@ int search_setup_windows(search *s)
     return 0;
 }
 
+/* Solves the augmented n x (n + 1) system a in place (Gaussian
+ * elimination, partial pivoting) into u; -1 when singular. */
+int search_dense_solve(double *a, int n, double *u)
+{
+    int m = n + 1;
+    for (int c = 0; c < n; c++) {
+        int piv = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(a[r * m + c]) > fabs(a[piv * m + c]))
+                piv = r;
+        if (a[piv * m + c] == 0)
+            return -1;
+        for (int k = 0; piv != c && k <= n; k++) {
+            double t = a[c * m + k];
+            a[c * m + k] = a[piv * m + k];
+            a[piv * m + k] = t;
+        }
+        for (int r = c + 1; r < n; r++) {
+            double f = a[r * m + c] / a[c * m + c];
+            for (int k = c; f != 0 && k <= n; k++)
+                a[r * m + k] -= f * a[c * m + k];
+        }
+    }
+    for (int r = n - 1; r >= 0; r--) {
+        double v = a[r * m + n];
+        for (int k = r + 1; k < n; k++)
+            v -= a[r * m + k] * u[k];
+        u[r] = v / a[r * m + r];
+    }
+    return 0;
+}
+
 /* Steady state of a dense generator q (n x n, row i = from state i) into
  * pi, by Gaussian elimination on pi Q = 0 with sum pi = 1. Returns -1 when
  * singular. a is n * (n + 1) scratch. */
@@ -410,33 +442,7 @@ int search_dense_steady(const double *q, int n, double *a, double *pi)
             a[r * m + c] = r == n - 1 ? 1.0 : q[c * n + r];
         a[r * m + n] = r == n - 1 ? 1.0 : 0.0;
     }
-    for (int c = 0; c < n; c++) {
-        int piv = c;
-        for (int r = c + 1; r < n; r++)
-            if (fabs(a[r * m + c]) > fabs(a[piv * m + c]))
-                piv = r;
-        if (a[piv * m + c] == 0)
-            return -1;
-        if (piv != c)
-            for (int k = 0; k <= n; k++) {
-                double t = a[c * m + k];
-                a[c * m + k] = a[piv * m + k];
-                a[piv * m + k] = t;
-            }
-        for (int r = c + 1; r < n; r++) {
-            double f = a[r * m + c] / a[c * m + c];
-            if (f != 0)
-                for (int k = c; k <= n; k++)
-                    a[r * m + k] -= f * a[c * m + k];
-        }
-    }
-    for (int r = n - 1; r >= 0; r--) {
-        double v = a[r * m + n];
-        for (int k = r + 1; k < n; k++)
-            v -= a[r * m + k] * pi[k];
-        pi[r] = v / a[r * m + r];
-    }
-    return 0;
+    return search_dense_solve(a, n, pi);
 }
 
 void search_wchain_shape(const window *w, wchain *c)

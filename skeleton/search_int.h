@@ -255,6 +255,7 @@ int search_window_key(const search *s, int wi, double *key);
 wcache *search_wcache(search *s, int id, const double *key, int nk, int *hit);
 double search_bound_rates(search *s);
 int search_dense_steady(const double *q, int n, double *a, double *pi);
+int search_dense_solve(double *a, int n, double *u);
 int search_setup_windows(search *s);
 int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step **out, int *n);
 void search_visit_ratios(search *s);

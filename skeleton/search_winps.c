@@ -200,37 +200,6 @@ static int wps_improve(const search *s, const wps *p, const double *h, double *s
     return changed;
 }
 
-/* Solves the augmented n x (n + 1) system a in place into u; -1 when singular. */
-static int dense_solve(double *a, int n, double *u)
-{
-    int m = n + 1;
-    for (int c = 0; c < n; c++) {
-        int piv = c;
-        for (int r = c + 1; r < n; r++)
-            if (fabs(a[r * m + c]) > fabs(a[piv * m + c]))
-                piv = r;
-        if (a[piv * m + c] == 0)
-            return -1;
-        for (int k = 0; piv != c && k <= n; k++) {
-            double t = a[c * m + k];
-            a[c * m + k] = a[piv * m + k];
-            a[piv * m + k] = t;
-        }
-        for (int r = c + 1; r < n; r++) {
-            double f = a[r * m + c] / a[c * m + c];
-            for (int k = c; f != 0 && k <= n; k++)
-                a[r * m + k] -= f * a[c * m + k];
-        }
-    }
-    for (int r = n - 1; r >= 0; r--) {
-        double v = a[r * m + n];
-        for (int k = r + 1; k < n; k++)
-            v -= a[r * m + k] * u[k];
-        u[r] = v / a[r * m + r];
-    }
-    return 0;
-}
-
 /* The policy's throughput g and relative values h (h(0) = 0) of a small
  * window at once: for every state x, sum_y q(x,y) (h(y) - h(x)) - g =
  * -r(x), in the unknowns g, h(1), ..., h(n-1). */
@@ -254,7 +223,7 @@ static int wps_eval_dense(search *s, const wps *p, const double *share, double *
                 a[x * m + x] -= r;
         }
     }
-    if (dense_solve(a, n, u) < 0)
+    if (search_dense_solve(a, n, u) < 0)
         return -1;
     *g = u[0];
     h[0] = 0;
