@@ -22,18 +22,26 @@
  *       choices or loops (over a task or a pipe of two), each followed by a
  *       task, 2-12 tasks, on (a)'s platforms, from a seed of their own; and
  *       every BPEL process of ../shared/corpus/bpel as the CLI translates
- *       it, against the chain where it fits, else the simulation's CI.
+ *       it, against the chain where it fits, else the simulation's CI;
+ *   (g) deals of 5-10 single tasks between 0-2 tasks either side, on (a)'s
+ *       platforms, from a seed of their own, against the exact chain, and
+ *       the same cases with such deals never counted (the method before).
  * Printed: the relative error |approx / exact - 1| per construct and in
  * all (median, p95, max), and the time of one exact solution (derivation
  * included) against one approximation.
  *
- * usage: bench_approx [cases | large | links [N] | flows [N]]   ("large": part (c) alone,
+ * usage: bench_approx [cases | large | links [N] | flows [N] | dd [N] | wide [N]]
+ *                                ("large": part (c) alone, "wide": part (g) alone,
  *                                "links": part (d) alone, "flows": part (f) alone
- *                                (APPROX_NO_FLOWS=1 skips it); SRCDIR, SHARED_DIR locate the inputs;
+ *                                (APPROX_NO_FLOWS=1 skips it, APPROX_NO_WIDE=1 part (g));
+ *                                SRCDIR, SHARED_DIR locate the inputs;
  *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
- *                                one kind, on cases of its own: a quick look, not the table) */
+ *                                one kind, on cases of its own: a quick look, not the table;
+ *                                APPROX_CORPUS=NAME scores only the corpus files whose
+ *                                path contains NAME, on the platforms of the whole run) */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,8 +62,9 @@
 #define NCAT 5
 
 #define DD_CAT NCAT   /* part (e)'s random deals of deals */
-static const char *const catname[NCAT + 1] = { "pipe", "farm", "deal", "nested", "corpus",
-                                               "dd" };
+#define WIDE_CAT (NCAT + 1)   /* part (g)'s random deals of 5-10 tasks */
+static const char *const catname[NCAT + 2] = { "pipe", "farm", "deal", "nested", "corpus",
+                                               "dd", "wide" };
 
 static double uniform(uint64_t *s)
 {
@@ -178,8 +187,9 @@ static void random_skeleton(int cat, uint64_t *s, sbuf *t)
         put_sub(t, s, m);
         return;
     }
-    if (cat == 1 || cat == 2) {                      /* a farm or a deal of tasks */
-        int w = pick(s, 2, cat == 1 ? 5 : 4), before = pick(s, 0, 2), after = pick(s, 0, 2);
+    if (cat == 1 || cat == 2 || cat == WIDE_CAT) {   /* a farm or a deal of tasks */
+        int w = cat == WIDE_CAT ? pick(s, 5, 10) : pick(s, 2, cat == 1 ? 5 : 4);
+        int before = pick(s, 0, 2), after = pick(s, 0, 2);
         if (before + after == 0 && uniform(s) < 0.5)
             after = 1;
         int m = before + 1 + after;
@@ -211,6 +221,9 @@ typedef struct sample {
     int n;
     double before[2048];      /* the method before (before_err), same cases */
     int nb;
+    double win[2048];         /* the windows alone (windows_err), same cases */
+    int nw;
+    int nwhole;               /* of n, answered as one window: the exact chain */
     double exact_s, approx_s, before_s;
     unsigned long states_max;
     int uncovered, too_big, refused;
@@ -243,6 +256,7 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
                ar->iterations);
     if (sm->n < 2048)
         sm->err[sm->n++] = e;
+    sm->nwhole += ar->whole;
     sm->exact_s += exact_s;
     sm->approx_s += approx_s;
     sm->states_max = states > sm->states_max ? states : sm->states_max;
@@ -254,26 +268,54 @@ static void record(sample *sm, const char *label, const skel_tree *t, unsigned l
  * sm->before, unless it declined. With mu, by
  * skel_approx_eval (part (a)), else skel_approx_place (part (d)). */
 static int flows_windows;   /* part (f): before_err without any whole-model window */
+static int wide_before;     /* part (g): before_err with deals of tasks never counted */
+
+/* The relative error against x of the approximation with options ao, or
+ * -1 when it declines. With mu, by skel_approx_eval (part (a)), else
+ * skel_approx_place (part (d)). */
+static double alt_eval(const skel_dag *d, const skel_approx_opts *ao, const skel_model *m,
+                       const skel_platform *p, const int *pl, const double *mu,
+                       const double *lambda, double x)
+{
+    diag e = { 0 };
+    skel_approx *b = skel_approx_new(d, ao, &e);
+    skel_approx_result r;
+    int ok = b && (mu ? skel_approx_eval(b, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
+                                         &r, &e)
+                      : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
+    skel_approx_free(b);
+    return ok ? fabs(r.throughput / x - 1) : -1;
+}
 
 static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
                        const skel_platform *p, const int *pl, const double *mu,
                        const double *lambda, double x)
 {
-    diag e = { 0 };
     double t0 = clock_now();
-    ao.sibling_states = 1;
-    ao.whole_states = 1;
+    ao.sibling_states = wide_before ? ao.sibling_states : 1;
+    ao.whole_states = wide_before ? ao.whole_states : 1;
+    ao.count_tasks = wide_before ? INT_MAX : ao.count_tasks;
     if (flows_windows)
         ao.cut_whole_states = 1;   /* part (f): a par's whole model too */
-    skel_approx *b = skel_approx_new(d, &ao, &e);
-    skel_approx_result r;
-    int ok = b && (mu ? skel_approx_eval(b, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
-                                         &r, &e)
-                      : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
-    if (ok && sm->nb < 2048)
-        sm->before[sm->nb++] = fabs(r.throughput / x - 1);
-    skel_approx_free(b);
-    sm->before_s += ok ? clock_now() - t0 : 0;
+    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x);
+    if (err >= 0 && sm->nb < 2048)
+        sm->before[sm->nb++] = err;
+    sm->before_s += err >= 0 ? clock_now() - t0 : 0;
+}
+
+/* The same case by the decomposition alone, every default kept but no
+ * window of the whole model (whole_states and cut_whole_states 1): what
+ * the rows' cases answered whole (sample.nwhole) would give were they
+ * too large for it. Its error into sm->win, unless it declined. */
+static void windows_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
+                        const skel_platform *p, const int *pl, const double *mu,
+                        const double *lambda, double x)
+{
+    ao.whole_states = 1;
+    ao.cut_whole_states = 1;
+    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x);
+    if (err >= 0 && sm->nw < 2048)
+        sm->win[sm->nw++] = err;
 }
 
 /* A case the approximation declined to answer (its message, if verbose). */
@@ -287,6 +329,12 @@ static void refuse(sample *sm, const char *label, const skel_tree *t, const char
 static unsigned long cut_whole;   /* compare()'s opts.cut_whole_states (part (e): 1, the
                                      decomposition of deals of deals alone) */
 static int no_before;             /* compare() skips before_err (part (e)) */
+
+/* APPROX_CORPUS=NAME: only the corpus files whose name contains NAME are
+ * scored; the others only draw their platforms (the same cases as the
+ * whole run), after a dry compare on the default platform tells whether
+ * they would have been covered (compare_dry: no evaluation, no score). */
+static int compare_dry;
 
 /* Exact and approximate throughput of t on p at placement pl; 1 when the
  * exact chain is too large or the approximation does not cover t. */
@@ -323,6 +371,10 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
         rc = 1;
         goto done;
     }
+    if (compare_dry) {                   /* APPROX_CORPUS: covered, not scored */
+        rc = 0;
+        goto done;
+    }
     skel_approx_result ar;
     if (skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL, &ar, &aerr) < 0) {
         refuse(sm, label, t, aerr.msg);  /* said so rather than answer: counted apart */
@@ -333,6 +385,10 @@ static int compare(const skel_tree *t, skel_style style, const skel_platform *p,
     record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
     if (!no_before)
         before_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
+    if (!no_before && ar.whole)   /* else the windows answered already */
+        windows_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
+    else if (!no_before && sm->nw < 2048)
+        sm->win[sm->nw++] = fabs(ar.throughput / r->ranked[0].throughput - 1);
     rc = 0;
 done:
     skel_approx_free(a);
@@ -415,24 +471,49 @@ static int random_case(int cat, uint64_t *s, sample *sm, int links, diag *err)
     return random_case_of(random_skeleton, catname[cat], cat, s, sm, links, err);
 }
 
+/* APPROX_DUMP=DIR: a corpus case (platform k of file t) as dump_case
+ * writes a random one, its skeleton the file's text (k 0: the default
+ * platform, an empty .conf: run it without --platform and --place). */
+static void dump_corpus(const skel_tree *t, int k, const char *pt, const int *pl,
+                        skel_style st)
+{
+    FILE *f = getenv("APPROX_DUMP") ? fopen(skel_tree_file(t), "r") : NULL;
+    char text[16384];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    char name[300];
+    const char *base = strrchr(skel_tree_file(t), '/');
+    snprintf(name, sizeof name, "corpus-%s-p%d", base ? base + 1 : skel_tree_file(t), k);
+    if (n)
+        dump_case(name, 0, 0, text, pt, pl, skel_tree_ntasks(t), st);
+}
+
 /* A corpus tree on the default platform and on three random ones: 1 when
  * it is not covered or its chain too large (on the default platform). */
 static int corpus_tree(const skel_tree *t, skel_style style, uint64_t *s, sample *sm,
                        const char *label, diag *err)
 {
     int nt = skel_tree_ntasks(t), rc = 0, pl[SKEL_MAX_TASKS];
+    const char *only = getenv("APPROX_CORPUS");
+    int dry = only && !strstr(skel_tree_file(t), only);
     for (int k = 0; k < 4 && rc >= 0; k++) {
         int nn = k == 0 ? nt : pick(s, 2, 8);
         char *pt = k ? random_platform(nn, s, 0) : NULL;
         skel_platform *p = k ? (pt ? skel_platform_parse_string(pt, strlen(pt), "random.conf",
                                                                 NULL, NULL, err) : NULL)
                              : skel_platform_default(nt, err);
+        for (int i = 0; p && i < nt; i++)
+            pl[i] = k == 0 ? i : pick(s, 0, nn - 1);
+        if (p && !dry && strcmp(label, "corpus") == 0)   /* a BPEL file is not a skeleton */
+            dump_corpus(t, k, pt, pl, style);
         free(pt);
         if (!p)
             return -1;
-        for (int i = 0; i < nt; i++)
-            pl[i] = k == 0 ? i : pick(s, 0, nn - 1);
-        rc = compare(t, style, p, pl, sm, label, err);
+        compare_dry = dry;
+        rc = dry && k ? 0 : compare(t, style, p, pl, sm, label, err);
+        compare_dry = 0;
         skel_platform_free(p);
         if (rc == 1)
             break;        /* not covered or too large: the same on every platform */
@@ -531,6 +612,10 @@ static int compare_links(const skel_tree *t, skel_style style, const skel_platfo
     }
     record(sm, label, t, states, x, &ar, t1 - t0, clock_now() - t1);
     before_err(sm, d, ao, m, p, pl, NULL, NULL, x);
+    if (ar.whole)
+        windows_err(sm, d, ao, m, p, pl, NULL, NULL, x);
+    else if (sm->nw < 2048)
+        sm->win[sm->nw++] = fabs(ar.throughput / x - 1);
 done:
     skel_approx_free(a);
     skel_model_free(m);
@@ -546,6 +631,9 @@ static void pool(sample *all, const sample *sm)
         all->err[all->n++] = sm->err[k];
     for (int k = 0; k < sm->nb && all->nb < 2048; k++)
         all->before[all->nb++] = sm->before[k];
+    for (int k = 0; k < sm->nw && all->nw < 2048; k++)
+        all->win[all->nw++] = sm->win[k];
+    all->nwhole += sm->nwhole;
     all->exact_s += sm->exact_s;
     all->approx_s += sm->approx_s;
     all->before_s += sm->before_s;
@@ -781,13 +869,20 @@ static void row(const char *name, sample *sm)
            sm->n ? sm->exact_s / sm->n : 0, sm->n ? sm->approx_s / sm->n : 0,
            sm->approx_s > 0 ? sm->exact_s / sm->approx_s : 0, sm->states_max, sm->uncovered,
            sm->too_big, sm->refused);
+    if (sm->nwhole && sm->nw)   /* the row above holds exact answers: say how many */
+        printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%  (windows alone: %d of the %d answered whole "
+               "above, i.e. exactly, decomposed instead)\n",
+               "", sm->nw, 100 * quantile(sm->win, sm->nw, 0.5),
+               100 * quantile(sm->win, sm->nw, 0.95), 100 * quantile(sm->win, sm->nw, 1.0),
+               sm->nwhole, sm->n);
     if (sm->nb == 0)
         return;
-    printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%        %10s %10.2e  (before: windows of four "
-           "tasks, no siblings, no whole model)\n", "", sm->nb,
+    printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%        %10s %10.2e  (before: %s)\n", "", sm->nb,
            100 * quantile(sm->before, sm->nb, 0.5),
            100 * quantile(sm->before, sm->nb, 0.95), 100 * quantile(sm->before, sm->nb, 1.0), "",
-           sm->nb ? sm->before_s / sm->nb : 0);
+           sm->nb ? sm->before_s / sm->nb : 0,
+           wide_before ? "such deals never counted, cut by the windows"
+                       : "windows of four tasks, no siblings, no whole model");
 }
 
 /* ---- (e) deals of deals ----------------------------------------------------- */
@@ -905,8 +1000,31 @@ static int deals_of_deals(int ncases)
     return 0;
 }
 
+/* Part (g): deals of 5-10 single tasks between 0-2 tasks either side, on
+ * part (a)'s random platforms, against the exact chain; before: the same
+ * cases with such deals never counted (count_tasks INT_MAX: cut by the
+ * windows when they pass deal_states whole). */
+static int wide_deals(int ncases)
+{
+    static sample sm;
+    uint64_t s = 20261127;
+    diag err = { 0 };
+    wide_before = 1;
+    for (int k = 0; k < ncases; k++)
+        if (random_case(WIDE_CAT, &s, &sm, 0, &err) < 0)
+            return fprintf(stderr, "bench_approx: %s\n", err.msg), 1;
+    printf("\nbench_approx: deals of 5-10 single tasks, approximation vs exact chain\n");
+    printf("%-8s %5s %9s %9s %9s  %-4s  %10s %10s %9s %9s %4s %4s %4s\n", "case", "n", "median",
+           "p95", "max", "goal", "exact s", "approx s", "speedup", "states", "n/c", "big", "ref");
+    row("wide", &sm);
+    wide_before = 0;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "wide") == 0)
+        return wide_deals(argc > 2 ? atoi(argv[2]) : 60);
     if (argc > 1 && strcmp(argv[1], "dd") == 0)
         return deals_of_deals(argc > 2 ? atoi(argv[2]) : 60);
     if (argc > 1 && strcmp(argv[1], "large") == 0) {
@@ -954,6 +1072,8 @@ int main(int argc, char **argv)
     if (!getenv("APPROX_NO_LINKS") && link_suite(120) != 0)
         return 1;
     if (!getenv("APPROX_NO_FLOWS") && flow_suite(200) != 0)
+        return 1;
+    if (!getenv("APPROX_NO_WIDE") && wide_deals(60) != 0)
         return 1;
     if (!getenv("APPROX_NO_LARGE"))
         large_models();

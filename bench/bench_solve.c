@@ -31,14 +31,15 @@
  * and GMRES to the same 1e-12 from a uniform start, in the same run: CPU
  * seconds (the machine is shared; the LU's and UMFPACK's wall times are
  * printed too, the `uptime` load beside them says how shared), the
- * ratios, and the largest differences between the LU's answer and
+ * ratios of UMFPACK's CPU and wall time to the LU's median run, and the largest differences between the LU's answer and
  * UMFPACK's and Gauss-Seidel's. The LU runs three times: its first run
  * (which touches memory the process never had) and the median are shown.
  * A second table gives where the LU's time goes on the same chains
  * (pepa/lu.h alone: analysis, factorisation, one solve; flops, GFlop/s,
- * predicted MB): ordered by METIS in single precision (as the direct
- * method factorises, then refining in double), in double (as it did
- * before), and ordered by AMD. */
+ * predicted MB): ordered as lu.h's PEPA_LU_AUTO chooses ("auto:", its
+ * analysis including the orderings it tried) in single precision (as the
+ * direct method factorises, then refining in double), by METIS in single
+ * and in double (as it did before), and by AMD. */
 #define _DEFAULT_SOURCE         /* getloadavg */
 #include <math.h>
 #include <stdio.h>
@@ -417,9 +418,9 @@ static void direct_row(const char *name, const pepa_ctmc *q)
         && timed(q, PEPA_METHOD_DIRECT, 1, u, &cu, &wu, &iu) == 0
         && timed(q, PEPA_METHOD_GS, 0, b, &cg, &wg, &ig) == 0
         && timed(q, PEPA_METHOD_GMRES, 0, c, &ck, &wk, &ik) == 0)
-        printf("%-15s %7u %8llu %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %6.2fx %7.3f %6ld %8.3f "
-               "%5ld %7.2fx %8.2fx %9.1e %9.1e\n", name, q->n, (unsigned long long)q->nnz, c1[0],
-               c1[1], cd, wd, cu, wu, cu / cd, cg, ig, ck, ik, cg / cd, ck / cd, max_diff(q->n, a, u),
+        printf("%-15s %7u %8llu %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %6.2fx %7.2fx %7.3f %6ld "
+               "%8.3f %5ld %7.2fx %8.2fx %9.1e %9.1e\n", name, q->n, (unsigned long long)q->nnz,
+               c1[0], c1[1], cd, wd, cu, wu, cu / cd, wu / wd, cg, ig, ck, ik, cg / cd, ck / cd, max_diff(q->n, a, u),
                max_diff(q->n, a, b));
     free(c);
     free(b);
@@ -484,13 +485,15 @@ static int balance(const pepa_ctmc *q, uint32_t r, int64_t **pp, int64_t **pi, d
  * once: CPU seconds of each phase in t, predicted flops and bytes.
  * Returns 0 or -1 (with the message in e). */
 static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const double *x,
-                      pepa_lu_order order, pepa_lu_prec prec, double t[3], double *flops,
+                      pepa_lu_order *order, pepa_lu_prec prec, double t[3], double *flops,
                       double *bytes, diag *e)
 {
     double *b = calloc((size_t)m, sizeof *b), *y = malloc((size_t)m * sizeof *y);
     double t0 = cpu_now();
-    pepa_lu *lu = b && y ? pepa_lu_analyse(m, p, ix, order, flops, bytes, e) : NULL;
+    pepa_lu *lu = b && y ? pepa_lu_analyse(m, p, ix, *order, flops, bytes, e) : NULL;
     double t1 = cpu_now();
+    if (lu)
+        *order = pepa_lu_ordering(lu);
     int rc = lu ? pepa_lu_factor(lu, p, ix, x, 1, prec, e) : -1;
     double t2 = cpu_now();
     if (rc == 0) {
@@ -522,14 +525,19 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
     diag e;
     diag_clear(&e);
     int rc = balance(q, q->n / 2, &p, &ix, &x);
-    for (int k = 0; k < 2 && rc == 0; k++)
-        rc = phase_once((int64_t)q->n - 1, p, ix, x, order, prec, t[k], &flops, &bytes, &e);
+    pepa_lu_order used = order;
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        used = order;
+        rc = phase_once((int64_t)q->n - 1, p, ix, x, &used, prec, t[k], &flops, &bytes, &e);
+    }
     if (prec == PEPA_LU_SINGLE)
         bytes = (bytes - 40.0 * q->n) / 2.0 + 40.0 * q->n;
     if (rc == 0) {
         const double *f = t[0][0] + t[0][1] + t[0][2] <= t[1][0] + t[1][1] + t[1][2] ? t[0] : t[1];
-        printf("%-15s %-6s %-6s %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f\n", name,
-               order == PEPA_LU_METIS ? "METIS" : "AMD",
+        char how[16];
+        snprintf(how, sizeof how, "%s%s", order == PEPA_LU_AUTO ? "auto:" : "",
+                 used == PEPA_LU_METIS ? "METIS" : "AMD");
+        printf("%-15s %-11s %-6s %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f\n", name, how,
                prec == PEPA_LU_SINGLE ? "single" : "double", f[0], f[1], f[2],
                f[0] + f[1] + f[2], flops, flops / f[1] / 1e9, bytes / 1e6);
     } else {
@@ -540,14 +548,15 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
     free(p);
 }
 
-/* Where the LU's time goes: as the direct method runs it (METIS, single
- * precision), in double, and ordered by AMD. */
+/* Where the LU's time goes: as the direct method runs it (PEPA_LU_AUTO,
+ * single precision), ordered by METIS in single and double, and by AMD. */
 static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
 {
-    printf("\n%-15s %-6s %-6s %8s %8s %7s %8s %9s %7s %7s\n", "chain", "order", "prec",
+    printf("\n%-15s %-11s %-6s %8s %8s %7s %8s %9s %7s %7s\n", "chain", "order", "prec",
            "analyse", "factor", "solve", "total", "flops", "GFlop/s", "MB");
     for (int k = 0; k < nq; k++)
         if (qs[k]) {
+            phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE);
             phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_SINGLE);
             phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_DOUBLE);
             phase_row(names[k], qs[k], PEPA_LU_AMD, PEPA_LU_SINGLE);
@@ -567,9 +576,9 @@ static void print_load(const char *when)
 static void direct_table(void)
 {
     print_load("before");
-    printf("\n%-15s %7s %8s %7s %7s %7s %7s %7s %8s %7s %7s %6s %8s %5s %8s %9s %9s %9s\n",
+    printf("\n%-15s %7s %8s %7s %7s %7s %7s %7s %8s %7s %8s %7s %6s %8s %5s %8s %9s %9s %9s\n",
            "chain", "states", "nnz", "1st cpu", "1stwall", "LU cpu", "LU wall", "UMF cpu",
-           "UMF wall", "UMF/LU", "GS cpu",
+           "UMF wall", "UMF/LU", "UMF/LU w", "GS cpu",
            "sweeps", "GMRES cpu", "its", "GS/LU", "GMRES/LU", "|LU-UMF|", "|LU-GS|");
     static const char *const names[] = {"grid 30^3", "production.pepa", "cqn 5st/25job",
                                          "cqn 7st/11job", "cqn 9st/8job"};

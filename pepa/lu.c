@@ -76,6 +76,7 @@ void sgemv_(const char *trans, const int *m, const int *n, const float *alpha,
 
 struct pepa_lu {
     lu_int m, nsuper;
+    pepa_lu_order order;    /* PEPA_LU_AMD or PEPA_LU_METIS */
     lu_int *perm;       /* B = A(perm, perm) */
     lu_int *iperm;
     lu_int *super;      /* nsuper + 1 */
@@ -266,8 +267,8 @@ static pepa_lu *analyse_fail(pepa_lu *lu, cholmod_factor **f, cholmod_sparse **s
     return NULL;
 }
 
-pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_lu_order order,
-                         double *flops, double *bytes, diag *err)
+static pepa_lu *analyse_one(int64_t m, const int64_t *Ap, const int64_t *Ai,
+                            pepa_lu_order order, double *flops, double *bytes, diag *err)
 {
     cholmod_common c;
     cholmod_sparse *s = NULL;
@@ -282,6 +283,7 @@ pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_l
     if (!lu)
         return analyse_fail(lu, &f, &s, &c, "out of memory", err);
     lu->m = (lu_int)m;
+    lu->order = order;
     s = sym_pattern(lu->m, Ap, Ai, &c);
     f = s ? cholmod_l_analyze(s, &c) : NULL;
     if (!f || !f->is_super)
@@ -294,6 +296,44 @@ pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_l
     cholmod_l_free_sparse(&s, &c);
     cholmod_l_finish(&c);
     return lu;
+}
+
+/* PEPA_LU_AUTO (lu.h): AMD's analysis, then METIS's where AMD's flops
+ * exceed METIS's cost; of the two, the one with fewer flops is kept
+ * (METIS's time is spent by then). */
+static pepa_lu *analyse_auto(int64_t m, const int64_t *Ap, const int64_t *Ai, double *flops,
+                             double *bytes, diag *err)
+{
+    double nz = m > 0 ? (double)Ap[m] : 0.0, fm, bm;
+    if (m > 0 && nz > PEPA_LU_AMD_DEGREE * (double)m)
+        return analyse_one(m, Ap, Ai, PEPA_LU_METIS, flops, bytes, err);
+    pepa_lu *amd = analyse_one(m, Ap, Ai, PEPA_LU_AMD, flops, bytes, err);
+    if (!amd || *flops <= PEPA_LU_METIS_FLOPS_PER_NZ * nz)
+        return amd;
+    diag none;
+    diag_clear(&none);
+    pepa_lu *nd = analyse_one(m, Ap, Ai, PEPA_LU_METIS, &fm, &bm, &none);
+    if (!nd || fm >= *flops) {
+        pepa_lu_free(nd);               /* METIS failing is no failure: AMD's stands */
+        return amd;
+    }
+    pepa_lu_free(amd);
+    *flops = fm;
+    *bytes = bm;
+    return nd;
+}
+
+pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_lu_order order,
+                         double *flops, double *bytes, diag *err)
+{
+    if (order == PEPA_LU_AUTO)
+        return analyse_auto(m, Ap, Ai, flops, bytes, err);
+    return analyse_one(m, Ap, Ai, order, flops, bytes, err);
+}
+
+pepa_lu_order pepa_lu_ordering(const pepa_lu *lu)
+{
+    return lu->order;
 }
 
 /* ---------------------------------------------------------------- factorisation */

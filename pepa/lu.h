@@ -26,8 +26,23 @@ typedef struct pepa_lu pepa_lu;
 
 typedef enum pepa_lu_order {
     PEPA_LU_AMD,        /* cheap to compute */
-    PEPA_LU_METIS       /* nested dissection: less fill on large product spaces */
+    PEPA_LU_METIS,      /* nested dissection: less fill on large product spaces */
+    PEPA_LU_AUTO        /* AMD, or METIS where it may pay (below) */
 } pepa_lu_order;
+
+/* PEPA_LU_AUTO's cost of an ordering: the factorisation's predicted
+ * flops, plus for METIS its own time in flops, PEPA_LU_METIS_FLOPS_PER_NZ
+ * per entry of A (METIS took 0.7 to 1.8 us an entry more than AMD on the
+ * chains of bench_solve direct, and a microsecond of the factorisation is
+ * 40,000 to 80,000 flops there; METIS saved half to three quarters of AMD's flops there,
+ * so it pays above about twice that). So METIS runs only where AMD's
+ * flops exceed its cost (it could not pay below), the ordering with fewer
+ * flops is kept, and on chains whose columns hold more than
+ * PEPA_LU_AMD_DEGREE entries on average AMD is not tried: the products of
+ * many components whose AMD flops were 2.4 to 3.9 times METIS's (closed
+ * networks of 5 to 9 stations, 11 to 13 entries a column). */
+#define PEPA_LU_METIS_FLOPS_PER_NZ 1e5
+#define PEPA_LU_AMD_DEGREE 10.0
 
 /* The symbolic analysis of the m x m matrix A given in compressed columns
  * (Ap: m + 1 pointers, Ai row indices; no values needed). On success
@@ -58,6 +73,9 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
  * factors' precision, b and x in double. m entries each; x and b may not
  * overlap. */
 void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x);
+
+/* The ordering the analysis used (PEPA_LU_AMD or PEPA_LU_METIS). */
+pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 
 void pepa_lu_free(pepa_lu *lu);
 

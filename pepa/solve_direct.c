@@ -356,7 +356,8 @@ static int finish(const pepa_ctmc *q, uint32_t r, double *pi, double *d,
     return 0;
 }
 
-/* The multifrontal LU of M^T (lu.h), ordered by nested dissection, in
+/* The multifrontal LU of M^T (lu.h), ordered by AMD or by nested
+ * dissection, whichever lu.h's PEPA_LU_AUTO finds cheaper, in
  * single precision (half the memory, twice the speed; solve_refine
  * brings the answer to double), in double when a pivot is lost in
  * single: returns 0 with the factors, 1 over the caps, -1 on failure. */
@@ -364,7 +365,7 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
                      const double *Ax, double max_bytes, double max_flops, factors *f, diag *err)
 {
     double flops, bytes;
-    f->mf = pepa_lu_analyse(m, Ap, Ai, PEPA_LU_METIS, &flops, &bytes, err);
+    f->mf = pepa_lu_analyse(m, Ap, Ai, PEPA_LU_AUTO, &flops, &bytes, err);
     if (!f->mf)
         return -1;
     if (bytes > max_bytes || flops > max_flops)
@@ -379,9 +380,11 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
 /* The factors of M^T: below PIN_MF_STATES, or when the caps are AUTO's
  * (its look at the cost must be cheap: inside the Slurm plugin it runs
  * against the decision's budget), UMFPACK with AMD/COLAMD; otherwise
- * nested dissection (METIS) and the multifrontal LU. On the product
- * spaces PEPA builds, nested dissection fills in far less than
- * AMD/COLAMD (a 30^3 grid walk: 5.8e9 flops against 1.0e10), and the
+ * the multifrontal LU, ordered by AMD or nested dissection (METIS) as
+ * lu.h's PEPA_LU_AUTO chooses. On the product spaces PEPA builds, nested
+ * dissection fills in far less than AMD (a 30^3 grid walk: 5.8e9 flops
+ * against 1.1e10) but costs 0.15-0.26 s itself, more than it saves on the
+ * grid and production.pepa, not on the closed networks; the
  * multifrontal LU runs at 20-30 GFlop/s where UMFPACK ran at 3-5, and
  * twice that in single precision, refined in double (bench_solve
  * direct). Returns 0, 1 (over the caps) or -1. */

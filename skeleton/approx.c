@@ -109,6 +109,37 @@ static int whole_first(const skel_approx *a)
     return a->cut && whole_allowed(a);
 }
 
+/* Some task has rounds (more than one source or destination step: a
+ * deal's producer, member or consumer; task_machine's l > 1). */
+static int has_rounds(const skel_dag *d)
+{
+    for (int i = 0; i < d->ntasks; i++)
+        if (d->src[i].nsteps > 1 || d->dst[i].nsteps > 1)
+            return 1;
+    return 0;
+}
+
+/* The reachable states up to which the whole model is tried as one window
+ * before any window is built (0: not tried). A deal the windows cut, or a
+ * par: up to cut_whole_states (above). Any other deal: up to AX_DEAL_WHOLE,
+ * as a small model without a deal is one window (whole_states): a deal's
+ * windows hold its round robin whole, but the windows of a pipeline of
+ * deals see the deals they do not hold as independent delays (model1.des,
+ * task, deal(3), task, deal(2), task, 7,560 states, on a platform of
+ * bench_approx part (a): +5.0% with its windows, exact so). Not when the
+ * caller sizes the windows (deal_states: the search; whole_states 1: no
+ * model whole, bench_approx's "before"). */
+static unsigned long whole_first_max(const skel_approx *a, const skel_dag *d)
+{
+    if (!whole_allowed(a))
+        return 0;
+    if (whole_first(a) || ax_has_fork(d))
+        return a->o.cut_whole_states;
+    if (has_rounds(d) && !a->given_deal && a->given_whole != 1)   /* the caller's windows */
+        return a->o.cut_whole_states < AX_DEAL_WHOLE ? a->o.cut_whole_states : AX_DEAL_WHOLE;
+    return 0;
+}
+
 /* The caller's zeros replaced by the defaults; every state budget at most
  * INT_MAX (the windows count their states in ints). */
 static void opts_defaults(skel_approx_opts *o)
@@ -127,6 +158,7 @@ static void opts_defaults(skel_approx_opts *o)
     o->whole_states = o->whole_states ? o->whole_states : AX_SIB;
     o->cut_whole_states = o->cut_whole_states ? o->cut_whole_states : AX_WHOLE;
     o->layer_states = o->layer_states ? o->layer_states : AX_LAYER;
+    o->count_tasks = o->count_tasks > 0 ? o->count_tasks : AX_COUNT_TASKS;
     unsigned long *cap[] = { &o->max_states, &o->window_states, &o->grow_states,
                              &o->sibling_states, &o->deal_states, &o->whole_states,
                              &o->cut_whole_states, &o->layer_states };
@@ -151,9 +183,10 @@ skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err
 }
 
 /* skel_approx_new; whole: one window of every task (the fallback of
- * skel_approx_eval), its states up to cut_whole_states. */
-static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, int whole,
-                               diag *err)
+ * skel_approx_eval, or tried first), of at most this many reachable
+ * states (0: the windows). */
+static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
+                               unsigned long whole, diag *err)
 {
     if (d->serial)
         return ax_flow_new(d, opts, err);
@@ -164,16 +197,20 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts, 
     if (!a)
         return NULL;
     a->fresh = 1;
+    a->given_max = a->o.max_states;     /* as given: a rebuild passes them on */
+    a->given_deal = a->o.deal_states;
+    a->given_whole = a->o.whole_states;
     opts_defaults(&a->o);
-    a->whole = whole;
+    a->whole = whole != 0;
+    a->whole_max = whole;
     if (whole)          /* no deal counted or its links simplified: all exact */
-        a->o.max_states = a->o.deal_states = a->o.cut_whole_states;
+        a->o.max_states = a->o.deal_states = whole;
     if (ax_cut_find(a, err) < 0)
         goto fail;
-    /* a par: the whole model first too (approx_flowm.c ax_has_fork) */
-    if (whole_first(a) || (ax_has_fork(d) && whole_allowed(a))) {   /* before the windowed workspace: not built for nothing */
+    unsigned long first = whole_first_max(a, d);
+    if (first) {        /* before the windowed workspace: not built for nothing */
         diag werr = { 0 };
-        skel_approx *b = approx_new(d, opts, 1, &werr);
+        skel_approx *b = approx_new(d, opts, first, &werr);
         if (b) {
             skel_approx_free(a);
             return b;
@@ -404,9 +441,13 @@ static void cold_start(skel_approx *a, const double *lambda)
 
 /* The workspace rebuilt with other link kinds (per edge; relink), or as
  * one window of the whole model (whole). The rates and warm start go. */
-static int rebuild(skel_approx *a, const double *scv, const int *buffer, int whole, diag *err)
+static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigned long whole,
+                   diag *err)
 {
     skel_approx_opts o = a->o;
+    o.max_states = a->given_max;      /* not a whole window's */
+    o.deal_states = a->given_deal;
+    o.whole_states = a->given_whole;
     o.scv = a->scv;
     o.link_scv = scv;
     o.buffer = buffer;
@@ -444,6 +485,7 @@ static int fixed_point(skel_approx *a, skel_approx_result *r, diag *err)
         return diag_set(err, "approximation: out of time after %d sweeps", r->iterations);
     }
     r->converged = r->change <= a->o.tol;
+    r->whole = a->whole != 0;
     finish(a, r);
     return sanity(a, r, err);
 }
@@ -507,7 +549,7 @@ static int retry_layers(skel_approx *a, const double *mu, const double *lambda,
     }
     a->o.layer_states = AX_LAYER_LOW;
     a->o.cut_whole_states = 1;        /* the whole model failed already: not again */
-    if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->whole, &werr) < 0) {
+    if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->whole_max, &werr) < 0) {
         a->o.layer_states = was;
         if (rc < 0)
             diag_set(err, "%s; within %d states: %s", first.msg, AX_LAYER_LOW, werr.msg);
@@ -544,7 +586,7 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         first = *err;
         diag_clear(err);
     }
-    if (rebuild(a, a->links.want_scv, a->links.want_buffer, 1, &werr) < 0) {
+    if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->o.cut_whole_states, &werr) < 0) {
         if (rc < 0)
             diag_set(err, "%s; as one sub-chain: %s", first.msg, werr.msg);
         return rc;
@@ -553,10 +595,17 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
 }
 
 /* The workspace rebuilt for other link kinds (per edge): a link's
- * component changes the windows' states. */
+ * component changes the windows' states. A whole model that no longer
+ * fits its bound with them (a buffer multiplies its states) is built
+ * anew: the whole model first where it fits, else the windows. */
 static int relink(skel_approx *a, const double *scv, const int *buffer, diag *err)
 {
-    return rebuild(a, scv, buffer, a->whole, err);
+    diag werr = { 0 };
+    if (rebuild(a, scv, buffer, a->whole_max, &werr) == 0)
+        return 0;
+    if (!a->whole)
+        return diag_set(err, "%s", werr.msg);
+    return rebuild(a, scv, buffer, 0, err);
 }
 
 int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,

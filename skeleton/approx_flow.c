@@ -228,6 +228,7 @@ int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const i
     reduce_rates(f, a->d, mu, lambda);
     if (skel_approx_eval(f->inner, f->mu, f->lambda, ps_node, r, err) < 0)
         return -1;
+    r->whole = 0;   /* the reduction's chain, not the model's */
     double scale = 1;
     for (int g = 0; g < a->d->ngates; g++) {
         double b = gate_bound(f, a->d, &a->d->gates[g], mu, lambda);

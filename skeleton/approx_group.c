@@ -283,9 +283,11 @@ static int cut_deal(const skel_approx *a, ax_cand *q)
     return 0;
 }
 
-/* Producer p deals to members that are sub-skeletons, too large for one
- * window together: counted (outer deals first: a task of a counted member
- * is not a producer of another). */
+/* Producer p deals to members that are sub-skeletons, or to count_tasks
+ * or more single tasks, too large for one window together: counted (outer
+ * deals first: a task of a counted member is not a producer of another).
+ * Cut, a deal of single tasks loses its order as one of sub-skeletons
+ * does (task, deal(8), task: -28%; deal(10): -85%); counted, -4%. */
 static int try_group(skel_approx *a, ax_cand *q, diag *err)
 {
     int sz[AX_WMAX] = { 0 }, big = 0;
@@ -308,8 +310,9 @@ static int try_group(skel_approx *a, ax_cand *q, diag *err)
             return 0;                         /* in another counted deal, or too wide */
         big |= m >= 0 && sz[m] > 1;
     }
-    if (!big)
-        return 0;                             /* a deal of tasks: the whole window */
+    if (!big && q->k < a->o.count_tasks)
+        return 0;                             /* a deal of a few tasks: the whole
+                                                 window, or windows that cut it */
     int fit = fits_whole(a, q, lim, err);
     if (fit != 0)
         return fit < 0 ? -1 : 0;

@@ -46,12 +46,20 @@
 #define AX_WHOLE 250000       /* with deals whose windows' fixed point fails: one
                                  window of the whole model up to this many reachable
                                  states (model4.des: 216,720; skel_approx_eval) */
+#define AX_DEAL_WHOLE 16384   /* any deal: the whole model is one window first up to
+                                 this many reachable states (bench_approx's model1.des
+                                 on a random platform: +5.0% with windows, exact so) */
 #define AX_LAYER 65536        /* a deal of deals' window (approx_layer.c) may hold this
                                  many reachable states (bench_approx dd, 30 random
                                  cases: p95 28.6% within 16,384, 3.5% within 65,536) */
 #define AX_LAYER_LOW 16384    /* ... and when that fixed point fails, this many
                                  (model4.des: collapsed within 65,536, 0.16% within
                                  16,384) */
+#define AX_COUNT_TASKS 5      /* default count_tasks: a deal of single tasks this wide
+                                 whose whole window passes deal_states is counted
+                                 (bench_approx wide, 60 deals of 5-10: cut, max 56.8%,
+                                 task, deal(10), task -85%; counted, max 4.55%); part
+                                 (a)'s deals (2-4) keep their windows */
 #define AX_PB_MAX 48          /* outside sharers of a node counted exactly */
 #define AX_HIST 3             /* snapshots kept for the extrapolation */
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */
@@ -233,6 +241,11 @@ struct skel_approx {
     int ncnt;
     int whole;                /* one window of every task (skel_approx_eval's
                                  fallback for deals of deals) */
+    unsigned long whole_max;  /* ... of at most this many reachable states (0: not
+                                 whole), kept when the links rebuild it */
+    unsigned long given_max, given_deal;   /* the caller's max_states and deal_states,
+                                 which a whole model's window overrides */
+    unsigned long given_whole;   /* the caller's whole_states (1: no model whole) */
     int cut;                  /* a deal no window can hold whole (approx_group.c) */
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */

@@ -120,7 +120,7 @@ static void grow_pass(const skel_approx *a, int *wt, int *nt, unsigned long *sta
 int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n, int budget,
                    int deal, diag *err)
 {
-    int nt0 = w->nt, full = 0;
+    int nt0 = w->nt, full = 0, n0 = b->n;
     if (mem_grow((void **)&a->wtask, (size_t)a->nwtask + AX_WMAX, sizeof *a->wtask) < 0)
         return ax_oom(err);
     for (int k = 0; k < n && !full; k++)
@@ -137,7 +137,10 @@ int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
     if (deal && w->nk > 0)
         budget = (int)ax_deal_budget(a, w->nk);
     int r = w->nk < 0 || full ? 0 : ax_explore(a, w, b, budget, err);
-    b->n = w->c0;             /* its transitions: built again by finish_window */
+    b->n = n0;                /* its transitions: built again by finish_window (not
+                                 w->c0, stale when the window was full and nothing was
+                                 explored: the earlier windows' transitions were then
+                                 overwritten, and task, deal(16), task crashed) */
     if (r <= 0) {
         a->nwtask -= w->nt - nt0;
         w->nt = nt0;

@@ -664,7 +664,10 @@ typedef struct skel_approx_opts {
                                 within sibling_states too (a pipeline: six tasks) */
     unsigned long whole_states; /* without a deal, a model whose tasks' local states
                                 (and links') multiply to at most this many is one
-                                window, solved exactly, whatever grow_states; 0: 729 */
+                                window, solved exactly, whatever grow_states; 0: 729.
+                                With a deal, the model is one window when it has
+                                at most 16,384 reachable states, there is no
+                                deadline and deal_states is not given; 1: neither */
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
@@ -694,6 +697,11 @@ typedef struct skel_approx_opts {
     int independent_sharers; /* Sharing=ps: a node's tasks outside a window compute
                                 independently of the window's (the method before the
                                 co-located pairs, kept for comparisons) */
+    int count_tasks;         /* a deal of single tasks, from this many members, whose
+                                producer, members and consumer pass deal_states
+                                together is counted (approx_group.c) rather than
+                                cut by the windows; 0: 6; INT_MAX: never (the
+                                method before, kept for comparisons) */
 } skel_approx_opts;
 
 typedef struct skel_approx_result {
@@ -707,6 +715,10 @@ typedef struct skel_approx_result {
                                 rating's time): the cost, the same on any machine */
     int at_bound;            /* the fixed point fell (by less than 10%) below the
                                 one-item-at-a-time lower bound, which is given */
+    int whole;               /* 1: answered by one window of every task, which is
+                                the model's exact chain (a small model, no
+                                deadline: skel_approx_opts' whole_states,
+                                cut_whole_states), not by the decomposition */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be

@@ -112,7 +112,7 @@ check_PROGRAMS += tests/unit/test_approx
 TESTS += tests/unit/test_approx
 tests_unit_test_approx_SOURCES = tests/unit/test_approx.c tests/unit/placed.h
 tests_unit_test_approx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_test_approx_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_approx_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 
 check_PROGRAMS += tests/unit/test_approx_flow
 TESTS += tests/unit/test_approx_flow

@@ -190,6 +190,14 @@ fi
 printf 'pipe(3); task("src", 50); farm(1000, "w", 0.1); task("sink", 50);\n' > "$TMP/farm1000.skel"
 expect_exit 0 "approx farm(1000)" -- solve --method approx --style stream "$TMP/farm1000.skel"
 expect_out "approx farm(1000) tasks" "^tasks +1002$"
+if grep -q "exact chain" "$TMP/out"; then fail "approx farm(1000) is decomposed, not whole"; else ok; fi
+# a small model is answered as one window of every task, its exact chain:
+# the method line says so (the JSON's "whole")
+printf 'pipe(3); task("a", 5); deal(3, "w", 2); task("c", 4);\n' > "$TMP/deal3.skel"
+expect_exit 0 "approx whole" -- solve --method approx "$TMP/deal3.skel"
+expect_out "approx whole" "^method +approx, .*the whole model as one window: its exact chain$"
+expect_exit 0 "approx whole json" -- solve --method approx --json "$TMP/deal3.skel"
+expect_out "approx whole json" '"whole": true'
 # Yaikhom et al. 2007's model2.des (beyond 110 M states): its xdeal of three
 # sub-pipelines is counted (docs/approximation.md), answered within 2% of
 # the simulation's 0.4335 +- 0.0007 items/s (10 x 2 M events)
