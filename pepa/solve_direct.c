@@ -356,11 +356,36 @@ static int finish(const pepa_ctmc *q, uint32_t r, double *pi, double *d,
     return 0;
 }
 
+/* f->mf's ordering (AUTO's) over the caps: the other ordering's
+ * analysis in its place if that one fits. AUTO weighs flops only and
+ * may not have tried the other (a 30^3 grid walk: AMD kept by its flops
+ * at 129 MB, METIS's 97 MB; UMFPACK's, the next try, 1 GB). Returns 0
+ * when it fits, 1 when not (f->mf left as it was). */
+static int mf_other_order(SuiteSparse_long m, const SuiteSparse_long *Ap,
+                          const SuiteSparse_long *Ai, double max_bytes, double max_flops,
+                          factors *f)
+{
+    pepa_lu_order other =
+        pepa_lu_ordering(f->mf) == PEPA_LU_AMD ? PEPA_LU_METIS : PEPA_LU_AMD;
+    double flops, bytes;
+    diag none;                          /* its failure is no failure: the caps' message stands */
+    diag_clear(&none);
+    pepa_lu *lu = pepa_lu_analyse(m, Ap, Ai, other, &flops, &bytes, &none);
+    if (!lu || bytes > max_bytes || flops > max_flops) {
+        pepa_lu_free(lu);
+        return 1;
+    }
+    pepa_lu_free(f->mf);
+    f->mf = lu;
+    return 0;
+}
+
 /* The multifrontal LU of M^T (lu.h), ordered by AMD or by nested
- * dissection, whichever lu.h's PEPA_LU_AUTO finds cheaper, in
- * single precision (half the memory, twice the speed; solve_refine
- * brings the answer to double), in double when a pivot is lost in
- * single: returns 0 with the factors, 1 over the caps, -1 on failure. */
+ * dissection, whichever lu.h's PEPA_LU_AUTO finds cheaper (or the other
+ * where only that one is within the caps), in single precision (half the
+ * memory, twice the speed; solve_refine brings the answer to double), in
+ * double when a pivot is lost in single: returns 0 with the factors, 1
+ * over the caps, -1 on failure. */
 static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
                      const double *Ax, double max_bytes, double max_flops, factors *f, diag *err)
 {
@@ -368,7 +393,8 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
     f->mf = pepa_lu_analyse(m, Ap, Ai, PEPA_LU_AUTO, &flops, &bytes, err);
     if (!f->mf)
         return -1;
-    if (bytes > max_bytes || flops > max_flops)
+    if ((bytes > max_bytes || flops > max_flops) &&
+        mf_other_order(m, Ap, Ai, max_bytes, max_flops, f))
         return over_caps(bytes, flops, max_bytes, max_flops, err);
     f->prec = PEPA_LU_SINGLE;
     if (pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL) == 0)

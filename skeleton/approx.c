@@ -135,8 +135,10 @@ static unsigned long whole_first_max(const skel_approx *a, const skel_dag *d)
         return 0;
     if (whole_first(a) || ax_has_fork(d))
         return a->o.cut_whole_states;
-    if (has_rounds(d) && !a->given_deal && a->given_whole != 1)   /* the caller's windows */
-        return a->o.cut_whole_states < AX_DEAL_WHOLE ? a->o.cut_whole_states : AX_DEAL_WHOLE;
+    if (has_rounds(d) && !a->given_deal && a->given_whole != 1) {   /* the caller's windows */
+        unsigned long cap = a->o.max_states < AX_DEAL_WHOLE ? a->o.max_states : AX_DEAL_WHOLE;
+        return a->o.cut_whole_states < cap ? a->o.cut_whole_states : cap;   /* a sub-chain */
+    }
     return 0;
 }
 

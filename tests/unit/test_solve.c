@@ -9,6 +9,7 @@
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
 #include "pepa/solve.h"
+#include "chains.h"
 #include "suite.h"
 
 #ifdef HAVE_UMFPACK
@@ -72,18 +73,6 @@ static pepa_ctmc *two_state(double a, double b)
     return pepa_ctmc_from_triples(2, 2, src, dst, rate);
 }
 
-/* The chain of k triples, which are freed. */
-static pepa_ctmc *from_triples_free(uint32_t n, size_t k, uint32_t *src, uint32_t *dst,
-                                    double *rate)
-{
-    pepa_ctmc *q = pepa_ctmc_from_triples(n, k, src, dst, rate);
-    free(rate);
-    free(dst);
-    free(src);
-    ck_assert(q);
-    return q;
-}
-
 /* 0..n-1, up at lambda, down at mu */
 static pepa_ctmc *birth_death(uint32_t n, double lambda, double mu)
 {
@@ -97,19 +86,6 @@ static pepa_ctmc *birth_death(uint32_t n, double lambda, double mu)
         src[k] = i + 1, dst[k] = i, rate[k++] = mu;
     }
     return from_triples_free(n, m, src, dst, rate);
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-static double rng_unit(uint64_t *s)
-{
-    return (double)(rng_next(s) >> 11) / 9007199254740992.0;
 }
 
 /* Irreducible: a random Hamiltonian cycle plus deg random edges per state,
@@ -832,57 +808,6 @@ END_TEST
 #ifdef HAVE_UMFPACK
 /* ------------------------------------------------------------ multifrontal LU */
 
-/* A random sparse m x m matrix by columns: deg entries per column at
- * random rows (an unsymmetric pattern), of either sign, and a diagonal
- * that dominates its column. */
-static void random_sparse(int64_t m, int deg, uint64_t seed, int64_t **pp, int64_t **pi,
-                          double **px)
-{
-    uint64_t s = seed * 2654435761u + 7;
-    int64_t *p = malloc((size_t)(m + 1) * sizeof *p);
-    int64_t *ri = malloc((size_t)m * (size_t)(deg + 1) * sizeof *ri);
-    double *x = malloc((size_t)m * (size_t)(deg + 1) * sizeof *x);
-    ck_assert(p && ri && x);
-    int64_t k = 0;
-    for (int64_t j = 0; j < m; j++) {
-        p[j] = k;
-        double sum = 0.0;
-        int64_t dk = k++;
-        ri[dk] = j;
-        for (int d = 0; d < deg && m > 1; d++) {
-            int64_t i = (int64_t)(rng_next(&s) % (uint64_t)m);
-            int dup = i == j;
-            for (int64_t q = p[j]; q < k; q++)
-                dup |= ri[q] == i;
-            if (dup)
-                continue;
-            ri[k] = i;
-            x[k] = rng_unit(&s) - 0.7;
-            sum += fabs(x[k++]);
-        }
-        x[dk] = 1.0 + sum;
-    }
-    p[m] = k;
-    *pp = p;
-    *pi = ri;
-    *px = x;
-}
-
-/* y = A x, or A^T x (A by columns). */
-static void spmv(int64_t m, const int64_t *p, const int64_t *i, const double *a, int trans,
-                 const double *x, double *y)
-{
-    for (int64_t r = 0; r < m; r++)
-        y[r] = 0.0;
-    for (int64_t j = 0; j < m; j++)
-        for (int64_t k = p[j]; k < p[j + 1]; k++) {
-            if (trans)
-                y[j] += a[k] * x[i[k]];
-            else
-                y[i[k]] += a[k] * x[j];
-        }
-}
-
 /* Factorise (A or A^T, AMD or METIS, in precision prec) and solve for a
  * known x: right to 1e-10 in double, to 1e-4 in single (these matrices
  * are well conditioned; the refinement to double is solve_direct's). */
@@ -946,131 +871,6 @@ START_TEST(test_lu_module)
 }
 END_TEST
 
-static pepa_ctmc *grid3(uint32_t L);
-
-/* A chain's reduced generator M (Q without state 0's row and column) by
- * columns, as solve_direct.c builds it: column j holds Q(i, j). */
-static void pinned_columns(const pepa_ctmc *q, int64_t **pp, int64_t **pi, double **px)
-{
-    uint32_t n = q->n;
-    int64_t *p = malloc((size_t)n * sizeof *p), k = 0;
-    int64_t *ri = malloc((size_t)(q->nnz + n) * sizeof *ri);
-    double *x = malloc((size_t)(q->nnz + n) * sizeof *x);
-    ck_assert(p && ri && x);
-    for (uint32_t j = 1; j < n; j++) {
-        p[j - 1] = k;
-        ri[k] = j - 1;
-        x[k++] = -q->out[j];
-        for (uint64_t e = q->rowp[j]; e < q->rowp[j + 1]; e++)
-            if (q->col[e] != 0) {
-                ri[k] = q->col[e] - 1;
-                x[k++] = q->val[e];
-            }
-    }
-    p[n - 1] = k;
-    *pp = p;
-    *pi = ri;
-    *px = x;
-}
-
-/* The flops lu.h predicts for (p, i) ordered by order; the ordering used
- * in *used. */
-static double lu_flops(int64_t m, const int64_t *p, const int64_t *i, pepa_lu_order order,
-                       pepa_lu_order *used)
-{
-    double flops, bytes;
-    diag e;
-    diag_clear(&e);
-    pepa_lu *lu = pepa_lu_analyse(m, p, i, order, &flops, &bytes, &e);
-    ck_assert_msg(lu != NULL, "%s", e.msg);
-    *used = pepa_lu_ordering(lu);
-    pepa_lu_free(lu);
-    return flops;
-}
-
-/* The normwise backward error max |A^T y - b| / (|A^T| max |y| + max |b|)
- * of y solved after factorising with order (A by columns, as
- * solve_direct.c factorises A^T), in double. */
-static double lu_residual(int64_t m, const int64_t *p, const int64_t *i, const double *a,
-                          pepa_lu_order order)
-{
-    double *b = malloc((size_t)m * sizeof *b), *y = malloc((size_t)m * sizeof *y);
-    double *r = malloc((size_t)m * sizeof *r), flops, bytes, big = 0.0, res = 0.0;
-    double norm = 0.0, ymax = 0.0;
-    ck_assert(b && y && r);
-    for (int64_t k = 0; k < m; k++)
-        b[k] = 1.0 + (double)(k % 5);
-    diag e;
-    diag_clear(&e);
-    pepa_lu *lu = pepa_lu_analyse(m, p, i, order, &flops, &bytes, &e);
-    ck_assert_msg(lu != NULL, "%s", e.msg);
-    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_DOUBLE, &e) == 0, "%s", e.msg);
-    pepa_lu_solve(lu, b, y);
-    spmv(m, p, i, a, 1, y, r);
-    for (int64_t k = 0; k < m; k++) {
-        double row = 0.0;               /* row k of A^T: column k of A */
-        for (int64_t t = p[k]; t < p[k + 1]; t++)
-            row += fabs(a[t]);
-        norm = fmax(norm, row);
-        res = fmax(res, fabs(r[k] - b[k]));
-        big = fmax(big, fabs(b[k]));
-        ymax = fmax(ymax, fabs(y[k]));
-    }
-    pepa_lu_free(lu);
-    free(r);
-    free(y);
-    free(b);
-    return res / (norm * ymax + big);
-}
-
-/* PEPA_LU_AUTO (lu.h): the ordering it keeps is the cheaper by its cost
- * (AMD's flops against METIS's plus PEPA_LU_METIS_FLOPS_PER_NZ an entry),
- * and it solves. A 3-D walk's matrix (7 entries a column, 2.2e7 flops:
- * AMD, METIS not tried since it could not pay), a random one of 6 a
- * column whose fill is heavy (both tried: AMD's 3.2e9 flops kept against
- * METIS's 4.0e9), and one of 12 a column (METIS, AMD not tried; here
- * AMD's flops would have been 6% fewer, 7.5e7 against 7.9e7: the
- * shortcut's price on a small random matrix, where on the closed
- * networks of bench_solve AMD's were 2.4 to 3.9 times METIS's). */
-START_TEST(test_lu_auto)
-{
-    static const struct { int64_t m; int deg; pepa_lu_order want; } cases[] = {
-        {0, 0, PEPA_LU_AMD}, {3000, 5, PEPA_LU_AUTO}, {600, 11, PEPA_LU_METIS}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        int64_t *p, *i, m = cases[c].m;
-        double *a;
-        if (m == 0) {                   /* the 3-D walk's generator, pinned at state 0 */
-            pepa_ctmc *q = grid3(12);
-            m = (int64_t)q->n - 1;
-            pinned_columns(q, &p, &i, &a);
-            pepa_ctmc_free(q);
-        } else {
-            random_sparse(m, cases[c].deg, 40 + c, &p, &i, &a);
-        }
-        double nz = (double)p[m];
-        pepa_lu_order used, u1, u2;
-        double fauto = lu_flops(m, p, i, PEPA_LU_AUTO, &used);
-        double famd = lu_flops(m, p, i, PEPA_LU_AMD, &u1);
-        double fnd = lu_flops(m, p, i, PEPA_LU_METIS, &u2);
-        ck_assert(u1 == PEPA_LU_AMD && u2 == PEPA_LU_METIS);
-        ck_assert(fauto == (used == PEPA_LU_AMD ? famd : fnd));
-        if (cases[c].want != PEPA_LU_AUTO)
-            ck_assert_msg(used == cases[c].want, "case %zu: ordering %d", c, (int)used);
-        if (nz > PEPA_LU_AMD_DEGREE * (double)m)            /* AMD not tried */
-            ck_assert(used == PEPA_LU_METIS);
-        else if (famd <= PEPA_LU_METIS_FLOPS_PER_NZ * nz)   /* METIS could not pay */
-            ck_assert(used == PEPA_LU_AMD && famd <= fnd + PEPA_LU_METIS_FLOPS_PER_NZ * nz);
-        else                                                /* both tried: fewer flops */
-            ck_assert_msg(fauto == fmin(famd, fnd), "case %zu: %g of %g, %g", c, fauto, famd,
-                          fnd);
-        double res = lu_residual(m, p, i, a, PEPA_LU_AUTO);
-        ck_assert_msg(res < 1e-14, "case %zu: backward error %g", c, res);
-        free(a);
-        free(i);
-        free(p);
-    }
-}
-END_TEST
 
 /* A 2-D walk of L x L states: right and up, and back diagonally down-left
  * (an unsymmetric pattern), rates by position. */
@@ -1089,26 +889,6 @@ static pepa_ctmc *diag_walk(uint32_t L)
             src[k] = v, dst[k] = v + L, rate[k++] = 1.5 + 0.02 * (double)(x % 5);
         if (x > 0 && y > 0)
             src[k] = v, dst[k] = v - L - 1, rate[k++] = 2.0;
-    }
-    return from_triples_free(n, k, src, dst, rate);
-}
-
-/* A 3-D grid walk of L^3 states, rates by direction. */
-static pepa_ctmc *grid3(uint32_t L)
-{
-    uint32_t n = L * L * L, st[3] = {L * L, L, 1};
-    size_t m = 6 * (size_t)n, k = 0;
-    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
-    double *rate = malloc(m * sizeof *rate);
-    ck_assert(src && dst && rate);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t c[3] = {v / (L * L), v / L % L, v % L};
-        for (int d = 0; d < 3; d++) {
-            if (c[d] + 1 < L)
-                src[k] = v, dst[k] = v + st[d], rate[k++] = 1.5 + d;
-            if (c[d] > 0)
-                src[k] = v, dst[k] = v - st[d], rate[k++] = 1.0 + d;
-        }
     }
     return from_triples_free(n, k, src, dst, rate);
 }
@@ -1298,7 +1078,6 @@ static Suite *solve_suite(void)
     tc = tcase_create("multifrontal");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_lu_module);
-    tcase_add_test(tc, test_lu_auto);
     tcase_add_test(tc, test_direct_large);
     tcase_add_test(tc, test_direct_single_fallback);
     suite_add_tcase(s, tc);

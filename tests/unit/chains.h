@@ -1,0 +1,109 @@
+/* Chains and sparse matrices shared by the unit suites of the solvers
+ * (test_solve, test_lu_order). */
+#ifndef SKELSCHED_CHAINS_H
+#define SKELSCHED_CHAINS_H
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "pepa/ctmc.h"
+
+/* The chain of k triples, which are freed. */
+static inline pepa_ctmc *from_triples_free(uint32_t n, size_t k, uint32_t *src, uint32_t *dst,
+                                    double *rate)
+{
+    pepa_ctmc *q = pepa_ctmc_from_triples(n, k, src, dst, rate);
+    free(rate);
+    free(dst);
+    free(src);
+    ck_assert(q);
+    return q;
+}
+
+static inline uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static inline double rng_unit(uint64_t *s)
+{
+    return (double)(rng_next(s) >> 11) / 9007199254740992.0;
+}
+
+/* A random sparse m x m matrix by columns: deg entries per column at
+ * random rows (an unsymmetric pattern), of either sign, and a diagonal
+ * that dominates its column. */
+static inline void random_sparse(int64_t m, int deg, uint64_t seed, int64_t **pp, int64_t **pi,
+                          double **px)
+{
+    uint64_t s = seed * 2654435761u + 7;
+    int64_t *p = malloc((size_t)(m + 1) * sizeof *p);
+    int64_t *ri = malloc((size_t)m * (size_t)(deg + 1) * sizeof *ri);
+    double *x = malloc((size_t)m * (size_t)(deg + 1) * sizeof *x);
+    ck_assert(p && ri && x);
+    int64_t k = 0;
+    for (int64_t j = 0; j < m; j++) {
+        p[j] = k;
+        double sum = 0.0;
+        int64_t dk = k++;
+        ri[dk] = j;
+        for (int d = 0; d < deg && m > 1; d++) {
+            int64_t i = (int64_t)(rng_next(&s) % (uint64_t)m);
+            int dup = i == j;
+            for (int64_t q = p[j]; q < k; q++)
+                dup |= ri[q] == i;
+            if (dup)
+                continue;
+            ri[k] = i;
+            x[k] = rng_unit(&s) - 0.7;
+            sum += fabs(x[k++]);
+        }
+        x[dk] = 1.0 + sum;
+    }
+    p[m] = k;
+    *pp = p;
+    *pi = ri;
+    *px = x;
+}
+
+/* y = A x, or A^T x (A by columns). */
+static inline void spmv(int64_t m, const int64_t *p, const int64_t *i, const double *a, int trans,
+                 const double *x, double *y)
+{
+    for (int64_t r = 0; r < m; r++)
+        y[r] = 0.0;
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t k = p[j]; k < p[j + 1]; k++) {
+            if (trans)
+                y[j] += a[k] * x[i[k]];
+            else
+                y[i[k]] += a[k] * x[j];
+        }
+}
+
+/* A 3-D grid walk of L^3 states, rates by direction. */
+static inline pepa_ctmc *grid3(uint32_t L)
+{
+    uint32_t n = L * L * L, st[3] = {L * L, L, 1};
+    size_t m = 6 * (size_t)n, k = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(src && dst && rate);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t c[3] = {v / (L * L), v / L % L, v % L};
+        for (int d = 0; d < 3; d++) {
+            if (c[d] + 1 < L)
+                src[k] = v, dst[k] = v + st[d], rate[k++] = 1.5 + d;
+            if (c[d] > 0)
+                src[k] = v, dst[k] = v - st[d], rate[k++] = 1.0 + d;
+        }
+    }
+    return from_triples_free(n, k, src, dst, rate);
+}
+
+#endif

@@ -1,0 +1,201 @@
+/* test_lu_order: the multifrontal LU's choice of ordering (lu.h's
+ * PEPA_LU_AUTO) and the direct solver's use of it under memory and flop
+ * caps (solve_direct.c). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "pepa/ctmc.h"
+#include "pepa/lu.h"
+#include "pepa/solve.h"
+#include "chains.h"
+#include "suite.h"
+
+#ifdef HAVE_UMFPACK
+/* A chain's reduced generator M (Q without state 0's row and column) by
+ * columns, as solve_direct.c builds it: column j holds Q(i, j). */
+static void pinned_columns(const pepa_ctmc *q, int64_t **pp, int64_t **pi, double **px)
+{
+    uint32_t n = q->n;
+    int64_t *p = malloc((size_t)n * sizeof *p), k = 0;
+    int64_t *ri = malloc((size_t)(q->nnz + n) * sizeof *ri);
+    double *x = malloc((size_t)(q->nnz + n) * sizeof *x);
+    ck_assert(p && ri && x);
+    for (uint32_t j = 1; j < n; j++) {
+        p[j - 1] = k;
+        ri[k] = j - 1;
+        x[k++] = -q->out[j];
+        for (uint64_t e = q->rowp[j]; e < q->rowp[j + 1]; e++)
+            if (q->col[e] != 0) {
+                ri[k] = q->col[e] - 1;
+                x[k++] = q->val[e];
+            }
+    }
+    p[n - 1] = k;
+    *pp = p;
+    *pi = ri;
+    *px = x;
+}
+
+/* The flops lu.h predicts for (p, i) ordered by order; the bytes in
+ * *bytes, the ordering used in *used. */
+static double lu_flops(int64_t m, const int64_t *p, const int64_t *i, pepa_lu_order order,
+                       double *bytes, pepa_lu_order *used)
+{
+    double flops;
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(m, p, i, order, &flops, bytes, &e);
+    ck_assert_msg(lu != NULL, "%s", e.msg);
+    *used = pepa_lu_ordering(lu);
+    pepa_lu_free(lu);
+    return flops;
+}
+
+/* The normwise backward error max |A^T y - b| / (|A^T| max |y| + max |b|)
+ * of y solved after factorising with order (A by columns, as
+ * solve_direct.c factorises A^T), in double. */
+static double lu_residual(int64_t m, const int64_t *p, const int64_t *i, const double *a,
+                          pepa_lu_order order)
+{
+    double *b = malloc((size_t)m * sizeof *b), *y = malloc((size_t)m * sizeof *y);
+    double *r = malloc((size_t)m * sizeof *r), flops, bytes, big = 0.0, res = 0.0;
+    double norm = 0.0, ymax = 0.0;
+    ck_assert(b && y && r);
+    for (int64_t k = 0; k < m; k++)
+        b[k] = 1.0 + (double)(k % 5);
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(m, p, i, order, &flops, &bytes, &e);
+    ck_assert_msg(lu != NULL, "%s", e.msg);
+    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_DOUBLE, &e) == 0, "%s", e.msg);
+    pepa_lu_solve(lu, b, y);
+    spmv(m, p, i, a, 1, y, r);
+    for (int64_t k = 0; k < m; k++) {
+        double row = 0.0;               /* row k of A^T: column k of A */
+        for (int64_t t = p[k]; t < p[k + 1]; t++)
+            row += fabs(a[t]);
+        norm = fmax(norm, row);
+        res = fmax(res, fabs(r[k] - b[k]));
+        big = fmax(big, fabs(b[k]));
+        ymax = fmax(ymax, fabs(y[k]));
+    }
+    pepa_lu_free(lu);
+    free(r);
+    free(y);
+    free(b);
+    return res / (norm * ymax + big);
+}
+
+/* PEPA_LU_AUTO (lu.h): the ordering it keeps is the cheaper by its cost
+ * (AMD's flops against METIS's plus PEPA_LU_METIS_FLOPS_PER_NZ an entry),
+ * and it solves. A 3-D walk's matrix (7 entries a column, 2.2e7 flops:
+ * AMD, METIS not tried since it could not pay), a random one of 6 a
+ * column whose fill is heavy (both tried: AMD's 3.2e9 flops kept against
+ * METIS's 4.0e9), and one of 12 a column (METIS, AMD not tried; here
+ * AMD's flops would have been 6% fewer, 7.5e7 against 7.9e7: the
+ * shortcut's price on a small random matrix, where on the closed
+ * networks of bench_solve AMD's were 2.4 to 3.9 times METIS's). */
+START_TEST(test_lu_auto)
+{
+    static const struct { int64_t m; int deg; pepa_lu_order want; } cases[] = {
+        {0, 0, PEPA_LU_AMD}, {3000, 5, PEPA_LU_AUTO}, {600, 11, PEPA_LU_METIS}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t *p, *i, m = cases[c].m;
+        double *a;
+        if (m == 0) {                   /* the 3-D walk's generator, pinned at state 0 */
+            pepa_ctmc *q = grid3(12);
+            m = (int64_t)q->n - 1;
+            pinned_columns(q, &p, &i, &a);
+            pepa_ctmc_free(q);
+        } else {
+            random_sparse(m, cases[c].deg, 40 + c, &p, &i, &a);
+        }
+        double nz = (double)p[m];
+        pepa_lu_order used, u1, u2;
+        double bauto, bamd, bnd;
+        double fauto = lu_flops(m, p, i, PEPA_LU_AUTO, &bauto, &used);
+        double famd = lu_flops(m, p, i, PEPA_LU_AMD, &bamd, &u1);
+        double fnd = lu_flops(m, p, i, PEPA_LU_METIS, &bnd, &u2);
+        ck_assert(u1 == PEPA_LU_AMD && u2 == PEPA_LU_METIS);
+        ck_assert(fauto == (used == PEPA_LU_AMD ? famd : fnd));
+        if (cases[c].want != PEPA_LU_AUTO)
+            ck_assert_msg(used == cases[c].want, "case %zu: ordering %d", c, (int)used);
+        if (nz > PEPA_LU_AMD_DEGREE * (double)m)            /* AMD not tried */
+            ck_assert(used == PEPA_LU_METIS);
+        else if (famd <= PEPA_LU_METIS_FLOPS_PER_NZ * nz)   /* METIS could not pay */
+            ck_assert_msg(used == PEPA_LU_AMD && bauto == bamd, "case %zu: %g of %g bytes", c,
+                          bauto, bamd);
+        else                                                /* both tried: fewer flops */
+            ck_assert_msg(fauto == fmin(famd, fnd) && bauto == (fnd < famd ? bnd : bamd),
+                          "case %zu: %g of %g, %g", c, fauto, famd, fnd);
+        double res = lu_residual(m, p, i, a, PEPA_LU_AUTO);
+        ck_assert_msg(res < 1e-14, "case %zu: backward error %g", c, res);
+        free(a);
+        free(i);
+        free(p);
+    }
+}
+END_TEST
+
+/* Both orderings tried and METIS kept: a 40^3 walk's matrix (AMD's flops
+ * 1.4e5 an entry, above PEPA_LU_METIS_FLOPS_PER_NZ); analysis only. */
+START_TEST(test_lu_auto_metis)
+{
+    pepa_ctmc *q = grid3(40);
+    int64_t *p, *i, m = (int64_t)q->n - 1;
+    double *a, b[3], f[3];
+    pepa_lu_order used[3], order[3] = {PEPA_LU_AUTO, PEPA_LU_AMD, PEPA_LU_METIS};
+    pinned_columns(q, &p, &i, &a);
+    for (int k = 0; k < 3; k++)
+        f[k] = lu_flops(m, p, i, order[k], &b[k], &used[k]);
+    ck_assert_msg(f[1] > PEPA_LU_METIS_FLOPS_PER_NZ * (double)p[m] && f[2] < f[1],
+                  "AMD %g, METIS %g flops", f[1], f[2]);
+    ck_assert(used[0] == PEPA_LU_METIS && f[0] == f[2] && b[0] == b[2]);
+    free(a);
+    free(i);
+    free(p);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* AUTO's ordering over the caps, the other within them: a 30^3 walk whose
+ * AMD factors (kept by their flops) take 129 MB, METIS's 97 MB, UMFPACK's
+ * 1 GB. Capped at 110 MB it solves, by METIS. */
+START_TEST(test_lu_auto_caps)
+{
+    pepa_ctmc *q = grid3(30);
+    double *pi = malloc(q->n * sizeof *pi);
+    ck_assert(pi);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    pepa_solve_result res;
+    diag d;
+    diag_clear(&d);
+    int rc = pepa_solve_direct_capped(q, &o, 110e6, 1e12, pi, &res, &d);
+    ck_assert_msg(rc == 0 && res.converged, "rc %d: %s", rc, d.msg);
+    ck_assert_msg(pepa_ctmc_residual(q, pi) <= 1e-12, "residual %g", pepa_ctmc_residual(q, pi));
+    free(pi);
+    pepa_ctmc_free(q);
+}
+END_TEST
+#endif
+
+static Suite *lu_order_suite(void)
+{
+    Suite *s = suite_create("lu_order");
+#ifdef HAVE_UMFPACK
+    TCase *tc = tcase_create("auto");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_lu_auto);
+    tcase_add_test(tc, test_lu_auto_metis);
+    tcase_add_test(tc, test_lu_auto_caps);
+    suite_add_tcase(s, tc);
+#endif
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(lu_order_suite());
+}
