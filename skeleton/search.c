@@ -15,7 +15,9 @@
  *   - stage bound: by flow conservation a stage's members together carry
  *     every item, so X <= sum of their cycle bounds / the stage's ratio;
  *   - sub-pipeline windows: up to WIN_MAX consecutive one-to-one tasks
- *     solved alone with saturated ends (see window_thr).
+ *     solved alone with saturated ends (see window_thr);
+ *   - under Sharing=ps, the same windows with the tasks of a node sharing
+ *     it (search_winps.c), on the children the search is about to enter.
  * Rates of a partial placement are bounded from above: a node's share only
  * falls as tasks are added, and a move to an unplaced task takes the
  * fastest link from the placed end. Nodes that can be swapped without
@@ -192,7 +194,7 @@ static int setup(search *s)
     if (!s->d->extended && search_stage_groups(s, &s->nstages) < 0)
         return -1;
     search_visit_ratios(s);           /* again, from the one-task stages */
-    if (search_setup_windows(s) < 0)
+    if (search_setup_windows(s) < 0 || search_setup_winps(s) < 0)
         return -1;
     int ng = 0;
     for (int i = 0; i < s->nt; i++)
@@ -271,6 +273,7 @@ static void search_free(search *s)
     free(s->blam);
     free(s->bmu);
     free(s->cache);
+    search_winps_free(s);
     free(s->wq);
     free(s->wpi);
     free(s->wout);
@@ -568,7 +571,15 @@ static void search_init(search *s, skel_model *m, const skel_dag *d, const skel_
 int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
                       double *bound, diag *err)
 {
+    return skel_search_bound_opts(m, d, p, pl, NULL, bound, err);
+}
+
+int skel_search_bound_opts(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
+                           const skel_search_opts *o, double *bound, diag *err)
+{
     skel_search_opts none = { 0 };
+    if (o)
+        none = *o;
     none.top = 1;
     search s;
     search_init(&s, m, d, p, &none, err);
@@ -577,14 +588,18 @@ int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, 
         diag_set(err, "internal error: the model is not the placement-independent one of this "
                  "task graph");
     else if (setup(&s) == 0 && search_setup_platform(&s) == 0) {
-        for (int i = 0; i < s.nt && (rc = pl[i] >= 0 && pl[i] < s.nn ? 0 : -1) == 0; i++) {
-            s.place[i] = pl[i];
-            s.load[pl[i]]++;
+        for (int i = 0; i < s.nt && (rc = pl[i] < s.nn ? 0 : -1) == 0; i++) {
+            s.place[i] = pl[i] >= 0 ? pl[i] : -1;
+            if (pl[i] >= 0)
+                s.load[pl[i]]++;
         }
-        if (rc < 0)
+        if (rc < 0) {
             diag_set(err, "the placement names no node of %s", p->file);
-        else
+        } else {
             *bound = search_bound(&s);
+            double shared = search_bound_shared(&s, 0);
+            *bound = shared < *bound ? shared : *bound;
+        }
     }
     search_free(&s);
     return rc;

@@ -170,11 +170,11 @@ static double group_bound(const search *s, const step *st, double scale, double 
     return lo;
 }
 
-/* Upper bound on the job's throughput X over every completion of the
- * current partial placement (0: infeasible, a link missing). Rates are bounded from above:
- * under Sharing=static a node's share only falls as tasks are added; under
- * ps a task computes at most at its node's full speed. */
-double search_bound(search *s)
+/* Upper bounds on every rate (bmu, blam) over the completions of the
+ * current partial placement: under Sharing=static a node's share only
+ * falls as tasks are added; under ps a task computes at most at its
+ * node's full speed. */
+void search_rate_bounds(search *s)
 {
     for (int i = 0; i < s->nt; i++) {
         int j = s->place[i];
@@ -188,7 +188,23 @@ double search_bound(search *s)
     }
     for (int e = 0; e < s->ne; e++)
         s->blam[e] = edge_ub(s, e);
+}
+
+/* Upper bound on the job's throughput X over every completion of the
+ * current partial placement (0: infeasible, a link missing). */
+double search_bound(search *s)
+{
+    search_rate_bounds(s);
     return search_bound_rates(s);
+}
+
+/* Windows solved by Gauss-Seidel cost milliseconds: under a deadline they
+ * are used only while COSTLY_LEFT seconds or more are left (dozens of
+ * them between two looks at the clock would overrun a 50 ms budget, not
+ * a budget of minutes). */
+int search_costly_ok(const search *s)
+{
+    return s->deadline.at <= 0 || clock_deadline_left(s->deadline) >= COSTLY_LEFT;
 }
 
 /* The bound for the rate upper bounds in s->bmu (tasks) and s->blam
@@ -260,6 +276,7 @@ double search_bound_rates(search *s)
      * with exponential work and rendezvous moves: less variable work
      * (Erlang) or a buffer can beat them, so they bound only models whose
      * work and moves are all exponential and rendezvous. */
+    int costly = search_costly_ok(s);
     for (int k = 0; k < s->nwin && !s->o->no_windows && !s->o->no_prune && s->exp_work &&
                     s->plain_links; k++) {
         /* Of the windows from one task, longest first, the first whose
@@ -271,10 +288,8 @@ double search_bound_rates(search *s)
         const window *w = &s->win[k];
         if (w->len > WIN_ALWAYS && s->place[w->start + w->len - 1] < 0)
             continue;
-        /* Under a deadline only the windows solved by elimination: a
-         * Gauss-Seidel window costs milliseconds, and dozens of them
-         * between two looks at the clock would overrun a 50 ms budget. */
-        if (w->len > WIN_DENSE_LEN && s->deadline.at > 0)
+        /* Near a deadline only the windows solved by elimination. */
+        if (w->len > WIN_DENSE_LEN && !costly)
             continue;
         double x = window_thr(s, k) / s->visit[w->start];
         if (x < best)
@@ -384,6 +399,38 @@ int search_setup_windows(search *s)
     return 0;
 }
 
+/* Solves the augmented n x (n + 1) system a in place (Gaussian
+ * elimination, partial pivoting) into u; -1 when singular. */
+int search_dense_solve(double *a, int n, double *u)
+{
+    int m = n + 1;
+    for (int c = 0; c < n; c++) {
+        int piv = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(a[r * m + c]) > fabs(a[piv * m + c]))
+                piv = r;
+        if (a[piv * m + c] == 0)
+            return -1;
+        for (int k = 0; piv != c && k <= n; k++) {
+            double t = a[c * m + k];
+            a[c * m + k] = a[piv * m + k];
+            a[piv * m + k] = t;
+        }
+        for (int r = c + 1; r < n; r++) {
+            double f = a[r * m + c] / a[c * m + c];
+            for (int k = c; f != 0 && k <= n; k++)
+                a[r * m + k] -= f * a[c * m + k];
+        }
+    }
+    for (int r = n - 1; r >= 0; r--) {
+        double v = a[r * m + n];
+        for (int k = r + 1; k < n; k++)
+            v -= a[r * m + k] * u[k];
+        u[r] = v / a[r * m + r];
+    }
+    return 0;
+}
+
 /* Steady state of a dense generator q (n x n, row i = from state i) into
  * pi, by Gaussian elimination on pi Q = 0 with sum pi = 1. Returns -1 when
  * singular. a is n * (n + 1) scratch. */
@@ -395,44 +442,10 @@ int search_dense_steady(const double *q, int n, double *a, double *pi)
             a[r * m + c] = r == n - 1 ? 1.0 : q[c * n + r];
         a[r * m + n] = r == n - 1 ? 1.0 : 0.0;
     }
-    for (int c = 0; c < n; c++) {
-        int piv = c;
-        for (int r = c + 1; r < n; r++)
-            if (fabs(a[r * m + c]) > fabs(a[piv * m + c]))
-                piv = r;
-        if (a[piv * m + c] == 0)
-            return -1;
-        if (piv != c)
-            for (int k = 0; k <= n; k++) {
-                double t = a[c * m + k];
-                a[c * m + k] = a[piv * m + k];
-                a[piv * m + k] = t;
-            }
-        for (int r = c + 1; r < n; r++) {
-            double f = a[r * m + c] / a[c * m + c];
-            if (f != 0)
-                for (int k = c; k <= n; k++)
-                    a[r * m + k] -= f * a[c * m + k];
-        }
-    }
-    for (int r = n - 1; r >= 0; r--) {
-        double v = a[r * m + n];
-        for (int k = r + 1; k < n; k++)
-            v -= a[r * m + k] * pi[k];
-        pi[r] = v / a[r * m + r];
-    }
-    return 0;
+    return search_dense_solve(a, n, pi);
 }
 
-enum { PH_R, PH_C, PH_S };
-
-/* A window's chain: phases of each task and the state's mixed radix. */
-typedef struct wchain {
-    int len, n;
-    int nph[WIN_MAX], ph[WIN_MAX][3], radix[WIN_MAX];
-} wchain;
-
-static void wchain_shape(const window *w, wchain *c)
+void search_wchain_shape(const window *w, wchain *c)
 {
     c->len = w->len;
     c->n = 1;
@@ -450,8 +463,12 @@ static void wchain_shape(const window *w, wchain *c)
 
 /* The moves out of state x (at most len): targets into to, rates into
  * rate; returns how many. A task advances alone through its computation
- * and the window's ends; a move between tasks k-1 and k advances both. */
-static int wchain_out(const search *s, const window *w, const wchain *c, int x, int *to, double *rate)
+ * and the window's ends; a move between tasks k-1 and k advances both.
+ * share: NULL (every task computes at bmu), or the policy of a
+ * processor-sharing window (search_winps.c): task k computes at bmu times
+ * share[x WIN_MAX + k]. */
+int search_wchain_out(const search *s, const window *w, const wchain *c, const double *share, int x,
+                      int *to, double *rate)
 {
     int at[WIN_MAX], m = 0;
     for (int k = 0; k < c->len; k++)
@@ -461,7 +478,7 @@ static int wchain_out(const search *s, const window *w, const wchain *c, int x, 
         int y = x + (next - at[k]) * c->radix[k];
         double r = 0;
         if (p == PH_C)
-            r = s->bmu[w->start + k];
+            r = s->bmu[w->start + k] * (share ? share[(size_t)x * WIN_MAX + (size_t)k] : 1);
         else if (p == PH_R && k == 0)
             r = s->blam[w->in_edge];
         else if (p == PH_S && k + 1 == c->len)
@@ -480,13 +497,13 @@ static int wchain_out(const search *s, const window *w, const wchain *c, int x, 
 }
 
 /* Steady state of a window of at most WIN_DENSE states, by elimination. */
-static int window_dense(search *s, const window *w, const wchain *c, double *pi)
+static int window_dense(search *s, const window *w, const wchain *c, const double *share, double *pi)
 {
     int n = c->n, to[WIN_MAX];
     double rate[WIN_MAX], *q = s->wq, *a = s->wq + (size_t)n * (size_t)n;
     memset(q, 0, (size_t)n * (size_t)n * sizeof *q);
     for (int x = 0; x < n; x++) {
-        int m = wchain_out(s, w, c, x, to, rate);
+        int m = search_wchain_out(s, w, c, share, x, to, rate);
         for (int k = 0; k < m; k++) {
             q[x * n + to[k]] += rate[k];
             q[x * n + x] -= rate[k];
@@ -499,13 +516,13 @@ static int window_dense(search *s, const window *w, const wchain *c, double *pi)
  * moves (at most len per state, so a sweep of 3^7 states costs ~15,000
  * products), until no probability changes by more than WIN_TOL of itself
  * in a sweep; -1 when that does not happen in WIN_SWEEPS sweeps. */
-static int window_gs(search *s, const window *w, const wchain *c, double *pi)
+static int window_gs(search *s, const window *w, const wchain *c, const double *share, double *pi)
 {
     int n = c->n, *first = s->wfirst, *from = s->wfrom, to[WIN_MAX];
     double *out = s->wout, *rin = s->wrate, rate[WIN_MAX];
     memset(first, 0, ((size_t)n + 1) * sizeof *first);
     for (int x = 0; x < n; x++) {
-        int m = wchain_out(s, w, c, x, to, rate);
+        int m = search_wchain_out(s, w, c, share, x, to, rate);
         out[x] = 0;
         for (int k = 0; k < m; k++) {
             first[to[k] + 1]++;
@@ -517,7 +534,7 @@ static int window_gs(search *s, const window *w, const wchain *c, double *pi)
     int *fill = s->wfill;
     memcpy(fill, first, (size_t)n * sizeof *fill);
     for (int x = 0; x < n; x++) {
-        int m = wchain_out(s, w, c, x, to, rate);
+        int m = search_wchain_out(s, w, c, share, x, to, rate);
         for (int k = 0; k < m; k++) {
             from[fill[to[k]]] = x;
             rin[fill[to[k]]++] = rate[k];
@@ -547,6 +564,46 @@ static int window_gs(search *s, const window *w, const wchain *c, double *pi)
     return -1;
 }
 
+/* Steady state of window w's chain c under share (NULL: full speed) into
+ * pi: by elimination up to WIN_DENSE states, else by Gauss-Seidel. */
+int search_window_steady(search *s, const window *w, const wchain *c, const double *share, double *pi)
+{
+    return c->n <= WIN_DENSE ? window_dense(s, w, c, share, pi) : window_gs(s, w, c, share, pi);
+}
+
+/* Window wi's rates as a cache key into key (WIN_RATES at most); returns
+ * how many, 0 when one is 0 (a missing link: the window's throughput is 0). */
+int search_window_key(const search *s, int wi, double *key)
+{
+    const window *w = &s->win[wi];
+    int nk = 0;
+    for (int k = 0; k < w->len; k++)
+        key[nk++] = s->bmu[w->start + k];
+    key[nk++] = w->in_edge >= 0 ? s->blam[w->in_edge] : -1;
+    key[nk++] = w->out_edge >= 0 ? s->blam[w->out_edge] : -1;
+    for (int k = 0; k + 1 < w->len; k++)
+        key[nk++] = s->blam[w->link[k]];
+    for (int k = 0; k < nk; k++)
+        if (key[k] == 0)
+            return 0;
+    return nk;
+}
+
+/* The cache's entry for id and key (nk doubles): *hit when it holds
+ * them, else the entry to fill (direct mapped: it replaces another). */
+wcache *search_wcache(search *s, int id, const double *key, int nk, int *hit)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)id;
+    for (int k = 0; k < nk; k++) {
+        uint64_t bits;
+        memcpy(&bits, &key[k], sizeof bits);
+        h = (h ^ bits) * 1099511628211ULL;
+    }
+    wcache *c = &s->cache[(h ^ (h >> 29)) % WIN_CACHE];
+    *hit = c->win == id && memcmp(c->key, key, (size_t)nk * sizeof *key) == 0;
+    return c;
+}
+
 /* Throughput of window w alone at rates bmu/blam (its first task's
  * compute), 0 when a rate is 0 (a missing link), cached. A window solved
  * iteratively is inflated by WIN_MARGIN: its iterate stops when a sweep
@@ -556,39 +613,25 @@ static int window_gs(search *s, const window *w, const wchain *c, double *pi)
 static double window_thr(search *s, int wi)
 {
     const window *w = &s->win[wi];
-    int len = w->len, nk = 0;
-    double key[WIN_RATES];
-    for (int k = 0; k < len; k++)
-        key[nk++] = s->bmu[w->start + k];
-    key[nk++] = w->in_edge >= 0 ? s->blam[w->in_edge] : -1;
-    key[nk++] = w->out_edge >= 0 ? s->blam[w->out_edge] : -1;
-    for (int k = 0; k + 1 < len; k++)
-        key[nk++] = s->blam[w->link[k]];
-    for (int k = 0; k < nk; k++)
-        if (key[k] == 0)
-            return 0;
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)wi;
-    for (int k = 0; k < nk; k++) {
-        uint64_t bits;
-        memcpy(&bits, &key[k], sizeof bits);
-        h = (h ^ bits) * 1099511628211ULL;
-    }
-    wcache *c = &s->cache[(h ^ (h >> 29)) % WIN_CACHE];
-    if (c->win == wi && memcmp(c->key, key, (size_t)nk * sizeof *key) == 0) {
+    double key[WIN_KEY];
+    int nk = search_window_key(s, wi, key), hit;
+    if (nk == 0)
+        return 0;
+    wcache *c = search_wcache(s, wi, key, nk, &hit);
+    if (hit) {
         s->win_hits++;
         return c->thr;
     }
     wchain ch;
-    wchain_shape(w, &ch);
+    search_wchain_shape(w, &ch);
     double *pi = s->wpi, thr = INFINITY;
-    int dense = ch.n <= WIN_DENSE;
-    if ((dense ? window_dense(s, w, &ch, pi) : window_gs(s, w, &ch, pi)) == 0) {
+    if (search_window_steady(s, w, &ch, NULL, pi) == 0) {
         int cph = ch.ph[0][0] == PH_C ? 0 : 1;
         double pc = 0;
         for (int x = 0; x < ch.n; x++)
             if ((x / ch.radix[0]) % ch.nph[0] == cph)
                 pc += pi[x];
-        thr = s->bmu[w->start] * pc * (dense ? 1 : 1 + WIN_MARGIN);
+        thr = s->bmu[w->start] * pc * (ch.n <= WIN_DENSE ? 1 : 1 + WIN_MARGIN);
     }
     s->win_solved++;
     if (!isfinite(thr) || thr < 0)

@@ -35,6 +35,21 @@ static void tick(search *s)
 
 /* ---- exhaustive branch and bound ------------------------------------------ */
 
+/* Whether the current placement, which the bounds of search_bound kept,
+ * is cut by the windows that see processor sharing (search_winps.c):
+ * they cost too much to bound every child with, so only the children the
+ * search is about to enter are tried, against the threshold of then. */
+static int shared_cut(search *s)
+{
+    double th = threshold(s);
+    if (s->o->shared_windows == 0 && s->sp->n < WPS_CHAIN_MIN)
+        return 0;
+    if (s->o->no_prune || !(th > 0) || !(search_bound_shared(s, th) < th))
+        return 0;
+    s->wps_pruned++;
+    return 1;
+}
+
 int search_dfs(search *s, int k)
 {
     if (k == s->nt) {
@@ -92,7 +107,10 @@ int search_dfs(search *s, int k)
         }
         s->place[k] = cn[c];
         s->load[cn[c]]++;
-        int rc = search_dfs(s, k + 1);
+        int cut = shared_cut(s);
+        if (cut)
+            s->pruned += s->raw[k + 1];
+        int rc = cut ? 0 : search_dfs(s, k + 1);
         s->load[cn[c]]--;
         s->place[k] = -1;
         if (rc < 0)

@@ -2,6 +2,7 @@
  * of the search only (skeleton/search*.c; docs/mapping.md):
  *   search.c        the driver: set-up, node classes, result, clean-up;
  *   search_bound.c  sound upper bounds on a partial placement's throughput;
+ *   search_winps.c  the sub-pipeline windows that see processor sharing;
  *   search_plan.c   the rate plan and the exact evaluation of a placement;
  *   search_exact.c  exhaustive branch and bound, and listed candidates.
  *   search_scale.c  the large-scale search: classes, constructive placement,
@@ -65,7 +66,11 @@ typedef struct tflow {
 #define WIN_MARGIN 1e-5
 #define WIN_ALWAYS 3                  /* windows used with their last task unplaced */
 #define WIN_RATES (2 * WIN_MAX + 1)
+#define WIN_KEY (WIN_RATES + WIN_MAX)  /* a sharing window's key: its nodes too */
 #define WIN_CACHE 4096
+/* Seconds a deadline must leave for the windows solved by Gauss-Seidel
+ * and the sharing windows (search_costly_ok). */
+#define COSTLY_LEFT 1.0
 
 typedef struct window {
     int start, len;
@@ -74,10 +79,20 @@ typedef struct window {
 } window;
 
 typedef struct wcache {
-    int win;                          /* -1: empty */
-    double key[WIN_RATES];
+    int win;                          /* -1: empty; nwin + w: window w with sharing */
+    double key[WIN_KEY];
     double thr;
+    double lo;                        /* a sharing window's floor (search_winps.c) */
+    int more;                         /* it stopped short: more could be had */
 } wcache;
+
+/* A window's chain: phases of each task (receive, compute, send) and the
+ * state's mixed radix. */
+enum { PH_R, PH_C, PH_S };
+typedef struct wchain {
+    int len, n;
+    int nph[WIN_MAX], ph[WIN_MAX][3], radix[WIN_MAX];
+} wchain;
 
 /* An estimate of the job's throughput for complete placement pl and its
  * rates (mu: ntasks, lambda: nedges), into *x; 0 or -1 with a message.
@@ -164,6 +179,12 @@ typedef struct search {
     int *wfirst, *wfrom, *wfill; /* the incoming moves: offsets, sources, scratch */
     struct wcache *cache;      /* WIN_CACHE entries, direct mapped */
     unsigned long long win_solved, win_hits;
+    /* the sharing windows (search_winps.c) */
+    double *wps_share;         /* WIN_STATES * WIN_MAX: a policy's shares */
+    double *wps_h;             /* WIN_STATES: its relative values */
+    double *wps_r, *wps_q;     /* per state its reward rate; per move its rate */
+    int *wps_to, *wps_first;   /* per move its target; per state its first move */
+    unsigned long long wps_solved, wps_pruned;
     /* the search state */
     int *place, *load;
     double *raw;               /* raw[k]: placements below a node of depth k */
@@ -223,9 +244,18 @@ typedef struct search {
 } search;
 
 /* search_bound.c */
+void search_rate_bounds(search *s);
 double search_bound(search *s);
+int search_costly_ok(const search *s);
+void search_wchain_shape(const window *w, wchain *c);
+int search_wchain_out(const search *s, const window *w, const wchain *c, const double *share, int x,
+                      int *to, double *rate);
+int search_window_steady(search *s, const window *w, const wchain *c, const double *share, double *pi);
+int search_window_key(const search *s, int wi, double *key);
+wcache *search_wcache(search *s, int id, const double *key, int nk, int *hit);
 double search_bound_rates(search *s);
 int search_dense_steady(const double *q, int n, double *a, double *pi);
+int search_dense_solve(double *a, int n, double *u);
 int search_setup_windows(search *s);
 int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step **out, int *n);
 void search_visit_ratios(search *s);
@@ -233,6 +263,19 @@ int search_stage_groups(search *s, int *ng_out);
 int search_setup_platform(search *s);
 int search_setup_capacity(search *s);
 double search_capacity(search *s);
+
+/* search_winps.c */
+/* By default the proof uses the sharing windows only on chains of at
+ * least this many states: on bench_scale's pipe(6) and pipe(7) (729 and
+ * 2,187 states) they cut 13 % and 46 % of the chains but took 1.2 times
+ * the time; on pipe(8) (6,561) 0.40 times, cutting 84 %. */
+#define WPS_CHAIN_MIN 4096
+int search_setup_winps(search *s);
+void search_winps_free(search *s);
+/* The least bound of the windows that see processor sharing on every
+ * completion of the current placement (INFINITY: none applies), down to
+ * below (once under it, enough; <= 0: the tightest they give). */
+double search_bound_shared(search *s, double below);
 
 /* search_plan.c */
 int search_plan_build(search *s);

@@ -498,6 +498,12 @@ typedef struct skel_search_opts {
     int no_symmetry;         /* non-zero: every placement, symmetric or not */
     int no_windows;          /* non-zero: per-task cycle bounds only, no
                                 sub-pipeline windows */
+    int shared_windows;      /* the sub-pipeline windows that see processor
+                                sharing (search_winps.c): 0 in proofs whose
+                                chain has at least 4,096 states (below, they
+                                cost more than the chains they save), 1 in
+                                every proof, -1 never (full speed only; for
+                                comparisons) */
     int window_max;          /* tasks a sub-pipeline window may hold: 2-7;
                                 0: the tasks less 2, within 4-7 (4 was the
                                 limit before; for comparisons) */
@@ -575,13 +581,18 @@ typedef struct skel_search_result {
     double phase_secs[SKEL_PHASE_N];  /* wall time of each phase (0: not run) */
 } skel_search_result;
 
-/* The search's upper bound on the throughput of the complete placement pl
- * (ntasks node indices) of model m (built from dag d by skel_model_new) on
- * p, into *bound: what the branch and bound cuts by (cycle, stage,
- * capacity, node and sub-pipeline window bounds, docs/mapping.md), never
- * below the placement's exact throughput. 0, or -1 with a message. */
+/* The search's upper bound on the throughput of placement pl (ntasks node
+ * indices; -1: not placed) of model m (built from dag d by skel_model_new)
+ * on p, into *bound: what the branch and bound cuts by (cycle, stage,
+ * capacity, node and sub-pipeline window bounds, with sharing under
+ * Sharing=ps; docs/mapping.md), never below the exact throughput of any
+ * completion of pl. 0, or -1 with a message. */
 int skel_search_bound(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
                       double *bound, diag *err);
+/* The same with the bounds' options of o (no_windows, shared_windows,
+ * window_max, pins; NULL: defaults). */
+int skel_search_bound_opts(skel_model *m, const skel_dag *d, const skel_platform *p, const int *pl,
+                           const skel_search_opts *o, double *bound, diag *err);
 
 /* Search the placements of model m (built from dag d; its rates are
  * overwritten) on p. A constructive placement and local moves
