@@ -109,15 +109,6 @@ static int whole_first(const skel_approx *a)
     return a->cut && whole_allowed(a);
 }
 
-/* Some task has rounds (more than one source or destination step: a
- * deal's producer, member or consumer; task_machine's l > 1). */
-static int has_rounds(const skel_dag *d)
-{
-    for (int i = 0; i < d->ntasks; i++)
-        if (d->src[i].nsteps > 1 || d->dst[i].nsteps > 1)
-            return 1;
-    return 0;
-}
 
 /* The reachable states up to which the whole model is tried as one window
  * before any window is built (0: not tried). A deal the windows cut, or a
@@ -135,7 +126,7 @@ static unsigned long whole_first_max(const skel_approx *a, const skel_dag *d)
         return 0;
     if (whole_first(a) || ax_has_fork(d))
         return a->o.cut_whole_states;
-    if (has_rounds(d) && !a->given_deal && a->given_whole != 1) {   /* the caller's windows */
+    if (skel_dag_has_rounds(d) && !a->given_deal && a->given_whole != 1) {   /* the caller's windows */
         unsigned long cap = a->o.max_states < AX_DEAL_WHOLE ? a->o.max_states : AX_DEAL_WHOLE;
         return a->o.cut_whole_states < cap ? a->o.cut_whole_states : cap;   /* a sub-chain */
     }
@@ -472,7 +463,7 @@ static int answered_whole(const skel_approx *a)
 {
     if (a->whole)
         return 1;
-    if (a->ngrp > 0 || has_rounds(a->d) || a->nwin < 1)
+    if (a->ngrp > 0 || skel_dag_has_rounds(a->d) || a->nwin < 1)
         return 0;
     for (int w = 0; w < a->nwin; w++)
         if (a->win[w].built && a->win[w].nt < a->ntasks)

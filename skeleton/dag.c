@@ -975,3 +975,11 @@ int skel_dag_edge(const skel_dag *d, int from, int to)
             return e;
     return -1;
 }
+
+int skel_dag_has_rounds(const skel_dag *d)
+{
+    for (int i = 0; i < d->ntasks; i++)
+        if (d->src[i].nsteps > 1 || d->dst[i].nsteps > 1)
+            return 1;
+    return 0;
+}

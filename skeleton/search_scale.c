@@ -762,15 +762,6 @@ static void choose_eval(search *s, double mid, double until)
     estimate(s, s->cons, &s->cons_x);
 }
 
-/* Some task has several rounds (a deal's producer, workers or consumer). */
-static int has_rounds(const skel_dag *d)
-{
-    for (int i = 0; i < d->ntasks; i++)
-        if (d->src[i].nsteps > 1 || d->dst[i].nsteps > 1)
-            return 1;
-    return 0;
-}
-
 int search_scale(search *s, double until)
 {
     if (scale_setup(s) < 0)
@@ -779,7 +770,7 @@ int search_scale(search *s, double until)
     construct(s, s->cons);
     s->cons_secs = search_mark(s, SKEL_PHASE_CONSTRUCT) - t0;
     if (!s->eval && ((s->deadline.at > 0 && s->nt + s->ne > SCALE_APPROX_MAX) ||
-                     (s->deadline.at > 0 && has_rounds(s->d))))
+                     (s->deadline.at > 0 && skel_dag_has_rounds(s->d))))
         use_bound(s);
     if (s->eval)
         estimate(s, s->cons, &s->cons_x);

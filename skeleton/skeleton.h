@@ -203,6 +203,10 @@ int skel_dag_case(const skel_dag *d, int i);
 /* Index of the edge from -> to, or -1. */
 int skel_dag_edge(const skel_dag *d, int from, int to);
 
+/* 1 when some task has rounds: more than one source or destination step
+ * (a deal's producer, member or consumer). */
+int skel_dag_has_rounds(const skel_dag *d);
+
 /* ---- PEPA generation (Yaikhom et al. 2007 §4.2-4.3, Algorithms 2-3, Fig. 4) ------- */
 
 /* Names used in the generated model (i, j task indices):
