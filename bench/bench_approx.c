@@ -224,6 +224,8 @@ typedef struct sample {
     double win[2048];         /* the windows alone (windows_err), same cases */
     int nw;
     int nwhole;               /* of n, answered as one window: the exact chain */
+    int nwwhole;              /* of nw, still one window of every task (a small pipe
+                                 or farm whose windows grew to every task) */
     double exact_s, approx_s, before_s;
     unsigned long states_max;
     int uncovered, too_big, refused;
@@ -275,7 +277,7 @@ static int wide_before;     /* part (g): before_err with deals of tasks never co
  * skel_approx_place (part (d)). */
 static double alt_eval(const skel_dag *d, const skel_approx_opts *ao, const skel_model *m,
                        const skel_platform *p, const int *pl, const double *mu,
-                       const double *lambda, double x)
+                       const double *lambda, double x, int *whole)
 {
     diag e = { 0 };
     skel_approx *b = skel_approx_new(d, ao, &e);
@@ -284,6 +286,8 @@ static double alt_eval(const skel_dag *d, const skel_approx_opts *ao, const skel
                                          &r, &e)
                       : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
     skel_approx_free(b);
+    if (ok && whole)
+        *whole = r.whole;
     return ok ? fabs(r.throughput / x - 1) : -1;
 }
 
@@ -297,7 +301,7 @@ static void before_err(sample *sm, const skel_dag *d, skel_approx_opts ao, const
     ao.count_tasks = wide_before ? INT_MAX : ao.count_tasks;
     if (flows_windows)
         ao.cut_whole_states = 1;   /* part (f): a par's whole model too */
-    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x);
+    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x, NULL);
     if (err >= 0 && sm->nb < 2048)
         sm->before[sm->nb++] = err;
     sm->before_s += err >= 0 ? clock_now() - t0 : 0;
@@ -313,9 +317,12 @@ static void windows_err(sample *sm, const skel_dag *d, skel_approx_opts ao, cons
 {
     ao.whole_states = 1;
     ao.cut_whole_states = 1;
-    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x);
-    if (err >= 0 && sm->nw < 2048)
+    int whole = 0;
+    double err = alt_eval(d, &ao, m, p, pl, mu, lambda, x, &whole);
+    if (err >= 0 && sm->nw < 2048) {
         sm->win[sm->nw++] = err;
+        sm->nwwhole += whole;
+    }
 }
 
 /* A case the approximation declined to answer (its message, if verbose). */
@@ -634,6 +641,7 @@ static void pool(sample *all, const sample *sm)
     for (int k = 0; k < sm->nw && all->nw < 2048; k++)
         all->win[all->nw++] = sm->win[k];
     all->nwhole += sm->nwhole;
+    all->nwwhole += sm->nwwhole;
     all->exact_s += sm->exact_s;
     all->approx_s += sm->approx_s;
     all->before_s += sm->before_s;
@@ -870,11 +878,12 @@ static void row(const char *name, sample *sm)
            sm->approx_s > 0 ? sm->exact_s / sm->approx_s : 0, sm->states_max, sm->uncovered,
            sm->too_big, sm->refused);
     if (sm->nwhole && sm->nw)   /* the row above holds exact answers: say how many */
-        printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%  (windows alone: %d of the %d answered whole "
-               "above, i.e. exactly, decomposed instead)\n",
+        printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%  (no whole-model rule: %d of the %d answered "
+               "whole above, i.e. exactly, by the windows instead; %d of those still one "
+               "window of every task)\n",
                "", sm->nw, 100 * quantile(sm->win, sm->nw, 0.5),
                100 * quantile(sm->win, sm->nw, 0.95), 100 * quantile(sm->win, sm->nw, 1.0),
-               sm->nwhole, sm->n);
+               sm->nwhole, sm->n, sm->nwwhole);
     if (sm->nb == 0)
         return;
     printf("%-8s %5d %8.3f%% %8.3f%% %8.3f%%        %10s %10.2e  (before: %s)\n", "", sm->nb,

@@ -588,13 +588,13 @@ int skel_search_bound_opts(skel_model *m, const skel_dag *d, const skel_platform
         diag_set(err, "internal error: the model is not the placement-independent one of this "
                  "task graph");
     else if (setup(&s) == 0 && search_setup_platform(&s) == 0) {
-        for (int i = 0; i < s.nt && (rc = pl[i] < s.nn ? 0 : -1) == 0; i++) {
-            s.place[i] = pl[i] >= 0 ? pl[i] : -1;
+        for (int i = 0; i < s.nt && (rc = pl[i] >= -1 && pl[i] < s.nn ? 0 : -1) == 0; i++) {
+            s.place[i] = pl[i];   /* -1: not placed */
             if (pl[i] >= 0)
                 s.load[pl[i]]++;
         }
         if (rc < 0) {
-            diag_set(err, "the placement names no node of %s", p->file);
+            diag_set(err, "the placement names no node of %s (-1: not placed)", p->file);
         } else {
             *bound = search_bound(&s);
             double shared = search_bound_shared(&s, 0);

@@ -313,8 +313,12 @@ static int wps_solve(search *s, const wps *p, double below, double *bound, doubl
                                      : wps_eval_gs(s, p, share, h, &g);
         if (rc < 0)
             return 0;
-        for (int x = 0; x < p->c.n; x++)
-            phi = fmax(phi, wps_phi(s, p, h, x));
+        for (int x = 0; x < p->c.n; x++) {
+            double v = wps_phi(s, p, h, x);
+            phi = isfinite(v) && isfinite(h[x]) ? fmax(phi, v) : INFINITY;   /* no bound from a
+                                                       non-finite h: fmax and the max(0, a)
+                                                       of wps_phi would drop a NaN */
+        }
         phi *= 1 + WPS_MARGIN;
         *bound = phi < *bound ? phi : *bound;
         *floor = g > *floor ? g : *floor;
@@ -377,7 +381,11 @@ static int wps_applies(const search *s)
 static double wps_pass(search *s, double below, int long_only)
 {
     double best = INFINITY;
-    for (int k = 0; k < s->nwin && !(best < below); k++) {
+    /* each window's bound is valid alone: past the deadline the least so
+     * far is (a call can take a second on pipe(30), COSTLY_LEFT's margin) */
+    for (int k = 0; k < s->nwin && !(best < below) &&
+                    (s->deadline.at <= 0 || clock_deadline_left(s->deadline) > 0);
+         k++) {
         const window *w = &s->win[k];
         if ((!long_only && w->len > WIN_DENSE_LEN) ||
             (w->len > WIN_ALWAYS && s->place[w->start + w->len - 1] < 0))

@@ -704,7 +704,7 @@ typedef struct skel_approx_opts {
     int count_tasks;         /* a deal of single tasks, from this many members, whose
                                 producer, members and consumer pass deal_states
                                 together is counted (approx_group.c) rather than
-                                cut by the windows; 0: 6; INT_MAX: never (the
+                                cut by the windows; 0: 5; INT_MAX: never (the
                                 method before, kept for comparisons) */
 } skel_approx_opts;
 

@@ -265,6 +265,11 @@ START_TEST(test_bound_above_exact)
     double x = r->ranked[0].throughput;
     ck_assert_msg(bound >= x * (1 - 1e-9), "case %d (%d tasks, %s): bound %.12g below %.12g", _i, n,
                   skel_sharing_name(b.plat->sharing), bound, x);
+    int keep = pl[0];
+    pl[0] = -7;   /* -1 is "not placed"; anything else below 0 is an error */
+    ck_assert_int_lt(skel_search_bound(b.model, b.dag, b.plat, pl, &bound, &err), 0);
+    ck_assert_msg(strstr(err.msg, "names no node"), "%s", err.msg);
+    pl[0] = keep;
     skel_search_result_free(r);
     placed_free(&b);
 }
