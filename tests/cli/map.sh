@@ -113,7 +113,16 @@ if cmp -s "$TMP/ties" "$TMP/ties.want"; then ok; else fail "ties in node order";
 # the plugin's prediction picks the same first of the tied placements
 printf '#!/bin/sh\n#SKEL pipe(3);\n#SKEL task("a", 1.0);\n#SKEL farm(2, "w", 1.0);\n#SKEL task("c", 1.0);\n#SKEL --pin t0=x,t3=x\nsrun true\n' >"$TMP/farm.sh"
 expect_exit 0 "plan ties" -- plan "$TMP/farm.sh" --conf "$TMP/xyz.conf"
-expect_out "plan ties" '^SKEL_PLAN=t0=x t1=y t2=z t3=x$'
+# the decision is anytime within the plugin's 0.5 s: under valgrind beside
+# other jobs it once stopped before the first tied placement in node order
+# and answered the other, equally good one, saying so; only there is either
+# tied plan accepted
+if [ "${VALGRIND:-0}" = 1 ] && grep -q "best found within the decision time" "$TMP/out"; then
+    expect_out "plan ties (unfinished)" '^SKEL_PLAN=t0=x t1=(y t2=z|z t2=y) t3=x$'
+    expect_out "plan ties (unfinished)" '^SKEL_THROUGHPUT=0\.498477$'
+else
+    expect_out "plan ties" '^SKEL_PLAN=t0=x t1=y t2=z t3=x$'
+fi
 
 # never a progress bar when stderr is not a terminal
 expect_exit 0 "no bar" -- map "$SK" --platform "$PL"
