@@ -163,12 +163,29 @@ static int try_add(skel_approx *a, ax_win *w, ax_cbuf *b, int y, int blk, int bu
     return ax_try_add_set(a, w, b, set, n, budget, blk >= 0, err);
 }
 
-/* Window w holds a member or the consumer of deal blk. */
+/* Task z, of deal blk's block, is its consumer: no move of z stays in
+ * the block (a member's, even a sub-pipeline's, lead to the consumer). */
+static int block_consumer(const skel_approx *a, int z, int blk)
+{
+    for (int e = 0; e < a->nedges; e++)
+        if (a->d->edges[e].from == z && a->d->edges[e].to >= 0 &&
+            a->dblk[a->d->edges[e].to] == blk)
+            return 0;
+    return 1;
+}
+
+/* Window w holds a member of deal blk. Its consumer alone does not count:
+ * a pipeline of deals (model1.des: task, deal(3), task, deal(2), task)
+ * has the second deal's windows hold the first's consumer, and took the
+ * first deal's members into them one by one, the others left as
+ * independent delays (windows alone -6.10%). */
 static int holds_block(const skel_approx *a, const ax_win *w, int blk)
 {
-    for (int p = 0; p < w->nt; p++)
-        if (a->dblk[a->wtask[w->t0 + p]] == blk)
+    for (int p = 0; p < w->nt; p++) {
+        int z = a->wtask[w->t0 + p];
+        if (a->dblk[z] == blk && !block_consumer(a, z, blk))
             return 1;
+    }
     return 0;
 }
 

@@ -322,7 +322,9 @@ END_TEST
  * part (a) (processor sharing): each deal's windows hold its round robin
  * whole but see the other deal as independent delays: -6.10% on the
  * whole run's (the max of its corpus row, main at 0d3897b), +5.01% on
- * APPROX_ONLY=corpus's; every window the same still (whole_states 1). A
+ * APPROX_ONLY=corpus's, by the windows alone (whole_states 1); -4.04% and
+ * +0.63% since a window holding a deal's consumer alone takes the deal's
+ * members whole or not at all (approx_window.c holds_block). A
  * skeleton with a deal within AX_DEAL_WHOLE (16,384) reachable states is
  * one window now: exact. With links holding two items the whole model
  * passes that bound and the workspace, relinked, falls back to its
@@ -345,15 +347,16 @@ START_TEST(test_deal_pipeline)
     double x, y;
     plat = p0;
     WITHIN(m1, SKEL_STYLE_PRODUCER, pl0, 1e-9);
-    whole_states = 1;                      /* the windows alone: the error fixed */
+    whole_states = 1;   /* the windows alone: -6.10% and +5.01% while the second
+                           deal's windows took the first's members one by one */
     both(m1, SKEL_STYLE_PRODUCER, pl0, &x, &y);
-    ck_assert_msg(y / x - 1 < -0.05, "windows alone: %.3g%%", 100 * (y / x - 1));
+    ck_assert_msg(fabs(y / x - 1) < 0.045, "windows alone: %.3g%%", 100 * (y / x - 1));
     whole_states = 0;
     plat = p1;
     WITHIN(m1, SKEL_STYLE_PRODUCER, pl, 1e-9);
     whole_states = 1;
     both(m1, SKEL_STYLE_PRODUCER, pl, &x, &y);
-    ck_assert_msg(y / x - 1 > 0.04, "windows alone: %.3g%%", 100 * (y / x - 1));
+    ck_assert_msg(fabs(y / x - 1) < 0.01, "windows alone: %.3g%%", 100 * (y / x - 1));
     whole_states = 0;
     placed b;                              /* relinked past the bound: windows */
     placed_build(&b, m1, SKEL_STYLE_PRODUCER, p1_buf);
