@@ -386,6 +386,7 @@ static void print_approx_json(const solve_args *a, int nt, const skel_approx_res
     cli_json_numberf(&j, "throughput", "%.10g", r->throughput);
     cli_json_bool(&j, "at_bound", r->at_bound);
     cli_json_bool(&j, "whole", r->whole);
+    cli_json_bool(&j, "estimate", r->estimate);
     cli_json_string(&j, "bottleneck", bottleneck);
     cli_json_array(&j, "task");
     for (int i = 0; i < nt; i++) {
@@ -415,9 +416,13 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
     }
     printf("model        %s\n", a->path);
     printf("tasks        %d\n", nt);
-    printf("method       approx, %d sweeps, last change %.3g%s%s\n", r->iterations, r->change,
-           r->converged ? "" : " (not converged)",
-           r->whole ? "; the whole model as one window: its exact chain" : "");
+    if (r->estimate)
+        printf("method       approx, the cycle bound scaled by a blocking factor: a deal of deals "
+               "the windows cannot answer (docs/approximation.md)\n");
+    else
+        printf("method       approx, %d sweeps, last change %.3g%s%s\n", r->iterations, r->change,
+               r->converged ? "" : " (not converged)",
+               r->whole ? "; the whole model as one window: its exact chain" : "");
     printf("time         load %.3f s, approx %.6f s\n\n", times[0], times[1]);
     printf("throughput   %.10g items/s (leaving the skeleton%s)\n", r->throughput,
            r->at_bound ? "; the one-item-at-a-time lower bound, above the fixed point's" : "");

@@ -706,6 +706,10 @@ typedef struct skel_approx_opts {
                                 together is counted (approx_group.c) rather than
                                 cut by the windows; 0: 5; INT_MAX: never (the
                                 method before, kept for comparisons) */
+    int estimate;            /* 1: answer by the estimate of last resort alone (the
+                                cycle bound scaled by a blocking factor, approx_est.c;
+                                for comparisons); it answers by itself only deals of
+                                deals whose windows refuse or do not converge */
 } skel_approx_opts;
 
 typedef struct skel_approx_result {
@@ -723,6 +727,11 @@ typedef struct skel_approx_result {
                                 the model's exact chain (a small model, no
                                 deadline: skel_approx_opts' whole_states,
                                 cut_whole_states), not by the decomposition */
+    int estimate;            /* 1: answered by the estimate of last resort (a deal of
+                                deals whose windows cannot hold its round robins, or
+                                whose fixed point failed): the per-task cycle bound
+                                scaled by a measured blocking factor, not a fixed
+                                point (docs/approximation.md) */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be
