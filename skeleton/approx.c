@@ -238,7 +238,7 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
         goto fail;
     ax_par_blocks(a);
     ax_struct_classes(a);
-    if (ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0)
+    if (ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0 || ax_est_alloc(a, err) < 0)
         goto fail;
     return a;
 fail:
@@ -327,6 +327,9 @@ void skel_approx_free(skel_approx *a)
     free(a->xcnt);
     free(a->util);
     free(a->thr);
+    free(a->est_free);
+    free(a->est_slow);
+    free(a->est_cnt);
     free(a);
 }
 

@@ -98,21 +98,164 @@ static double alone_secs(const skel_approx *a, const double *mu, const double *l
     return t;
 }
 
+/* The one task items enter (its source the input or none); -1 when
+ * several (a deal or farm first) or none. */
+static int entry_task(const skel_dag *d)
+{
+    int t = -1;
+    for (int i = 0; i < d->ntasks; i++) {
+        const skel_flow *f = &d->src[i];
+        int in = f->nsteps == 0 || (f->nsteps == 1 && f->start[1] - f->start[0] == 1 &&
+                                    f->tasks[0] == SKEL_IN);
+        if (in && t >= 0)
+            return -1;
+        t = in ? i : t;
+    }
+    return t;
+}
+
+/* The task after i on the item that is i's n-th (its destination step n
+ * mod its steps), SKEL_OUT at the end; -2 - 1 (AX_EST_NO) when the step
+ * holds several tasks (a farm's choice, a fork): not an event graph. */
+#define AX_EST_NO (-3)
+static int next_of(const skel_dag *d, int i, long n)
+{
+    const skel_flow *f = &d->dst[i];
+    if (f->nsteps == 0)
+        return SKEL_OUT;
+    int k = (int)(n % f->nsteps);
+    return f->start[k + 1] - f->start[k] == 1 && !f->alt ? f->tasks[f->start[k]] : AX_EST_NO;
+}
+
+static double draw(uint64_t *s, double mean)   /* exponential, xorshift64* */
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    double u = (double)((*s * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
+    return -mean * log1p(-u);
+}
+
+static double move_of(const skel_approx *a, const double *lambda, int i, int j)
+{
+    int e = skel_dag_edge(a->d, i, j);
+    return e >= 0 ? 1 / lambda[e] : 0;
+}
+
+/* Items n0 .. n1 - 1 through the max-plus recursion of the event graph:
+ * an item's move from i into j starts when i has computed it and j has
+ * finished sending its previous item (rendezvous), and holds both. free[]
+ * per task: when it finished its last send; cnt[]: items it handled; slow[]:
+ * its compute time's factor (processor sharing). The time the last of
+ * them left (or *last, earlier), or -1 when an item's next task is not one
+ * (not an event graph). */
+static double pass_items(const skel_approx *a, const double *mu, const double *lambda,
+                         const double *slow, double *free_at, long *cnt, long nitems,
+                         uint64_t *seed, int start, const double *last)
+{
+    double out = *last;
+    for (long n = 0; n < nitems; n++) {
+        int i = start;
+        double c = free_at[i] + draw(seed, move_of(a, lambda, SKEL_IN, i));
+        c += draw(seed, slow[i] / mu[i]);
+        for (;;) {
+            int j = next_of(a->d, i, cnt[i]++);
+            if (j == AX_EST_NO)
+                return -1;
+            double at = j >= 0 && free_at[j] > c ? free_at[j] : c;
+            double end = at + draw(seed, move_of(a, lambda, i, j));
+            free_at[i] = end;
+            if (j < 0) {
+                out = end > out ? end : out;
+                break;
+            }
+            c = end + draw(seed, slow[j] / mu[j]);
+            i = j;
+        }
+    }
+    return out;
+}
+
+
+/* One sampled run of the recursion: AX_EST_WARM items, then AX_EST_ITEMS
+ * whose rate is the answer (items per second; -1: not an event graph).
+ * The seed is fixed: an evaluation is a function of its rates. */
+static double sampled(skel_approx *a, const double *mu, const double *lambda, int start)
+{
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < a->ntasks; i++) {
+        a->est_free[i] = 0;
+        a->est_cnt[i] = 0;
+    }
+    double zero = 0, t0 = pass_items(a, mu, lambda, a->est_slow, a->est_free, a->est_cnt,
+                                     AX_EST_WARM, &seed, start, &zero);
+    if (t0 < 0)
+        return -1;
+    double t1 = pass_items(a, mu, lambda, a->est_slow, a->est_free, a->est_cnt, AX_EST_ITEMS,
+                           &seed, start, &t0);
+    return t1 < 0 ? -1 : AX_EST_ITEMS / (t1 - t0);
+}
+
+/* Processor sharing: a task computes 1 + (the others of its node computing)
+ * times slower, those others independent of it, each computing the
+ * fraction of time the last run gave it (a few rounds). */
+static double shared(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                     int start)
+{
+    double x = sampled(a, mu, lambda, start);
+    long total = AX_EST_WARM + AX_EST_ITEMS;
+    for (int round = 0; ps_node && x > 0 && round < AX_EST_ROUNDS; round++) {
+        for (int i = 0; i < a->ntasks; i++)
+            a->util[i] = x * ((double)a->est_cnt[i] / total) * a->est_slow[i] / mu[i];
+        for (int i = 0; i < a->ntasks; i++) {
+            a->est_slow[i] = 1;
+            for (int j = 0; j < a->ntasks; j++)
+                a->est_slow[i] += j != i && ps_node[j] == ps_node[i] ? a->util[j] : 0;
+        }
+        x = sampled(a, mu, lambda, start);
+    }
+    return x;
+}
+
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                 skel_approx_result *r)
 {
-    double up = ax_est_bound(a, mu, lambda, ps_node, 1), low = 1 / alone_secs(a, mu, lambda);
-    double x = AX_EST_BLOCK * up;
+    int start = entry_task(a->d);
+    for (int i = 0; i < a->ntasks; i++)
+        a->est_slow[i] = 1;
+    double x = start >= 0 && !a->d->extended ? shared(a, mu, lambda, ps_node, start) : -1;
     memset(r, 0, sizeof *r);
-    r->throughput = x > low ? x : low;
+    r->estimate = x > 0 ? SKEL_APPROX_EST_GRAPH : SKEL_APPROX_EST_PAIRS;
+    if (!(x > 0)) {       /* not an event graph: the bound of pairs */
+        double low = 1 / alone_secs(a, mu, lambda);
+        x = ax_est_bound(a, mu, lambda, ps_node, 1);
+        x = x > low ? x : low;
+    }
+    r->throughput = x;
     r->converged = 1;
-    r->estimate = 1;
     for (int i = 0; i < a->ntasks; i++) {
-        a->thr[i] = r->throughput * visits_of(a, i);
-        a->util[i] = a->thr[i] / mu[i];
+        a->thr[i] = r->estimate == SKEL_APPROX_EST_GRAPH
+                        ? x * (double)a->est_cnt[i] / (AX_EST_WARM + AX_EST_ITEMS)
+                        : x * visits_of(a, i);
+        a->util[i] = a->thr[i] * a->est_slow[i] / mu[i];
     }
     r->bottleneck = skel_argmax_tied(a->util, a->ntasks);
     return 0;
+}
+
+/* The estimate's arrays (every workspace: skel_approx_eval falls back to
+ * it, and an evaluation allocates nothing). */
+int ax_est_alloc(skel_approx *a, diag *err)
+{
+    size_t nt = (size_t)a->ntasks + 1;
+    a->est_free = malloc(nt * sizeof *a->est_free);
+    a->est_slow = malloc(nt * sizeof *a->est_slow);
+    a->est_cnt = malloc(nt * sizeof *a->est_cnt);
+    if (!a->util)
+        a->util = calloc(nt, sizeof *a->util);
+    if (!a->thr)
+        a->thr = calloc(nt, sizeof *a->thr);
+    return a->est_free && a->est_slow && a->est_cnt && a->util && a->thr ? 0 : ax_oom(err);
 }
 
 /* The workspace of the estimate alone (a deal of deals whose windows
@@ -123,11 +266,9 @@ skel_approx *ax_est_new(const skel_dag *d, const skel_approx_opts *opts, diag *e
     if (!a)
         return NULL;
     a->est = 1;
-    a->util = calloc((size_t)a->ntasks + 1, sizeof *a->util);
-    a->thr = calloc((size_t)a->ntasks + 1, sizeof *a->thr);
-    if (!a->util || !a->thr) {
+    if (ax_est_alloc(a, err) < 0) {
         skel_approx_free(a);
-        return ax_oom(err), NULL;
+        return NULL;
     }
     return a;
 }

@@ -27,7 +27,9 @@
 #include "skeleton.h"
 #include "../base/diag.h"
 
-#define AX_EST_BLOCK 1.0     /* the estimate's blocking factor (approx_est.c) */
+#define AX_EST_WARM 10000    /* the estimate's recursion: items before it counts, */
+#define AX_EST_ITEMS 100000  /* items it counts (approx_est.c) */
+#define AX_EST_ROUNDS 4      /* processor sharing: its rounds */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
                                  (a window of three tasks and two partner bits: 108) */
 #define AX_GROW 81            /* default grow_states: windows of four pipeline tasks
@@ -254,6 +256,8 @@ struct skel_approx {
                                  answers by the estimate instead */
     int est;                  /* this workspace answers by the estimate alone
                                  (approx_est.c): no windows */
+    double *est_free, *est_slow;   /* per task: the estimate's recursion (approx_est.c) */
+    long *est_cnt;
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
     double solve_work;        /* this evaluation's solves, in rated transitions' time */
@@ -353,6 +357,7 @@ double ax_est_bound(const skel_approx *a, const double *mu, const double *lambda
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                 skel_approx_result *r);
 skel_approx *ax_est_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+int ax_est_alloc(skel_approx *a, diag *err);
 int ax_collapsing(const skel_approx *a, double t);
 
 /* approx_share.c */
