@@ -330,6 +330,10 @@ void skel_approx_free(skel_approx *a)
     free(a->est_free);
     free(a->est_slow);
     free(a->est_cnt);
+    free(a->est_iv);
+    free(a->est_ivoff);
+    free(a->est_ivn);
+    free(a->est_ev);
     free(a);
 }
 

@@ -142,24 +142,35 @@ static double move_of(const skel_approx *a, const double *lambda, int i, int j)
     return e >= 0 ? 1 / lambda[e] : 0;
 }
 
-/* Items n0 .. n1 - 1 through the max-plus recursion of the event graph:
- * an item's move from i into j starts when i has computed it and j has
- * finished sending its previous item (rendezvous), and holds both. free[]
- * per task: when it finished its last send; cnt[]: items it handled; slow[]:
- * its compute time's factor (processor sharing). The time the last of
- * them left (or *last, earlier), or -1 when an item's next task is not one
- * (not an event graph). */
-static double pass_items(const skel_approx *a, const double *mu, const double *lambda,
-                         const double *slow, double *free_at, long *cnt, long nitems,
-                         uint64_t *seed, int start, const double *last)
+/* A compute of task x from c0 to c1, recorded (the overlap pass). */
+static void record(skel_approx *a, int x, double c0, double c1)
 {
-    double out = *last;
+    long k = a->est_ivoff[x] + a->est_ivn[x];
+    if (a->est_iv && k < a->est_ivoff[x + 1]) {
+        a->est_iv[2 * k] = c0;
+        a->est_iv[2 * k + 1] = c1;
+        a->est_ivn[x]++;
+    }
+}
+
+/* nitems items through the max-plus recursion of the event graph: an
+ * item's move from i into j starts when i has computed it and j has
+ * finished sending its previous item (rendezvous), and holds both.
+ * est_free per task: when it finished its last send; est_cnt: items it
+ * handled; est_slow: its compute time's factor (processor sharing). The
+ * time the last of them left (or last, earlier), or -1 when an item's
+ * next task is not one (not an event graph). */
+static double pass_items(skel_approx *a, const double *mu, const double *lambda, long nitems,
+                         uint64_t *seed, int start, double last)
+{
+    double out = last, *free_at = a->est_free;
     for (long n = 0; n < nitems; n++) {
         int i = start;
-        double c = free_at[i] + draw(seed, move_of(a, lambda, SKEL_IN, i));
-        c += draw(seed, slow[i] / mu[i]);
+        double c0 = free_at[i] + draw(seed, move_of(a, lambda, SKEL_IN, i));
+        double c = c0 + draw(seed, a->est_slow[i] / mu[i]);
+        record(a, i, c0, c);
         for (;;) {
-            int j = next_of(a->d, i, cnt[i]++);
+            int j = next_of(a->d, i, a->est_cnt[i]++);
             if (j == AX_EST_NO)
                 return -1;
             double at = j >= 0 && free_at[j] > c ? free_at[j] : c;
@@ -169,49 +180,105 @@ static double pass_items(const skel_approx *a, const double *mu, const double *l
                 out = end > out ? end : out;
                 break;
             }
-            c = end + draw(seed, slow[j] / mu[j]);
+            c = end + draw(seed, a->est_slow[j] / mu[j]);
+            record(a, j, end, c);
             i = j;
         }
     }
     return out;
 }
 
-
-/* One sampled run of the recursion: AX_EST_WARM items, then AX_EST_ITEMS
- * whose rate is the answer (items per second; -1: not an event graph).
- * The seed is fixed: an evaluation is a function of its rates. */
-static double sampled(skel_approx *a, const double *mu, const double *lambda, int start)
+/* From no item: the fixed seed (an evaluation is a function of its rates). */
+static uint64_t cold(skel_approx *a)
 {
-    uint64_t seed = 0x9E3779B97F4A7C15ULL;
     for (int i = 0; i < a->ntasks; i++) {
         a->est_free[i] = 0;
         a->est_cnt[i] = 0;
+        a->est_ivn[i] = 0;
     }
-    double zero = 0, t0 = pass_items(a, mu, lambda, a->est_slow, a->est_free, a->est_cnt,
-                                     AX_EST_WARM, &seed, start, &zero);
-    if (t0 < 0)
-        return -1;
-    double t1 = pass_items(a, mu, lambda, a->est_slow, a->est_free, a->est_cnt, AX_EST_ITEMS,
-                           &seed, start, &t0);
+    return 0x9E3779B97F4A7C15ULL;
+}
+
+/* One sampled run of the recursion: AX_EST_WARM items, then AX_EST_ITEMS
+ * whose rate is the answer (items per second; -1: not an event graph). */
+static double sampled(skel_approx *a, const double *mu, const double *lambda, int start)
+{
+    uint64_t seed = cold(a);
+    double *iv = a->est_iv;
+    a->est_iv = NULL;                 /* recorded by the overlap pass only */
+    double t0 = pass_items(a, mu, lambda, AX_EST_WARM, &seed, start, 0);
+    double t1 = t0 < 0 ? -1 : pass_items(a, mu, lambda, AX_EST_ITEMS, &seed, start, t0);
+    a->est_iv = iv;
     return t1 < 0 ? -1 : AX_EST_ITEMS / (t1 - t0);
 }
 
-/* Processor sharing: a task computes 1 + (the others of its node computing)
- * times slower, those others independent of it, each computing the
- * fraction of time the last run gave it (a few rounds). */
+static int cmp_ev(const void *x, const void *y)
+{
+    const ax_est_ev *p = x, *q = y;
+    return (p->t > q->t) - (p->t < q->t);
+}
+
+/* Node v's tasks' computes as recorded, swept in time order: the work
+ * each task did computing at rate 1/k (k of the node's tasks computing),
+ * added to util, by G, the integral of 1/k, at its compute's start (kept
+ * in est_free) and end. */
+static void sweep_node(skel_approx *a, const int *ps_node, int v)
+{
+    long n = 0;
+    for (int i = 0; i < a->ntasks; i++)
+        for (long k = 0; ps_node[i] == v && k < a->est_ivn[i]; k++) {
+            const double *iv = a->est_iv + 2 * (a->est_ivoff[i] + k);
+            a->est_ev[n++] = (ax_est_ev){ iv[0], i, 1 };
+            a->est_ev[n++] = (ax_est_ev){ iv[1], i, -1 };
+        }
+    qsort(a->est_ev, (size_t)n, sizeof *a->est_ev, cmp_ev);
+    int k = 0;
+    double g = 0;
+    for (long e = 0; e < n; e++) {
+        const ax_est_ev *ev = &a->est_ev[e];
+        g += e > 0 && k > 0 ? (ev->t - a->est_ev[e - 1].t) / k : 0;
+        if (ev->sign > 0)
+            a->est_free[ev->task] = g;
+        else
+            a->util[ev->task] += g - a->est_free[ev->task];
+        k += ev->sign;
+    }
+}
+
+/* Task i's seconds computing in the recorded pass. */
+static double busy_secs(const skel_approx *a, int i)
+{
+    double t = 0;
+    for (long k = 0; k < a->est_ivn[i]; k++)
+        t += a->est_iv[2 * (a->est_ivoff[i] + k) + 1] - a->est_iv[2 * (a->est_ivoff[i] + k)];
+    return t;
+}
+
+static int first_on(const skel_approx *a, const int *ps_node, int v)
+{
+    int i = 0;
+    while (ps_node[i] != ps_node[v])
+        i++;
+    return i;
+}
+
 static double shared(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                      int start)
 {
     double x = sampled(a, mu, lambda, start);
-    long total = AX_EST_WARM + AX_EST_ITEMS;
-    for (int round = 0; ps_node && x > 0 && round < AX_EST_ROUNDS; round++) {
+    for (int round = 0; ps_node && a->est_iv && x > 0 && round < AX_EST_ROUNDS; round++) {
+        uint64_t seed = cold(a);
+        if (pass_items(a, mu, lambda, AX_EST_OV, &seed, start, 0) < 0)
+            return -1;
         for (int i = 0; i < a->ntasks; i++)
-            a->util[i] = x * ((double)a->est_cnt[i] / total) * a->est_slow[i] / mu[i];
-        for (int i = 0; i < a->ntasks; i++) {
-            a->est_slow[i] = 1;
-            for (int j = 0; j < a->ntasks; j++)
-                a->est_slow[i] += j != i && ps_node[j] == ps_node[i] ? a->util[j] : 0;
-        }
+            a->util[i] = 0;
+        for (int v = 0; v < a->ntasks; v++)   /* each node once: by its first task */
+            if (first_on(a, ps_node, v) == v)
+                sweep_node(a, ps_node, ps_node[v]);
+        for (int i = 0; i < a->ntasks; i++)   /* seconds per unit of work */
+            a->util[i] = a->util[i] > 0 ? busy_secs(a, i) / a->util[i] : 1;
+        for (int i = 0; i < a->ntasks; i++)
+            a->est_slow[i] = a->util[i];
         x = sampled(a, mu, lambda, start);
     }
     return x;
@@ -243,6 +310,29 @@ int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const in
     return 0;
 }
 
+/* Where the overlap pass records each task's computes: AX_EST_OV items
+ * routed from no item (the routing is fixed: no time needed), est_ivoff
+ * the prefix sums of their counts. -1 when not an event graph (no record:
+ * the sharing is then by independent utilisations). */
+static int ov_offsets(skel_approx *a)
+{
+    int start = entry_task(a->d);
+    if (start < 0 || a->d->extended)
+        return -1;
+    for (int i = 0; i < a->ntasks; i++)
+        a->est_cnt[i] = 0;
+    for (long n = 0; n < AX_EST_OV; n++)
+        for (int i = start; i >= 0;) {
+            int j = next_of(a->d, i, a->est_cnt[i]++);
+            if (j == AX_EST_NO)
+                return -1;
+            i = j;
+        }
+    for (int i = 0; i < a->ntasks; i++)
+        a->est_ivoff[i + 1] = a->est_ivoff[i] + a->est_cnt[i];
+    return 0;
+}
+
 /* The estimate's arrays (every workspace: skel_approx_eval falls back to
  * it, and an evaluation allocates nothing). */
 int ax_est_alloc(skel_approx *a, diag *err)
@@ -251,11 +341,23 @@ int ax_est_alloc(skel_approx *a, diag *err)
     a->est_free = malloc(nt * sizeof *a->est_free);
     a->est_slow = malloc(nt * sizeof *a->est_slow);
     a->est_cnt = malloc(nt * sizeof *a->est_cnt);
+    a->est_ivn = calloc(nt, sizeof *a->est_ivn);
+    a->est_ivoff = calloc(nt + 1, sizeof *a->est_ivoff);
+    if (a->est_cnt && a->est_ivoff && ov_offsets(a) == 0)
+        a->est_iv = malloc(2 * (size_t)a->est_ivoff[a->ntasks] * sizeof *a->est_iv);
+    a->est_ev = a->est_iv ? malloc(2 * (size_t)a->est_ivoff[a->ntasks] * sizeof *a->est_ev) : NULL;
+    if (!a->est_ev) {
+        free(a->est_iv);          /* no record: sharing by independent utilisations */
+        a->est_iv = NULL;
+    }
     if (!a->util)
         a->util = calloc(nt, sizeof *a->util);
     if (!a->thr)
         a->thr = calloc(nt, sizeof *a->thr);
-    return a->est_free && a->est_slow && a->est_cnt && a->util && a->thr ? 0 : ax_oom(err);
+    return a->est_free && a->est_slow && a->est_cnt && a->est_ivn && a->est_ivoff && a->util &&
+                   a->thr
+               ? 0
+               : ax_oom(err);
 }
 
 /* The workspace of the estimate alone (a deal of deals whose windows

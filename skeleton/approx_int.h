@@ -29,7 +29,8 @@
 
 #define AX_EST_WARM 10000    /* the estimate's recursion: items before it counts, */
 #define AX_EST_ITEMS 100000  /* items it counts (approx_est.c) */
-#define AX_EST_ROUNDS 4      /* processor sharing: its rounds */
+#define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
+#define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
                                  (a window of three tasks and two partner bits: 108) */
 #define AX_GROW 81            /* default grow_states: windows of four pipeline tasks
@@ -159,6 +160,11 @@ typedef struct ax_nt {       /* a task and its node (grouping by node) */
 
 struct ax_flow;
 
+typedef struct ax_est_ev {    /* a compute's start (sign 1) or end (-1) */
+    double t;
+    int task, sign;
+} ax_est_ev;
+
 struct skel_approx {
     const skel_dag *d;
     struct ax_flow *flow;     /* par/choice/loop: the serial reduction's workspace
@@ -258,6 +264,10 @@ struct skel_approx {
                                  (approx_est.c): no windows */
     double *est_free, *est_slow;   /* per task: the estimate's recursion (approx_est.c) */
     long *est_cnt;
+    double *est_iv;           /* the overlap pass's computes (start, end), per task
+                                 from est_ivoff[i] (est_ivn[i] of them); NULL: none */
+    long *est_ivoff, *est_ivn;
+    struct ax_est_ev *est_ev; /* their ends, sorted by time per node */
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
     double solve_work;        /* this evaluation's solves, in rated transitions' time */
