@@ -89,6 +89,9 @@ struct pepa_lu {
     int *ipiv;          /* m: the pivot row of column k, within its supernode (1-based) */
     size_t maxf;        /* largest front's order */
     size_t work;        /* entries of the factors' array, with the stack in its tail */
+    int other_tried;    /* PEPA_LU_AUTO analysed the other ordering too, and dropped it: */
+    pepa_lu *other;     /* ... its analysis (NULL if it failed), until taken */
+    double other_flops, other_bytes;
 };
 
 /* n elements of size bytes each (at least one). The factors and fronts are large and written
@@ -122,6 +125,7 @@ void pepa_lu_free(pepa_lu *lu)
 {
     if (!lu)
         return;
+    pepa_lu_free(lu->other);
     free(lu->ipiv);
     free_factors(lu);
     free(lu->up);
@@ -298,9 +302,20 @@ static pepa_lu *analyse_one(int64_t m, const int64_t *Ap, const int64_t *Ai,
     return lu;
 }
 
+/* keep's analysis, with drop's (NULL if it failed; flops fd, bytes bd)
+ * held for pepa_lu_take_other: the caller may need it after all. */
+static pepa_lu *keep_other(pepa_lu *keep, pepa_lu *drop, double fd, double bd)
+{
+    keep->other_tried = 1;
+    keep->other = drop;
+    keep->other_flops = fd;
+    keep->other_bytes = bd;
+    return keep;
+}
+
 /* PEPA_LU_AUTO (lu.h): AMD's analysis, then METIS's where AMD's flops
  * exceed METIS's cost; of the two, the one with fewer flops is kept
- * (METIS's time is spent by then). */
+ * (METIS's time is spent by then), the other held (keep_other). */
 static pepa_lu *analyse_auto(int64_t m, const int64_t *Ap, const int64_t *Ai, double *flops,
                              double *bytes, diag *err)
 {
@@ -313,14 +328,12 @@ static pepa_lu *analyse_auto(int64_t m, const int64_t *Ap, const int64_t *Ai, do
     diag none;
     diag_clear(&none);
     pepa_lu *nd = analyse_one(m, Ap, Ai, PEPA_LU_METIS, &fm, &bm, &none);
-    if (!nd || fm >= *flops) {
-        pepa_lu_free(nd);               /* METIS failing is no failure: AMD's stands */
-        return amd;
-    }
-    pepa_lu_free(amd);
+    if (!nd || fm >= *flops)            /* METIS failing is no failure: AMD's stands */
+        return keep_other(amd, nd, fm, bm);
+    double fa = *flops, ba = *bytes;
     *flops = fm;
     *bytes = bm;
-    return nd;
+    return keep_other(nd, amd, fa, ba);
 }
 
 pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_lu_order order,
@@ -334,6 +347,17 @@ pepa_lu *pepa_lu_analyse(int64_t m, const int64_t *Ap, const int64_t *Ai, pepa_l
 pepa_lu_order pepa_lu_ordering(const pepa_lu *lu)
 {
     return lu->order;
+}
+
+int pepa_lu_take_other(pepa_lu *lu, pepa_lu **other, double *flops, double *bytes)
+{
+    int tried = lu->other_tried;
+    *other = lu->other;
+    *flops = lu->other_flops;
+    *bytes = lu->other_bytes;
+    lu->other = NULL;
+    lu->other_tried = 0;
+    return tried;
 }
 
 /* ---------------------------------------------------------------- factorisation */

@@ -359,18 +359,22 @@ static int finish(const pepa_ctmc *q, uint32_t r, double *pi, double *d,
 /* f->mf's ordering (AUTO's) over the caps: the other ordering's
  * analysis in its place if that one fits. AUTO weighs flops only and
  * may not have tried the other (a 30^3 grid walk: AMD kept by its flops
- * at 129 MB, METIS's 97 MB; UMFPACK's, the next try, 1 GB). Returns 0
- * when it fits, 1 when not (f->mf left as it was). */
+ * at 129 MB, METIS's 97 MB; UMFPACK's, the next try, 1 GB); where it
+ * did, its analysis (pepa_lu_take_other) is used, not made again.
+ * Returns 0 when it fits, 1 when not (f->mf left as it was). */
 static int mf_other_order(SuiteSparse_long m, const SuiteSparse_long *Ap,
                           const SuiteSparse_long *Ai, double max_bytes, double max_flops,
                           factors *f)
 {
-    pepa_lu_order other =
-        pepa_lu_ordering(f->mf) == PEPA_LU_AMD ? PEPA_LU_METIS : PEPA_LU_AMD;
+    pepa_lu *lu;
     double flops, bytes;
-    diag none;                          /* its failure is no failure: the caps' message stands */
-    diag_clear(&none);
-    pepa_lu *lu = pepa_lu_analyse(m, Ap, Ai, other, &flops, &bytes, &none);
+    if (!pepa_lu_take_other(f->mf, &lu, &flops, &bytes)) {
+        pepa_lu_order other =
+            pepa_lu_ordering(f->mf) == PEPA_LU_AMD ? PEPA_LU_METIS : PEPA_LU_AMD;
+        diag none;                      /* its failure is no failure: the caps' message stands */
+        diag_clear(&none);
+        lu = pepa_lu_analyse(m, Ap, Ai, other, &flops, &bytes, &none);
+    }
     if (!lu || bytes > max_bytes || flops > max_flops) {
         pepa_lu_free(lu);
         return 1;
@@ -396,6 +400,9 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
     if ((bytes > max_bytes || flops > max_flops) &&
         mf_other_order(m, Ap, Ai, max_bytes, max_flops, f))
         return over_caps(bytes, flops, max_bytes, max_flops, err);
+    pepa_lu *other;                     /* not needed: not held through the factorisation */
+    pepa_lu_take_other(f->mf, &other, &flops, &bytes);
+    pepa_lu_free(other);
     f->prec = PEPA_LU_SINGLE;
     if (pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL) == 0)
         return 0;

@@ -175,11 +175,86 @@ skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err
     return a;
 }
 
+static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
+                               unsigned long whole, unsigned long known_big, diag *err);
+
+/* The budgets as given (a rebuild passes them on), then the defaults;
+ * whole: one window of every task within this many reachable states (0:
+ * the windows), which then bounds every window and deal. */
+static void set_budgets(skel_approx *a, unsigned long whole)
+{
+    a->fresh = 1;
+    a->given_max = a->o.max_states;
+    a->given_deal = a->o.deal_states;
+    a->given_whole = a->o.whole_states;
+    opts_defaults(&a->o);
+    a->whole = whole != 0;
+    a->whole_max = whole;
+    if (whole)          /* no deal counted or its links simplified: all exact */
+        a->o.max_states = a->o.deal_states = whole;
+}
+
+/* The whole model as one window, built before the windowed workspace (not
+ * built for nothing) where whole_first_max allows: NULL when not tried or
+ * it does not fit. Not within known_big states, which a rebuild for new
+ * link kinds just found too few (relink): the same exploration again
+ * would fail again. */
+static skel_approx *whole_window_first(const skel_approx *a, const skel_approx_opts *opts,
+                                       unsigned long known_big)
+{
+    unsigned long first = whole_first_max(a, a->d);
+    if (!first || first <= known_big)
+        return NULL;
+    diag werr = { 0 };
+    return approx_new(a->d, opts, first, 0, &werr);
+}
+
+/* The per-task and per-edge arrays, and the caller's SCVs and handoff. */
+static int alloc_tasks(skel_approx *a, const skel_approx_opts *opts, diag *err)
+{
+    size_t nt = (size_t)a->ntasks + 1, ne = (size_t)a->nedges + 1;
+    a->lstart = malloc(nt * sizeof *a->lstart);
+    a->nloc = malloc(nt * sizeof *a->nloc);
+    a->loff = malloc(nt * sizeof *a->loff);
+    a->entry = malloc(nt * sizeof *a->entry);
+    a->scv = malloc(nt * sizeof *a->scv);
+    a->as_bit = calloc(ne, 1);
+    a->srep = malloc(nt * sizeof *a->srep);
+    a->use_s = malloc(ne * sizeof *a->use_s);
+    a->use_r = malloc(ne * sizeof *a->use_r);
+    if (!a->lstart || !a->nloc || !a->loff || !a->entry || !a->scv || !a->as_bit || !a->srep ||
+        !a->use_s || !a->use_r)
+        return ax_oom(err);
+    for (int i = 0; i < a->ntasks; i++)
+        a->scv[i] = opts && opts->scv ? opts->scv[i] : 1;
+    a->handoff = opts && opts->handoff > 0 ? opts->handoff : 1.0;
+    return 0;
+}
+
+/* The windowed workspace: the links' components, the machines, the
+ * counted deals, the classes, the windows and the evaluation's arrays. */
+static int build_workspace(skel_approx *a, const skel_approx_opts *opts, diag *err)
+{
+    ax_mark_entries(a);
+    if (ax_links_build(&a->links, a->d, opts ? opts->link_scv : NULL,
+                       opts ? opts->buffer : NULL, (long)a->o.max_states, err) < 0 ||
+        ax_build_machines(a, err) < 0)
+        return -1;
+    ax_edge_uses(a);
+    if (ax_groups_find(a, err) < 0)   /* may simplify a deal's links: before the classes */
+        return -1;
+    ax_par_blocks(a);
+    ax_struct_classes(a);
+    return ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0 || ax_est_alloc(a, err) < 0
+               ? -1
+               : 0;
+}
+
 /* skel_approx_new; whole: one window of every task (the fallback of
  * skel_approx_eval, or tried first), of at most this many reachable
- * states (0: the windows). */
+ * states (0: the windows); known_big: see whole_window_first (0: none). */
 static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
-                               unsigned long whole, diag *err)
+                               unsigned long whole, unsigned long known_big, diag *err)
 {
     if (d->serial)
         return ax_flow_new(d, opts, err);
@@ -188,72 +263,28 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
                              "reduction (skel_dag.serial) is not covered"), NULL;
     if (opts && opts->estimate)
         return ax_est_new(d, opts, err);
-    skel_approx *a = ax_alloc(d, opts, err);
+    skel_approx *a = ax_alloc(d, opts, err), *b = NULL;
     if (!a)
         return NULL;
-    a->fresh = 1;
-    a->given_max = a->o.max_states;     /* as given: a rebuild passes them on */
-    a->given_deal = a->o.deal_states;
-    a->given_whole = a->o.whole_states;
-    opts_defaults(&a->o);
-    a->whole = whole != 0;
-    a->whole_max = whole;
-    if (whole)          /* no deal counted or its links simplified: all exact */
-        a->o.max_states = a->o.deal_states = whole;
+    set_budgets(a, whole);
     if (ax_cut_find(a, err) < 0)
-        goto fail;
-    unsigned long first = whole_first_max(a, d);
-    if (first) {        /* before the windowed workspace: not built for nothing */
-        diag werr = { 0 };
-        skel_approx *b = approx_new(d, opts, first, &werr);
-        if (b) {
-            skel_approx_free(a);
-            return b;
-        }
-    }
-    size_t nt = (size_t)a->ntasks + 1;
-    a->lstart = malloc(nt * sizeof *a->lstart);
-    a->nloc = malloc(nt * sizeof *a->nloc);
-    a->loff = malloc(nt * sizeof *a->loff);
-    a->entry = malloc(nt * sizeof *a->entry);
-    a->scv = malloc(nt * sizeof *a->scv);
-    a->as_bit = calloc((size_t)a->nedges + 1, 1);
-    a->srep = malloc(nt * sizeof *a->srep);
-    a->use_s = malloc(((size_t)a->nedges + 1) * sizeof *a->use_s);
-    a->use_r = malloc(((size_t)a->nedges + 1) * sizeof *a->use_r);
-    if (!a->lstart || !a->nloc || !a->loff || !a->entry || !a->scv || !a->as_bit || !a->srep ||
-        !a->use_s || !a->use_r) {
-        ax_oom(err);
-        goto fail;
-    }
-    for (int i = 0; i < a->ntasks; i++)
-        a->scv[i] = opts && opts->scv ? opts->scv[i] : 1;
-    a->handoff = opts && opts->handoff > 0 ? opts->handoff : 1.0;
-    ax_mark_entries(a);
-    if (ax_links_build(&a->links, d, opts ? opts->link_scv : NULL, opts ? opts->buffer : NULL,
-                       (long)a->o.max_states, err) < 0 || ax_build_machines(a, err) < 0)
-        goto fail;
-    ax_edge_uses(a);
-    if (ax_groups_find(a, err) < 0)   /* may simplify a deal's links: before the classes */
-        goto fail;
-    ax_par_blocks(a);
-    ax_struct_classes(a);
-    if (ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0 || ax_est_alloc(a, err) < 0)
-        goto fail;
-    return a;
-fail:
+        goto done;
+    if ((b = whole_window_first(a, opts, known_big)))
+        goto done;      /* a, not built, gives way to b */
+    if (alloc_tasks(a, opts, err) == 0 && build_workspace(a, opts, err) == 0)
+        return a;
     if (a->short_cut) {   /* no window holds a move's round robins: the estimate */
         diag_clear(err);
-        skel_approx_free(a);
-        return ax_est_new(d, opts, err);
+        b = ax_est_new(d, opts, err);
     }
+done:
     skel_approx_free(a);
-    return NULL;
+    return b;
 }
 
 skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, diag *err)
 {
-    return approx_new(d, opts, 0, err);
+    return approx_new(d, opts, 0, 0, err);
 }
 
 void skel_approx_free(skel_approx *a)
@@ -447,9 +478,10 @@ static void cold_start(skel_approx *a, const double *lambda)
 }
 
 /* The workspace rebuilt with other link kinds (per edge; relink), or as
- * one window of the whole model (whole). The rates and warm start go. */
+ * one window of the whole model (whole; known_big: see whole_window_first).
+ * The rates and warm start go. */
 static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigned long whole,
-                   diag *err)
+                   unsigned long known_big, diag *err)
 {
     skel_approx_opts o = a->o;
     o.max_states = a->given_max;      /* not a whole window's */
@@ -459,7 +491,7 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     o.link_scv = scv;
     o.buffer = buffer;
     o.handoff = a->handoff;
-    skel_approx *b = approx_new(a->d, &o, whole, err);
+    skel_approx *b = approx_new(a->d, &o, whole, known_big, err);
     if (!b)
         return -1;
     skel_approx tmp = *a;
@@ -574,7 +606,7 @@ static int retry_layers(skel_approx *a, const double *mu, const double *lambda,
     }
     a->o.layer_states = AX_LAYER_LOW;
     a->o.cut_whole_states = 1;        /* the whole model failed already: not again */
-    if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->whole_max, &werr) < 0) {
+    if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->whole_max, 0, &werr) < 0) {
         a->o.layer_states = was;
         if (rc < 0)
             diag_set(err, "%s; within %d states: %s", first.msg, AX_LAYER_LOW, werr.msg);
@@ -593,7 +625,7 @@ static int whole_retry(skel_approx *a, const double *mu, const double *lambda,
         first = *err;
         diag_clear(err);
     }
-    if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->o.cut_whole_states, &werr) < 0) {
+    if (rebuild(a, a->links.want_scv, a->links.want_buffer, a->o.cut_whole_states, 0, &werr) < 0) {
         if (rc < 0)
             diag_set(err, "%s; as one sub-chain: %s", first.msg, werr.msg);
         return rc;
@@ -636,15 +668,17 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
 /* The workspace rebuilt for other link kinds (per edge): a link's
  * component changes the windows' states. A whole model that no longer
  * fits its bound with them (a buffer multiplies its states) is built
- * anew: the whole model first where it fits, else the windows. */
+ * anew: the windows, with no whole window within the bound it just
+ * passed (the same exploration, up to AX_DEAL_WHOLE or AX_WHOLE states,
+ * would fail again; a larger bound whole_first_max allows is tried). */
 static int relink(skel_approx *a, const double *scv, const int *buffer, diag *err)
 {
     diag werr = { 0 };
-    if (rebuild(a, scv, buffer, a->whole_max, &werr) == 0)
+    if (rebuild(a, scv, buffer, a->whole_max, 0, &werr) == 0)
         return 0;
     if (!a->whole)
         return diag_set(err, "%s", werr.msg);
-    return rebuild(a, scv, buffer, 0, err);
+    return rebuild(a, scv, buffer, 0, a->whole_max, err);
 }
 
 int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *p,

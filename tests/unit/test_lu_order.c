@@ -52,6 +52,29 @@ static double lu_flops(int64_t m, const int64_t *p, const int64_t *i, pepa_lu_or
     return flops;
 }
 
+/* What AUTO's analysis of (p, i) learnt of the ordering it dropped
+ * (pepa_lu_take_other): 1 with its ordering, flops and bytes, or 0. It
+ * hands it over once. */
+static int auto_other(int64_t m, const int64_t *p, const int64_t *i, pepa_lu_order *order,
+                      double *flops, double *bytes)
+{
+    double f, b;
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_AUTO, &f, &b, &e), *other, *again;
+    ck_assert_msg(lu != NULL, "%s", e.msg);
+    int tried = pepa_lu_take_other(lu, &other, flops, bytes);
+    ck_assert(pepa_lu_take_other(lu, &again, &f, &b) == 0 && again == NULL);
+    ck_assert(tried || other == NULL);
+    if (other) {
+        *order = pepa_lu_ordering(other);
+        ck_assert(*order != pepa_lu_ordering(lu));
+    }
+    pepa_lu_free(other);
+    pepa_lu_free(lu);
+    return tried;
+}
+
 /* The normwise backward error max |A^T y - b| / (|A^T| max |y| + max |b|)
  * of y solved after factorising with order (A by columns, as
  * solve_direct.c factorises A^T), in double. */
@@ -95,7 +118,9 @@ static double lu_residual(int64_t m, const int64_t *p, const int64_t *i, const d
  * METIS's 4.0e9), and one of 12 a column (METIS, AMD not tried; here
  * AMD's flops would have been 6% fewer, 7.5e7 against 7.9e7: the
  * shortcut's price on a small random matrix, where on the closed
- * networks of bench_solve AMD's were 2.4 to 3.9 times METIS's). */
+ * networks of bench_solve AMD's were 2.4 to 3.9 times METIS's). Where
+ * both were tried, the one dropped is handed over as analysed
+ * (pepa_lu_take_other), and only there. */
 START_TEST(test_lu_auto)
 {
     static const struct { int64_t m; int deg; pepa_lu_order want; } cases[] = {
@@ -129,6 +154,15 @@ START_TEST(test_lu_auto)
         else                                                /* both tried: fewer flops */
             ck_assert_msg(fauto == fmin(famd, fnd) && bauto == (fnd < famd ? bnd : bamd),
                           "case %zu: %g of %g, %g", c, fauto, famd, fnd);
+        pepa_lu_order dropped = PEPA_LU_AUTO;
+        double fo, bo;
+        int tried = auto_other(m, p, i, &dropped, &fo, &bo);
+        ck_assert_msg(tried == (nz <= PEPA_LU_AMD_DEGREE * (double)m
+                                && famd > PEPA_LU_METIS_FLOPS_PER_NZ * nz), "case %zu", c);
+        if (tried)                      /* the dropped one handed over, as analysed alone */
+            ck_assert(dropped == (used == PEPA_LU_AMD ? PEPA_LU_METIS : PEPA_LU_AMD)
+                      && fo == (used == PEPA_LU_AMD ? fnd : famd)
+                      && bo == (used == PEPA_LU_AMD ? bnd : bamd));
         double res = lu_residual(m, p, i, a, PEPA_LU_AUTO);
         ck_assert_msg(res < 1e-14, "case %zu: backward error %g", c, res);
         free(a);
@@ -152,6 +186,10 @@ START_TEST(test_lu_auto_metis)
     ck_assert_msg(f[1] > PEPA_LU_METIS_FLOPS_PER_NZ * (double)p[m] && f[2] < f[1],
                   "AMD %g, METIS %g flops", f[1], f[2]);
     ck_assert(used[0] == PEPA_LU_METIS && f[0] == f[2] && b[0] == b[2]);
+    pepa_lu_order dropped = PEPA_LU_METIS;
+    double fo, bo;                      /* AMD's analysis held, not made again */
+    ck_assert(auto_other(m, p, i, &dropped, &fo, &bo) == 1);
+    ck_assert(dropped == PEPA_LU_AMD && fo == f[1] && bo == b[1]);
     free(a);
     free(i);
     free(p);

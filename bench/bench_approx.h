@@ -1,0 +1,102 @@
+/* bench_approx's parts (bench/bench_approx*.c), internal to the bench:
+ * the random cases they draw, the samples they score and the options a
+ * part scores its cases with (passed down: no file-level state). */
+#ifndef BENCH_APPROX_H
+#define BENCH_APPROX_H
+
+#include <stdint.h>
+
+#include "skeleton/skeleton.h"
+
+#define MAX_STATES 300000UL   /* the exact chain's states, at most (else "big") */
+#define NCAT 5                /* part (a)'s kinds and (b)'s corpus: rows of the first table */
+#define DD_CAT NCAT           /* part (e)'s random deals of deals */
+#define WIDE_CAT (NCAT + 1)   /* part (g)'s random deals of 5-10 tasks */
+#define BA_NSAMPLE 2048       /* the errors a sample keeps, per list */
+#define BA_SKEL_CAP 4096      /* a random skeleton's text, bytes */
+#define BA_PATH_CAP 4096      /* a path, bytes */
+
+extern const char *const ba_catname[NCAT + 2];   /* a category's row name */
+
+/* A skeleton's text as drawn (n: its length). */
+typedef struct ba_sbuf {
+    char b[BA_SKEL_CAP];
+    int n;
+} ba_sbuf;
+
+/* One row's scored cases. */
+typedef struct ba_sample {
+    double err[BA_NSAMPLE];
+    int n;
+    double before[BA_NSAMPLE];   /* the method before (ba_before_err), same cases */
+    int nb;
+    double win[BA_NSAMPLE];      /* the windows alone (ba_windows_err), same cases */
+    int nw;
+    int nwhole;                  /* of n, answered as one window: the exact chain */
+    int nwwhole;                 /* of nw, still one window of every task (a small pipe
+                                    or farm whose windows grew to every task) */
+    double exact_s, approx_s, before_s;
+    unsigned long states_max;
+    int uncovered, too_big, refused;
+} ba_sample;
+
+/* How a part scores its cases (zero: part (a)'s, the defaults). */
+typedef struct ba_opts {
+    int flows_windows;           /* part (f): ba_before_err without any whole-model window */
+    int wide_before;             /* part (g): ba_before_err with deals of tasks never counted */
+    unsigned long cut_whole;     /* ba_compare's opts.cut_whole_states (part (e): 1, the
+                                    decomposition of deals of deals alone) */
+    int no_before;               /* ba_compare skips ba_before_err (part (e)) */
+    int dry;                     /* APPROX_CORPUS: a corpus file not scored, only whether
+                                    covered (no evaluation, no score) */
+} ba_opts;
+
+typedef void (*ba_gen)(int cat, uint64_t *s, ba_sbuf *t);
+
+/* bench_approx_gen.c: the random draws (one LCG state *s per part) */
+double ba_uniform(uint64_t *s);
+int ba_pick(uint64_t *s, int lo, int hi);
+double ba_loguni(uint64_t *s, double lo, double hi);
+char *ba_random_platform(int n, uint64_t *s, int kinds);
+void ba_put_task(ba_sbuf *t, uint64_t *s);
+void ba_put_sub(ba_sbuf *t, uint64_t *s, int len);
+void ba_random_skeleton(int cat, uint64_t *s, ba_sbuf *t);
+
+/* bench_approx_score.c: errors into samples, rows out */
+void ba_record(ba_sample *sm, const char *label, const skel_tree *t, unsigned long states,
+               double x, const skel_approx_result *ar, double exact_s, double approx_s);
+void ba_before_err(ba_sample *sm, const ba_opts *o, const skel_dag *d, skel_approx_opts ao,
+                   const skel_model *m, const skel_platform *p, const int *pl,
+                   const double *mu, const double *lambda, double x);
+void ba_windows_err(ba_sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
+                    const skel_platform *p, const int *pl, const double *mu,
+                    const double *lambda, double x);
+void ba_refuse(ba_sample *sm, const char *label, const skel_tree *t, const char *why);
+void ba_pool(ba_sample *all, const ba_sample *sm);
+void ba_header(void);
+void ba_row(const char *name, ba_sample *sm, const ba_opts *o);
+
+/* bench_approx_case.c: one case scored */
+int ba_compare(const skel_tree *t, skel_style style, const skel_platform *p, const int *pl,
+               ba_sample *sm, const ba_opts *o, const char *label, diag *err);
+int ba_random_case_of(ba_gen gen, const char *name, int cat, uint64_t *s, ba_sample *sm,
+                      const ba_opts *o, int links, diag *err);
+int ba_random_case(int cat, uint64_t *s, ba_sample *sm, const ba_opts *o, int links,
+                   diag *err);
+int ba_corpus_tree(const skel_tree *t, skel_style style, uint64_t *s, ba_sample *sm,
+                   const ba_opts *o, const char *label, diag *err);
+int ba_corpus_dir(const char *dir, const char *ext, skel_style style, uint64_t *s,
+                  ba_sample *sm, const ba_opts *o, diag *err);
+void ba_large_header(void);
+void ba_large_row(const char *name, const char *path, skel_style style, long events);
+
+/* the parts past (a)-(c), each in a file of its own */
+int ba_compare_links(const skel_tree *t, skel_style style, const skel_platform *p,
+                     const int *pl, ba_sample *sm, const ba_opts *o, const char *label,
+                     diag *err);
+int ba_link_suite(int ncases);        /* (d) bench_approx_links.c */
+int ba_flow_suite(int ncases);        /* (f) bench_approx_flows.c */
+int ba_deals_of_deals(int ncases);    /* (e) bench_approx_deals.c */
+int ba_wide_deals(int ncases);        /* (g) bench_approx_deals.c */
+
+#endif
