@@ -1,21 +1,34 @@
-/* skeleton/approx_est.c: the answer of last resort for a deal of deals
- * the windows cannot answer (docs/approximation.md, "Deals of deals the
- * windows cannot hold"): the per-task cycle bound, scaled by a measured
- * blocking factor, never below the one-item-at-a-time bound.
+/* skeleton/approx_est.c: the estimate of last resort, for a deal of
+ * deals the windows cannot answer (docs/approximation.md, "Deals of deals
+ * beyond the windows"): skel_approx_new when no window holds a move's
+ * round robins (approx_layer.c short_window), skel_approx_eval when the
+ * windows' fixed point falls below the one-item-at-a-time bound or, a
+ * deal of deals, does not converge.
  *
- * Why a bound and not a decomposition: a deal dealing on to another deal
- * has no window that keeps both round robins whole beyond a few members
+ * Such a skeleton is an event graph: each task takes its items in a fixed
+ * order from fixed partners (a deal's round robin), a move is a
+ * rendezvous that holds both ends, no task chooses. So the time item n's
+ * move from i into j ends is max(i computed n, j sent its previous item)
+ * plus the move's time (the max-plus recursion, Baccelli, Cohen, Olsder
+ * and Quadrat 1992), and the steady throughput is the recursion's rate,
+ * sampled here over AX_EST_ITEMS items with exponential times and a fixed
+ * seed: milliseconds at any size, nothing stored per state. Static
+ * sharing and rendezvous moves are this model exactly (the answer is off
+ * by its sampling only); processor sharing slows each compute by its
+ * node's tasks computing at once, as a pass of the recursion recorded
+ * them (a few rounds); link buffers and phases are taken as rendezvous.
+ * Where an item's next task is not one (a farm's choice, par/choice/loop:
+ * not an event graph) the per-task cycle bound, each move's two ends a
+ * tandem of two servers without a buffer, answers instead.
+ *
+ * Why not the decomposition's own means (docs/approximation.md): every
+ * window that cuts the two round robins makes the fixed point sink (the
+ * cyclic error, -40% to a collapse), none holds them beyond a few members
  * (deal(8) into deal(6): 629,856 states for the producer and the first
- * deal's members alone), and every window that cuts them makes the fixed
- * point sink (the cyclic error, -40% to a collapse); a zero-time relay
- * between the two deals (so that counting applies to both halves)
- * serialises the moves the two layers make in parallel, -44% on deal(8)
- * into deal(6) before any approximation (simulate, 2026-11-27). The bound
- * costs microseconds at any size and keeps the order's only sure effect:
- * no task does more than its cycle allows. What the order costs beyond
- * it (the members blocking each other) is the factor, measured on random
- * deals of deals whose exact chain fits (bench_approx dd, part (e)).
- * Private header approx_int.h. */
+ * deal's members alone), and a zero-time relay between the two deals,
+ * so that counting applies to both halves, serialises the moves the
+ * two layers make in parallel (-44% on deal(8) into deal(6) before any
+ * approximation, simulate). Private header approx_int.h. */
 #include "approx_int.h"
 
 #include <math.h>

@@ -360,8 +360,8 @@ void ax_solve_window(skel_approx *a, const ax_win *w);
 double ax_sweep(skel_approx *a, int backward);      /* returns the largest change */
 int ax_extrapolate(skel_approx *a);                 /* 1 when it jumped */
 double ax_one_at_a_time(const skel_approx *a);      /* mean time of one item alone */
-/* approx_est.c: the cycle bound scaled by AX_EST_BLOCK (a deal of deals
- * the windows refuse or leave unconverged) */
+/* approx_est.c: the estimate of last resort (a deal of deals the windows
+ * refuse or leave unconverged): its event graph's recursion, sampled */
 double ax_est_bound(const skel_approx *a, const double *mu, const double *lambda,
                     const int *ps_node, int pairs);
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,

@@ -706,10 +706,11 @@ typedef struct skel_approx_opts {
                                 together is counted (approx_group.c) rather than
                                 cut by the windows; 0: 5; INT_MAX: never (the
                                 method before, kept for comparisons) */
-    int estimate;            /* 1: answer by the estimate of last resort alone (the
-                                cycle bound scaled by a blocking factor, approx_est.c;
-                                for comparisons); it answers by itself only deals of
-                                deals whose windows refuse or do not converge */
+    int estimate;            /* 1: answer by the estimate of last resort alone (a deal
+                                of deals' event graph by its max-plus recursion,
+                                sampled; approx_est.c; for comparisons); by itself
+                                it answers only deals of deals whose windows refuse
+                                or do not converge */
 } skel_approx_opts;
 
 enum { SKEL_APPROX_EST_GRAPH = 1, SKEL_APPROX_EST_PAIRS = 2 };
