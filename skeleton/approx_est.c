@@ -176,10 +176,10 @@ static void record(skel_approx *a, int x, double c0, double c1)
 static double pass_items(skel_approx *a, const double *mu, const double *lambda, long nitems,
                          uint64_t *seed, int start, double last)
 {
-    double out = last, *free_at = a->est_free;
+    double out = last, *free_at = a->est_free, in = move_of(a, lambda, SKEL_IN, start);
     for (long n = 0; n < nitems; n++) {
         int i = start;
-        double c0 = free_at[i] + draw(seed, move_of(a, lambda, SKEL_IN, i));
+        double c0 = free_at[i] + draw(seed, in);
         double c = c0 + draw(seed, a->est_slow[i] / mu[i]);
         record(a, i, c0, c);
         for (;;) {
@@ -278,8 +278,7 @@ static int first_on(const skel_approx *a, const int *ps_node, int v)
 static double shared(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                      int start)
 {
-    double x = sampled(a, mu, lambda, start);
-    for (int round = 0; ps_node && a->est_iv && x > 0 && round < AX_EST_ROUNDS; round++) {
+    for (int round = 0; ps_node && a->est_iv && round < AX_EST_ROUNDS; round++) {
         uint64_t seed = cold(a);
         if (pass_items(a, mu, lambda, AX_EST_OV, &seed, start, 0) < 0)
             return -1;
@@ -292,9 +291,8 @@ static double shared(skel_approx *a, const double *mu, const double *lambda, con
             a->util[i] = a->util[i] > 0 ? busy_secs(a, i) / a->util[i] : 1;
         for (int i = 0; i < a->ntasks; i++)
             a->est_slow[i] = a->util[i];
-        x = sampled(a, mu, lambda, start);
     }
-    return x;
+    return sampled(a, mu, lambda, start);
 }
 
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,

@@ -194,6 +194,22 @@ static double simulated(const char *skel, const int *pl, long events, double *ha
     return st.mean;
 }
 
+/* The approximation of skel on plat_static at pl (answered, or the test fails). */
+static skel_approx_result approximated(const char *skel, const int *pl)
+{
+    placed z;
+    placed_build(&z, skel, SKEL_STYLE_PRODUCER, plat_static);
+    diag err;
+    diag_clear(&err);
+    skel_approx *a = skel_approx_new(z.dag, NULL, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result ar;
+    ck_assert_msg(skel_approx_place(a, z.model, z.plat, pl, &ar, &err) == 0, "%s", err.msg);
+    skel_approx_free(a);
+    placed_free(&z);
+    return ar;
+}
+
 /* A deal of single tasks wider than deal_states whole is counted
  * (docs/approximation.md "Counted deals"); the windows cut it before,
  * each member waiting for the next in an order the round robin never
@@ -217,16 +233,7 @@ START_TEST(test_wide_deal)
     for (int i = 0; i < 18; i++)
         p16[i] = i == 0 || i == 17 ? 0 : 2 - i % 2;
     const char *d16 = "pipe(3); task(\"t\", 2); deal(16, \"w\", 1); task(\"v\", 3);";
-    placed z;
-    placed_build(&z, d16, SKEL_STYLE_PRODUCER, plat_static);
-    diag err;
-    diag_clear(&err);
-    skel_approx *a = skel_approx_new(z.dag, NULL, &err);
-    ck_assert_msg(a, "%s", err.msg);
-    skel_approx_result ar;
-    ck_assert_msg(skel_approx_place(a, z.model, z.plat, p16, &ar, &err) == 0, "%s", err.msg);
-    skel_approx_free(a);
-    placed_free(&z);
+    skel_approx_result ar = approximated(d16, p16);
     double half, sim = simulated(d16, p16, getenv("SKELSCHED_QUICK") ? 50000 : 200000, &half);
     ck_assert_msg(fabs(ar.throughput - sim) <= half + 0.04 * sim,
                   "deal(16): approx %.6g, simulated %.6g +- %.3g", ar.throughput, sim, half);
@@ -277,22 +284,6 @@ START_TEST(test_deal_of_deals)
     plat = plat_static;
 }
 END_TEST
-
-/* The approximation of skel on plat_static at pl (answered, or the test fails). */
-static skel_approx_result approximated(const char *skel, const int *pl)
-{
-    placed z;
-    placed_build(&z, skel, SKEL_STYLE_PRODUCER, plat_static);
-    diag err;
-    diag_clear(&err);
-    skel_approx *a = skel_approx_new(z.dag, NULL, &err);
-    ck_assert_msg(a, "%s", err.msg);
-    skel_approx_result ar;
-    ck_assert_msg(skel_approx_place(a, z.model, z.plat, pl, &ar, &err) == 0, "%s", err.msg);
-    skel_approx_free(a);
-    placed_free(&z);
-    return ar;
-}
 
 /* Deals of deals whose round robins no window holds (docs/approximation.md
  * "Deals of deals the windows cannot hold"): refused before ("exceed one
