@@ -419,7 +419,7 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
     printf("model        %s\n", a->path);
     printf("tasks        %d\n", nt);
     if (r->estimate)
-        printf("method       approx, a deal of deals the windows cannot answer: %s "
+        printf("method       approx, a deal the windows cannot answer: %s "
                "(docs/approximation.md)\n",
                r->estimate == SKEL_APPROX_EST_GRAPH
                    ? "its event graph's max-plus recursion, sampled (110,000 items, fixed seed)"

@@ -51,12 +51,27 @@ static double move_secs(const skel_approx *a, const double *lambda, int i, int d
     return n ? t / n : 0;
 }
 
-/* Items per task computation (a deal's member: 1/K); 1 where the dag
- * does not fix it (a farm's worker, counted as one alone). */
+/* The members of the first step, of any task's destinations, holding
+ * task i (a farm's choice: m workers); 1 when none holds it. */
+static int step_size(const skel_dag *d, int i)
+{
+    for (int x = 0; x < d->ntasks; x++) {
+        const skel_flow *f = &d->dst[x];
+        for (int k = 0; k < f->nsteps; k++)
+            for (int q = f->start[k]; q < f->start[k + 1]; q++)
+                if (f->tasks[q] == i)
+                    return f->start[k + 1] - f->start[k];
+    }
+    return 1;
+}
+
+/* Items per task computation (a deal's member: 1/K); where the dag does
+ * not fix it (a farm's worker), one over the workers of its choice, as if
+ * they shared the items evenly. */
 static double visits_of(const skel_approx *a, int i)
 {
     const double *v = a->d->visits;
-    return v && v[i] > 0 ? v[i] : 1;
+    return v && v[i] > 0 ? v[i] : 1.0 / step_size(a->d, i);
 }
 
 /* Task i's cycle, per item it handles: 1/mu_i computing, and a receive
@@ -75,25 +90,28 @@ static double pair_thr(double x, double y)
 
 /* The per-task cycle bound: task i passes at most 1 / (v_i cycle_i) of
  * the job's items per second; under processor sharing a node computes at
- * most one second per second. With pairs, each move's two ends as a
- * tandem of two servers at those rates (the blocking between them). */
-double ax_est_bound(const skel_approx *a, const double *mu, const double *lambda,
-                    const int *ps_node, int pairs)
+ * most one second per second. Each move's two ends as a tandem of two
+ * servers at those rates (the blocking between them). est_free: per task
+ * its items per second alone (scratch). */
+static double pair_bound(skel_approx *a, const double *mu, const double *lambda,
+                         const int *ps_node)
 {
-    double best = INFINITY;
+    double best = INFINITY, *rate = a->est_free;
     for (int i = 0; i < a->ntasks; i++) {
-        double x = 1 / (visits_of(a, i) * cycle_of(a, mu, lambda, i)), load = 0;
-        best = x < best ? x : best;
-        for (int j = 0; ps_node && j < a->ntasks; j++)
-            load += ps_node[j] == ps_node[i] ? visits_of(a, j) / mu[j] : 0;
-        best = ps_node && 1 / load < best ? 1 / load : best;
+        double v = visits_of(a, i);
+        rate[i] = 1 / (v * cycle_of(a, mu, lambda, i));
+        best = rate[i] < best ? rate[i] : best;
+        a->util[i] = v / mu[i];           /* its seconds computing per item */
     }
-    for (int e = 0; pairs && e < a->nedges; e++) {
+    for (int i = 0; ps_node && i < a->ntasks; i++) {
+        double load = 0;
+        for (int j = 0; j < a->ntasks; j++)
+            load += ps_node[j] == ps_node[i] ? a->util[j] : 0;
+        best = 1 / load < best ? 1 / load : best;
+    }
+    for (int e = 0; e < a->nedges; e++) {
         int i = a->d->edges[e].from, j = a->d->edges[e].to;
-        if (i < 0 || j < 0)
-            continue;
-        double x = pair_thr(1 / (visits_of(a, i) * cycle_of(a, mu, lambda, i)),
-                            1 / (visits_of(a, j) * cycle_of(a, mu, lambda, j)));
+        double x = i >= 0 && j >= 0 ? pair_thr(rate[i], rate[j]) : INFINITY;
         best = x < best ? x : best;
     }
     return best;
@@ -306,7 +324,7 @@ int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const in
     r->estimate = x > 0 ? SKEL_APPROX_EST_GRAPH : SKEL_APPROX_EST_PAIRS;
     if (!(x > 0)) {       /* not an event graph: the bound of pairs */
         double low = 1 / alone_secs(a, mu, lambda);
-        x = ax_est_bound(a, mu, lambda, ps_node, 1);
+        x = pair_bound(a, mu, lambda, ps_node);
         x = x > low ? x : low;
     }
     r->throughput = x;

@@ -362,8 +362,6 @@ int ax_extrapolate(skel_approx *a);                 /* 1 when it jumped */
 double ax_one_at_a_time(const skel_approx *a);      /* mean time of one item alone */
 /* approx_est.c: the estimate of last resort (a deal of deals the windows
  * refuse or leave unconverged): its event graph's recursion, sampled */
-double ax_est_bound(const skel_approx *a, const double *mu, const double *lambda,
-                    const int *ps_node, int pairs);
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                 skel_approx_result *r);
 skel_approx *ax_est_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
