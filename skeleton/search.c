@@ -194,7 +194,7 @@ static int setup(search *s)
     if (!s->d->extended && search_stage_groups(s, &s->nstages) < 0)
         return -1;
     search_visit_ratios(s);           /* again, from the one-task stages */
-    if (search_setup_windows(s) < 0 || search_setup_winps(s) < 0)
+    if (search_setup_windows(s) < 0)
         return -1;
     int ng = 0;
     for (int i = 0; i < s->nt; i++)

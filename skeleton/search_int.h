@@ -270,7 +270,8 @@ double search_capacity(search *s);
  * 2,187 states) they cut 13 % and 46 % of the chains but took 1.2 times
  * the time; on pipe(8) (6,561) 0.40 times, cutting 84 %. */
 #define WPS_CHAIN_MIN 4096
-int search_setup_winps(search *s);
+/* Their buffers are allocated on the first bound asked for; freed here
+ * (also with none). */
 void search_winps_free(search *s);
 /* The least bound of the windows that see processor sharing on every
  * completion of the current placement (INFINITY: none applies), down to
