@@ -15,7 +15,7 @@
  *   - stage bound: by flow conservation a stage's members together carry
  *     every item, so X <= sum of their cycle bounds / the stage's ratio;
  *   - sub-pipeline windows: up to WIN_MAX consecutive one-to-one tasks
- *     solved alone with saturated ends (see window_thr);
+ *     solved alone with saturated ends (see search_window.c);
  *   - under Sharing=ps, the same windows with the tasks of a node sharing
  *     it (search_winps.c), on the children the search is about to enter.
  * Rates of a partial placement are bounded from above: a node's share only

@@ -2,10 +2,10 @@
  * sharing (Sharing=ps; docs/mapping.md, "Sub-pipeline windows with
  * sharing").
  *
- * The full-speed window (search_bound.c, window_thr) lets every task of a
- * window compute at its node's whole speed, so it cannot tell a placement
- * that puts 3-6 tasks on one node from one that spreads them. Here the
- * window's tasks that share a node share it, and the result is still an
+ * The full-speed window (search_window.c, search_window_thr) lets every
+ * task of a window compute at its node's whole speed, so it cannot tell a
+ * placement that puts 3-6 tasks on one node from one that spreads them.
+ * Here the window's tasks that share a node share it, and the result is still an
  * upper bound on the job's throughput. The argument:
  *
  * Let Z be the chain the search solves for any completion of the partial
