@@ -273,7 +273,10 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
         goto done;      /* a, not built, gives way to b */
     if (alloc_tasks(a, opts, err) == 0 && build_workspace(a, opts, err) == 0)
         return a;
-    if (a->short_cut) {   /* no window holds a move's round robins: the estimate */
+    /* no window holds a move's round robins: the estimate, but not under a
+     * deadline (the search and the plugin rank by their own cycle bound,
+     * as before the estimate: an estimate workspace made map 3x slower) */
+    if (a->short_cut && !(opts && opts->deadline > 0)) {
         diag_clear(err);
         b = ax_est_new(d, opts, err);
     }
@@ -419,6 +422,7 @@ static int sanity(skel_approx *a, skel_approx_result *r, diag *err)
         r->at_bound = 1;
         return 0;
     }
+    a->refused = 1;
     return diag_set(err, "approximation: the fixed point gave %g items/s, below the "
                          "one-item-at-a-time bound %g (a deal wider than a sub-chain: "
                          "use the exact chain or simulation)", r->throughput, 1 / t);
@@ -549,10 +553,11 @@ static int fixed_point(skel_approx *a, skel_approx_result *r, diag *err)
 static int eval_windows(skel_approx *a, const double *mu, const double *lambda,
                         const int *ps_node, skel_approx_result *r, diag *err)
 {
+    a->refused = 0;
     if (check_rates(a, mu, lambda, err) < 0)
         return -1;
     if (a->est)
-        return ax_est_eval(a, mu, lambda, ps_node, r);
+        return ax_est_eval(a, mu, lambda, ps_node, r, err);
     a->mu = mu;
     a->lambda = lambda;
     a->node = ps_node;
@@ -638,17 +643,19 @@ static int whole_retry(skel_approx *a, const double *mu, const double *lambda,
  * that ended so were 3.5-52% off, bench_approx dd) after every fallback:
  * answered by the estimate of last resort (approx_est.c), the method line
  * says so. Not past a deadline (the search and the plugin rank by their
- * own bound), nor for bad rates. */
+ * own bound), nor for bad rates or any other error (out of memory, out
+ * of time: only the refusal, a->refused, or no convergence). */
 static int last_resort(skel_approx *a, const double *mu, const double *lambda,
                        const int *ps_node, skel_approx_result *r, int rc, diag *err)
 {
     int unconverged = rc == 0 && a->cut && !a->whole && !r->converged;
-    if ((rc == 0 && !unconverged) || !a->deal || a->late || a->o.deadline > 0)
+    if ((rc == 0 && !unconverged) || (rc < 0 && !a->refused) || !a->deal || a->late ||
+        a->o.deadline > 0)
         return rc;
     if (check_rates(a, mu, lambda, err) < 0)
         return -1;
     diag_clear(err);
-    return ax_est_eval(a, mu, lambda, ps_node, r);
+    return ax_est_eval(a, mu, lambda, ps_node, r, err);
 }
 
 int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
@@ -695,7 +702,9 @@ int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *
     ax_links_kinds(a->d, p, node_of_task, scv, buffer);
     a->handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's */
     /* a flow's links are those of its reduced workspace (approx_flow.c) */
-    /* the estimate sees links as rendezvous (approx_est.c) */
+    a->est_linked = 0;                /* the estimate's moves are rendezvous */
+    for (int e = 0; e < a->d->nedges; e++)
+        a->est_linked |= buffer[e] > 0 || scv[e] != 1;
     int linked = a->flow  ? ax_flow_links(a, scv, buffer, err) == 0
                  : a->est ? 1
                           : ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0;

@@ -27,8 +27,9 @@
 #include "skeleton.h"
 #include "../base/diag.h"
 
-#define AX_EST_WARM 10000    /* the estimate's recursion: items before it counts, */
-#define AX_EST_ITEMS 100000  /* items it counts (approx_est.c) */
+#define AX_EST_WARM SKEL_APPROX_EST_WARM    /* the estimate's recursion: items before */
+#define AX_EST_ITEMS SKEL_APPROX_EST_ITEMS  /* it counts, items it counts (approx_est.c), */
+#define AX_EST_BATCHES 10    /* in batches, whose means give its 95% half-width */
 #define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
 #define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
@@ -260,6 +261,11 @@ struct skel_approx {
     int short_cut;            /* a deal of deals whose windows cannot hold a move's
                                  round robins (approx_layer.c): skel_approx_new
                                  answers by the estimate instead */
+    int est_linked;           /* some move has a buffer or a time not exponential
+                                 (skel_approx_place): the estimate, whose moves are
+                                 rendezvous, refuses (approx_est.c) */
+    int refused;              /* the last fixed point fell below the one-item-at-a-
+                                 time bound (sanity): the estimate may answer */
     int est;                  /* this workspace answers by the estimate alone
                                  (approx_est.c): no windows */
     double *est_free, *est_slow;   /* per task: the estimate's recursion (approx_est.c) */
@@ -363,7 +369,7 @@ double ax_one_at_a_time(const skel_approx *a);      /* mean time of one item alo
 /* approx_est.c: the estimate of last resort (a deal of deals the windows
  * refuse or leave unconverged): its event graph's recursion, sampled */
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
-                skel_approx_result *r);
+                skel_approx_result *r, diag *err);
 skel_approx *ax_est_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
 int ax_est_alloc(skel_approx *a, diag *err);
 int ax_collapsing(const skel_approx *a, double t);

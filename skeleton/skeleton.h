@@ -714,6 +714,10 @@ typedef struct skel_approx_opts {
 } skel_approx_opts;
 
 enum { SKEL_APPROX_EST_GRAPH = 1, SKEL_APPROX_EST_PAIRS = 2 };
+/* The estimate's recursion: items before it counts, and items it counts
+ * (approx_est.c; the CLI's method line names their sum). */
+#define SKEL_APPROX_EST_WARM 10000
+#define SKEL_APPROX_EST_ITEMS 100000
 
 typedef struct skel_approx_result {
     double throughput;       /* the job's: items leaving the skeleton per second */
@@ -735,9 +739,12 @@ typedef struct skel_approx_result {
                                 robins, or whose fixed point failed), not a fixed
                                 point (docs/approximation.md): SKEL_APPROX_EST_GRAPH
                                 the event graph's max-plus recursion, sampled;
-                                SKEL_APPROX_EST_PAIRS (not an event graph) the
-                                per-task cycle bound with each move's two ends as a
-                                tandem without buffer */
+                                SKEL_APPROX_EST_PAIRS (not an event graph) a rough
+                                estimate, unconverged (-29% to +3% against simulate:
+                                neither a bound nor accurate), from the per-task cycles
+                                with each move's two ends as a tandem without buffer */
+    double half_width;       /* SKEL_APPROX_EST_GRAPH: the throughput's 95% half-width
+                                (its sampling, by batch means); 0: none given */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be
