@@ -15,7 +15,7 @@
  *   - stage bound: by flow conservation a stage's members together carry
  *     every item, so X <= sum of their cycle bounds / the stage's ratio;
  *   - sub-pipeline windows: up to WIN_MAX consecutive one-to-one tasks
- *     solved alone with saturated ends (see window_thr);
+ *     solved alone with saturated ends (see search_window.c);
  *   - under Sharing=ps, the same windows with the tasks of a node sharing
  *     it (search_winps.c), on the children the search is about to enter.
  * Rates of a partial placement are bounded from above: a node's share only
@@ -194,7 +194,7 @@ static int setup(search *s)
     if (!s->d->extended && search_stage_groups(s, &s->nstages) < 0)
         return -1;
     search_visit_ratios(s);           /* again, from the one-task stages */
-    if (search_setup_windows(s) < 0 || search_setup_winps(s) < 0)
+    if (search_setup_windows(s) < 0)
         return -1;
     int ng = 0;
     for (int i = 0; i < s->nt; i++)

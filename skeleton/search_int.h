@@ -1,12 +1,17 @@
 /* skeleton/search_int.h: the placement search's state, shared by the files
  * of the search only (skeleton/search*.c; docs/mapping.md):
  *   search.c        the driver: set-up, node classes, result, clean-up;
- *   search_bound.c  sound upper bounds on a partial placement's throughput;
+ *   search_bound.c  sound upper bounds on a partial placement's throughput
+ *                   and the set-up of what they read;
+ *   search_window.c the sub-pipeline windows (full speed) and their cache;
+ *   search_capacity.c the capacity bound (the nodes' speeds shared);
  *   search_winps.c  the sub-pipeline windows that see processor sharing;
  *   search_plan.c   the rate plan and the exact evaluation of a placement;
  *   search_exact.c  exhaustive branch and bound, and listed candidates.
- *   search_scale.c  the large-scale search: classes, constructive placement,
- *                   local moves (no chain needed)
+ *   search_scale.c  the large-scale search: evaluators, local moves (no
+ *                   chain needed), the driver;
+ *   search_classes.c  its node classes;
+ *   search_construct.c  its constructive placement and candidate nodes.
  */
 #ifndef SKELSCHED_SKELETON_SEARCH_INT_H
 #define SKELSCHED_SKELETON_SEARCH_INT_H
@@ -49,7 +54,7 @@ typedef struct tflow {
     step *src, *dst;
 } tflow;
 
-/* Sub-pipeline windows (search_bound.c, window_thr) of up to WIN_MAX
+/* Sub-pipeline windows (search_window.c, search_window_thr) of up to WIN_MAX
  * tasks: 3^WIN_MAX states. Up to WIN_DENSE states they are solved by
  * elimination, larger ones by Gauss-Seidel (WIN_SWEEPS sweeps at most,
  * until a sweep changes no probability by WIN_TOL of itself) and inflated
@@ -153,7 +158,7 @@ typedef struct search {
     tflow *flows;
     double *visit;             /* per task: X_i / X (X: the job's throughput), or 0 when unknown */
     int *cls;                  /* per node: its class representative */
-    /* sub-pipeline windows (see window_thr) */
+    /* sub-pipeline windows (see search_window_thr) */
     int nwin;
     struct window *win;
     double *bmu, *blam;        /* rate upper bounds of the current partial placement */
@@ -247,20 +252,25 @@ typedef struct search {
 void search_rate_bounds(search *s);
 double search_bound(search *s);
 int search_costly_ok(const search *s);
+double search_bound_rates(search *s);
+int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step **out, int *n);
+void search_visit_ratios(search *s);
+int search_stage_groups(search *s, int *ng_out);
+int search_setup_platform(search *s);
+
+/* search_window.c */
+int search_setup_windows(search *s);
+double search_window_thr(search *s, int wi);   /* window wi's throughput, cached */
 void search_wchain_shape(const window *w, wchain *c);
 int search_wchain_out(const search *s, const window *w, const wchain *c, const double *share, int x,
                       int *to, double *rate);
 int search_window_steady(search *s, const window *w, const wchain *c, const double *share, double *pi);
 int search_window_key(const search *s, int wi, double *key);
 wcache *search_wcache(search *s, int id, const double *key, int nk, int *hit);
-double search_bound_rates(search *s);
 int search_dense_steady(const double *q, int n, double *a, double *pi);
 int search_dense_solve(double *a, int n, double *u);
-int search_setup_windows(search *s);
-int search_build_flow(search *s, const skel_flow *f, int task, int is_src, step **out, int *n);
-void search_visit_ratios(search *s);
-int search_stage_groups(search *s, int *ng_out);
-int search_setup_platform(search *s);
+
+/* search_capacity.c */
 int search_setup_capacity(search *s);
 double search_capacity(search *s);
 
@@ -270,7 +280,8 @@ double search_capacity(search *s);
  * 2,187 states) they cut 13 % and 46 % of the chains but took 1.2 times
  * the time; on pipe(8) (6,561) 0.40 times, cutting 84 %. */
 #define WPS_CHAIN_MIN 4096
-int search_setup_winps(search *s);
+/* Their buffers are allocated on the first bound asked for; freed here
+ * (also with none). */
 void search_winps_free(search *s);
 /* The least bound of the windows that see processor sharing on every
  * completion of the current placement (INFINITY: none applies), down to
@@ -296,8 +307,16 @@ int search_compile_fits(const search *s);
 int search_lumped_answer(search *s);
 int search_lumped_candidates(search *s);
 
-/* search_scale.c */
+/* search_classes.c */
 int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *cls);
+
+/* search_construct.c */
+void search_construct(search *s, int *pl);
+int search_candidates(search *s, const int *pl, int i, int *out);   /* into out: how many */
+void search_node_freed(search *s, int x);   /* x lost a task: its class's cursor back */
+
+/* search_scale.c */
+int search_scale_on_chain(const search *s);
 int search_eval_bound(void *ctx, const int *pl, const double *mu, const double *lambda, double *x,
                       diag *err);
 int search_scale(search *s, double until);

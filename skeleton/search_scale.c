@@ -23,7 +23,8 @@
  * The evaluator is a function pointer so that the analytical
  * approximation plugs in; without one it is search_bound_rates, the best
  * sound estimate the search has without the chain (an upper bound).
- * The driver (search.c) then confirms with the exact chain when it fits. */
+ * The driver (search.c) then confirms with the exact chain when it fits.
+ * Step 1 is search_classes.c's, step 2 search_construct.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "search_int.h"
 
@@ -34,125 +35,6 @@
 
 #include "../base/clock.h"
 
-/* ---- node classes from the written links ---------------------------------- */
-
-typedef struct nbr {
-    int other;
-    double lat, bw;
-} nbr;
-
-typedef struct hkey {
-    uint64_t h;
-    int node;
-} hkey;
-
-static int cmp_hkey(const void *a, const void *b)
-{
-    const hkey *x = a, *y = b;
-    if (x->h != y->h)
-        return x->h < y->h ? -1 : 1;
-    return (x->node > y->node) - (x->node < y->node);
-}
-
-static uint64_t mix(uint64_t h, double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    bits ^= bits >> 31;
-    bits *= 0x9e3779b97f4a7c15ULL;
-    return h + (bits ^ (bits >> 29));
-}
-
-/* Every link written, as lists per node sorted by the other end (links are
- * sorted by (a, b), a < b: a node's lower neighbours come first, in order,
- * then its higher ones). */
-static int link_lists(const skel_platform *p, int **start, nbr **list)
-{
-    int nn = p->nnodes;
-    *start = calloc((size_t)nn + 1, sizeof **start);
-    *list = malloc((size_t)(2 * p->nlinks + 1) * sizeof **list);
-    int *fill = calloc((size_t)nn + 1, sizeof *fill);
-    if (!*start || !*list || !fill) {
-        free(fill);
-        return -1;
-    }
-    for (int k = 0; k < p->nlinks; k++) {
-        (*start)[p->links[k].a + 1]++;
-        (*start)[p->links[k].b + 1]++;
-    }
-    for (int j = 0; j < nn; j++)
-        (*start)[j + 1] += (*start)[j];
-    for (int k = 0; k < p->nlinks; k++) {
-        const skel_link *l = &p->links[k];
-        (*list)[(*start)[l->a] + fill[l->a]++] = (nbr){ l->b, l->latency, l->bandwidth };
-        (*list)[(*start)[l->b] + fill[l->b]++] = (nbr){ l->a, l->latency, l->bandwidth };
-    }
-    free(fill);
-    return 0;
-}
-
-/* a and r have the same links to every third node: their lists without
- * each other are equal. */
-static int same_links(const int *start, const nbr *list, int a, int r)
-{
-    int i = start[a], j = start[r];
-    for (;;) {
-        while (i < start[a + 1] && list[i].other == r)
-            i++;
-        while (j < start[r + 1] && list[j].other == a)
-            j++;
-        if (i == start[a + 1] || j == start[r + 1])
-            return i == start[a + 1] && j == start[r + 1];
-        if (list[i].other != list[j].other || list[i].lat != list[j].lat || list[i].bw != list[j].bw)
-            return 0;
-        i++;
-        j++;
-    }
-}
-
-int search_fast_classes(const skel_platform *p, const unsigned char *keep, int *cls)
-{
-    int nn = p->nnodes, *start = NULL, rc = -1;
-    nbr *list = NULL;
-    hkey *hk = malloc((size_t)nn * sizeof *hk);
-    if (!hk || link_lists(p, &start, &list) < 0)
-        goto out;
-    for (int a = 0; a < nn; a++) {
-        /* order-free hash of speed, degree and link values: nodes that
-         * link to each other still hash alike */
-        uint64_t h = mix((uint64_t)(start[a + 1] - start[a]), p->nodes[a].speed);
-        for (int k = start[a]; k < start[a + 1]; k++)
-            h += mix(mix(0, list[k].lat), list[k].bw) * 0xff51afd7ed558ccdULL;
-        hk[a] = (hkey){ h, a };
-        cls[a] = a;
-    }
-    qsort(hk, (size_t)nn, sizeof *hk, cmp_hkey);
-    for (int lo = 0, hi; lo < nn; lo = hi) {
-        for (hi = lo + 1; hi < nn && hk[hi].h == hk[lo].h; hi++)
-            ;
-        for (int x = lo + 1; x < hi; x++) {
-            int a = hk[x].node;
-            if ((keep && keep[a]) || a == p->input || a == p->output)
-                continue;
-            for (int y = lo; y < x; y++) {
-                int r = hk[y].node;
-                if (cls[r] != r || (keep && keep[r]) || r == p->input || r == p->output ||
-                    p->nodes[r].speed != p->nodes[a].speed || !same_links(start, list, a, r))
-                    continue;
-                cls[a] = r;
-                break;
-            }
-        }
-    }
-    rc = 0;
-out:
-    free(list);
-    free(start);
-    free(hk);
-    return rc;
-}
-
-#define MAX_BESIDE 4            /* partners' nodes tried per task */
 /* A deal's sub-chains are the approximation's own (deal_states 2,500, its
  * default), not cut for speed: a window cut short of the deal's round robin
  * does not lose accuracy gradually, its fixed point collapses (measured on
@@ -219,6 +101,12 @@ static int eval_approx(void *ctx, const int *pl, const double *mu, const double 
 
 static int eval_exact(void *ctx, const int *pl, const double *mu, const double *lambda,
                       double *x, diag *err);
+
+/* Whether the chain is the evaluator (search_scale_exact's moves). */
+int search_scale_on_chain(const search *s)
+{
+    return s->eval == eval_exact;
+}
 
 /* Keep pl (estimate x) among the SCALE_KEEP best distinct placements seen:
  * the chain confirms them when it fits. */
@@ -298,130 +186,6 @@ static int estimate(search *s, const int *pl, double *x)
     return estimate_above(s, pl, 0, x);
 }
 
-/* ---- the constructive placement --------------------------------------------- */
-
-/* Seconds of a move of edge e's items between nodes a and b (SKEL_LOCAL
- * allowed), INFINITY when the platform has no such link. */
-static double link_secs(const search *s, int a, int b, int e)
-{
-    if (a == SKEL_LOCAL || b == SKEL_LOCAL)
-        return s->p->local_latency < 0 ? INFINITY : s->p->local_latency;
-    double lat, bw;
-    if (skel_platform_link(s->p, a, b, &lat, &bw, NULL) < 0)
-        return INFINITY;
-    int f = s->m->edges[e].from;
-    double data = f >= 0 ? s->m->data[f] : 0;
-    return lat + (bw > 0 && data > 0 ? data / bw : 0);
-}
-
-/* Node at the other end of edge e from task i, or UNPLACED_END. */
-#define UNPLACED_END (-4)
-static int other_end(const search *s, const int *pl, int e, int i)
-{
-    skel_edge ed = s->m->edges[e];
-    int t = ed.from == i ? ed.to : ed.from;
-    if (t == SKEL_IN)
-        return s->p->input;
-    if (t == SKEL_OUT)
-        return s->p->output;
-    return pl[t] >= 0 ? pl[t] : UNPLACED_END;
-}
-
-/* Cycle time of task i on node x with the tasks placed so far: its share
- * of x, and its moves to placed partners (an item's receive and send). */
-static double cycle_on(const search *s, const int *pl, int i, int x)
-{
-    double c = 1.0 / (s->m->work[i] * s->p->nodes[x].speed / (s->load[x] + 1));
-    for (int k = s->adj_start[i]; k < s->adj_start[i + 1]; k++) {
-        int e = s->adj_edge[k], y = other_end(s, pl, e, i);
-        if (y != UNPLACED_END)
-            c += link_secs(s, x, y, e) / s->adj_deg[i];
-    }
-    return c;
-}
-
-/* First node of class c that holds no task, or -1. A cursor per class
- * skips the members known to be used (reset when one is freed). */
-static int first_free(search *s, int c)
-{
-    for (int k = s->cls_next[c]; k < s->cls_start[c + 1]; k++)
-        if (s->load[s->cls_member[k]] == 0) {
-            s->cls_next[c] = k;
-            return s->cls_member[k];
-        }
-    s->cls_next[c] = s->cls_start[c + 1];
-    return -1;
-}
-
-static void node_freed(search *s, int x)
-{
-    int c = s->node_class[x];
-    if (c >= 0 && s->load[x] == 0 && s->cls_pos[x] < s->cls_next[c])
-        s->cls_next[c] = s->cls_pos[x];
-}
-
-/* Adds node y to the candidates out[first..*n) unless there or not allowed. */
-static void add_candidate(const search *s, int y, int *out, int first, int *n)
-{
-    int dup = 0;
-    for (int c = first; c < *n && !dup; c++)
-        dup = out[c] == y;
-    if (y >= 0 && !dup && (!s->o->allowed || s->o->allowed[y]))
-        out[(*n)++] = y;
-}
-
-/* Candidate nodes for task i: the first free node of every class, the
- * nodes of its placed partners, or where it is pinned. With the chain as
- * the evaluator (its model is small), the nodes of every other task, not
- * only its partners': on `task, deal(4), task` the best node for the
- * first task was the last one's, which no partner holds (bench_scale,
- * table 2: 1.9% lost). Used and free nodes are distinct: at most nn. */
-static int candidates(search *s, const int *pl, int i, int *out)
-{
-    int n = 0, pin = s->o->pins ? s->o->pins[i] : -1;
-    if (pin >= 0) {
-        out[0] = pin;
-        return 1;
-    }
-    for (int c = 0; c < s->nclass; c++) {
-        int x = first_free(s, c);
-        if (x >= 0)
-            out[n++] = x;
-    }
-    int first = n;
-    if (s->eval == eval_exact)
-        for (int j = 0; j < s->nt; j++)
-            if (j != i)
-                add_candidate(s, pl[j], out, first, &n);
-    /* partners' nodes, distinct, a few (a farm's sink has hundreds) */
-    for (int k = s->adj_start[i]; k < s->adj_start[i + 1] && n - first < MAX_BESIDE; k++)
-        add_candidate(s, other_end(s, pl, s->adj_edge[k], i), out, first, &n);
-    if (n == 0)                 /* every node used: share the fastest */
-        for (int c = 0; c < s->nclass; c++)
-            out[n++] = s->cls_member[s->cls_start[c]];
-    return n;
-}
-
-static void construct(search *s, int *pl)
-{
-    for (int i = 0; i < s->nt; i++)
-        pl[i] = -1;
-    for (int k = 0; k < s->nt; k++) {
-        int i = s->order[k], best = -1;
-        int n = candidates(s, pl, i, s->cand);
-        double bc = INFINITY;
-        for (int c = 0; c < n; c++) {
-            double t = cycle_on(s, pl, i, s->cand[c]);
-            if (best < 0 || t < bc) {
-                bc = t;
-                best = s->cand[c];
-            }
-        }
-        pl[i] = best;
-        s->load[best]++;
-    }
-}
-
 /* ---- local moves --------------------------------------------------------- */
 
 /* Move task i to the best of its candidate nodes by the evaluator; returns
@@ -430,8 +194,8 @@ static int improve_task(search *s, int *pl, int i, double *x)
 {
     int from = pl[i], moved = 0;
     s->load[from]--;
-    node_freed(s, from);
-    int n = candidates(s, pl, i, s->cand);
+    search_node_freed(s, from);
+    int n = search_candidates(s, pl, i, s->cand);
     for (int c = 0; c < n; c++) {
         int y = s->cand[c];
         if (y == pl[i])
@@ -767,7 +531,7 @@ int search_scale(search *s, double until)
     if (scale_setup(s) < 0)
         return -1;
     double t0 = search_mark(s, SKEL_PHASE_SETUP);
-    construct(s, s->cons);
+    search_construct(s, s->cons);
     s->cons_secs = search_mark(s, SKEL_PHASE_CONSTRUCT) - t0;
     if (!s->eval && ((s->deadline.at > 0 && s->nt + s->ne > SCALE_APPROX_MAX) ||
                      (s->deadline.at > 0 && skel_dag_has_rounds(s->d))))

@@ -2,10 +2,10 @@
  * sharing (Sharing=ps; docs/mapping.md, "Sub-pipeline windows with
  * sharing").
  *
- * The full-speed window (search_bound.c, window_thr) lets every task of a
- * window compute at its node's whole speed, so it cannot tell a placement
- * that puts 3-6 tasks on one node from one that spreads them. Here the
- * window's tasks that share a node share it, and the result is still an
+ * The full-speed window (search_window.c, search_window_thr) lets every
+ * task of a window compute at its node's whole speed, so it cannot tell a
+ * placement that puts 3-6 tasks on one node from one that spreads them.
+ * Here the window's tasks that share a node share it, and the result is still an
  * upper bound on the job's throughput. The argument:
  *
  * Let Z be the chain the search solves for any completion of the partial
@@ -36,7 +36,10 @@
  * processor sharing first, then the greedy policy of the last h, each
  * policy's relative values solved exactly (dense, up to WIN_DENSE states)
  * or by Gauss-Seidel, keeping the least bound. When max Phi comes within
- * 1e-9 of a policy's throughput no h does better: stop. */
+ * WPS_OPTIMUM (1e-9) of a policy's throughput no h does better: stop.
+ * The buffers (~350 KB) are allocated on the first bound asked for
+ * (wps_alloc): a search whose budget never reaches these windows (the
+ * plugin's, under COSTLY_LEFT) does not pay for them. */
 #define _POSIX_C_SOURCE 200809L
 #include "search_int.h"
 
@@ -47,6 +50,8 @@
 #define WPS_ITERS 8           /* policies evaluated at most */
 #define WPS_MARGIN 1e-9       /* rounding of Phi's sum of at most 2 WIN_MAX terms */
 #define WPS_OMEGA 0.5         /* under-relaxation of the sweeps on h (wps_eval_gs) */
+#define WPS_OPTIMUM 1e-9      /* a bound within this of a policy's throughput: optimal */
+#define WPS_TIE 1e-12         /* a node's current task within this of the best: kept */
 /* Gauss-Seidel on h stops when no value moves by WPS_TOL items in a
  * sweep: an h off by d moves Phi by at most (a rate) x d, 1e-3 at the
  * 1e4 of a 0.1 ms local move, 0.02 % of a throughput of 5, and only
@@ -161,7 +166,7 @@ static double wps_phi(const search *s, const wps *p, const double *h, int x)
 
 /* The greedy policy of h: each node serves its computing window task of
  * the largest bmu_k (rew_k + h(y_k) - h(x)), the one it serves on a tie
- * (within 1e-12: so that rounding does not make the policies cycle).
+ * (within WPS_TIE: so that rounding does not make the policies cycle).
  * Returns whether a share changed. */
 static int wps_improve(const search *s, const wps *p, const double *h, double *share)
 {
@@ -189,7 +194,7 @@ static int wps_improve(const search *s, const wps *p, const double *h, double *s
             if (g < 0)
                 continue;
             double v = pick[g] == t ? 1 : 0;
-            if (cur[g] >= best[g] - 1e-12 * fabs(best[g]))
+            if (cur[g] >= best[g] - WPS_TIE * fabs(best[g]))
                 v = sh[t] == 1 ? 1 : 0;       /* keep the task it serves */
             if (sh[t] != v) {
                 sh[t] = v;
@@ -301,7 +306,7 @@ static int wps_eval_gs(search *s, const wps *p, const double *share, double *h, 
  * already), into *floor the best policy's throughput. Every policy is
  * one the window may follow, so no h bounds below *floor: it stops when
  * *floor >= below (hopeless), when *bound < below (enough), at an optimum
- * (*bound within 1e-9 of *floor), or when the policy is greedy already.
+ * (*bound within WPS_OPTIMUM of *floor), or when the policy is greedy already.
  * below <= 0: no target, the least bound it can find. Returns whether
  * it stopped by below, i.e. whether more could be had. */
 static int wps_solve(search *s, const wps *p, double below, double *bound, double *floor)
@@ -322,7 +327,7 @@ static int wps_solve(search *s, const wps *p, double below, double *bound, doubl
         phi *= 1 + WPS_MARGIN;
         *bound = phi < *bound ? phi : *bound;
         *floor = g > *floor ? g : *floor;
-        if (*bound <= *floor * (1 + 1e-9) || !wps_improve(s, p, h, share))
+        if (*bound <= *floor * (1 + WPS_OPTIMUM) || !wps_improve(s, p, h, share))
             return 0;
         if (below > 0 && (*floor >= below || *bound < below))
             return 1;
@@ -369,7 +374,7 @@ static double wps_window(search *s, int wi, double below)
  * (exponential work, rendezvous moves, no par/choice/loop), and time. */
 static int wps_applies(const search *s)
 {
-    return s->ps && s->wps_share && !s->d->extended && !s->o->no_windows &&
+    return s->ps && !s->d->extended && !s->o->no_windows &&
            s->o->shared_windows >= 0 && !s->o->no_prune && s->exp_work && s->plain_links &&
            search_costly_ok(s);
 }
@@ -400,11 +405,31 @@ static double wps_pass(search *s, double below, int long_only)
     return best;
 }
 
+/* The buffers of the windows' policies and values, WIN_STATES states of
+ * at most WIN_MAX moves each, on first use: 0, or -1 out of memory (none
+ * kept: the search goes on without this bound, which only prunes). */
+static int wps_alloc(search *s)
+{
+    size_t ws = WIN_STATES;
+    if (s->wps_first)   /* the last allocated: all are */
+        return 0;
+    s->wps_share = calloc(ws * WIN_MAX, sizeof *s->wps_share);
+    s->wps_h = malloc(ws * sizeof *s->wps_h);
+    s->wps_r = malloc(ws * sizeof *s->wps_r);
+    s->wps_q = malloc(ws * WIN_MAX * sizeof *s->wps_q);
+    s->wps_to = malloc(ws * WIN_MAX * sizeof *s->wps_to);
+    if (s->wps_share && s->wps_h && s->wps_r && s->wps_q && s->wps_to &&
+        (s->wps_first = malloc((ws + 1) * sizeof *s->wps_first)))
+        return 0;
+    search_winps_free(s);
+    return -1;
+}
+
 /* The windows solved densely first (a fraction of a millisecond each),
  * the longer ones (milliseconds) only when those did not get below. */
 double search_bound_shared(search *s, double below)
 {
-    if (!wps_applies(s))
+    if (!wps_applies(s) || wps_alloc(s) < 0)
         return INFINITY;
     search_rate_bounds(s);
     double best = wps_pass(s, below, 0);
@@ -414,20 +439,8 @@ double search_bound_shared(search *s, double below)
     return x < best ? x : best;
 }
 
-int search_setup_winps(search *s)
-{
-    if (!s->ps || s->d->extended)
-        return 0;
-    size_t ws = WIN_STATES;
-    if (!(s->wps_share = calloc(ws * WIN_MAX, sizeof *s->wps_share)) ||
-        !(s->wps_h = malloc(ws * sizeof *s->wps_h)) || !(s->wps_r = malloc(ws * sizeof *s->wps_r)) ||
-        !(s->wps_q = malloc(ws * WIN_MAX * sizeof *s->wps_q)) ||
-        !(s->wps_to = malloc(ws * WIN_MAX * sizeof *s->wps_to)) ||
-        !(s->wps_first = malloc((ws + 1) * sizeof *s->wps_first)))
-        return diag_set(s->err, "out of memory");
-    return 0;
-}
-
+/* The buffers wps_alloc made (none: nothing), in the search's one
+ * cleanup path and on a failed allocation. */
 void search_winps_free(search *s)
 {
     free(s->wps_share);
@@ -436,4 +449,6 @@ void search_winps_free(search *s)
     free(s->wps_q);
     free(s->wps_to);
     free(s->wps_first);
+    s->wps_share = s->wps_h = s->wps_r = s->wps_q = NULL;
+    s->wps_to = s->wps_first = NULL;
 }
