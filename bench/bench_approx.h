@@ -38,6 +38,8 @@ typedef struct ba_sample {
     double exact_s, approx_s, before_s;
     unsigned long states_max;
     int uncovered, too_big, refused;
+    int nest;                    /* of n, answered by the estimate of last resort
+                                    (skel_approx_result.estimate) */
 } ba_sample;
 
 /* How a part scores its cases (zero: part (a)'s, the defaults). */
@@ -47,6 +49,8 @@ typedef struct ba_opts {
     unsigned long cut_whole;     /* ba_compare's opts.cut_whole_states (part (e): 1, the
                                     decomposition of deals of deals alone) */
     int no_before;               /* ba_compare skips ba_before_err (part (e)) */
+    int estimate;                /* ba_compare's opts.estimate (part (e): the estimate
+                                    of last resort alone, on every case) */
     int dry;                     /* APPROX_CORPUS: a corpus file not scored, only whether
                                     covered (no evaluation, no score) */
 } ba_opts;

@@ -46,6 +46,7 @@ int ba_compare(const skel_tree *t, skel_style style, const skel_platform *p, con
     skel_approx_opts ao = { 0 };
     ao.scv = m->scv;
     ao.cut_whole_states = o->cut_whole;
+    ao.estimate = o->estimate;
     if (!(a = skel_approx_new(d, &ao, &aerr))) {
         sm->uncovered++;
         rc = 1;
@@ -63,6 +64,7 @@ int ba_compare(const skel_tree *t, skel_style style, const skel_platform *p, con
     }
     /* exact: items entering the first stage */
     ba_record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
+    sm->nest += ar.estimate != 0;
     if (!o->no_before)
         ba_before_err(sm, o, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
     if (!o->no_before && ar.whole)   /* else the windows answered already */
@@ -276,11 +278,12 @@ void ba_large_row(const char *name, const char *path, skel_style style, long eve
     c2 = cpu_now();
     if (sok) {
         sim_stat x = sr.thr[in.skel->comp_action[0]];
-        printf("%-24s %12.6g %8.3f %6d %12.6g %10.3g %8ld %8.3f %8.3f%% %s\n", name,
+        printf("%-24s %12.6g %8.3f %6d %12.6g %10.3g %8ld %8.3f %8.3f%% %s%s\n", name,
                ok ? ar.throughput : NAN, c1 - c0, ar.iterations, x.mean, x.half, events, c2 - c1,
                ok ? 100 * (ar.throughput / x.mean - 1) : NAN,
                !ok ? err.msg : fabs(ar.throughput - x.mean) <= x.half ? "inside the CI"
-               : ar.converged ? "outside the CI" : "outside the CI, not converged");
+               : ar.converged ? "outside the CI" : "outside the CI, not converged",
+               ok && ar.estimate ? " (the estimate of last resort)" : "");
     } else
         printf("%-24s %s\n", name, err.msg);
     if (sok)

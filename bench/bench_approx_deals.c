@@ -8,7 +8,8 @@
 
 #include "bench/bench_approx.h"
 
-#define DD_NSAMPLE 4   /* part (e)'s rows: random and fixed, decomposed and whole */
+#define DD_NSAMPLE 6   /* part (e)'s rows: random and fixed; decomposed, whole, and
+                          by the estimate of last resort alone */
 
 static const char dd_nodes[] =
     "Sharing=static\nLocalLatency=0.01 DefaultLatency=0.2 Input=a Output=c\n"
@@ -96,13 +97,21 @@ static void dd_large(void)
 /* Part (e)'s table: the random and the fixed cases, decomposed and whole. */
 static void dd_table(ba_sample *sm)
 {
-    static const char *const name[DD_NSAMPLE] = { "dd", "dd-whole", "fixed", "fx-whole" };
+    static const char *const name[DD_NSAMPLE] = { "dd",       "dd-whole", "fixed",
+                                                  "fx-whole", "dd-est",   "fx-est" };
+    static const int order[DD_NSAMPLE] = { 0, 1, 4, 2, 3, 5 };
     ba_opts o = { 0 };   /* no "before" line: none scored */
     printf("\nbench_approx: deals of deals (4-12 tasks), decomposition (cut_whole_states 1) "
-           "against the exact chain; \"whole\": the default, one window where it fits\n");
+           "against the exact chain; \"whole\": the default, one window where it fits; "
+           "\"est\": the estimate of last resort alone (opts.estimate)\n");
     ba_header();
     for (int k = 0; k < DD_NSAMPLE; k++)
-        ba_row(name[k], &sm[k], &o);
+        ba_row(name[order[k]], &sm[order[k]], &o);
+    for (int k = 0; k < DD_NSAMPLE; k++)
+        if (sm[order[k]].n)
+            printf("%-8s %d of %d answered by the estimate of last resort, the others by the "
+                   "windows (or the whole model)\n", name[order[k]], sm[order[k]].nest,
+                   sm[order[k]].n);
     if (!getenv("APPROX_NO_LARGE"))
         dd_large();
 }
@@ -116,13 +125,16 @@ int ba_deals_of_deals(int ncases)
     ba_sample *sm = calloc(DD_NSAMPLE, sizeof *sm);   /* random, then fixed: pass 0, 1 */
     diag err = { 0 };
     int rc = sm ? 0 : diag_set(&err, "out of memory");
-    for (int pass = 0; pass < 2 - !!getenv("APPROX_DD_NO_WHOLE") && rc == 0; pass++) {
-        ba_opts o = { .no_before = 1, .cut_whole = pass ? 0 : 1 };
+    for (int pass = 0; pass < 3 && rc == 0; pass++) {
+        if (pass == 1 && getenv("APPROX_DD_NO_WHOLE"))
+            continue;
+        ba_opts o = { .no_before = 1, .cut_whole = pass == 1 ? 0 : 1, .estimate = pass == 2 };
+        int rs = pass == 2 ? 4 : pass, fs = pass == 2 ? 5 : 2 + pass;   /* their rows */
         uint64_t s = 20261126;   /* part (e)'s seed: each pass the same cases */
         for (int k = 0; k < ncases && rc == 0; k++)
-            rc = ba_random_case(DD_CAT, &s, &sm[pass], &o, 0, &err);
+            rc = ba_random_case(DD_CAT, &s, &sm[rs], &o, 0, &err);
         if (rc == 0)
-            rc = dd_fixed_cases(&sm[2 + pass], &o, &err);
+            rc = dd_fixed_cases(&sm[fs], &o, &err);
     }
     if (rc == 0)
         dd_table(sm);

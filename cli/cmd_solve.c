@@ -386,6 +386,9 @@ static void print_approx_json(const solve_args *a, int nt, const skel_approx_res
     cli_json_numberf(&j, "throughput", "%.10g", r->throughput);
     cli_json_bool(&j, "at_bound", r->at_bound);
     cli_json_bool(&j, "whole", r->whole);
+    cli_json_string(&j, "estimate", r->estimate == SKEL_APPROX_EST_GRAPH   ? "event graph"
+                                    : r->estimate == SKEL_APPROX_EST_PAIRS ? "pairs"
+                                                                           : "none");
     cli_json_string(&j, "bottleneck", bottleneck);
     cli_json_array(&j, "task");
     for (int i = 0; i < nt; i++) {
@@ -415,9 +418,16 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
     }
     printf("model        %s\n", a->path);
     printf("tasks        %d\n", nt);
-    printf("method       approx, %d sweeps, last change %.3g%s%s\n", r->iterations, r->change,
-           r->converged ? "" : " (not converged)",
-           r->whole ? "; the whole model as one window: its exact chain" : "");
+    if (r->estimate)
+        printf("method       approx, a deal the windows cannot answer: %s "
+               "(docs/approximation.md)\n",
+               r->estimate == SKEL_APPROX_EST_GRAPH
+                   ? "its event graph's max-plus recursion, sampled (110,000 items, fixed seed)"
+                   : "the per-task cycle bound, each move's ends a tandem without buffer");
+    else
+        printf("method       approx, %d sweeps, last change %.3g%s%s\n", r->iterations, r->change,
+               r->converged ? "" : " (not converged)",
+               r->whole ? "; the whole model as one window: its exact chain" : "");
     printf("time         load %.3f s, approx %.6f s\n\n", times[0], times[1]);
     printf("throughput   %.10g items/s (leaving the skeleton%s)\n", r->throughput,
            r->at_bound ? "; the one-item-at-a-time lower bound, above the fixed point's" : "");

@@ -245,7 +245,9 @@ static int build_workspace(skel_approx *a, const skel_approx_opts *opts, diag *e
         return -1;
     ax_par_blocks(a);
     ax_struct_classes(a);
-    return ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0 ? -1 : 0;
+    return ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0 || ax_est_alloc(a, err) < 0
+               ? -1
+               : 0;
 }
 
 /* skel_approx_new; whole: one window of every task (the fallback of
@@ -259,6 +261,8 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
     if (d->ngates)   /* a dag without its tree's reduction */
         return diag_set(err, "approximation: a loop over several stages without its serial "
                              "reduction (skel_dag.serial) is not covered"), NULL;
+    if (opts && opts->estimate)
+        return ax_est_new(d, opts, err);
     skel_approx *a = ax_alloc(d, opts, err), *b = NULL;
     if (!a)
         return NULL;
@@ -269,6 +273,10 @@ static skel_approx *approx_new(const skel_dag *d, const skel_approx_opts *opts,
         goto done;      /* a, not built, gives way to b */
     if (alloc_tasks(a, opts, err) == 0 && build_workspace(a, opts, err) == 0)
         return a;
+    if (a->short_cut) {   /* no window holds a move's round robins: the estimate */
+        diag_clear(err);
+        b = ax_est_new(d, opts, err);
+    }
 done:
     skel_approx_free(a);
     return b;
@@ -350,6 +358,13 @@ void skel_approx_free(skel_approx *a)
     free(a->xcnt);
     free(a->util);
     free(a->thr);
+    free(a->est_free);
+    free(a->est_slow);
+    free(a->est_cnt);
+    free(a->est_iv);
+    free(a->est_ivoff);
+    free(a->est_ivn);
+    free(a->est_ev);
     free(a);
 }
 
@@ -536,6 +551,8 @@ static int eval_windows(skel_approx *a, const double *mu, const double *lambda,
 {
     if (check_rates(a, mu, lambda, err) < 0)
         return -1;
+    if (a->est)
+        return ax_est_eval(a, mu, lambda, ps_node, r);
     a->mu = mu;
     a->lambda = lambda;
     a->node = ps_node;
@@ -598,29 +615,11 @@ static int retry_layers(skel_approx *a, const double *mu, const double *lambda,
     return eval_windows(a, mu, lambda, ps_node, r, err);
 }
 
-/* A deal of deals' fixed point that did not converge is not answered:
- * those of the random deals of deals that ended so were 3.5-52% off
- * (bench_approx dd); simulate answers them. */
-static int cut_answer(const skel_approx *a, int rc, const skel_approx_result *r, diag *err)
+/* The whole model as one window, after the windows' fixed point failed
+ * (whole_fallback); rc and r are the windows' answer. */
+static int whole_retry(skel_approx *a, const double *mu, const double *lambda,
+                       const int *ps_node, skel_approx_result *r, int rc, diag *err)
 {
-    if (rc == 0 && a->cut && !a->whole && !r->converged)
-        return diag_set(err, "approximation: a deal of deals whose fixed point did not "
-                             "converge in %d sweeps (change %.2g): use simulate",
-                        r->iterations, r->change);
-    return rc;
-}
-
-int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
-                     const int *ps_node, skel_approx_result *r, diag *err)
-{
-    if (a->flow)   /* the original rates checked, before the reduction divides them */
-        return check_rates(a, mu, lambda, err) < 0 ? -1
-                                                    : ax_flow_eval(a, mu, lambda, ps_node, r, err);
-    int rc = eval_windows(a, mu, lambda, ps_node, r, err);
-    if (layer_fallback(a, rc, r))
-        rc = retry_layers(a, mu, lambda, ps_node, r, rc, err);
-    if (!whole_fallback(a, rc, r))
-        return cut_answer(a, rc, r, err);
     diag werr = { 0 }, first = { 0 };
     if (rc < 0 && err) {
         first = *err;
@@ -632,6 +631,38 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         return rc;
     }
     return eval_windows(a, mu, lambda, ps_node, r, err);
+}
+
+/* A deal whose windows refused (below the one-item-at-a-time bound) or, a
+ * deal of deals, did not converge (those of the random deals of deals
+ * that ended so were 3.5-52% off, bench_approx dd) after every fallback:
+ * answered by the estimate of last resort (approx_est.c), the method line
+ * says so. Not past a deadline (the search and the plugin rank by their
+ * own bound), nor for bad rates. */
+static int last_resort(skel_approx *a, const double *mu, const double *lambda,
+                       const int *ps_node, skel_approx_result *r, int rc, diag *err)
+{
+    int unconverged = rc == 0 && a->cut && !a->whole && !r->converged;
+    if ((rc == 0 && !unconverged) || !a->deal || a->late || a->o.deadline > 0)
+        return rc;
+    if (check_rates(a, mu, lambda, err) < 0)
+        return -1;
+    diag_clear(err);
+    return ax_est_eval(a, mu, lambda, ps_node, r);
+}
+
+int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
+                     const int *ps_node, skel_approx_result *r, diag *err)
+{
+    if (a->flow)   /* the original rates checked, before the reduction divides them */
+        return check_rates(a, mu, lambda, err) < 0 ? -1
+                                                    : ax_flow_eval(a, mu, lambda, ps_node, r, err);
+    int rc = eval_windows(a, mu, lambda, ps_node, r, err);
+    if (layer_fallback(a, rc, r))
+        rc = retry_layers(a, mu, lambda, ps_node, r, rc, err);
+    if (whole_fallback(a, rc, r))
+        rc = whole_retry(a, mu, lambda, ps_node, r, rc, err);
+    return last_resort(a, mu, lambda, ps_node, r, rc, err);
 }
 
 /* The workspace rebuilt for other link kinds (per edge): a link's
@@ -664,8 +695,10 @@ int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *
     ax_links_kinds(a->d, p, node_of_task, scv, buffer);
     a->handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's */
     /* a flow's links are those of its reduced workspace (approx_flow.c) */
-    int linked = a->flow ? ax_flow_links(a, scv, buffer, err) == 0
-                         : ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0;
+    /* the estimate sees links as rendezvous (approx_est.c) */
+    int linked = a->flow  ? ax_flow_links(a, scv, buffer, err) == 0
+                 : a->est ? 1
+                          : ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0;
     if (linked &&
         skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
         rc = skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? node_of_task : NULL,

@@ -10,6 +10,7 @@
  *   approx_share.c    processor sharing: a node's tasks given that one computes
  *   approx_group.c    counted deals: members cut, coupled by items in flight
  *   approx_layer.c    the windows of deals of deals: grown by whole round robins
+ *   approx_est.c      the last resort of deals of deals: the cycle bound, scaled
  *   approx.c          the public entry (skeleton.h): workspace, evaluation
  *   approx_link.c     links with a buffer or phases (approx_link.h)
  *   approx_flowm.c    par/choice/loop steps: a task's fork, join, choice, loop
@@ -26,6 +27,10 @@
 #include "skeleton.h"
 #include "../base/diag.h"
 
+#define AX_EST_WARM 10000    /* the estimate's recursion: items before it counts, */
+#define AX_EST_ITEMS 100000  /* items it counts (approx_est.c) */
+#define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
+#define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
                                  (a window of three tasks and two partner bits: 108) */
 #define AX_GROW 81            /* default grow_states: windows of four pipeline tasks
@@ -155,6 +160,11 @@ typedef struct ax_nt {       /* a task and its node (grouping by node) */
 
 struct ax_flow;
 
+typedef struct ax_est_ev {    /* a compute's start (sign 1) or end (-1) */
+    double t;
+    int task, sign;
+} ax_est_ev;
+
 struct skel_approx {
     const skel_dag *d;
     struct ax_flow *flow;     /* par/choice/loop: the serial reduction's workspace
@@ -247,6 +257,17 @@ struct skel_approx {
                                  which a whole model's window overrides */
     unsigned long given_whole;   /* the caller's whole_states (1: no model whole) */
     int cut;                  /* a deal no window can hold whole (approx_group.c) */
+    int short_cut;            /* a deal of deals whose windows cannot hold a move's
+                                 round robins (approx_layer.c): skel_approx_new
+                                 answers by the estimate instead */
+    int est;                  /* this workspace answers by the estimate alone
+                                 (approx_est.c): no windows */
+    double *est_free, *est_slow;   /* per task: the estimate's recursion (approx_est.c) */
+    long *est_cnt;
+    double *est_iv;           /* the overlap pass's computes (start, end), per task
+                                 from est_ivoff[i] (est_ivn[i] of them); NULL: none */
+    long *est_ivoff, *est_ivn;
+    struct ax_est_ev *est_ev; /* their ends, sorted by time per node */
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
     double solve_work;        /* this evaluation's solves, in rated transitions' time */
@@ -339,6 +360,12 @@ void ax_solve_window(skel_approx *a, const ax_win *w);
 double ax_sweep(skel_approx *a, int backward);      /* returns the largest change */
 int ax_extrapolate(skel_approx *a);                 /* 1 when it jumped */
 double ax_one_at_a_time(const skel_approx *a);      /* mean time of one item alone */
+/* approx_est.c: the estimate of last resort (a deal of deals the windows
+ * refuse or leave unconverged): its event graph's recursion, sampled */
+int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                skel_approx_result *r);
+skel_approx *ax_est_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+int ax_est_alloc(skel_approx *a, diag *err);
 int ax_collapsing(const skel_approx *a, double t);
 
 /* approx_share.c */

@@ -42,7 +42,8 @@ unsigned long ax_layer_budget(const skel_approx *a)
  * destinations) are not whole in it: the move's own round robins are cut,
  * the cyclic error whatever the fixed point does (bench_approx dd: deal(8)
  * into deal(6), -40% and converged; four deals of 31 tasks collapsed, 36
- * CPU s). Refused at once, naming simulate. */
+ * CPU s). Refused at once: skel_approx_new answers by the estimate
+ * (approx_est.c) instead. */
 static int short_window(const skel_approx *a, const ax_win *w, diag *err)
 {
     int set[AX_WMAX + 1];
@@ -62,9 +63,10 @@ int ax_grow_layers(skel_approx *a, ax_win *w, ax_cbuf *b, int budget, diag *err)
 {
     int set[AX_WMAX + 1];
     if (ax_try_add_set(a, w, b, set, block_of(a, w->a1, 0, set), budget, 0, err) < 0 ||
-        ax_try_add_set(a, w, b, set, block_of(a, w->a0, 1, set), budget, 0, err) < 0 ||
-        short_window(a, w, err) < 0)
+        ax_try_add_set(a, w, b, set, block_of(a, w->a0, 1, set), budget, 0, err) < 0)
         return -1;
+    if (short_window(a, w, err) < 0)
+        return a->short_cut = 1, -1;
     for (int q = 0; q < w->nt && w->nt < AX_WMAX; q++) {
         int x = a->wtask[w->t0 + q];
         if (ax_past_deadline(a, 0))

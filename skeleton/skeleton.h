@@ -706,7 +706,14 @@ typedef struct skel_approx_opts {
                                 together is counted (approx_group.c) rather than
                                 cut by the windows; 0: 5; INT_MAX: never (the
                                 method before, kept for comparisons) */
+    int estimate;            /* 1: answer by the estimate of last resort alone (a deal
+                                of deals' event graph by its max-plus recursion,
+                                sampled; approx_est.c; for comparisons); by itself
+                                it answers only deals of deals whose windows refuse
+                                or do not converge */
 } skel_approx_opts;
+
+enum { SKEL_APPROX_EST_GRAPH = 1, SKEL_APPROX_EST_PAIRS = 2 };
 
 typedef struct skel_approx_result {
     double throughput;       /* the job's: items leaving the skeleton per second */
@@ -723,6 +730,14 @@ typedef struct skel_approx_result {
                                 the model's exact chain (a small model, no
                                 deadline: skel_approx_opts' whole_states,
                                 cut_whole_states), not by the decomposition */
+    int estimate;            /* non-zero: answered by the estimate of last resort (a
+                                deal of deals whose windows cannot hold its round
+                                robins, or whose fixed point failed), not a fixed
+                                point (docs/approximation.md): SKEL_APPROX_EST_GRAPH
+                                the event graph's max-plus recursion, sampled;
+                                SKEL_APPROX_EST_PAIRS (not an event graph) the
+                                per-task cycle bound with each move's two ends as a
+                                tandem without buffer */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be
