@@ -319,7 +319,7 @@ static pepa_lu *keep_other(pepa_lu *keep, pepa_lu *drop, double fd, double bd)
 static pepa_lu *analyse_auto(int64_t m, const int64_t *Ap, const int64_t *Ai, double *flops,
                              double *bytes, diag *err)
 {
-    double nz = m > 0 ? (double)Ap[m] : 0.0, fm, bm;
+    double nz = m > 0 ? (double)Ap[m] : 0.0, fm = NAN, bm = NAN; /* NAN if METIS's fails */
     if (m > 0 && nz > PEPA_LU_AMD_DEGREE * (double)m)
         return analyse_one(m, Ap, Ai, PEPA_LU_METIS, flops, bytes, err);
     pepa_lu *amd = analyse_one(m, Ap, Ai, PEPA_LU_AMD, flops, bytes, err);

@@ -79,11 +79,13 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 
 /* What PEPA_LU_AUTO learnt of the ordering it did not keep, so that a
  * caller who finds the kept one over its limits need not analyse the
- * other again (METIS's analysis is 0.15-0.26 s on bench_solve's chains):
+ * other again (where AUTO tries both on bench_solve's chains it keeps
+ * METIS, so what is held is AMD's analysis, ~0.08 s; METIS's, 0.15-0.26 s,
+ * is held only where AMD is kept after METIS was tried):
  * returns 1 when AUTO analysed it too, its analysis then in *other (the
- * caller frees it; NULL when that analysis failed) and its predictions
- * in *flops and *bytes; 0 when it did not (or lu's analysis was not
- * AUTO's). Either way lu holds it no more (pepa_lu_free frees it when
+ * caller frees it) and its predictions in *flops and *bytes, or, when
+ * that analysis failed, *other NULL and *flops, *bytes NAN; 0 when it
+ * did not (or lu's analysis was not AUTO's). Either way lu holds it no more (pepa_lu_free frees it when
  * not taken). */
 int pepa_lu_take_other(pepa_lu *lu, pepa_lu **other, double *flops, double *bytes);
 

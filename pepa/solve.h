@@ -155,7 +155,9 @@ int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *p
 
 /* The direct method, refusing (return 1, with a message) when the
  * symbolic analysis predicts more than max_bytes of memory or max_flops
- * for the factorisation (pi untouched then). pepa_solve_direct uses PEPA_DIRECT_MAX_BYTES and
+ * for the factorisation (pi is scratch then: it holds the few Gauss-Seidel
+ * sweeps that chose the state to pin, which AUTO does not reuse as a warm
+ * start). pepa_solve_direct uses PEPA_DIRECT_MAX_BYTES and
  * PEPA_DIRECT_MAX_FLOPS, AUTO the tighter PEPA_AUTO_DIRECT_*. */
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err);

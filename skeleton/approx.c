@@ -28,6 +28,7 @@
  * items enter (every item is computed once by one of them), each task's
  * being the mean of its windows' estimates. */
 #include "approx_int.h"
+#include "approx_test.h"
 
 #include <limits.h>
 #include <math.h>
@@ -199,14 +200,18 @@ static void set_budgets(skel_approx *a, unsigned long whole)
  * it does not fit. Not within known_big states, which a rebuild for new
  * link kinds just found too few (relink): the same exploration again
  * would fail again. */
-static skel_approx *whole_window_first(const skel_approx *a, const skel_approx_opts *opts,
+static skel_approx *whole_window_first(skel_approx *a, const skel_approx_opts *opts,
                                        unsigned long known_big)
 {
     unsigned long first = whole_first_max(a, a->d);
     if (!first || first <= known_big)
         return NULL;
     diag werr = { 0 };
-    return approx_new(a->d, opts, first, 0, &werr);
+    skel_approx *b = approx_new(a->d, opts, first, 0, &werr);
+    a->whole_builds++;
+    if (b)
+        b->whole_builds = a->whole_builds;
+    return b;
 }
 
 /* The per-task and per-edge arrays, and the caller's SCVs and handoff. */
@@ -496,13 +501,22 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     o.buffer = buffer;
     o.handoff = a->handoff;
     skel_approx *b = approx_new(a->d, &o, whole, known_big, err);
-    if (!b)
+    unsigned long builds = a->whole_builds + (whole ? 1 : 0);   /* approx_test.h */
+    if (!b) {
+        a->whole_builds = builds;
         return -1;
+    }
     skel_approx tmp = *a;
     *a = *b;
     *b = tmp;
+    a->whole_builds += builds;
     skel_approx_free(b);
     return 0;
+}
+
+unsigned long skel_approx_whole_builds(const skel_approx *a)
+{
+    return a->whole_builds;
 }
 
 /* The answer is the model's exact chain: built as one window of every

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
@@ -228,6 +229,48 @@ START_TEST(test_lu_auto_caps)
     pepa_ctmc_free(q);
 }
 END_TEST
+
+/* The hand-over in the solver (solve_direct.c's mf_other_order): a 36^3
+ * walk, where AUTO tries both orderings and keeps METIS (1.9e10 flops,
+ * 211 MB), holding AMD's analysis (3.8e10, 320 MB). Capped at
+ * HANDOVER_FLOPS, METIS's factors are over the cap, so the held AMD
+ * analysis is the one weighed, not made again (seen with a breakpoint;
+ * the API does not show it), and found over the cap too, as is
+ * UMFPACK's (4.8e11): the solver refuses. On this chain
+ * the held analysis cannot fit where the kept one does not (AMD's flops
+ * and bytes both above METIS's), so no capped solve reaches it and
+ * succeeds; the refusal after the hand-over is what is checked, the
+ * analysis handed over freed (ASan). */
+#define HANDOVER_L 36
+#define HANDOVER_FLOPS 1e10
+START_TEST(test_lu_auto_handover)
+{
+    pepa_ctmc *q = grid3(HANDOVER_L);
+    int64_t *p, *i, m = (int64_t)q->n - 1;
+    double *a, f, b, fo, bo;
+    pepa_lu_order used, dropped = PEPA_LU_METIS;
+    pinned_columns(q, &p, &i, &a);      /* the premise: both tried, METIS kept over the cap */
+    f = lu_flops(m, p, i, PEPA_LU_AUTO, &b, &used);
+    ck_assert(auto_other(m, p, i, &dropped, &fo, &bo) == 1);
+    ck_assert_msg(used == PEPA_LU_METIS && dropped == PEPA_LU_AMD && f > HANDOVER_FLOPS
+                  && fo > f && bo > b, "kept %d: %g flops, %g bytes; other %g, %g",
+                  (int)used, f, b, fo, bo);
+    free(a);
+    free(i);
+    free(p);
+    double *pi = malloc(q->n * sizeof *pi);
+    ck_assert(pi);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    pepa_solve_result res;
+    diag d;
+    diag_clear(&d);
+    int rc = pepa_solve_direct_capped(q, &o, 1e12, HANDOVER_FLOPS, pi, &res, &d);
+    ck_assert_msg(rc == 1 && strstr(d.msg, "1e+10 flops"), "rc %d: %s", rc, d.msg);
+    free(pi);
+    pepa_ctmc_free(q);
+}
+END_TEST
 #endif
 
 static Suite *lu_order_suite(void)
@@ -239,6 +282,7 @@ static Suite *lu_order_suite(void)
     tcase_add_test(tc, test_lu_auto);
     tcase_add_test(tc, test_lu_auto_metis);
     tcase_add_test(tc, test_lu_auto_caps);
+    tcase_add_test(tc, test_lu_auto_handover);
     suite_add_tcase(s, tc);
 #endif
     return s;
