@@ -510,6 +510,7 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     *a = *b;
     *b = tmp;
     a->whole_builds += builds;
+    a->est_linked = b->est_linked;    /* the links the caller placed, for the estimate */
     skel_approx_free(b);
     return 0;
 }
@@ -716,12 +717,12 @@ int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *
     ax_links_kinds(a->d, p, node_of_task, scv, buffer);
     a->handoff = p->local_latency > 0 ? 1 / p->local_latency : 1.0;   /* gen.c's */
     /* a flow's links are those of its reduced workspace (approx_flow.c) */
-    a->est_linked = 0;                /* the estimate's moves are rendezvous */
-    for (int e = 0; e < a->d->nedges; e++)
-        a->est_linked |= buffer[e] > 0 || scv[e] != 1;
     int linked = a->flow  ? ax_flow_links(a, scv, buffer, err) == 0
                  : a->est ? 1
                           : ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0;
+    a->est_linked = 0;   /* after relink, whose rebuild swaps the workspace */
+    for (int e = 0; e < a->d->nedges; e++)
+        a->est_linked |= buffer[e] > 0 || scv[e] != 1;   /* the estimate's: rendezvous */
     if (linked &&
         skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
         rc = skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? node_of_task : NULL,
