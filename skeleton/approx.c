@@ -373,6 +373,9 @@ void skel_approx_free(skel_approx *a)
     free(a->est_ivoff);
     free(a->est_ivn);
     free(a->est_ev);
+    free(a->est_roff);
+    free(a->est_ring);
+    free(a->est_ecnt);
     free(a);
 }
 
@@ -510,7 +513,7 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     *a = *b;
     *b = tmp;
     a->whole_builds += builds;
-    a->est_linked = b->est_linked;    /* the links the caller placed, for the estimate */
+    ax_est_keep_links(a, b);          /* the links the caller placed, for the estimate */
     skel_approx_free(b);
     return 0;
 }
@@ -720,9 +723,8 @@ int skel_approx_place(skel_approx *a, const skel_model *m, const skel_platform *
     int linked = a->flow  ? ax_flow_links(a, scv, buffer, err) == 0
                  : a->est ? 1
                           : ax_links_same(&a->links, scv, buffer) || relink(a, scv, buffer, err) == 0;
-    a->est_linked = 0;   /* after relink, whose rebuild swaps the workspace */
-    for (int e = 0; e < a->d->nedges; e++)
-        a->est_linked |= buffer[e] > 0 || scv[e] != 1;   /* the estimate's: rendezvous */
+    /* after relink, whose rebuild swaps the workspace */
+    linked = linked && ax_est_links(a, scv, buffer, err) == 0;
     if (linked &&
         skel_place_rates(m, p, node_of_task, mu, lambda, err) == 0)
         rc = skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? node_of_task : NULL,

@@ -16,9 +16,16 @@
  * sharing and rendezvous moves are this model exactly (the answer is off
  * by its sampling only); processor sharing slows each compute by its
  * node's tasks computing at once, as a pass of the recursion recorded
- * them (a few rounds). A move with a buffer or a time not exponential
- * (link phases) is not modelled: the estimate refuses (treating a buffer
- * as a rendezvous gave -49%, deal(8) into deal(6), DefaultBuffer=4).
+ * them (a few rounds). A move with a buffer of B items is gen.c's link
+ * (docs/approximation.md "Link buffers and link phases"): the sender's
+ * hand-off (mean 1/handoff) starts once it has computed the item and
+ * item n - B on that link has been taken (a slot free), and releases it;
+ * the item's transit (mean 1/lambda) follows; the receiver's take (mean
+ * 1/handoff) starts once the transit is over and it sent its previous
+ * item. Items are taken in their order on the link (an event graph; the
+ * model's items, alike, may be taken before an earlier one's transit
+ * ends). A move time not exponential (link phases) is not modelled: the
+ * estimate refuses.
  * The sampling error is given: a 95% half-width by batch means.
  * Where an item's next task is not one (a farm's choice, par/choice/loop:
  * not an event graph) a rough estimate answers instead, unconverged (the
@@ -198,6 +205,40 @@ static void record(skel_approx *a, int x, double c0, double c1)
  * time the last of them left (or last, earlier), or -1 when an item's
  * next task is not one (not an event graph). */
 static double pass_items(skel_approx *a, const double *mu, const double *lambda, long nitems,
+                         uint64_t *seed, int start, double last);
+
+/* Item c (computed then by task i) moved from i into task j >= 0 over a
+ * buffered edge e (est_roff): the sender's hand-off once a slot is free,
+ * the transit, the receiver's take once j is free. Sets i's release;
+ * returns the take's end. */
+static double buffered(skel_approx *a, const double *lambda, int e, int i, int j, double c,
+                       uint64_t *seed)
+{
+    long nb = a->est_roff[e + 1] - a->est_roff[e];
+    double *slot = &a->est_ring[a->est_roff[e] + a->est_ecnt[e]++ % nb];
+    double in = (*slot > c ? *slot : c) + draw(seed, 1 / a->handoff);
+    a->est_free[i] = in;
+    double arrived = in + draw(seed, 1 / lambda[e]);
+    double at = a->est_free[j] > arrived ? a->est_free[j] : arrived;
+    *slot = at + draw(seed, 1 / a->handoff);
+    return *slot;
+}
+
+/* Item c's move from task i into j (SKEL_OUT: out): a rendezvous unless
+ * the edge has a buffer; sets i's release, returns when the move ends. */
+static double move_item(skel_approx *a, const double *lambda, int i, int j, double c,
+                        uint64_t *seed)
+{
+    int e = skel_dag_edge(a->d, i, j);
+    if (j >= 0 && e >= 0 && a->est_roff[e + 1] > a->est_roff[e])
+        return buffered(a, lambda, e, i, j, c, seed);
+    double at = j >= 0 && a->est_free[j] > c ? a->est_free[j] : c;
+    double end = at + draw(seed, e >= 0 ? 1 / lambda[e] : 0);
+    a->est_free[i] = end;
+    return end;
+}
+
+static double pass_items(skel_approx *a, const double *mu, const double *lambda, long nitems,
                          uint64_t *seed, int start, double last)
 {
     double out = last, *free_at = a->est_free, in = move_of(a, lambda, SKEL_IN, start);
@@ -210,9 +251,7 @@ static double pass_items(skel_approx *a, const double *mu, const double *lambda,
             int j = next_of(a->d, i, a->est_cnt[i]++);
             if (j == AX_EST_NO)
                 return -1;
-            double at = j >= 0 && free_at[j] > c ? free_at[j] : c;
-            double end = at + draw(seed, move_of(a, lambda, i, j));
-            free_at[i] = end;
+            double end = move_item(a, lambda, i, j, c, seed);
             if (j < 0) {
                 out = end > out ? end : out;
                 break;
@@ -239,6 +278,10 @@ static uint64_t cold(skel_approx *a)
         a->est_cnt[i] = 0;
         a->est_ivn[i] = 0;
     }
+    for (int e = 0; e < a->nedges; e++)
+        a->est_ecnt[e] = 0;
+    for (long k = 0; k < a->est_roff[a->nedges]; k++)
+        a->est_ring[k] = 0;
     return AX_EST_SEED;
 }
 
@@ -349,9 +392,9 @@ static double shared(skel_approx *a, const double *mu, const double *lambda, con
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                 skel_approx_result *r, diag *err)
 {
-    if (a->est_linked)
-        return diag_set(err, "approximation: a deal the windows cannot answer, with a link "
-                             "buffer or a move time not exponential, which the estimate of "
+    if (a->est_phased)
+        return diag_set(err, "approximation: a deal the windows cannot answer, with a move "
+                             "time not exponential (link phases), which the estimate of "
                              "last resort does not model: use `skelsched simulate`");
     int start = entry_task(a->d);
     double half = 0;
@@ -411,6 +454,8 @@ int ax_est_alloc(skel_approx *a, diag *err)
     a->est_cnt = malloc(nt * sizeof *a->est_cnt);
     a->est_ivn = calloc(nt, sizeof *a->est_ivn);
     a->est_ivoff = calloc(nt + 1, sizeof *a->est_ivoff);
+    a->est_roff = calloc((size_t)a->nedges + 1, sizeof *a->est_roff);   /* no buffer */
+    a->est_ecnt = calloc((size_t)a->nedges + 1, sizeof *a->est_ecnt);
     if (a->est_cnt && a->est_ivoff && ov_offsets(a) == 0)
         a->est_iv = malloc(2 * (size_t)a->est_ivoff[a->ntasks] * sizeof *a->est_iv);
     a->est_ev = a->est_iv ? malloc(2 * (size_t)a->est_ivoff[a->ntasks] * sizeof *a->est_ev) : NULL;
@@ -423,9 +468,42 @@ int ax_est_alloc(skel_approx *a, diag *err)
     if (!a->thr)
         a->thr = calloc(nt, sizeof *a->thr);
     return a->est_free && a->est_slow && a->est_cnt && a->est_ivn && a->est_ivoff && a->util &&
-                   a->thr
+                   a->thr && a->est_roff && a->est_ecnt
                ? 0
                : ax_oom(err);
+}
+
+/* The links skel_approx_place placed (per edge, ax_links_kinds), for
+ * the estimate: phases refuse it, buffers are its slots. */
+int ax_est_links(skel_approx *a, const double *scv, const int *buffer, diag *err)
+{
+    a->est_phased = 0;
+    if (!a->est_roff)         /* a flow's workspace: no estimate */
+        return 0;
+    for (int e = 0; e < a->nedges; e++) {
+        a->est_phased |= scv[e] != 1;
+        a->est_roff[e + 1] = a->est_roff[e] + (buffer[e] > 0 ? buffer[e] : 0);
+    }
+    double *ring = realloc(a->est_ring, ((size_t)a->est_roff[a->nedges] + 1) * sizeof *ring);
+    if (!ring)
+        return ax_oom(err);
+    a->est_ring = ring;
+    return 0;
+}
+
+/* After rebuild swapped the old workspace into b and the new into a: a
+ * keeps the links the caller placed (b frees the new, unplaced ones). */
+void ax_est_keep_links(skel_approx *a, skel_approx *b)
+{
+    int ph = a->est_phased;
+    long *roff = a->est_roff;
+    double *ring = a->est_ring;
+    a->est_phased = b->est_phased;
+    a->est_roff = b->est_roff;
+    a->est_ring = b->est_ring;
+    b->est_phased = ph;
+    b->est_roff = roff;
+    b->est_ring = ring;
 }
 
 /* The workspace of the estimate alone (a deal of deals whose windows

@@ -262,9 +262,13 @@ struct skel_approx {
     int short_cut;            /* a deal of deals whose windows cannot hold a move's
                                  round robins (approx_layer.c): skel_approx_new
                                  answers by the estimate instead */
-    int est_linked;           /* some move has a buffer or a time not exponential
-                                 (skel_approx_place): the estimate, whose moves are
-                                 rendezvous, refuses (approx_est.c) */
+    int est_phased;           /* some move has a time not exponential (link phases,
+                                 skel_approx_place): the estimate refuses (approx_est.c) */
+    long *est_roff;           /* per edge: its buffer's slots in est_ring from
+                                 est_roff[e] (est_roff[e + 1] - est_roff[e] items: its
+                                 buffer, 0 a rendezvous; ax_est_links) */
+    double *est_ring;         /* per slot: when the item last in it was taken */
+    long *est_ecnt;           /* per edge: items moved over it in the recursion */
     int refused;              /* the last fixed point fell below the one-item-at-a-
                                  time bound (sanity): the estimate may answer */
     int est;                  /* this workspace answers by the estimate alone
@@ -373,6 +377,8 @@ int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const in
                 skel_approx_result *r, diag *err);
 skel_approx *ax_est_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
 int ax_est_alloc(skel_approx *a, diag *err);
+int ax_est_links(skel_approx *a, const double *scv, const int *buffer, diag *err);
+void ax_est_keep_links(skel_approx *a, skel_approx *b);
 int ax_collapsing(const skel_approx *a, double t);
 
 /* approx_share.c */
