@@ -478,12 +478,12 @@ int ax_est_alloc(skel_approx *a, diag *err)
 int ax_est_links(skel_approx *a, const double *scv, const int *buffer, diag *err)
 {
     a->est_phased = 0;
+    for (int e = 0; e < a->nedges; e++)
+        a->est_phased |= scv[e] != 1;
     if (!a->est_roff)         /* a flow's workspace: no estimate */
         return 0;
-    for (int e = 0; e < a->nedges; e++) {
-        a->est_phased |= scv[e] != 1;
+    for (int e = 0; e < a->nedges; e++)
         a->est_roff[e + 1] = a->est_roff[e] + (buffer[e] > 0 ? buffer[e] : 0);
-    }
     double *ring = realloc(a->est_ring, ((size_t)a->est_roff[a->nedges] + 1) * sizeof *ring);
     if (!ring)
         return ax_oom(err);
