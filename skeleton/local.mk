@@ -17,7 +17,8 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/search.c skeleton/search_int.h skeleton/search_bound.c skeleton/search_window.c \
 	skeleton/search_capacity.c skeleton/search_winps.c \
 	skeleton/search_plan.c skeleton/search_exact.c skeleton/search_scale.c \
-	skeleton/search_classes.c skeleton/search_construct.c skeleton/search_memo.c skeleton/search_lump.c \
+	skeleton/search_classes.c skeleton/search_construct.c skeleton/search_moves.c \
+	skeleton/search_more.c skeleton/search_polish.c skeleton/search_memo.c skeleton/search_lump.c \
 	skeleton/approx.c skeleton/approx_int.h skeleton/approx_machine.c skeleton/approx_chain.c \
 	skeleton/approx_window.c skeleton/approx_layer.c skeleton/approx_est.c skeleton/approx_member.c skeleton/approx_solve.c \
 	skeleton/approx_fixed.c skeleton/approx_share.c skeleton/approx_group.c \

@@ -8,10 +8,13 @@
  *   search_winps.c  the sub-pipeline windows that see processor sharing;
  *   search_plan.c   the rate plan and the exact evaluation of a placement;
  *   search_exact.c  exhaustive branch and bound, and listed candidates.
- *   search_scale.c  the large-scale search: evaluators, local moves (no
- *                   chain needed), the driver;
+ *   search_scale.c  the large-scale search (no chain needed): its set-up,
+ *                   the choice of its evaluator, its first moves;
  *   search_classes.c  its node classes;
- *   search_construct.c  its constructive placement and candidate nodes.
+ *   search_construct.c  its constructive placement and candidate nodes;
+ *   search_moves.c  its estimates, local moves, starts and kicks;
+ *   search_more.c   its more moves when the chain did not fit;
+ *   search_polish.c its local moves on the chain itself.
  */
 #ifndef SKELSCHED_SKELETON_SEARCH_INT_H
 #define SKELSCHED_SKELETON_SEARCH_INT_H
@@ -316,14 +319,48 @@ int search_candidates(search *s, const int *pl, int i, int *out);   /* into out:
 void search_node_freed(search *s, int x);   /* x lost a task: its class's cursor back */
 
 /* search_scale.c */
-int search_scale_on_chain(const search *s);
+int search_scale(search *s, double until);
+void search_scale_free(search *s);
+
+/* search_moves.c */
 int search_eval_bound(void *ctx, const int *pl, const double *mu, const double *lambda, double *x,
                       diag *err);
-int search_scale(search *s, double until);
-/* Kicks of the iterated local search when the chain did not fit. */
+/* Estimate of placement pl (complete) into *x: 0 when a link is missing
+ * (infeasible) or when its bound says it cannot beat beat (0: always
+ * estimated). Returns -1 when the evaluator refused (out of time, a fixed
+ * point it does not trust), *x then 0. */
+int search_estimate_above(search *s, const int *pl, double beat, double *x);
+int search_estimate(search *s, const int *pl, double *x);   /* beat 0 */
+/* The moves' time (until) or work (SCALE_WORK) is spent, or a solve of
+ * the moves on the chain failed. */
+int search_moves_spent(const search *s, double until);
+/* Passes of single moves until none improves, then of exchanges; again
+ * while an exchange improves. Stopped at until (anytime). */
+void search_local_moves(search *s, int *pl, double *x, double until);
+void search_set_loads(search *s, const int *pl);   /* loads and class cursors of pl */
+void search_unload(search *s);                     /* no node loaded */
+void search_keep_if_better(search *s, const int *pl, double x);   /* into heur, heur_x */
+/* Local moves from the complete placement pl (the loads set from it),
+ * kept as the answer when they end better. */
+void search_descend_keep(search *s, int *pl, double until);
+/* Another start for the local moves, into pl: kind 0, every free task on
+ * the fastest usable node (the moves then spread them: co-location the
+ * constructive rule never tries); kind 1, the usable nodes in index order
+ * (Slurm's way). Local optima differ by start. */
+void search_start_at(const search *s, int kind, int *pl);
+/* Kicks of the iterated local searches; their generator starts from a
+ * fixed seed: the same kicks on every run. */
 #define SCALE_KICKS 64
+#define KICK_SEED 0x2545f4914f6cdd1dULL
+/* Kick round of an iterated local search: 1 + round % 3 tasks of pl moved
+ * to random usable nodes (pins kept). */
+void search_kick(const search *s, int *pl, int round, uint64_t *r);
+
+/* search_more.c */
 int search_scale_more(search *s, double until);
-void search_scale_free(search *s);
+
+/* search_polish.c */
+int search_scale_on_chain(const search *s);   /* the chain is the evaluator */
 /* The local moves with the chain as the evaluator, from the best solved
  * (search_evaluate ranks every placement they solve); -1 when a solve failed. */
 int search_scale_exact(search *s, double until);
