@@ -28,7 +28,6 @@
  * items enter (every item is computed once by one of them), each task's
  * being the mean of its windows' estimates. */
 #include "approx_int.h"
-#include "approx_test.h"
 
 #include <limits.h>
 #include <math.h>
@@ -504,7 +503,7 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     o.buffer = buffer;
     o.handoff = a->handoff;
     skel_approx *b = approx_new(a->d, &o, whole, known_big, err);
-    unsigned long builds = a->whole_builds + (whole ? 1 : 0);   /* approx_test.h */
+    unsigned long builds = a->whole_builds + (whole ? 1 : 0);   /* through the swap */
     if (!b) {
         a->whole_builds = builds;
         return -1;
@@ -516,11 +515,6 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     ax_est_keep_links(a, b);          /* the links the caller placed, for the estimate */
     skel_approx_free(b);
     return 0;
-}
-
-unsigned long skel_approx_whole_builds(const skel_approx *a)
-{
-    return a->whole_builds;
 }
 
 /* The answer is the model's exact chain: built as one window of every
@@ -687,7 +681,9 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         rc = retry_layers(a, mu, lambda, ps_node, r, rc, err);
     if (whole_fallback(a, rc, r))
         rc = whole_retry(a, mu, lambda, ps_node, r, rc, err);
-    return last_resort(a, mu, lambda, ps_node, r, rc, err);
+    rc = last_resort(a, mu, lambda, ps_node, r, rc, err);
+    r->whole_explored = a->whole_builds;
+    return rc;
 }
 
 /* The workspace rebuilt for other link kinds (per edge): a link's

@@ -254,7 +254,8 @@ struct skel_approx {
                                  fallback for deals of deals) */
     unsigned long whole_max;  /* ... of at most this many reachable states (0: not
                                  whole), kept when the links rebuild it */
-    unsigned long whole_builds;   /* whole-window explorations so far (approx_test.h) */
+    unsigned long whole_builds;   /* whole-window explorations so far, kept through
+                                 rebuild's swap (skel_approx_result.whole_explored) */
     unsigned long given_max, given_deal;   /* the caller's max_states and deal_states,
                                  which a whole model's window overrides */
     unsigned long given_whole;   /* the caller's whole_states (1: no model whole) */

@@ -734,6 +734,13 @@ typedef struct skel_approx_result {
                                 the model's exact chain (a small model, no
                                 deadline: skel_approx_opts' whole_states,
                                 cut_whole_states), not by the decomposition */
+    unsigned long whole_explored;  /* explorations of the whole model as one window
+                                the workspace has made since skel_approx_new (tried
+                                first, again for new link kinds, as a fallback),
+                                built or found past their bound: each derives up to
+                                whole_states or cut_whole_states states, a cost that
+                                work does not count (a par, choice or loop flow's:
+                                those of its reduction's workspace) */
     int estimate;            /* non-zero: answered by the estimate of last resort (a
                                 deal of deals whose windows cannot hold its round
                                 robins, or whose fixed point failed), not a fixed
