@@ -75,6 +75,10 @@ void ba_before_err(ba_sample *sm, const ba_opts *o, const skel_dag *d, skel_appr
 void ba_windows_err(ba_sample *sm, const skel_dag *d, skel_approx_opts ao, const skel_model *m,
                     const skel_platform *p, const int *pl, const double *mu,
                     const double *lambda, double x);
+void ba_methods_err(ba_sample *sm, const ba_opts *o, const skel_dag *d, skel_approx_opts ao,
+                    const skel_model *m, const skel_platform *p, const int *pl,
+                    const double *mu, const double *lambda, double x,
+                    const skel_approx_result *ar);
 void ba_refuse(ba_sample *sm, const char *label, const skel_tree *t, const char *why);
 void ba_pool(ba_sample *all, const ba_sample *sm);
 void ba_header(void);

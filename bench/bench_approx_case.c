@@ -15,70 +15,100 @@
 #include "pepa/system.h"
 #include "sim/sim.h"
 
+/* One case of ba_compare: its task graph, model and rates at the
+ * placement, the exact answer, the approximation's workspace and options. */
+typedef struct cmp_case {
+    skel_dag *d;
+    skel_model *m;
+    double *mu, *lambda;
+    skel_search_result *exact;
+    skel_approx *a;
+    skel_approx_opts ao;
+} cmp_case;
+
+/* The task graph, the placement-independent model and its rates at pl. */
+static int case_build(cmp_case *c, const skel_tree *t, skel_style style, const skel_platform *p,
+                      const int *pl, diag *err)
+{
+    c->d = skel_dag_build(t, style, err);
+    c->m = c->d ? skel_model_new(t, c->d, err) : NULL;
+    if (!c->m)
+        return -1;
+    c->mu = malloc((size_t)skel_tree_ntasks(t) * sizeof *c->mu);
+    c->lambda = malloc((size_t)(c->m->nedges + 1) * sizeof *c->lambda);
+    if (!c->mu || !c->lambda)
+        return -1;
+    return skel_place_rates(c->m, p, pl, c->mu, c->lambda, err) < 0 ? -1 : 0;
+}
+
+static void case_free(cmp_case *c)
+{
+    skel_approx_free(c->a);
+    skel_search_result_free(c->exact);
+    free(c->mu);
+    free(c->lambda);
+    skel_model_free(c->m);
+    skel_dag_free(c->d);
+}
+
+/* The approximation's answer against the exact one, x, into sm (then the
+ * other methods on the same case: ba_methods_err); exact_s: the exact
+ * chain's seconds, t1 when the approximation's began. */
+static int case_score(cmp_case *c, const skel_tree *t, const skel_platform *p, const int *pl,
+                      ba_sample *sm, const ba_opts *o, const char *label, double exact_s,
+                      double t1)
+{
+    diag aerr = { 0 };
+    skel_approx_result ar;
+    if (skel_approx_eval(c->a, c->mu, c->lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL, &ar,
+                         &aerr) < 0) {
+        ba_refuse(sm, label, t, aerr.msg);  /* said so rather than answer: counted apart */
+        return 0;
+    }
+    /* exact: items entering the first stage */
+    double x = c->exact->ranked[0].throughput;
+    ba_record(sm, label, t, c->exact->states, x, &ar, exact_s, clock_now() - t1);
+    sm->nest += ar.estimate != 0;
+    if (!o->no_before)
+        ba_methods_err(sm, o, c->d, c->ao, c->m, p, pl, c->mu, c->lambda, x, &ar);
+    return 0;
+}
+
+/* The exact answer first (the suite does not depend on the
+ * approximation), then the approximation's workspace, then its score. */
+static int case_run(cmp_case *c, const skel_tree *t, const skel_platform *p, const int *pl,
+                    ba_sample *sm, const ba_opts *o, const char *label)
+{
+    double t0 = clock_now();
+    diag serr = { 0 }, aerr = { 0 };
+    if (!(c->exact = skel_search_one(c->m, c->d, p, pl, MAX_STATES, &serr))) {
+        sm->too_big++;
+        return 1;
+    }
+    double t1 = clock_now();
+    c->ao.scv = c->m->scv;
+    c->ao.cut_whole_states = o->cut_whole;
+    c->ao.estimate = o->estimate;
+    if (!(c->a = skel_approx_new(c->d, &c->ao, &aerr))) {
+        sm->uncovered++;
+        return 1;
+    }
+    if (o->dry)                     /* APPROX_CORPUS: covered, not scored */
+        return 0;
+    return case_score(c, t, p, pl, sm, o, label, t1 - t0, t1);
+}
+
 /* Exact and approximate throughput of t on p at placement pl, scored as o
  * says; 1 when the exact chain is too large or the approximation does not
  * cover t. */
 int ba_compare(const skel_tree *t, skel_style style, const skel_platform *p, const int *pl,
                ba_sample *sm, const ba_opts *o, const char *label, diag *err)
 {
-    skel_dag *d = skel_dag_build(t, style, err);
-    skel_model *m = d ? skel_model_new(t, d, err) : NULL;
-    skel_search_result *r = NULL;
-    skel_approx *a = NULL;
-    double *mu = NULL, *lambda = NULL;
-    int rc = -1, nt = skel_tree_ntasks(t);
-    if (!m)
-        goto done;
-    mu = malloc((size_t)nt * sizeof *mu);
-    lambda = malloc((size_t)(m->nedges + 1) * sizeof *lambda);
-    if (!mu || !lambda || skel_place_rates(m, p, pl, mu, lambda, err) < 0)
-        goto done;
-    double t0 = clock_now();
-    diag serr = { 0 };
-    if (!(r = skel_search_one(m, d, p, pl, MAX_STATES, &serr))) {   /* first: the suite does not
-                                                         depend on the approximation */
-        sm->too_big++;
-        rc = 1;
-        goto done;
-    }
-    diag aerr = { 0 };
-    double t1 = clock_now();
-    skel_approx_opts ao = { 0 };
-    ao.scv = m->scv;
-    ao.cut_whole_states = o->cut_whole;
-    ao.estimate = o->estimate;
-    if (!(a = skel_approx_new(d, &ao, &aerr))) {
-        sm->uncovered++;
-        rc = 1;
-        goto done;
-    }
-    if (o->dry) {                   /* APPROX_CORPUS: covered, not scored */
-        rc = 0;
-        goto done;
-    }
-    skel_approx_result ar;
-    if (skel_approx_eval(a, mu, lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL, &ar, &aerr) < 0) {
-        ba_refuse(sm, label, t, aerr.msg);  /* said so rather than answer: counted apart */
-        rc = 0;
-        goto done;
-    }
-    /* exact: items entering the first stage */
-    ba_record(sm, label, t, r->states, r->ranked[0].throughput, &ar, t1 - t0, clock_now() - t1);
-    sm->nest += ar.estimate != 0;
-    if (!o->no_before)
-        ba_before_err(sm, o, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
-    if (!o->no_before && ar.whole)   /* else the windows answered already */
-        ba_windows_err(sm, d, ao, m, p, pl, mu, lambda, r->ranked[0].throughput);
-    else if (!o->no_before && sm->nw < BA_NSAMPLE)
-        sm->win[sm->nw++] = fabs(ar.throughput / r->ranked[0].throughput - 1);
-    rc = 0;
-done:
-    skel_approx_free(a);
-    skel_search_result_free(r);
-    free(mu);
-    free(lambda);
-    skel_model_free(m);
-    skel_dag_free(d);
+    cmp_case c = { 0 };
+    int rc = case_build(&c, t, style, p, pl, err);
+    if (rc == 0)
+        rc = case_run(&c, t, p, pl, sm, o, label);
+    case_free(&c);
     return rc;
 }
 

@@ -100,6 +100,22 @@ void ba_windows_err(ba_sample *sm, const skel_dag *d, skel_approx_opts ao, const
     }
 }
 
+/* The other methods on a case the approximation answered (ar; x the
+ * exact throughput): the method before (ba_before_err), then the windows
+ * alone (ba_windows_err) when the whole model answered, else the answer's
+ * own error as theirs (the windows answered already). */
+void ba_methods_err(ba_sample *sm, const ba_opts *o, const skel_dag *d, skel_approx_opts ao,
+                    const skel_model *m, const skel_platform *p, const int *pl,
+                    const double *mu, const double *lambda, double x,
+                    const skel_approx_result *ar)
+{
+    ba_before_err(sm, o, d, ao, m, p, pl, mu, lambda, x);
+    if (ar->whole)
+        ba_windows_err(sm, d, ao, m, p, pl, mu, lambda, x);
+    else if (sm->nw < BA_NSAMPLE)
+        sm->win[sm->nw++] = fabs(ar->throughput / x - 1);
+}
+
 /* A case the approximation declined to answer (its message, if verbose). */
 void ba_refuse(ba_sample *sm, const char *label, const skel_tree *t, const char *why)
 {

@@ -294,33 +294,37 @@ skel_approx *skel_approx_new(const skel_dag *d, const skel_approx_opts *opts, di
     return approx_new(d, opts, 0, 0, err);
 }
 
-void skel_approx_free(skel_approx *a)
+/* What alloc_tasks allocated: the per-task and per-edge arrays. */
+static void free_tasks(skel_approx *a)
 {
-    if (!a)
-        return;
-    ax_flow_free(a->flow);
     free(a->lstart);
     free(a->nloc);
     free(a->loff);
+    free(a->entry);
+    free(a->scv);
+    free(a->as_bit);
+    free(a->srep);
+    free(a->use_s);
+    free(a->use_r);
+}
+
+/* The local machines (approx_machine.c) and processor sharing's tables
+ * (approx_share.c). */
+static void free_machines(skel_approx *a)
+{
     free(a->busy);
     free(a->rx);
     free(a->nch);
-    free(a->scv);
-    free(a->bynode);
-    free(a->fen_send);
-    free(a->fen_recv);
-    free(a->as_bit);
-    free(a->pairs);
-    free(a->grp0);
-    free(a->grpn);
-    free(a->pbusy);
-    free(a->pb);
+    free(a->ltr);
     free(a->pkey);
     free(a->pcond);
     free(a->pjs);
     free(a->pxs);
-    free(a->srep);
-    free(a->leave);
+}
+
+/* The counted deals (approx_group.c). */
+static void free_groups(skel_approx *a)
+{
     free(a->grp);
     free(a->mcap);
     free(a->gmem);
@@ -331,31 +335,30 @@ void skel_approx_free(skel_approx *a)
     free(a->edir);
     free(a->cnt0);
     free(a->cnt);
-    free(a->use_s);
-    free(a->use_r);
-    free(a->rep);
-    free(a->erep);
-    free(a->ehead);
-    free(a->enext);
-    free(a->rr);
-    free(a->nrr);
-    free(a->hist);
-    free(a->ltr);
-    ax_links_free(&a->links);
+}
+
+/* The windows and their chains (approx_window.c, approx_chain.c). */
+static void free_windows(skel_approx *a)
+{
+    free(a->leave);
     free(a->wlink);
     free(a->wtask);
     free(a->win);
     free(a->ctr);
     free(a->pi);
-    free(a->entry);
+    free(a->bit);
+    free(a->code);
+}
+
+/* What alloc_eval allocated for the fixed point: its delays and sums. */
+static void free_eval(skel_approx *a)
+{
     free(a->rho_send);
     free(a->rho_recv);
     free(a->alpha_send);
     free(a->alpha_recv);
     free(a->gamma_send);
     free(a->gamma_recv);
-    free(a->bit);
-    free(a->code);
     free(a->rate);
     free(a->prev);
     free(a->dense);
@@ -365,6 +368,32 @@ void skel_approx_free(skel_approx *a)
     free(a->xcnt);
     free(a->util);
     free(a->thr);
+}
+
+/* The rest of alloc_eval's: the tasks by node (Sharing=ps), the rate
+ * classes, the delays' Fenwick trees and their history. */
+static void free_eval_groups(skel_approx *a)
+{
+    free(a->bynode);
+    free(a->fen_send);
+    free(a->fen_recv);
+    free(a->pairs);
+    free(a->grp0);
+    free(a->grpn);
+    free(a->pbusy);
+    free(a->pb);
+    free(a->rep);
+    free(a->erep);
+    free(a->ehead);
+    free(a->enext);
+    free(a->rr);
+    free(a->nrr);
+    free(a->hist);
+}
+
+/* The estimate of last resort's (approx_est.c). */
+static void free_est(skel_approx *a)
+{
     free(a->est_free);
     free(a->est_slow);
     free(a->est_cnt);
@@ -375,6 +404,21 @@ void skel_approx_free(skel_approx *a)
     free(a->est_roff);
     free(a->est_ring);
     free(a->est_ecnt);
+}
+
+void skel_approx_free(skel_approx *a)
+{
+    if (!a)
+        return;
+    ax_flow_free(a->flow);
+    ax_links_free(&a->links);
+    free_tasks(a);
+    free_machines(a);
+    free_groups(a);
+    free_windows(a);
+    free_eval(a);
+    free_eval_groups(a);
+    free_est(a);
     free(a);
 }
 
