@@ -404,6 +404,7 @@ static void free_est(skel_approx *a)
     free(a->est_roff);
     free(a->est_ring);
     free(a->est_ecnt);
+    free(a->est_scv);
 }
 
 void skel_approx_free(skel_approx *a)
