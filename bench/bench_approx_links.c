@@ -1,6 +1,5 @@
 /* bench_approx part (d): links with buffers and phases against the
  * placement's own chain (link components included). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -70,11 +69,7 @@ int ba_compare_links(const skel_tree *t, skel_style style, const skel_platform *
         goto done;
     }
     ba_record(sm, label, t, states, x, &ar, t1 - t0, clock_now() - t1);
-    ba_before_err(sm, o, d, ao, m, p, pl, NULL, NULL, x);
-    if (ar.whole)
-        ba_windows_err(sm, d, ao, m, p, pl, NULL, NULL, x);
-    else if (sm->nw < BA_NSAMPLE)
-        sm->win[sm->nw++] = fabs(ar.throughput / x - 1);
+    ba_methods_err(sm, o, d, ao, m, p, pl, NULL, NULL, x, &ar);
 done:
     skel_approx_free(a);
     skel_model_free(m);

@@ -34,6 +34,20 @@ static unsigned long grow_states;   /* the same, of both_placed() */
 static unsigned long cut_whole;     /* skel_approx_opts.cut_whole_states of both() */
 static int count_tasks;             /* skel_approx_opts.count_tasks of both() */
 
+/* The approximation's throughput of x at pl with options ao (converged). */
+static double approx_at(const placed *x, const skel_approx_opts *ao, const int *pl)
+{
+    diag err;
+    diag_clear(&err);
+    skel_approx *a = skel_approx_new(x->dag, ao, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result ar;
+    ck_assert_msg(skel_approx_place(a, x->model, x->plat, pl, &ar, &err) == 0, "%s", err.msg);
+    ck_assert(ar.converged);
+    skel_approx_free(a);
+    return ar.throughput;
+}
+
 /* Exact and approximate job throughputs of skel at placement pl. */
 static void both(const char *skel, skel_style style, const int *pl, double *exact, double *approx)
 {
@@ -52,13 +66,7 @@ static void both(const char *skel, skel_style style, const int *pl, double *exac
     ao.whole_states = whole_states;
     ao.cut_whole_states = cut_whole;
     ao.count_tasks = count_tasks;
-    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
-    ck_assert_msg(a, "%s", err.msg);
-    skel_approx_result ar;
-    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &ar, &err) == 0, "%s", err.msg);
-    ck_assert(ar.converged);
-    *approx = ar.throughput;
-    skel_approx_free(a);
+    *approx = approx_at(&x, &ao, pl);
     skel_search_result_free(r);
     placed_free(&x);
 }
@@ -466,13 +474,7 @@ static void both_placed(const char *skel, skel_style style, const char *pt, cons
     ao.grow_states = grow_states;
     ao.whole_states = whole_states;
     ao.cut_whole_states = cut_whole;
-    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
-    ck_assert_msg(a, "%s", err.msg);
-    skel_approx_result ar;
-    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &ar, &err) == 0, "%s", err.msg);
-    ck_assert(ar.converged);
-    *approx = ar.throughput;
-    skel_approx_free(a);
+    *approx = approx_at(&x, &ao, pl);
     skel_model_free(m);
     placed_free(&x);
 }

@@ -198,6 +198,19 @@ START_TEST(test_lu_auto_metis)
 }
 END_TEST
 
+/* q solved by pepa_solve_direct_capped within max_bytes and max_flops, its
+ * steady state into *pi (allocated: the caller frees it); its return code. */
+static int capped_solve(const pepa_ctmc *q, double max_bytes, double max_flops, double **pi,
+                        pepa_solve_result *res, diag *d)
+{
+    *pi = malloc(q->n * sizeof **pi);
+    ck_assert(*pi);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    diag_clear(d);
+    return pepa_solve_direct_capped(q, &o, max_bytes, max_flops, *pi, res, d);
+}
+
 /* AUTO's ordering over the caps, the other within them: a 30^3 walk whose
  * AMD factors (kept by their flops) take 129 MB, METIS's 97 MB, UMFPACK's
  * 1 GB. Capped at 110 MB it solves, by METIS. */
@@ -215,14 +228,10 @@ START_TEST(test_lu_auto_caps)
     free(a);
     free(i);
     free(p);
-    double *pi = malloc(q->n * sizeof *pi);
-    ck_assert(pi);
-    pepa_solve_opts o;
-    pepa_solve_opts_init(&o);
+    double *pi;
     pepa_solve_result res;
     diag d;
-    diag_clear(&d);
-    int rc = pepa_solve_direct_capped(q, &o, CAPS_BYTES, 1e12, pi, &res, &d);
+    int rc = capped_solve(q, CAPS_BYTES, 1e12, &pi, &res, &d);
     ck_assert_msg(rc == 0 && res.converged, "rc %d: %s", rc, d.msg);
     ck_assert_msg(pepa_ctmc_residual(q, pi) <= 1e-12, "residual %g", pepa_ctmc_residual(q, pi));
     free(pi);
@@ -258,14 +267,10 @@ START_TEST(test_lu_auto_handover)
     free(a);
     free(i);
     free(p);
-    double *pi = malloc(q->n * sizeof *pi);
-    ck_assert(pi);
-    pepa_solve_opts o;
-    pepa_solve_opts_init(&o);
+    double *pi;
     pepa_solve_result res;
     diag d;
-    diag_clear(&d);
-    int rc = pepa_solve_direct_capped(q, &o, 1e12, HANDOVER_FLOPS, pi, &res, &d);
+    int rc = capped_solve(q, 1e12, HANDOVER_FLOPS, &pi, &res, &d);
     ck_assert_msg(rc == 1 && strstr(d.msg, "1e+10 flops"), "rc %d: %s", rc, d.msg);
     free(pi);
     pepa_ctmc_free(q);
