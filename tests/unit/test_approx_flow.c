@@ -188,7 +188,7 @@ START_TEST(test_flow_links)
             printf("buffers %s %+.4f%% (%.6g against %.6g without)\n", st ? "stream" : "producer",
                    100 * e, held, plain);
         ck_assert_msg(fabs(held / plain - 1) > 1e-3, "buffers ignored: %.9g, %.9g", held, plain);
-        ck_assert_msg(fabs(e) <= 0.09, "buffers: error %.3g%%", 100 * e);
+        ck_assert_msg(fabs(e) <= 0.015, "buffers: error %.3g%%", 100 * e);
     }
     whole_states = 0;
 }
