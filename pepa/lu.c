@@ -33,6 +33,7 @@
  * method for sparse matrix solution, SIAM Review 34 (1992). */
 #define _DEFAULT_SOURCE         /* madvise */
 #include "lu.h"
+#include "lu_par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -92,6 +93,8 @@ struct pepa_lu {
     int other_tried;    /* PEPA_LU_AUTO analysed the other ordering too, and dropped it: */
     pepa_lu *other;     /* ... its analysis (NULL if it failed), until taken */
     double other_flops, other_bytes;
+    int threads;        /* 1, or 2: large fronts on two threads (lu_par.h) */
+    lu_int split;       /* fronts the last factorisation ran on two threads */
 };
 
 /* n elements of size bytes each (at least one). The factors and fronts are large and written
@@ -349,6 +352,17 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu)
     return lu->order;
 }
 
+int pepa_lu_set_threads(pepa_lu *lu, int threads)
+{
+    lu->threads = threads > 1 && lu_par_available() ? 2 : 1;
+    return lu->threads;
+}
+
+int64_t pepa_lu_split_fronts(const pepa_lu *lu)
+{
+    return lu->split;
+}
+
 int pepa_lu_take_other(pepa_lu *lu, pepa_lu **other, double *flops, double *bytes)
 {
     int tried = lu->other_tried;
@@ -438,6 +452,9 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #define GEMM sgemm_
 #define TRSV strsv_
 #define GEMV sgemv_
+#ifdef HAVE_BLIS
+#define PAR_DENSE lu_par_dense
+#endif
 #include "lu_front.h"
 
 static void work_free(lu_work *w)
@@ -480,6 +497,7 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
     lu_work w = {.ap = Ap, .ai = Ai, .ax = Ax};
     free_factors(lu);
     lu->prec = prec;
+    lu->split = 0;
     if (work_alloc(lu, &w)) {
         work_free(&w);
         return diag_set(err, "direct solver: out of memory for the LU factors");
