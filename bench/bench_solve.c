@@ -32,14 +32,22 @@
  * seconds (the machine is shared; the LU's and UMFPACK's wall times are
  * printed too, the `uptime` load beside them says how shared), the
  * ratios of UMFPACK's CPU and wall time to the LU's median run, and the largest differences between the LU's answer and
- * UMFPACK's and Gauss-Seidel's. The LU runs three times: its first run
- * (which touches memory the process never had) and the median are shown.
+ * UMFPACK's and Gauss-Seidel's. The LU runs three times on one thread (the
+ * library's default): its first run (which touches memory the process
+ * never had) and the median are shown; then three times on two threads
+ * (opts.lu_threads 2, what `skelsched solve` runs on this 2-core machine:
+ * "2T1" the first run, "2T" the median, "LU/2T w" the wall-time speed-up,
+ * "|2T-LU|" the largest difference between the two answers).
  * A second table gives where the LU's time goes on the same chains
  * (pepa/lu.h alone: analysis, factorisation, one solve; flops, GFlop/s,
  * predicted MB): ordered as lu.h's PEPA_LU_AUTO chooses ("auto:", its
  * analysis including the orderings it tried) in single precision (as the
  * direct method factorises, then refining in double), by METIS in single
- * and in double (as it did before), and by AMD. */
+ * and in double (as it did before), and by AMD; "auto" also on two
+ * threads ("single,2T"; "split": the fronts run on both). "factor w" is
+ * the factorisation's wall time, and GFlop/s its flops over it.
+ *        bench_solve lu2      (the closed networks' factorisation alone,
+ *                              one thread against two, alternated) */
 #define _DEFAULT_SOURCE         /* getloadavg */
 #include <math.h>
 #include <stdio.h>
@@ -500,7 +508,7 @@ static int balance(const pepa_ctmc *q, uint32_t r, int64_t **pp, int64_t **pi, d
  * Returns 0 or -1 (with the message in e). */
 static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const double *x,
                       pepa_lu_order *order, pepa_lu_prec prec, int threads, double t[4],
-                      double *flops, double *bytes, diag *e)
+                      double *flops, double *bytes, int64_t *split, diag *e)
 {
     double *b = calloc((size_t)m, sizeof *b), *y = malloc((size_t)m * sizeof *y);
     double t0 = cpu_now();
@@ -517,6 +525,7 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
     if (rc == 0) {
         b[0] = 1.0;
         pepa_lu_solve(lu, b, y);
+        *split = pepa_lu_split_fronts(lu);
     }
     t[0] = t1 - t0;
     t[1] = t2 - t1;
@@ -540,6 +549,7 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
 {
     int64_t *p = NULL, *ix = NULL;
     double *x = NULL, flops = 0.0, bytes = 0.0, t[2][4];
+    int64_t split = 0;
     diag e;
     diag_clear(&e);
     int rc = balance(q, q->n / 2, &p, &ix, &x);
@@ -547,7 +557,7 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
     for (int k = 0; k < 2 && rc == 0; k++) {
         used = order;
         rc = phase_once((int64_t)q->n - 1, p, ix, x, &used, prec, threads, t[k], &flops,
-                        &bytes, &e);
+                        &bytes, &split, &e);
     }
     if (prec == PEPA_LU_SINGLE)
         bytes = (bytes - 40.0 * q->n) / 2.0 + 40.0 * q->n;
@@ -558,9 +568,9 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
                  used == PEPA_LU_METIS ? "METIS" : "AMD");
         snprintf(pr, sizeof pr, "%s%s", prec == PEPA_LU_SINGLE ? "single" : "double",
                  threads > 1 ? ",2T" : "");
-        printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f\n", name, how,
-               pr, f[0], f[1], f[3], f[2], f[0] + f[1] + f[2], flops, flops / f[3] / 1e9,
-               bytes / 1e6);
+        printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n", name,
+               how, pr, f[0], f[1], f[3], f[2], f[0] + f[1] + f[2], flops, flops / f[3] / 1e9,
+               bytes / 1e6, (long long)split);
     } else {
         printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
     }
@@ -573,8 +583,9 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
  * single precision), ordered by METIS in single and double, and by AMD. */
 static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
 {
-    printf("\n%-15s %-11s %-9s %8s %8s %8s %7s %8s %9s %7s %7s\n", "chain", "order", "prec",
-           "analyse", "factor", "factor w", "solve", "total", "flops", "GFlop/s", "MB");
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
+           "prec", "analyse", "factor", "factor w", "solve", "total", "flops", "GFlop/s", "MB",
+           "split");
     for (int k = 0; k < nq; k++)
         if (qs[k]) {
             phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE, 1);
@@ -589,8 +600,9 @@ static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
  * times (the machine's load moves between runs). */
 static void lu2_table(void)
 {
-    printf("\n%-15s %-11s %-9s %8s %8s %8s %7s %8s %9s %7s %7s\n", "chain", "order", "prec",
-           "analyse", "factor", "factor w", "solve", "total", "flops", "GFlop/s", "MB");
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
+           "prec", "analyse", "factor", "factor w", "solve", "total", "flops", "GFlop/s", "MB",
+           "split");
     static const char *const names[] = {"cqn 5st/25job", "cqn 7st/11job", "cqn 9st/8job"};
     pepa_ctmc *qs[3] = {make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
     for (int r = 0; r < 3; r++)

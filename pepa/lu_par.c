@@ -1,11 +1,14 @@
 /* lu_par: see lu_par.h.
  *
- * Each step forks one helper thread and joins it. The caller's part runs on
- * OpenBLAS, the helper's on BLIS; BLIS 0.9.0 as Debian builds it runs its
- * Haswell kernels on this machine (its build has no Skylake-X ones), at
- * about half of OpenBLAS's Skylake-X sgemm (58 against 123-127 GFlop/s on
- * 3,000 x 3,000, bench_solve direct's numbers in docs/pepa.md), so the
- * helper takes LU_PAR_SHARE of the columns, not half.
+ * Each step forks one helper thread and joins it. The work of a step is
+ * cut into chunks of columns (or rows) that do not depend on each other,
+ * and each thread takes the next chunk left until none is: the caller's
+ * on OpenBLAS, the helper's on BLIS. So the faster kernels take more
+ * (BLIS 0.9.0 as Debian builds it runs its Haswell kernels on this
+ * machine, its build having no Skylake-X ones: about half of OpenBLAS's
+ * Skylake-X sgemm, 58 against 123-127 GFlop/s on 3,000 x 3,000), and a
+ * helper the machine's other load keeps off a core costs the step at most
+ * the chunk it holds: the caller does the rest.
  *
  * The diagonal block of a large front (the closed networks' root fronts
  * have up to 3,126 pivots, 40% of their flops) is factorised by a blocked
@@ -18,6 +21,7 @@
 #ifdef HAVE_BLIS
 #include <blis.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
 void slaswp_(const int *n, float *a, const int *lda, const int *k1, const int *k2,
@@ -29,8 +33,10 @@ void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const in
             const float *alpha, const float *a, const int *lda, const float *b,
             const int *ldb, const float *beta, float *c, const int *ldc);
 
-/* The helper's share of the columns: BLIS's speed over both (above). */
-#define LU_PAR_SHARE 0.32
+/* Columns (or rows) a thread takes at a time: wide enough that the
+ * products' packing is a small part, narrow enough to share a front of a
+ * few hundred columns. */
+#define LU_PAR_CHUNK 128
 /* Columns of a panel of the blocked LU: its flops (n^2 x this / 2) run on
  * one thread, and the trailing updates' inner dimension is this. */
 #define LU_PAR_PANEL 192
@@ -88,38 +94,51 @@ static void par_gemm(lu_par_who who, int m, int n, int k, float *a, int lda, flo
                  &one, c, 1, ldc, NULL, &rn);
 }
 
-/* One fork-join step: fn(arg, LU_PAR_CALLER) here, fn(arg, LU_PAR_HELPER)
- * on a helper thread (here too, after it, if no thread can be started). */
-typedef void lu_par_fn(void *arg, lu_par_who who);
+/* One fork-join step: chunks 0 .. n - 1 of the work, body(arg, who, k)
+ * doing chunk k, taken in turn by the caller and a helper thread (all by
+ * the caller if no thread can be started). */
+typedef void lu_par_body(void *arg, lu_par_who who, int k);
 
-typedef struct lu_par_call {
-    lu_par_fn *fn;
+typedef struct lu_par_step {
+    lu_par_body *body;
     void *arg;
-} lu_par_call;
+    int n;
+    atomic_int next;            /* the next chunk not taken */
+} lu_par_step;
+
+static void par_take(lu_par_step *st, lu_par_who who)
+{
+    for (int k; (k = atomic_fetch_add(&st->next, 1)) < st->n;)
+        st->body(st->arg, who, k);
+}
 
 static void *par_helper(void *p)
 {
-    const lu_par_call *c = p;
-    c->fn(c->arg, LU_PAR_HELPER);
+    par_take(p, LU_PAR_HELPER);
     return NULL;
 }
 
-static void par_run(lu_par_fn *fn, void *arg)
+static void par_run(lu_par_body *body, void *arg, int n)
 {
-    lu_par_call c = {fn, arg};
+    lu_par_step st = {.body = body, .arg = arg, .n = n};
+    atomic_init(&st.next, 0);
     pthread_t th;
-    int started = pthread_create(&th, NULL, par_helper, &c) == 0;
-    fn(arg, LU_PAR_CALLER);
+    int started = n > 1 && pthread_create(&th, NULL, par_helper, &st) == 0;
+    par_take(&st, LU_PAR_CALLER);
     if (started)
         pthread_join(th, NULL);
-    else
-        fn(arg, LU_PAR_HELPER);
 }
 
-/* Where the caller's columns of n end: the helper takes the rest. */
-static int par_cut(int n)
+/* Chunks of n columns, and chunk k's columns [*lo, *hi). */
+static int par_chunks(int n)
 {
-    return n - (int)(LU_PAR_SHARE * n + 0.5);
+    return (n + LU_PAR_CHUNK - 1) / LU_PAR_CHUNK;
+}
+
+static void par_chunk(int n, int k, int *lo, int *hi)
+{
+    *lo = k * LU_PAR_CHUNK;
+    *hi = *lo + LU_PAR_CHUNK < n ? *lo + LU_PAR_CHUNK : n;
 }
 
 /* Rows k1..k2 (1-based) of the w columns at a (leading dimension lda)
@@ -140,14 +159,6 @@ static void par_swap(float *a, int lda, int w, int k1, int k2, const int *ipiv)
     }
 }
 
-/* The columns [lo, hi) of n that who works on. */
-static void par_range(int n, lu_par_who who, int *lo, int *hi)
-{
-    int cut = par_cut(n);
-    *lo = who == LU_PAR_CALLER ? 0 : cut;
-    *hi = who == LU_PAR_CALLER ? cut : n;
-}
-
 /* Step j of the blocked LU of the n x n block a: the panel (columns j to
  * j + jb) is factorised, the columns right of it are exchanged, solved and
  * updated, each thread its share of them. */
@@ -157,13 +168,11 @@ typedef struct lu_par_trail {
     const int *ipiv;
 } lu_par_trail;
 
-static void par_trail(void *p, lu_par_who who)
+static void par_trail(void *p, lu_par_who who, int k)
 {
     const lu_par_trail *t = p;
     int c0 = t->j + t->jb, lo, hi;
-    par_range(t->n - c0, who, &lo, &hi);
-    if (hi <= lo)
-        return;
+    par_chunk(t->n - c0, k, &lo, &hi);
     size_t lda = (size_t)t->lda;
     float *top = t->a + (size_t)t->j + (size_t)(c0 + lo) * lda;   /* rows j.., its columns */
     float *diag = t->a + (size_t)t->j + (size_t)t->j * lda;
@@ -186,8 +195,7 @@ static int par_getrf(int n, float *a, int lda, int *ipiv)
             ipiv[i] += j;
         par_swap(a, lda, j, j + 1, j + jb, ipiv);   /* the columns left of the panel */
         lu_par_trail t = {a, lda, n, j, jb, ipiv};
-        if (j + jb < n)
-            par_run(par_trail, &t);
+        par_run(par_trail, &t, par_chunks(n - j - jb));
     }
     return 0;
 }
@@ -199,27 +207,28 @@ typedef struct lu_par_front {
     const int *ipiv;
 } lu_par_front;
 
-/* F12's columns exchanged and solved, and the panel's lower rows solved:
- * each thread its share of both. */
-static void par_solve(void *p, lu_par_who who)
+/* Chunk k of F12's columns exchanged and solved, or (past them) of the
+ * panel's lower rows solved. */
+static void par_solve(void *p, lu_par_who who, int k)
 {
     const lu_par_front *f = p;
-    int lo, hi;
-    par_range(f->nb, who, &lo, &hi);
-    if (hi <= lo)
-        return;
-    float *u = f->f12 + (size_t)lo * (size_t)f->nc;
-    par_swap(u, f->nc, hi - lo, 1, f->nc, f->ipiv);
-    par_trsm_left(who, f->nc, hi - lo, f->panel, f->nr, u, f->nc);
-    par_trsm_right(who, hi - lo, f->nc, f->panel, f->nr, f->panel + f->nc + lo, f->nr);
+    int lo, hi, ncol = par_chunks(f->nb);
+    par_chunk(f->nb, k < ncol ? k : k - ncol, &lo, &hi);
+    if (k < ncol) {
+        float *u = f->f12 + (size_t)lo * (size_t)f->nc;
+        par_swap(u, f->nc, hi - lo, 1, f->nc, f->ipiv);
+        par_trsm_left(who, f->nc, hi - lo, f->panel, f->nr, u, f->nc);
+    } else {
+        par_trsm_right(who, hi - lo, f->nc, f->panel, f->nr, f->panel + f->nc + lo, f->nr);
+    }
 }
 
-/* F22 -= F21 F12, each thread its share of F22's columns. */
-static void par_update(void *p, lu_par_who who)
+/* Chunk k of F22's columns: F22 -= F21 F12. */
+static void par_update(void *p, lu_par_who who, int k)
 {
     const lu_par_front *f = p;
     int lo, hi;
-    par_range(f->nb, who, &lo, &hi);
+    par_chunk(f->nb, k, &lo, &hi);
     par_gemm(who, f->nb, hi - lo, f->nc, f->panel + f->nc, f->nr,
              f->f12 + (size_t)lo * (size_t)f->nc, f->nc, f->f22 + (size_t)lo * (size_t)f->nb,
              f->nb);
@@ -235,8 +244,8 @@ int lu_par_dense(int nc, int nb, int nr, float *panel, float *f12, float *f22, i
     if (info != 0 || nb == 0)
         return info;
     lu_par_front f = {nc, nb, nr, panel, f12, f22, ipiv};
-    par_run(par_solve, &f);
-    par_run(par_update, &f);
+    par_run(par_solve, &f, 2 * par_chunks(nb));
+    par_run(par_update, &f, par_chunks(nb));
     return 0;
 }
 

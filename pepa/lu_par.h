@@ -5,8 +5,8 @@
  * Debian's OpenBLAS here is the serial build, which must not be called
  * from two threads at once (it links no lock: docs/pepa.md), so the caller
  * keeps OpenBLAS and the helper thread runs BLIS's typed API, one thread
- * per call (a per-call rntm_t: no process-wide setting), on its share of
- * the columns. Without BLIS (configure found none) lu_par_available() is 0
+ * per call (a per-call rntm_t: no process-wide setting), on the chunks of
+ * the columns it takes. Without BLIS (configure found none) lu_par_available() is 0
  * and the LU runs on one thread. */
 #ifndef SKELSCHED_PEPA_LU_PAR_H
 #define SKELSCHED_PEPA_LU_PAR_H
