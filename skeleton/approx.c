@@ -376,6 +376,7 @@ void skel_approx_free(skel_approx *a)
     free(a->est_roff);
     free(a->est_ring);
     free(a->est_ecnt);
+    free(a->est_scv);
     free(a);
 }
 

@@ -24,8 +24,8 @@
  * 1/handoff) starts once the transit is over and it sent its previous
  * item. Items are taken in their order on the link (an event graph; the
  * model's items, alike, may be taken before an earlier one's transit
- * ends). A move time not exponential (link phases) is not modelled: the
- * estimate refuses.
+ * ends). A move time not exponential (link phases, a task's work phases)
+ * is drawn from the model's own phase-type distribution (ax_draw_ph).
  * The sampling error is given: a 95% half-width by batch means.
  * Where an item's next task is not one (a farm's choice, par/choice/loop:
  * not an event graph) a rough estimate answers instead, unconverged (the
@@ -171,19 +171,52 @@ static int next_of(const skel_dag *d, int i, long n)
     return f->start[k + 1] - f->start[k] == 1 && !f->alt ? f->tasks[f->start[k]] : AX_EST_NO;
 }
 
-static double draw(uint64_t *s, double mean)   /* exponential, xorshift64* */
+double ax_uniform(uint64_t *s)   /* in [0, 1), xorshift64* */
 {
     *s ^= *s >> 12;
     *s ^= *s << 25;
     *s ^= *s >> 27;
-    double u = (double)((*s * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
-    return -mean * log1p(-u);
+    return (double)((*s * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
 }
 
-static double move_of(const skel_approx *a, const double *lambda, int i, int j)
+double ax_draw(uint64_t *s, double mean)   /* exponential */
 {
-    int e = skel_dag_edge(a->d, i, j);
-    return e >= 0 ? 1 / lambda[e] : 0;
+    return -mean * log1p(-ax_uniform(s));
+}
+
+/* A time of this mean and squared coefficient of variation, of the
+ * phase-type distribution gen.c gives it (link.c phases_of, a task's
+ * work alike): Erlang-k below 1 (k phases, each of mean mean/k), one
+ * exponential at 1, above it the balanced H2 of skel_h2 (branch a, rate
+ * ra/mean, with probability p, else b at rb/mean; gen.c draws the branch
+ * as the previous move or item completes, which nothing observes before
+ * this one starts). */
+double ax_draw_ph(uint64_t *s, double mean, double scv)
+{
+    if (scv == 1 || mean == 0)
+        return ax_draw(s, mean);
+    if (scv > 1) {
+        double p, ra, rb;
+        skel_h2(scv, &p, &ra, &rb);
+        return ax_uniform(s) < p ? ax_draw(s, mean / ra) : ax_draw(s, mean / rb);
+    }
+    int k = skel_erlang_phases(scv);
+    double t = 0;
+    for (int q = 0; q < k; q++)
+        t += ax_draw(s, mean / k);
+    return t;
+}
+
+/* Edge e's move time (none: 0, a move within a node of no edge). */
+static double move_time(const skel_approx *a, const double *lambda, int e, uint64_t *seed)
+{
+    return e >= 0 ? ax_draw_ph(seed, 1 / lambda[e], a->est_scv[e]) : 0;
+}
+
+/* Task i's compute time: its work's phases, slowed by processor sharing. */
+static double compute_time(const skel_approx *a, const double *mu, int i, uint64_t *seed)
+{
+    return ax_draw_ph(seed, a->est_slow[i] / mu[i], a->scv[i]);
 }
 
 /* A compute of task x from c0 to c1, recorded (the overlap pass). */
@@ -216,11 +249,11 @@ static double buffered(skel_approx *a, const double *lambda, int e, int i, int j
 {
     long nb = a->est_roff[e + 1] - a->est_roff[e];
     double *slot = &a->est_ring[a->est_roff[e] + a->est_ecnt[e]++ % nb];
-    double in = (*slot > c ? *slot : c) + draw(seed, 1 / a->handoff);
+    double in = (*slot > c ? *slot : c) + ax_draw(seed, 1 / a->handoff);
     a->est_free[i] = in;
-    double arrived = in + draw(seed, 1 / lambda[e]);
+    double arrived = in + move_time(a, lambda, e, seed);
     double at = a->est_free[j] > arrived ? a->est_free[j] : arrived;
-    *slot = at + draw(seed, 1 / a->handoff);
+    *slot = at + ax_draw(seed, 1 / a->handoff);
     return *slot;
 }
 
@@ -233,7 +266,7 @@ static double move_item(skel_approx *a, const double *lambda, int i, int j, doub
     if (j >= 0 && e >= 0 && a->est_roff[e + 1] > a->est_roff[e])
         return buffered(a, lambda, e, i, j, c, seed);
     double at = j >= 0 && a->est_free[j] > c ? a->est_free[j] : c;
-    double end = at + draw(seed, e >= 0 ? 1 / lambda[e] : 0);
+    double end = at + move_time(a, lambda, e, seed);
     a->est_free[i] = end;
     return end;
 }
@@ -241,11 +274,12 @@ static double move_item(skel_approx *a, const double *lambda, int i, int j, doub
 static double pass_items(skel_approx *a, const double *mu, const double *lambda, long nitems,
                          uint64_t *seed, int start, double last)
 {
-    double out = last, *free_at = a->est_free, in = move_of(a, lambda, SKEL_IN, start);
+    double out = last, *free_at = a->est_free;
+    int in = skel_dag_edge(a->d, SKEL_IN, start);
     for (long n = 0; n < nitems; n++) {
         int i = start;
-        double c0 = free_at[i] + draw(seed, in);
-        double c = c0 + draw(seed, a->est_slow[i] / mu[i]);
+        double c0 = free_at[i] + move_time(a, lambda, in, seed);
+        double c = c0 + compute_time(a, mu, i, seed);
         record(a, i, c0, c);
         for (;;) {
             int j = next_of(a->d, i, a->est_cnt[i]++);
@@ -256,16 +290,13 @@ static double pass_items(skel_approx *a, const double *mu, const double *lambda,
                 out = end > out ? end : out;
                 break;
             }
-            c = end + draw(seed, a->est_slow[j] / mu[j]);
+            c = end + compute_time(a, mu, j, seed);
             record(a, j, end, c);
             i = j;
         }
     }
     return out;
 }
-
-/* The recursion's fixed seed: an evaluation is a function of its rates. */
-#define AX_EST_SEED 0x9E3779B97F4A7C15ULL
 
 /* Student's t for 95% with AX_EST_BATCHES - 1 degrees of freedom. */
 #define AX_EST_T95 2.262
@@ -286,7 +317,7 @@ static uint64_t cold(skel_approx *a)
 }
 
 /* The 95% half-width of the batches' rates x[0..AX_EST_BATCHES). */
-static double batch_half(const double *x)
+double ax_batch_half(const double *x)
 {
     double m = 0, v = 0;
     for (int k = 0; k < AX_EST_BATCHES; k++)
@@ -315,7 +346,7 @@ static double sampled(skel_approx *a, const double *mu, const double *lambda, in
     a->est_iv = iv;
     if (t < 0)
         return -1;
-    *half = batch_half(x);
+    *half = ax_batch_half(x);
     return nb * AX_EST_BATCHES / (t - t0);
 }
 
@@ -389,34 +420,41 @@ static double shared(skel_approx *a, const double *mu, const double *lambda, con
     return sampled(a, mu, lambda, start, half);
 }
 
+/* The rough estimate of pairs, where nothing else answers (par, choice,
+ * loop): x its throughput, per task its share and its seconds computing. */
+static double rough(skel_approx *a, const double *mu, const double *lambda, const int *ps_node)
+{
+    double low = 1 / alone_secs(a, mu, lambda), x = pairs_rough(a, mu, lambda, ps_node);
+    x = x > low ? x : low;
+    for (int i = 0; i < a->ntasks; i++) {
+        a->thr[i] = x * visits_of(a, i);
+        a->util[i] = a->thr[i] / mu[i];
+    }
+    return x;
+}
+
 int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                 skel_approx_result *r, diag *err)
 {
-    if (a->est_phased)
-        return diag_set(err, "approximation: a deal the windows cannot answer, with a move "
-                             "time not exponential (link phases), which the estimate of "
-                             "last resort does not model: use `skelsched simulate`");
     int start = entry_task(a->d);
     double half = 0;
     for (int i = 0; i < a->ntasks; i++)
         a->est_slow[i] = 1;
     double x = start >= 0 && !a->d->extended ? shared(a, mu, lambda, ps_node, start, &half) : -1;
     memset(r, 0, sizeof *r);
-    r->estimate = x > 0 ? SKEL_APPROX_EST_GRAPH : SKEL_APPROX_EST_PAIRS;
+    r->estimate = SKEL_APPROX_EST_GRAPH;
+    for (int i = 0; x > 0 && i < a->ntasks; i++) {
+        a->thr[i] = x * (double)a->est_cnt[i] / (AX_EST_WARM + AX_EST_ITEMS);
+        a->util[i] = a->thr[i] * a->est_slow[i] / mu[i];
+    }
+    (void)err;
     r->converged = x > 0;   /* the pairs' rough estimate is not one to trust */
     r->half_width = x > 0 ? half : 0;
     if (!(x > 0)) {         /* not an event graph: the rough estimate of pairs */
-        double low = 1 / alone_secs(a, mu, lambda);
-        x = pairs_rough(a, mu, lambda, ps_node);
-        x = x > low ? x : low;
+        r->estimate = SKEL_APPROX_EST_PAIRS;
+        x = rough(a, mu, lambda, ps_node);
     }
     r->throughput = x;
-    for (int i = 0; i < a->ntasks; i++) {
-        a->thr[i] = r->estimate == SKEL_APPROX_EST_GRAPH
-                        ? x * (double)a->est_cnt[i] / (AX_EST_WARM + AX_EST_ITEMS)
-                        : x * visits_of(a, i);
-        a->util[i] = a->thr[i] * a->est_slow[i] / mu[i];
-    }
     r->bottleneck = skel_argmax_tied(a->util, a->ntasks);
     return 0;
 }
@@ -456,6 +494,12 @@ int ax_est_alloc(skel_approx *a, diag *err)
     a->est_ivoff = calloc(nt + 1, sizeof *a->est_ivoff);
     a->est_roff = calloc((size_t)a->nedges + 1, sizeof *a->est_roff);   /* no buffer */
     a->est_ecnt = calloc((size_t)a->nedges + 1, sizeof *a->est_ecnt);
+    a->est_scv = malloc(((size_t)a->nedges + 1) * sizeof *a->est_scv);
+    if (!a->scv && (a->scv = malloc(nt * sizeof *a->scv)))   /* the estimate alone */
+        for (int i = 0; i < a->ntasks; i++)
+            a->scv[i] = a->o.scv ? a->o.scv[i] : 1;   /* its tasks' work phases */
+    for (int e = 0; a->est_scv && e <= a->nedges; e++)
+        a->est_scv[e] = 1;    /* exponential until placed */
     if (a->est_cnt && a->est_ivoff && ov_offsets(a) == 0)
         a->est_iv = malloc(2 * (size_t)a->est_ivoff[a->ntasks] * sizeof *a->est_iv);
     a->est_ev = a->est_iv ? malloc(2 * (size_t)a->est_ivoff[a->ntasks] * sizeof *a->est_ev) : NULL;
@@ -468,22 +512,21 @@ int ax_est_alloc(skel_approx *a, diag *err)
     if (!a->thr)
         a->thr = calloc(nt, sizeof *a->thr);
     return a->est_free && a->est_slow && a->est_cnt && a->est_ivn && a->est_ivoff && a->util &&
-                   a->thr && a->est_roff && a->est_ecnt
+                   a->thr && a->est_roff && a->est_ecnt && a->est_scv && a->scv
                ? 0
                : ax_oom(err);
 }
 
 /* The links skel_approx_place placed (per edge, ax_links_kinds), for
- * the estimate: phases refuse it, buffers are its slots. */
+ * the estimate: the phases of its move times, its buffers' slots. */
 int ax_est_links(skel_approx *a, const double *scv, const int *buffer, diag *err)
 {
-    a->est_phased = 0;
-    for (int e = 0; e < a->nedges; e++)
-        a->est_phased |= scv[e] != 1;
     if (!a->est_roff)         /* a flow's workspace: no estimate */
         return 0;
-    for (int e = 0; e < a->nedges; e++)
+    for (int e = 0; e < a->nedges; e++) {
+        a->est_scv[e] = scv[e];
         a->est_roff[e + 1] = a->est_roff[e] + (buffer[e] > 0 ? buffer[e] : 0);
+    }
     double *ring = realloc(a->est_ring, ((size_t)a->est_roff[a->nedges] + 1) * sizeof *ring);
     if (!ring)
         return ax_oom(err);
@@ -495,13 +538,12 @@ int ax_est_links(skel_approx *a, const double *scv, const int *buffer, diag *err
  * keeps the links the caller placed (b frees the new, unplaced ones). */
 void ax_est_keep_links(skel_approx *a, skel_approx *b)
 {
-    int ph = a->est_phased;
+    double *scv = a->est_scv, *ring = a->est_ring;
     long *roff = a->est_roff;
-    double *ring = a->est_ring;
-    a->est_phased = b->est_phased;
+    a->est_scv = b->est_scv;
     a->est_roff = b->est_roff;
     a->est_ring = b->est_ring;
-    b->est_phased = ph;
+    b->est_scv = scv;
     b->est_roff = roff;
     b->est_ring = ring;
 }

@@ -262,8 +262,9 @@ struct skel_approx {
     int short_cut;            /* a deal of deals whose windows cannot hold a move's
                                  round robins (approx_layer.c): skel_approx_new
                                  answers by the estimate instead */
-    int est_phased;           /* some move has a time not exponential (link phases,
-                                 skel_approx_place): the estimate refuses (approx_est.c) */
+    double *est_scv;          /* per edge: its move time's squared coefficient of
+                                 variation (link phases, skel_approx_place; 1:
+                                 exponential), which the estimate draws (approx_est.c) */
     long *est_roff;           /* per edge: its buffer's slots in est_ring from
                                  est_roff[e] (est_roff[e + 1] - est_roff[e] items: its
                                  buffer, 0 a rendezvous; ax_est_links) */
@@ -379,6 +380,15 @@ skel_approx *ax_est_new(const skel_dag *d, const skel_approx_opts *opts, diag *e
 int ax_est_alloc(skel_approx *a, diag *err);
 int ax_est_links(skel_approx *a, const double *scv, const int *buffer, diag *err);
 void ax_est_keep_links(skel_approx *a, skel_approx *b);
+/* The estimate's sampling (approx_est.c): a uniform in [0, 1), an
+ * exponential time, a time of gen.c's phase-type distribution for its
+ * squared coefficient of variation; the 95% half-width of AX_EST_BATCHES
+ * batches' rates. Its fixed seed: an evaluation is a function of its rates. */
+#define AX_EST_SEED 0x9E3779B97F4A7C15ULL
+double ax_uniform(uint64_t *s);
+double ax_draw(uint64_t *s, double mean);
+double ax_draw_ph(uint64_t *s, double mean, double scv);
+double ax_batch_half(const double *x);
 int ax_collapsing(const skel_approx *a, double t);
 
 /* approx_share.c */

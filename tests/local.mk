@@ -113,9 +113,15 @@ soak: all
 
 check_PROGRAMS += tests/unit/test_approx
 TESTS += tests/unit/test_approx
-tests_unit_test_approx_SOURCES = tests/unit/test_approx.c tests/unit/placed.h
+tests_unit_test_approx_SOURCES = tests/unit/test_approx.c tests/unit/placed.h tests/unit/approx_sim.h
 tests_unit_test_approx_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_approx_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/test_approx_est
+TESTS += tests/unit/test_approx_est
+tests_unit_test_approx_est_SOURCES = tests/unit/test_approx_est.c tests/unit/placed.h tests/unit/approx_sim.h
+tests_unit_test_approx_est_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_approx_est_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 
 check_PROGRAMS += tests/unit/test_approx_flow
 TESTS += tests/unit/test_approx_flow

@@ -239,15 +239,17 @@ expect_out "approx deal of deals json" '"half_width": 0\.00[0-9]+'
 # link buffers of 4 items, modelled by the estimate as gen.c's links
 # (hand-off, transit, take): 1.205 +- 0.022 against simulate's 1.2086 +-
 # 0.021 (100,000 events) on three nodes, tasks round robin; link phases
-# (SCV != 1) it does not model: refused
+# (SCV != 1), refused before: each move's time drawn from the model's
+# Erlang-4 (0.4747 against simulate's 0.4743 +- 0.0028, 10 x 400,000 events)
 printf 'Sharing=static DefaultBuffer=4 DefaultLatency=0.2 LocalLatency=0.01 Input=a Output=c\nNodeName=a Speed=1\nNodeName=b Speed=3\nNodeName=c Speed=5\nLink=a,b Latency=0.05\nLink=b,c Latency=0.5\n' > "$TMP/buf4.conf"
 pl=t0=a,t1=b,t2=c,t3=a,t4=b,t5=c,t6=a,t7=b,t8=c,t9=a,t10=b,t11=c,t12=a,t13=b,t14=c,t15=a
 expect_exit 0 "approx deal of deals buffer" -- solve --method approx --platform "$TMP/buf4.conf" --place "$pl" "$TMP/dd86.skel"
 expect_out "approx deal of deals buffer" "^method +approx, a deal the windows cannot answer: its event graph's"
 expect_out "approx deal of deals buffer" "^throughput +1\.[12] items/s"
 printf 'Sharing=static LinkSCV=0.25 DefaultLatency=0.2 LocalLatency=0.01\nNodeName=a Speed=1\nNodeName=b Speed=3\n' > "$TMP/scv.conf"
-expect_exit 1 "approx deal of deals phases" -- solve --method approx --platform "$TMP/scv.conf" "$TMP/dd86.skel"
-expect_err "approx deal of deals phases" "move time not exponential \(link phases\).*simulate"
+expect_exit 0 "approx deal of deals phases" -- solve --method approx --platform "$TMP/scv.conf" "$TMP/dd86.skel"
+expect_out "approx deal of deals phases" "^method +approx, a deal the windows cannot answer: its event graph's"
+expect_out "approx deal of deals phases" "^throughput +0\.4[6-8] items/s"
 # not an event graph (a farm's choice): a rough estimate, with a warning
 # (0.6503 against simulate's 0.9129 +- 0.0032 on task, deal(8), deal(6),
 # farm(3), task: -29%), unconverged, to one digit

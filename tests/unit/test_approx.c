@@ -14,9 +14,8 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "placed.h"
+#include "approx_sim.h"
 #include "skeleton/approx_test.h"
-#include "sim/sim.h"
 #include "suite.h"
 
 /* Benoit et al. 2004's semantics (static sharing, exponential work) ... */
@@ -168,58 +167,12 @@ START_TEST(test_counted)
 }
 END_TEST
 
-/* The simulated job throughput (items task 0 computes per second, 10 x
- * events, seed 1) of skel on plat_static at placement pl, and its 95%
- * half-width. */
-static double simulated_on(const char *skel, const int *pl, const char *pf, long events,
-                           double *half)
-{
-    placed x;
-    placed_build(&x, skel, SKEL_STYLE_PRODUCER, pf);
-    diag err;
-    diag_clear(&err);
-    /* the placement's model: gen.c's, with pf's link buffers and phases */
-    skel_model *m = skel_model_new_placed(x.tree, x.dag, x.plat, pl, &err);
-    ck_assert_msg(m, "%s", err.msg);
-    pepa_system *sys = pepa_system_new(m->pepa, &err);
-    ck_assert_msg(sys, "%s", err.msg);
-    sim_opts o;
-    sim_opts_init(&o);
-    o.events = (uint64_t)events;
-    o.warmup_events = (uint64_t)events / 10;
-    o.threads = 1;
-    o.local = 0;
-    sim_result r;
-    ck_assert_msg(sim_run(sys, &o, &r, &err) == 0, "%s", err.msg);
-    sim_stat st = r.thr[m->comp_action[0]];
-    *half = st.half;
-    sim_result_free(&r);
-    pepa_system_free(sys);
-    skel_model_free(m);
-    placed_free(&x);
-    return st.mean;
-}
-
 static double simulated(const char *skel, const int *pl, long events, double *half)
 {
     return simulated_on(skel, pl, plat_static, events, half);
 }
 
 /* The approximation of skel on plat_static at pl (answered, or the test fails). */
-/* skel_approx_new then skel_approx_place on platform pf: 0 or -1 (err). */
-static int approx_on(const char *skel, const int *pl, const char *pf, skel_approx_result *ar,
-                     diag *err)
-{
-    placed z;
-    placed_build(&z, skel, SKEL_STYLE_PRODUCER, pf);
-    diag_clear(err);
-    skel_approx *a = skel_approx_new(z.dag, NULL, err);
-    int rc = a ? skel_approx_place(a, z.model, z.plat, pl, ar, err) : -1;
-    skel_approx_free(a);
-    placed_free(&z);
-    return rc;
-}
-
 static skel_approx_result approximated(const char *skel, const int *pl)
 {
     diag err;
@@ -300,81 +253,6 @@ START_TEST(test_deal_of_deals)
            "pipe(2); task(\"t\", 1.71, data=1e5); task(\"t\", 0.889, data=1e5); "
            "deal(2, \"w\", 2.84);", SKEL_STYLE_STREAM, p44, 1e-9);
     plat = plat_static;
-}
-END_TEST
-
-/* Deals of deals whose round robins no window holds (docs/approximation.md
- * "Deals of deals the windows cannot hold"): refused before ("exceed one
- * sub-chain ... use simulate"), answered now by the estimate of last
- * resort (approx_est.c: the event graph's recursion, sampled), within the
- * simulation's 95% interval plus 1% (measured, 10 x 200,000 events:
- * deal(8) into deal(6) 0.767613 against 0.77228 +- 0.0058, -0.60%; the
- * four deals of 31 tasks 0.361694 against 0.361851 +- 0.0025, -0.04%). */
-START_TEST(test_dd_estimate)
-{
-    static const char *const sk[2] = {
-        "pipe(4); task(\"src\", 20); deal(8, \"w\", 1); deal(6, \"x\", 1.5); "
-        "task(\"sink\", 20);",
-        "pipe(6); task(\"src\", 20); deal(8, \"w\", 1); deal(7, \"x\", 1.2); "
-        "deal(8, \"y\", 1); deal(6, \"z\", 1.5); task(\"sink\", 20);" };
-    int pl[31];
-    for (int i = 0; i < 31; i++)
-        pl[i] = i % 3;
-    for (int k = 0; k < 2; k++) {
-        skel_approx_result ar = approximated(sk[k], pl);
-        ck_assert_msg(ar.estimate, "%s: not the estimate", sk[k]);
-        double half, sim = simulated(sk[k], pl, getenv("SKELSCHED_QUICK") ? 50000 : 200000,
-                                     &half);
-        ck_assert_msg(fabs(ar.throughput - sim) <= half + 0.01 * sim,
-                      "%s: approx %.6g, simulated %.6g +- %.3g", sk[k], ar.throughput, sim, half);
-        /* its sampling error, by batch means (five seeds: 0.8393-0.8429) */
-        ck_assert_msg(ar.converged && ar.half_width > 0 && ar.half_width < 0.01 * ar.throughput,
-                      "%s: half-width %.3g of %.6g", sk[k], ar.half_width, ar.throughput);
-    }
-}
-END_TEST
-
-/* The estimate models link buffers (gen.c's: hand-off, transit, take;
- * measured 1.2053 against simulate's 1.2086 +- 0.021, -0.3%; refused
- * before, -49% as rendezvous): within the simulation's 95% interval plus
- * 2%; it refuses
- * link phases (SCV != 1); not under a deadline (the search ranks by its own cycle
- * bound: an estimate made map 3x slower); and a deal of deals that is not
- * an event graph (a farm's choice) gets a rough estimate, unconverged
- * (0.6503 against simulate's 0.9129 +- 0.0032, -29%). */
-START_TEST(test_dd_estimate_limits)
-{
-    static const char dd[] = "pipe(4); task(\"src\", 20); deal(8, \"w\", 1); "
-                             "deal(6, \"x\", 1.5); task(\"sink\", 20);";
-    static const char buf[] = "Sharing=static\nDefaultBuffer=4\n" NODES;
-    int pl[20] = { 0 };
-    for (int i = 0; i < 20; i++)
-        pl[i] = i % 3;
-    diag err;
-    skel_approx_result ar;
-    ck_assert_msg(approx_on(dd, pl, buf, &ar, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(ar.estimate, SKEL_APPROX_EST_GRAPH);
-    double half, sim = simulated_on(dd, pl, buf, getenv("SKELSCHED_QUICK") ? 50000 : 200000,
-                                    &half);
-    ck_assert_msg(fabs(ar.throughput - sim) <= half + 0.02 * sim,
-                  "buffered: approx %.6g, simulated %.6g +- %.3g", ar.throughput, sim, half);
-    static const char ph[] = "Sharing=static\nLinkSCV=0.25\n" NODES;
-    ck_assert_int_eq(approx_on(dd, pl, ph, &ar, &err), -1);
-    ck_assert_msg(strstr(err.msg, "not exponential") && strstr(err.msg, "simulate"), "%s",
-                  err.msg);
-    placed z;
-    placed_build(&z, dd, SKEL_STYLE_PRODUCER, plat_static);
-    skel_approx_opts ao = { 0 };
-    ao.deadline = clock_now() + 60;
-    diag_clear(&err);
-    skel_approx *a = skel_approx_new(z.dag, &ao, &err);
-    ck_assert_msg(!a, "an estimate workspace under a deadline");
-    placed_free(&z);
-    ck_assert_int_eq(approx_on("pipe(5); task(\"s\", 20); deal(8, \"w\", 1); deal(6, \"x\", 1.5); "
-                               "farm(3, \"f\", 2); task(\"z\", 20);", pl, plat_static, &ar, &err),
-                     0);
-    ck_assert_int_eq(ar.estimate, SKEL_APPROX_EST_PAIRS);
-    ck_assert_msg(!ar.converged && ar.half_width == 0, "the rough estimate as converged");
 }
 END_TEST
 
@@ -952,8 +830,6 @@ int main(void)
     tcase_add_test(big, test_model4);
     tcase_add_test(big, test_deal_layers);
     tcase_add_test(big, test_wide_deal);
-    tcase_add_test(big, test_dd_estimate);
-    tcase_add_test(big, test_dd_estimate_limits);
     suite_add_tcase(s, big);
     return run_suite(s);
 }
