@@ -18,20 +18,12 @@
  * sgetrf's: the same pivots up to rounding. */
 #include "lu_par.h"
 
+#include "lu_blas.h"
+
 #ifdef HAVE_BLIS
 #include <blis.h>
 #include <pthread.h>
 #include <stdatomic.h>
-
-void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
-void slaswp_(const int *n, float *a, const int *lda, const int *k1, const int *k2,
-             const int *ipiv, const int *incx);
-void strsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-            const int *m, const int *n, const float *alpha, const float *a, const int *lda,
-            float *b, const int *ldb);
-void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-            const float *alpha, const float *a, const int *lda, const float *b,
-            const int *ldb, const float *beta, float *c, const int *ldc);
 
 /* Columns (or rows) a thread takes at a time: wide enough that the
  * products' packing is a small part, narrow enough to share a front of a
