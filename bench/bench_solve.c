@@ -45,7 +45,9 @@
  * direct method factorises, then refining in double), by METIS in single
  * and in double (as it did before), and by AMD; "auto" also on two
  * threads ("single,2T"; "split": the fronts run on both). "factor w" is
- * the factorisation's wall time, and GFlop/s its flops over it.
+ * the factorisation's wall time, and GFlop/s its flops over it; "caller"
+ * the calling thread's CPU time in it (on two threads, about what it
+ * would take on two idle cores: the helper's work runs beside it).
  *        bench_solve lu2      (the closed networks' factorisation alone,
  *                              one thread against two, alternated) */
 #define _DEFAULT_SOURCE         /* getloadavg */
@@ -355,6 +357,14 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The calling thread's CPU seconds. */
+static double thread_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Solve with m to 1e-12 (umf: the direct method with UMFPACK alone, the
  * reference; threads: the LU's, opts->lu_threads); CPU and wall seconds in
  * cpu, wall. */
@@ -504,10 +514,13 @@ static int balance(const pepa_ctmc *q, uint32_t r, int64_t **pp, int64_t **pi, d
 
 /* The balance equations (m, p, ix, x) analysed, factorised (on threads
  * threads) and solved once: CPU seconds of each phase in t[0..2], the
- * factorisation's wall seconds in t[3], predicted flops and bytes.
+ * factorisation's wall seconds in t[3] and the calling thread's CPU
+ * seconds in it in t[4] (with two threads, what the factorisation would
+ * take on two idle cores, less its waits for the helper), predicted flops
+ * and bytes.
  * Returns 0 or -1 (with the message in e). */
 static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const double *x,
-                      pepa_lu_order *order, pepa_lu_prec prec, int threads, double t[4],
+                      pepa_lu_order *order, pepa_lu_prec prec, int threads, double t[5],
                       double *flops, double *bytes, int64_t *split, diag *e)
 {
     double *b = calloc((size_t)m, sizeof *b), *y = malloc((size_t)m * sizeof *y);
@@ -518,9 +531,10 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
         *order = pepa_lu_ordering(lu);
         pepa_lu_set_threads(lu, threads);
     }
-    double w1 = clock_now();
+    double w1 = clock_now(), c1 = thread_cpu_now();
     int rc = lu ? pepa_lu_factor(lu, p, ix, x, 1, prec, e) : -1;
     t[3] = clock_now() - w1;
+    t[4] = thread_cpu_now() - c1;
     double t2 = cpu_now();
     if (rc == 0) {
         b[0] = 1.0;
@@ -548,7 +562,7 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
                       pepa_lu_prec prec, int threads)
 {
     int64_t *p = NULL, *ix = NULL;
-    double *x = NULL, flops = 0.0, bytes = 0.0, t[2][4];
+    double *x = NULL, flops = 0.0, bytes = 0.0, t[2][5];
     int64_t split = 0;
     diag e;
     diag_clear(&e);
@@ -568,9 +582,9 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
                  used == PEPA_LU_METIS ? "METIS" : "AMD");
         snprintf(pr, sizeof pr, "%s%s", prec == PEPA_LU_SINGLE ? "single" : "double",
                  threads > 1 ? ",2T" : "");
-        printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n", name,
-               how, pr, f[0], f[1], f[3], f[2], f[0] + f[1] + f[2], flops, flops / f[3] / 1e9,
-               bytes / 1e6, (long long)split);
+        printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n",
+               name, how, pr, f[0], f[1], f[3], f[4], f[2], f[0] + f[1] + f[2], flops,
+               flops / f[3] / 1e9, bytes / 1e6, (long long)split);
     } else {
         printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
     }
@@ -583,9 +597,9 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
  * single precision), ordered by METIS in single and double, and by AMD. */
 static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
 {
-    printf("\n%-15s %-11s %-9s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
-           "prec", "analyse", "factor", "factor w", "solve", "total", "flops", "GFlop/s", "MB",
-           "split");
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
+           "prec", "analyse", "factor", "factor w", "caller", "solve", "total", "flops",
+           "GFlop/s", "MB", "split");
     for (int k = 0; k < nq; k++)
         if (qs[k]) {
             phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE, 1);
@@ -600,9 +614,9 @@ static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
  * times (the machine's load moves between runs). */
 static void lu2_table(void)
 {
-    printf("\n%-15s %-11s %-9s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
-           "prec", "analyse", "factor", "factor w", "solve", "total", "flops", "GFlop/s", "MB",
-           "split");
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
+           "prec", "analyse", "factor", "factor w", "caller", "solve", "total", "flops",
+           "GFlop/s", "MB", "split");
     static const char *const names[] = {"cqn 5st/25job", "cqn 7st/11job", "cqn 9st/8job"};
     pepa_ctmc *qs[3] = {make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
     for (int r = 0; r < 3; r++)
