@@ -32,14 +32,24 @@
  * seconds (the machine is shared; the LU's and UMFPACK's wall times are
  * printed too, the `uptime` load beside them says how shared), the
  * ratios of UMFPACK's CPU and wall time to the LU's median run, and the largest differences between the LU's answer and
- * UMFPACK's and Gauss-Seidel's. The LU runs three times: its first run
- * (which touches memory the process never had) and the median are shown.
+ * UMFPACK's and Gauss-Seidel's. The LU runs three times on one thread (the
+ * library's default): its first run (which touches memory the process
+ * never had) and the median are shown; then three times on two threads
+ * (opts.lu_threads 2, what `skelsched solve` runs on this 2-core machine:
+ * "2T1" the first run, "2T" the median, "LU/2T w" the wall-time speed-up,
+ * "|2T-LU|" the largest difference between the two answers).
  * A second table gives where the LU's time goes on the same chains
  * (pepa/lu.h alone: analysis, factorisation, one solve; flops, GFlop/s,
  * predicted MB): ordered as lu.h's PEPA_LU_AUTO chooses ("auto:", its
  * analysis including the orderings it tried) in single precision (as the
  * direct method factorises, then refining in double), by METIS in single
- * and in double (as it did before), and by AMD. */
+ * and in double (as it did before), and by AMD; "auto" also on two
+ * threads ("single,2T"; "split": the fronts run on both). "factor w" is
+ * the factorisation's wall time, and GFlop/s its flops over it; "caller"
+ * the calling thread's CPU time in it (on two threads, about what it
+ * would take on two idle cores: the helper's work runs beside it).
+ *        bench_solve lu2      (the closed networks' factorisation alone,
+ *                              one thread against two, alternated) */
 #define _DEFAULT_SOURCE         /* getloadavg */
 #include <math.h>
 #include <stdio.h>
@@ -347,14 +357,24 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The calling thread's CPU seconds. */
+static double thread_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Solve with m to 1e-12 (umf: the direct method with UMFPACK alone, the
- * reference); CPU and wall seconds in cpu, wall. */
-static int timed(const pepa_ctmc *q, pepa_method m, int umf, double *pi, double *cpu,
-                 double *wall, long *its)
+ * reference; threads: the LU's, opts->lu_threads); CPU and wall seconds in
+ * cpu, wall. */
+static int timed_on(const pepa_ctmc *q, pepa_method m, int umf, int threads, double *pi,
+                    double *cpu, double *wall, long *its)
 {
     pepa_solve_opts o;
     pepa_solve_opts_init(&o);
     o.method = m;
+    o.lu_threads = threads;
     o.tol = 1e-12;
     o.time_limit = 300.0;
     pepa_solve_result r;
@@ -370,6 +390,13 @@ static int timed(const pepa_ctmc *q, pepa_method m, int umf, double *pi, double 
     return rc;
 }
 
+/* As timed_on, the LU on one thread (the library's default). */
+static int timed(const pepa_ctmc *q, pepa_method m, int umf, double *pi, double *cpu,
+                 double *wall, long *its)
+{
+    return timed_on(q, m, umf, 1, pi, cpu, wall, its);
+}
+
 static double max_diff(uint32_t n, const double *a, const double *b)
 {
     double d = 0.0;
@@ -378,17 +405,18 @@ static double max_diff(uint32_t n, const double *a, const double *b)
     return d;
 }
 
-/* The direct method (LU) LU_RUNS times: the first run's CPU and wall
- * seconds in first[0], first[1] (it touches memory the process never had,
- * which costs on this VM), the median run's CPU and wall seconds in cpu
- * and wall. */
+/* The direct method (LU, on threads threads) LU_RUNS times: the first
+ * run's CPU and wall seconds in first[0], first[1] (it touches memory the
+ * process never had, which costs on this VM), the median run's CPU and
+ * wall seconds in cpu and wall. */
 #define LU_RUNS 3
-static int lu_runs(const pepa_ctmc *q, double *pi, double first[2], double *cpu, double *wall)
+static int lu_runs(const pepa_ctmc *q, int threads, double *pi, double first[2], double *cpu,
+                   double *wall)
 {
     double c[LU_RUNS], w[LU_RUNS];
     long its;
     for (int k = 0; k < LU_RUNS; k++)
-        if (timed(q, PEPA_METHOD_DIRECT, 0, pi, &c[k], &w[k], &its))
+        if (timed_on(q, PEPA_METHOD_DIRECT, 0, threads, pi, &c[k], &w[k], &its))
             return -1;
     first[0] = c[0];
     first[1] = w[0];
@@ -403,25 +431,28 @@ static int lu_runs(const pepa_ctmc *q, double *pi, double first[2], double *cpu,
     return 0;
 }
 
-/* One row: the direct method (LU, three runs), the UMFPACK reference,
- * Gauss-Seidel and GMRES on the same chain, in this order, in the same
- * run. */
+/* One row: the direct method (LU, three runs on one thread, then three on
+ * two), the UMFPACK reference, Gauss-Seidel and GMRES on the same chain,
+ * in this order, in the same run. */
 static void direct_row(const char *name, const pepa_ctmc *q)
 {
     if (!q)
         return;
     size_t sz = q->n * sizeof(double);
-    double *a = malloc(sz), *u = malloc(sz), *b = malloc(sz), *c = malloc(sz);
-    double c1[2], cd, wd, cu, wu, cg, wg, ck, wk;
+    double *a = malloc(sz), *u = malloc(sz), *b = malloc(sz), *c = malloc(sz), *t = malloc(sz);
+    double c1[2], c2[2], cd, wd, ct, wt, cu, wu, cg, wg, ck, wk;
     long iu, ig, ik;
-    if (a && u && b && c && lu_runs(q, a, c1, &cd, &wd) == 0
+    if (a && u && b && c && t && lu_runs(q, 1, a, c1, &cd, &wd) == 0
+        && lu_runs(q, 2, t, c2, &ct, &wt) == 0
         && timed(q, PEPA_METHOD_DIRECT, 1, u, &cu, &wu, &iu) == 0
         && timed(q, PEPA_METHOD_GS, 0, b, &cg, &wg, &ig) == 0
         && timed(q, PEPA_METHOD_GMRES, 0, c, &ck, &wk, &ik) == 0)
-        printf("%-15s %7u %8llu %7.3f %7.3f %7.3f %7.3f %7.3f %8.3f %6.2fx %7.2fx %7.3f %6ld "
-               "%8.3f %5ld %7.2fx %8.2fx %9.1e %9.1e\n", name, q->n, (unsigned long long)q->nnz,
-               c1[0], c1[1], cd, wd, cu, wu, cu / cd, wu / wd, cg, ig, ck, ik, cg / cd, ck / cd, max_diff(q->n, a, u),
-               max_diff(q->n, a, b));
+        printf("%-15s %7u %8llu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.2fx %7.3f "
+               "%8.3f %6.2fx %7.2fx %7.3f %6ld %8.3f %5ld %9.1e %9.1e %9.1e\n", name, q->n,
+               (unsigned long long)q->nnz, c1[0], c1[1], cd, wd, c2[0], c2[1], ct, wt, wd / wt,
+               cu, wu, cu / cd, wu / wt, cg, ig, ck, ik, max_diff(q->n, a, t),
+               max_diff(q->n, a, u), max_diff(q->n, a, b));
+    free(t);
     free(c);
     free(b);
     free(u);
@@ -481,24 +512,34 @@ static int balance(const pepa_ctmc *q, uint32_t r, int64_t **pp, int64_t **pi, d
     return 0;
 }
 
-/* The balance equations (m, p, ix, x) analysed, factorised and solved
- * once: CPU seconds of each phase in t, predicted flops and bytes.
+/* The balance equations (m, p, ix, x) analysed, factorised (on threads
+ * threads) and solved once: CPU seconds of each phase in t[0..2], the
+ * factorisation's wall seconds in t[3] and the calling thread's CPU
+ * seconds in it in t[4] (with two threads, what the factorisation would
+ * take on two idle cores, less its waits for the helper), predicted flops
+ * and bytes.
  * Returns 0 or -1 (with the message in e). */
 static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const double *x,
-                      pepa_lu_order *order, pepa_lu_prec prec, double t[3], double *flops,
-                      double *bytes, diag *e)
+                      pepa_lu_order *order, pepa_lu_prec prec, int threads, double t[5],
+                      double *flops, double *bytes, int64_t *split, diag *e)
 {
     double *b = calloc((size_t)m, sizeof *b), *y = malloc((size_t)m * sizeof *y);
     double t0 = cpu_now();
     pepa_lu *lu = b && y ? pepa_lu_analyse(m, p, ix, *order, flops, bytes, e) : NULL;
     double t1 = cpu_now();
-    if (lu)
+    if (lu) {
         *order = pepa_lu_ordering(lu);
+        pepa_lu_set_threads(lu, threads);
+    }
+    double w1 = clock_now(), c1 = thread_cpu_now();
     int rc = lu ? pepa_lu_factor(lu, p, ix, x, 1, prec, e) : -1;
+    t[3] = clock_now() - w1;
+    t[4] = thread_cpu_now() - c1;
     double t2 = cpu_now();
     if (rc == 0) {
         b[0] = 1.0;
         pepa_lu_solve(lu, b, y);
+        *split = pepa_lu_split_fronts(lu);
     }
     t[0] = t1 - t0;
     t[1] = t2 - t1;
@@ -518,28 +559,32 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
  * precision halves the factors and the stack, not the 40 bytes a state
  * of integer bookkeeping). */
 static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
-                      pepa_lu_prec prec)
+                      pepa_lu_prec prec, int threads)
 {
     int64_t *p = NULL, *ix = NULL;
-    double *x = NULL, flops = 0.0, bytes = 0.0, t[2][3];
+    double *x = NULL, flops = 0.0, bytes = 0.0, t[2][5];
+    int64_t split = 0;
     diag e;
     diag_clear(&e);
     int rc = balance(q, q->n / 2, &p, &ix, &x);
     pepa_lu_order used = order;
     for (int k = 0; k < 2 && rc == 0; k++) {
         used = order;
-        rc = phase_once((int64_t)q->n - 1, p, ix, x, &used, prec, t[k], &flops, &bytes, &e);
+        rc = phase_once((int64_t)q->n - 1, p, ix, x, &used, prec, threads, t[k], &flops,
+                        &bytes, &split, &e);
     }
     if (prec == PEPA_LU_SINGLE)
         bytes = (bytes - 40.0 * q->n) / 2.0 + 40.0 * q->n;
     if (rc == 0) {
         const double *f = t[0][0] + t[0][1] + t[0][2] <= t[1][0] + t[1][1] + t[1][2] ? t[0] : t[1];
-        char how[16];
+        char how[16], pr[16];
         snprintf(how, sizeof how, "%s%s", order == PEPA_LU_AUTO ? "auto:" : "",
                  used == PEPA_LU_METIS ? "METIS" : "AMD");
-        printf("%-15s %-11s %-6s %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f\n", name, how,
-               prec == PEPA_LU_SINGLE ? "single" : "double", f[0], f[1], f[2],
-               f[0] + f[1] + f[2], flops, flops / f[1] / 1e9, bytes / 1e6);
+        snprintf(pr, sizeof pr, "%s%s", prec == PEPA_LU_SINGLE ? "single" : "double",
+                 threads > 1 ? ",2T" : "");
+        printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n",
+               name, how, pr, f[0], f[1], f[3], f[4], f[2], f[0] + f[1] + f[2], flops,
+               flops / f[3] / 1e9, bytes / 1e6, (long long)split);
     } else {
         printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
     }
@@ -552,15 +597,34 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
  * single precision), ordered by METIS in single and double, and by AMD. */
 static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
 {
-    printf("\n%-15s %-11s %-6s %8s %8s %7s %8s %9s %7s %7s\n", "chain", "order", "prec",
-           "analyse", "factor", "solve", "total", "flops", "GFlop/s", "MB");
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
+           "prec", "analyse", "factor", "factor w", "caller", "solve", "total", "flops",
+           "GFlop/s", "MB", "split");
     for (int k = 0; k < nq; k++)
         if (qs[k]) {
-            phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE);
-            phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_SINGLE);
-            phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_DOUBLE);
-            phase_row(names[k], qs[k], PEPA_LU_AMD, PEPA_LU_SINGLE);
+            phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE, 1);
+            phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE, 2);
+            phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_SINGLE, 1);
+            phase_row(names[k], qs[k], PEPA_LU_METIS, PEPA_LU_DOUBLE, 1);
+            phase_row(names[k], qs[k], PEPA_LU_AMD, PEPA_LU_SINGLE, 1);
         }
+}
+/* bench_solve lu2: the closed networks' factorisation alone, as the
+ * direct method runs it, on one thread against two, alternated three
+ * times (the machine's load moves between runs). */
+static void lu2_table(void)
+{
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
+           "prec", "analyse", "factor", "factor w", "caller", "solve", "total", "flops",
+           "GFlop/s", "MB", "split");
+    static const char *const names[] = {"cqn 5st/25job", "cqn 7st/11job", "cqn 9st/8job"};
+    pepa_ctmc *qs[3] = {make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++)
+            for (int t = 1; t <= 2 && qs[k]; t++)
+                phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE, t);
+    for (int k = 0; k < 3; k++)
+        pepa_ctmc_free(qs[k]);
 }
 #endif
 
@@ -576,10 +640,11 @@ static void print_load(const char *when)
 static void direct_table(void)
 {
     print_load("before");
-    printf("\n%-15s %7s %8s %7s %7s %7s %7s %7s %8s %7s %8s %7s %6s %8s %5s %8s %9s %9s %9s\n",
-           "chain", "states", "nnz", "1st cpu", "1stwall", "LU cpu", "LU wall", "UMF cpu",
-           "UMF wall", "UMF/LU", "UMF/LU w", "GS cpu",
-           "sweeps", "GMRES cpu", "its", "GS/LU", "GMRES/LU", "|LU-UMF|", "|LU-GS|");
+    printf("\n%-15s %7s %8s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %8s %7s %8s %7s %6s %8s "
+           "%5s %9s %9s %9s\n", "chain", "states", "nnz", "1st cpu", "1stwall", "LU cpu",
+           "LU wall", "2T1 cpu", "2T1wall", "2T cpu", "2T wall", "LU/2T w", "UMF cpu", "UMF wall",
+           "UMF/LU", "UMF/2T w", "GS cpu", "sweeps", "GMRES cpu", "its", "|2T-LU|", "|LU-UMF|",
+           "|LU-GS|");
     static const char *const names[] = {"grid 30^3", "production.pepa", "cqn 5st/25job",
                                          "cqn 7st/11job", "cqn 9st/8job"};
     enum { NQ = sizeof names / sizeof names[0] };
@@ -637,6 +702,12 @@ int main(int argc, char **argv)
         direct_table();
         return 0;
     }
+#ifdef HAVE_UMFPACK
+    if (strcmp(which, "lu2") == 0) {
+        lu2_table();
+        return 0;
+    }
+#endif
     printf("%-9s %8s %9s %-9s %3s %6s %9s %8s %7s\n", "chain", "states", "nnz", "method",
            "thr", "iter", "residual", "seconds", "GB/s");
     for (int c = 0; c < 2; c++) {

@@ -16,7 +16,7 @@ pepa_libpepa_la_SOURCES = \
 	pepa/ctmc.c pepa/ctmc.h \
 	pepa/solve.c pepa/solve.h \
 	pepa/solve_direct.c \
-	pepa/lu.c pepa/lu.h pepa/lu_front.h \
+	pepa/lu.c pepa/lu.h pepa/lu_front.h pepa/lu_par.c pepa/lu_par.h pepa/lu_blas.h \
 	pepa/solve_gs.c \
 	pepa/solve_gmres.c
 pepa_libpepa_la_LIBADD = $(UMFPACK_LIBS) -lpthread -lm

@@ -33,6 +33,7 @@
  * method for sparse matrix solution, SIAM Review 34 (1992). */
 #define _DEFAULT_SOURCE         /* madvise */
 #include "lu.h"
+#include "lu_par.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,35 +45,7 @@
 
 typedef SuiteSparse_long lu_int;
 
-/* LAPACK and BLAS (Fortran calling convention; Debian's OpenBLAS). */
-void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-void dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2,
-             const int *ipiv, const int *incx);
-void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-            const int *m, const int *n, const double *alpha, const double *a, const int *lda,
-            double *b, const int *ldb);
-void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-            const double *alpha, const double *a, const int *lda, const double *b,
-            const int *ldb, const double *beta, double *c, const int *ldc);
-void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n,
-            const double *a, const int *lda, double *x, const int *incx);
-void dgemv_(const char *trans, const int *m, const int *n, const double *alpha,
-            const double *a, const int *lda, const double *x, const int *incx,
-            const double *beta, double *y, const int *incy);
-void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
-void slaswp_(const int *n, float *a, const int *lda, const int *k1, const int *k2,
-             const int *ipiv, const int *incx);
-void strsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-            const int *m, const int *n, const float *alpha, const float *a, const int *lda,
-            float *b, const int *ldb);
-void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-            const float *alpha, const float *a, const int *lda, const float *b,
-            const int *ldb, const float *beta, float *c, const int *ldc);
-void strsv_(const char *uplo, const char *trans, const char *diag, const int *n,
-            const float *a, const int *lda, float *x, const int *incx);
-void sgemv_(const char *trans, const int *m, const int *n, const float *alpha,
-            const float *a, const int *lda, const float *x, const int *incx,
-            const float *beta, float *y, const int *incy);
+#include "lu_blas.h"
 
 struct pepa_lu {
     lu_int m, nsuper;
@@ -92,6 +65,8 @@ struct pepa_lu {
     int other_tried;    /* PEPA_LU_AUTO analysed the other ordering too, and dropped it: */
     pepa_lu *other;     /* ... its analysis (NULL if it failed), until taken */
     double other_flops, other_bytes;
+    int threads;        /* 1, or 2: large fronts on two threads (lu_par.h) */
+    lu_int split;       /* fronts the last factorisation ran on two threads */
 };
 
 /* n elements of size bytes each (at least one). The factors and fronts are large and written
@@ -349,6 +324,17 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu)
     return lu->order;
 }
 
+int pepa_lu_set_threads(pepa_lu *lu, int threads)
+{
+    lu->threads = threads > 1 && lu_par_available() ? 2 : 1;
+    return lu->threads;
+}
+
+int64_t pepa_lu_split_fronts(const pepa_lu *lu)
+{
+    return lu->split;
+}
+
 int pepa_lu_take_other(pepa_lu *lu, pepa_lu **other, double *flops, double *bytes)
 {
     int tried = lu->other_tried;
@@ -438,6 +424,9 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #define GEMM sgemm_
 #define TRSV strsv_
 #define GEMV sgemv_
+#ifdef HAVE_BLIS
+#define PAR_DENSE lu_par_dense
+#endif
 #include "lu_front.h"
 
 static void work_free(lu_work *w)
@@ -480,6 +469,7 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
     lu_work w = {.ap = Ap, .ai = Ai, .ax = Ax};
     free_factors(lu);
     lu->prec = prec;
+    lu->split = 0;
     if (work_alloc(lu, &w)) {
         work_free(&w);
         return diag_set(err, "direct solver: out of memory for the LU factors");

@@ -77,6 +77,17 @@ void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x);
 /* The ordering the analysis used (PEPA_LU_AMD or PEPA_LU_METIS). */
 pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 
+/* The threads pepa_lu_factor's single-precision factorisation may use: 1
+ * (the default) or 2, where the build has BLIS (lu_par.h: the fronts of
+ * 4e7 flops or more, the top of the elimination tree, split between the
+ * caller on OpenBLAS and one helper thread on BLIS); more than 2 counts as
+ * 2. Returns the count that will be used. The answers are the same to
+ * rounding: the pivots are chosen the same way. */
+int pepa_lu_set_threads(pepa_lu *lu, int threads);
+
+/* How many fronts the last pepa_lu_factor ran on two threads. */
+int64_t pepa_lu_split_fronts(const pepa_lu *lu);
+
 /* What PEPA_LU_AUTO learnt of the ordering it did not keep, so that a
  * caller who finds the kept one over its limits need not analyse the
  * other again (where AUTO tries both on bench_solve's chains it keeps

@@ -317,6 +317,8 @@ static int check_opts(const pepa_ctmc *q, const pepa_solve_opts *o, diag *err)
         return diag_set(err, "solver time limit %g is negative", o->time_limit);
     if (o->threads < 0)
         return diag_set(err, "solver thread count %d is negative", o->threads);
+    if (o->lu_threads < 0)
+        return diag_set(err, "LU thread count %d is negative", o->lu_threads);
     if (q->n == 0)
         return diag_set(err, "the chain has no states");
     return 0;

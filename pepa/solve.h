@@ -111,6 +111,10 @@ typedef struct pepa_solve_opts {
     int threads;          /* GS/SOR threads; 0 means automatic (one: more
                              threads need more sweeps, and pay only on idle
                              cores) */
+    int lu_threads;       /* the direct method's multifrontal LU: 0 or 1 one
+                             thread (the default: the Slurm plugin starts
+                             none), 2 or more: its large fronts on two
+                             where the build has BLIS (lu.h) */
     int plain;            /* GS/SOR: non-zero turns Anderson acceleration off */
     const unsigned char *recurrent; /* optional (n entries): the closed class
                              to solve; the other states get 0 (see above) */

@@ -188,6 +188,7 @@ int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *p
 typedef struct caps {
     double bytes, flops;
     int umfpack_only;       /* the reference (pepa_solve_direct_umfpack) */
+    int threads;            /* of the multifrontal LU (opts->lu_threads) */
 } caps;
 
 /* Over the caps: the message, and 1. */
@@ -391,18 +392,19 @@ static int mf_other_order(SuiteSparse_long m, const SuiteSparse_long *Ap,
  * double when a pivot is lost in single: returns 0 with the factors, 1
  * over the caps, -1 on failure. */
 static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
-                     const double *Ax, double max_bytes, double max_flops, factors *f, diag *err)
+                     const double *Ax, const caps *c, factors *f, diag *err)
 {
     double flops, bytes;
     f->mf = pepa_lu_analyse(m, Ap, Ai, PEPA_LU_AUTO, &flops, &bytes, err);
     if (!f->mf)
         return -1;
-    if ((bytes > max_bytes || flops > max_flops) &&
-        mf_other_order(m, Ap, Ai, max_bytes, max_flops, f))
-        return over_caps(bytes, flops, max_bytes, max_flops, err);
+    if ((bytes > c->bytes || flops > c->flops) &&
+        mf_other_order(m, Ap, Ai, c->bytes, c->flops, f))
+        return over_caps(bytes, flops, c->bytes, c->flops, err);
     pepa_lu *other;                     /* not needed: not held through the factorisation */
     pepa_lu_take_other(f->mf, &other, &flops, &bytes);
     pepa_lu_free(other);
+    pepa_lu_set_threads(f->mf, c->threads);
     f->prec = PEPA_LU_SINGLE;
     if (pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL) == 0)
         return 0;
@@ -428,7 +430,7 @@ static int factorise(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
     if (large && !c->umfpack_only) {
         diag over;
         diag_clear(&over);
-        int rc = mf_factor(m, Ap, Ai, Ax, c->bytes, c->flops, f, &over);
+        int rc = mf_factor(m, Ap, Ai, Ax, c, f, &over);
         if (rc != 1) {
             if (rc && err)
                 *err = over;
@@ -574,14 +576,14 @@ static int direct(const pepa_ctmc *q, const pepa_solve_opts *opts, const caps *c
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err)
 {
-    caps c = {max_bytes, max_flops, 0};
+    caps c = {max_bytes, max_flops, 0, opts->lu_threads};
     return direct(q, opts, &c, pi, res, err);
 }
 
 int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                               pepa_solve_result *res, diag *err)
 {
-    caps c = {PEPA_DIRECT_MAX_BYTES, PEPA_DIRECT_MAX_FLOPS, 1};
+    caps c = {PEPA_DIRECT_MAX_BYTES, PEPA_DIRECT_MAX_FLOPS, 1, 1};
     return direct(q, opts, &c, pi, res, err) == 0 ? 0 : -1;
 }
 
