@@ -3,28 +3,46 @@
  * choices and loops over one stage are the windows', approx_flowm.c).
  *
  * The workspace of such a skeleton holds another one, built on the dag's
- * serial reduction (dag_serial.c: every such loop its body, run once, the
- * same task numbers), which the windows cover. An evaluation divides each
- * task's compute rate by its visits per item (the loops' means) and each
- * move's rate by the visits of the move it stands for, evaluates the
- * reduced graph, and multiplies the tasks' computations back by their
- * visits: the items through the skeleton are the reduced graph's. The
- * gate's cap is kept as a bound only (gate_bound). */
+ * serial reduction (dag_serial.c: every such loop its body, run once),
+ * which the windows cover. An evaluation divides each task's compute rate
+ * by its visits per item (the loops' means) and each move's rate by the
+ * visits of the move it stands for, evaluates the reduced graph, and
+ * multiplies the tasks' computations back by their visits: the items
+ * through the skeleton are the reduced graph's. The gate's cap is kept as
+ * a bound only (gate_bound), but for a loop whose gate admits one item
+ * over a pipe of tasks: that body is one server, one task of the reduced
+ * graph looping over itself, each computation one pass through the body
+ * (its computations and moves one after the other, body_pass), of Erlang
+ * or H2 phases fitted to the pass's first two moments (the workspace is
+ * built again when the fit's phases change). */
 #include "approx_int.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct ax_flow {
     skel_approx *inner;       /* on d->serial */
+    int nr;                   /* tasks of d->serial */
+    int *rlo, *rhi;           /* per reduced task: the original tasks [rlo, rhi) it
+                                 stands for (several: a one-server loop's body) */
     int *emap;                /* per reduced edge: the original edge whose rate it takes */
     double *ediv;             /* per reduced edge: that move's visits per item */
     double *odiv;             /* per original edge: the move's visits per item */
-    double *extra;            /* per task: its moves' time per item the reduction
-                                 lost (one evaluation) */
+    double *extra;            /* per reduced task: its moves' time per item the
+                                 reduction lost (one evaluation) */
     double *mu, *lambda;      /* the reduced rates of one evaluation */
     double *link_scv;         /* per reduced edge: opts.link_scv of its original edge */
     int *buffer;              /* per reduced edge: opts.buffer of its original edge */
+    unsigned char *ein;       /* per reduced edge: into a one-server loop's task over a
+                                 link that holds items (made a hand-off, body_pass) */
+    double *olscv;            /* per original edge: its link scv, */
+    int *obuf;                /* and buffer (the rebuild's) */
+    double *tscv;             /* per original task: its work's scv */
+    double *rscv;             /* per reduced task: the scv it was built with (a pass's
+                                 fit for a one-server loop) */
+    double *want;             /* per reduced task: the scv this evaluation fits */
+    int *rnode;               /* per reduced task: its node (Sharing=ps) */
 };
 
 static double task_visits(const skel_dag *d, int i)
@@ -32,12 +50,21 @@ static double task_visits(const skel_dag *d, int i)
     return i >= 0 && i < d->ntasks && d->serial_visits[i] > 0 ? d->serial_visits[i] : 1.0;
 }
 
+/* The original task a move of reduced task x leaves from (send) or
+ * arrives at: a one-server body is left by its last task, entered at its
+ * first. */
+static int orig_end(const struct ax_flow *f, int x, int send)
+{
+    return x < 0 ? x : send ? f->rhi[x] - 1 : f->rlo[x];
+}
+
 /* The original edge a reduced one (x -> y) stands for: the same move, else
  * the first move into y (y's receive, whoever sent it), else the first out
  * of x. With loops alone reduced every reduced move is an original one;
  * the fallbacks keep the mapping total. */
-static int edge_source(const skel_dag *d, int x, int y)
+static int edge_source(const struct ax_flow *f, const skel_dag *d, int rx, int ry)
 {
+    int x = orig_end(f, rx, 1), y = orig_end(f, ry, 0);
     int e = skel_dag_edge(d, x, y);
     for (int k = 0; e < 0 && k < d->nedges; k++)
         if (d->edges[k].to == y && d->edges[k].from != y)
@@ -61,46 +88,96 @@ static double move_visits(const skel_dag *d, int e)
     return v;
 }
 
+/* The reduced tasks' original ranges, scv and (default) fits. */
+static void map_tasks(struct ax_flow *f, const skel_dag *d, const skel_approx_opts *o,
+                      const double *rscv)
+{
+    for (int x = 0; x < f->nr; x++) {
+        f->rlo[x] = d->ntasks;
+        f->rhi[x] = 0;
+    }
+    for (int i = 0; i < d->ntasks; i++) {
+        int x = d->serial_of[i];
+        f->rlo[x] = i < f->rlo[x] ? i : f->rlo[x];
+        f->rhi[x] = i + 1 > f->rhi[x] ? i + 1 : f->rhi[x];
+        f->tscv[i] = o && o->scv ? o->scv[i] : 1.0;
+    }
+    for (int x = 0; x < f->nr; x++)
+        f->rscv[x] = rscv ? rscv[x] : d->serial_loop[x] > 0 ? 1.0 : f->tscv[f->rlo[x]];
+}
+
 static int map_edges(struct ax_flow *f, const skel_dag *d, const skel_approx_opts *o, diag *err)
 {
     const skel_dag *s = d->serial;
-    for (int e = 0; e < d->nedges; e++)
+    for (int e = 0; e < d->nedges; e++) {
         f->odiv[e] = move_visits(d, e);
+        f->olscv[e] = o && o->link_scv ? o->link_scv[e] : 1.0;
+        f->obuf[e] = o && o->buffer ? o->buffer[e] : 0;
+    }
     for (int r = 0; r < s->nedges; r++) {
-        int e = edge_source(d, s->edges[r].from, s->edges[r].to);
+        int e = edge_source(f, d, s->edges[r].from, s->edges[r].to);
         if (e < 0)
             return diag_set(err, "internal error: no move for t%d -> t%d of the serial "
                                  "reduction", s->edges[r].from, s->edges[r].to);
         f->emap[r] = e;
         f->ediv[r] = f->odiv[e];
-        f->link_scv[r] = o && o->link_scv ? o->link_scv[e] : 1.0;
-        f->buffer[r] = o && o->buffer ? o->buffer[e] : 0;
+        f->link_scv[r] = f->olscv[e];
+        f->buffer[r] = f->obuf[e];
+        f->ein[r] = f->buffer[r] > 0 && s->edges[r].to >= 0 && d->serial_loop[s->edges[r].to] > 0;
+        if (f->ein[r]) {   /* gen.c's gate counts the item in as it is handed off */
+            f->buffer[r] = 0;
+            f->link_scv[r] = 1;
+        }
     }
     return 0;
 }
 
-static struct ax_flow *flow_new(const skel_dag *d, const skel_approx_opts *o, diag *err)
+static int flow_alloc(struct ax_flow *f, const skel_dag *d)
 {
     size_t ne = (size_t)d->serial->nedges + 1, nt = (size_t)d->ntasks + 1;
-    struct ax_flow *f = calloc(1, sizeof *f);
-    if (!f)
-        return ax_oom(err), NULL;
+    size_t nr = (size_t)f->nr + 1, no = (size_t)d->nedges + 1;
     f->emap = malloc(ne * sizeof *f->emap);
     f->ediv = malloc(ne * sizeof *f->ediv);
     f->lambda = malloc(ne * sizeof *f->lambda);
     f->link_scv = malloc(ne * sizeof *f->link_scv);
     f->buffer = malloc(ne * sizeof *f->buffer);
-    f->mu = malloc(nt * sizeof *f->mu);
-    f->odiv = malloc(((size_t)d->nedges + 1) * sizeof *f->odiv);
-    f->extra = malloc(nt * sizeof *f->extra);
-    if (!f->emap || !f->ediv || !f->lambda || !f->link_scv || !f->buffer || !f->mu ||
-        !f->odiv || !f->extra) {
+    f->ein = malloc(ne * sizeof *f->ein);
+    f->mu = malloc(nr * sizeof *f->mu);
+    f->extra = malloc(nr * sizeof *f->extra);
+    f->rlo = malloc(nr * sizeof *f->rlo);
+    f->rhi = malloc(nr * sizeof *f->rhi);
+    f->rscv = malloc(nr * sizeof *f->rscv);
+    f->want = malloc(nr * sizeof *f->want);
+    f->rnode = malloc(nr * sizeof *f->rnode);
+    f->odiv = malloc(no * sizeof *f->odiv);
+    f->olscv = malloc(no * sizeof *f->olscv);
+    f->obuf = malloc(no * sizeof *f->obuf);
+    f->tscv = malloc(nt * sizeof *f->tscv);
+    return f->emap && f->ediv && f->lambda && f->link_scv && f->buffer && f->ein && f->mu &&
+           f->extra &&
+           f->rlo && f->rhi && f->rscv && f->want && f->rnode && f->odiv && f->olscv &&
+           f->obuf && f->tscv ? 0 : -1;
+}
+
+/* The reduced workspace for opts o (per original task and edge) and, per
+ * reduced task, the scv to build it with (NULL: a one-server loop's pass
+ * exponential until an evaluation fits it). */
+static struct ax_flow *flow_new(const skel_dag *d, const skel_approx_opts *o,
+                                const double *rscv, diag *err)
+{
+    struct ax_flow *f = calloc(1, sizeof *f);
+    if (!f)
+        return ax_oom(err), NULL;
+    f->nr = d->serial->ntasks;
+    if (flow_alloc(f, d) < 0) {
         ax_oom(err);
         goto fail;
     }
+    map_tasks(f, d, o, rscv);
     skel_approx_opts io = o ? *o : (skel_approx_opts){ 0 };
     io.link_scv = f->link_scv;
     io.buffer = f->buffer;
+    io.scv = f->rscv;
     if (map_edges(f, d, o, err) < 0 || !(f->inner = skel_approx_new(d->serial, &io, err)))
         goto fail;
     return f;
@@ -121,7 +198,7 @@ skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *
         skel_approx_free(a);
         return NULL;
     }
-    if (!(a->flow = flow_new(d, opts, err))) {
+    if (!(a->flow = flow_new(d, opts, NULL, err))) {
         skel_approx_free(a);
         return NULL;
     }
@@ -133,34 +210,39 @@ void ax_flow_free(struct ax_flow *f)
     if (!f)
         return;
     skel_approx_free(f->inner);
-    free(f->emap);
-    free(f->ediv);
-    free(f->mu);
-    free(f->odiv);
-    free(f->extra);
-    free(f->lambda);
-    free(f->link_scv);
-    free(f->buffer);
+    void *v[] = { f->emap, f->ediv, f->mu, f->odiv, f->extra, f->lambda, f->link_scv,
+                  f->buffer, f->rlo, f->rhi, f->olscv, f->obuf, f->tscv, f->rscv, f->want,
+                  f->rnode, f->ein };
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        free(v[k]);
     free(f);
+}
+
+/* Flow a's reduced workspace built again for link kinds scv and buffer
+ * (per original edge) and task scv rscv (per reduced task). */
+static int flow_rebuild(skel_approx *a, const double *scv, const int *buffer, const double *rscv,
+                        diag *err)
+{
+    skel_approx_opts o = a->o;
+    o.link_scv = scv;
+    o.buffer = buffer;
+    o.handoff = a->handoff;
+    struct ax_flow *g = flow_new(a->d, &o, rscv, err);
+    if (!g)
+        return -1;
+    ax_flow_free(a->flow);
+    a->flow = g;
+    return 0;
 }
 
 int ax_flow_links(skel_approx *a, const double *scv, const int *buffer, diag *err)
 {
     struct ax_flow *f = a->flow;
     int same = 1;
-    for (int r = 0; r < a->d->serial->nedges && same; r++)
-        same = f->link_scv[r] == scv[f->emap[r]] && f->buffer[r] == buffer[f->emap[r]];
-    if (!same) {                      /* the reduced workspace built again with them */
-        skel_approx_opts o = a->o;
-        o.link_scv = scv;
-        o.buffer = buffer;
-        o.handoff = a->handoff;
-        struct ax_flow *g = flow_new(a->d, &o, err);
-        if (!g)
-            return -1;
-        ax_flow_free(f);
-        a->flow = g;
-    }
+    for (int e = 0; e < a->d->nedges && same; e++)
+        same = f->olscv[e] == scv[e] && f->obuf[e] == buffer[e];
+    if (!same && flow_rebuild(a, scv, buffer, f->rscv, err) < 0)
+        return -1;
     a->flow->inner->handoff = a->handoff;
     return 0;
 }
@@ -180,37 +262,131 @@ static void add_move(double *sum, int ntasks, int x, int y, double t)
         sum[y] += t;
 }
 
+/* Mean (returned) and variance (*v) of move e's time inside a one-server
+ * body: over a link that holds items, hand-off, transit and take (gen.c). */
+static double body_move(const struct ax_flow *f, int e, const double *lambda, double h,
+                        double *v)
+{
+    double t = 1 / lambda[e];
+    *v = f->olscv[e] * t * t + (f->obuf[e] > 0 ? 2 / (h * h) : 0);
+    return t + (f->obuf[e] > 0 ? 2 / h : 0);
+}
+
+/* The time an item spends inside one-server loop x's body before its
+ * first computation: over an entry link that holds items, its transit and
+ * take (the gate counts it in as it is handed off); mean returned,
+ * variance in *v, the entry moves weighted by their visits. */
+static double body_entry(const struct ax_flow *f, const skel_dag *d, int x,
+                         const double *lambda, double h, double *v)
+{
+    double w = 0, t = 0, var = 0;
+    for (int e = 0; e < d->nedges; e++) {
+        int a = d->edges[e].from, b = d->edges[e].to;
+        if (b < f->rlo[x] || b >= f->rhi[x] || (a >= f->rlo[x] && a < f->rhi[x]) ||
+            f->obuf[e] <= 0)
+            continue;
+        double s = 1 / lambda[e];
+        w += f->odiv[e];
+        t += f->odiv[e] * (s + 1 / h);
+        var += f->odiv[e] * (f->olscv[e] * s * s + 1 / (h * h));
+    }
+    *v = w > 0 ? var / w : 0;
+    return w > 0 ? t / w : 0;
+}
+
+/* One pass of an item through one-server loop x's body (gate cap 1, a
+ * pipe of tasks): its mean (returned) and scv (*scv), from the first two
+ * moments of the whole stay S, its entry (body_entry), the computations
+ * and forward moves of the first pass P, then N - 1 more (N geometric of
+ * mean m), each after the feedback move F: E S = E P + (m-1) E G, Var S =
+ * Var P + (m-1) Var G + m (m-1) (E G)^2, G = F + P; a pass is the
+ * geometric sum's term of the same two moments (a pass's time as gen.c's
+ * chain makes it, exactly, when the feedback is instant and P of the
+ * fitted phases). */
+static double body_pass(const struct ax_flow *f, const skel_dag *d, int x, const double *mu,
+                        const double *lambda, double h, double *scv)
+{
+    int lo = f->rlo[x], hi = f->rhi[x];
+    double m = d->serial_loop[x], ep = 0, vp = 0, ef = 0, vf = 0, vin;
+    double ein = body_entry(f, d, x, lambda, h, &vin);
+    for (int i = lo; i < hi; i++) {
+        ep += 1 / mu[i];
+        vp += f->tscv[i] / (mu[i] * mu[i]);
+    }
+    for (int e = 0; e < d->nedges; e++) {
+        int a = d->edges[e].from, b = d->edges[e].to;
+        if (a < lo || a >= hi || b < lo || b >= hi)
+            continue;
+        double v, t = body_move(f, e, lambda, h, &v);
+        ep += b > a ? t : 0;
+        vp += b > a ? v : 0;
+        ef += b < a ? t : 0;
+        vf += b < a ? v : 0;
+    }
+    double eg = ep + ef, es = ein + ep + (m - 1) * eg;
+    double vs = vin + vp + (m - 1) * (vp + vf) + m * (m - 1) * eg * eg, p = es / m;
+    double c = (vs - m * (m - 1) * p * p) / m / (p * p);
+    *scv = c < SKEL_MIN_SCV ? SKEL_MIN_SCV : c > SKEL_MAX_SCV ? SKEL_MAX_SCV : c;
+    return p;
+}
+
+/* The fit's scv for a pass of scv c: Erlang-k's 1/k below 1 (the phases
+ * the machine makes of c), c itself above (H2). */
+static double fit_scv(double c)
+{
+    return c > 1 ? c : 1.0 / skel_erlang_phases(c);
+}
+
 /* The reduced graph's rates. Its moves take the visits' share of the
  * moves they stand for, so a task's moves per item in the reduced graph
  * are not all its own (the loop's feedback move is gone): what a task's
  * own moves take per item beyond its reduced moves is added to its work,
  * so that every task keeps its time per item (its load). Measured when
  * every par and choice was reduced too: without it, choices 10.1% /
- * 49.1% (median / max) off, with it 2.8% / 7.2%. */
+ * 49.1% (median / max) off, with it 2.8% / 7.2%. A one-server loop's
+ * task computes a pass (body_pass), its internal moves inside it. */
 static void reduce_rates(struct ax_flow *f, const skel_dag *d, const double *mu,
-                         const double *lambda)
+                         const double *lambda, double h)
 {
     const skel_dag *s = d->serial;
-    for (int i = 0; i < d->ntasks; i++)
-        f->extra[i] = 0;
-    for (int e = 0; e < d->nedges; e++)
-        add_move(f->extra, d->ntasks, d->edges[e].from, d->edges[e].to, f->odiv[e] / lambda[e]);
-    for (int r = 0; r < s->nedges; r++) {
-        f->lambda[r] = lambda[f->emap[r]] / f->ediv[r];
-        add_move(f->extra, d->ntasks, s->edges[r].from, s->edges[r].to, -1 / f->lambda[r]);
+    for (int x = 0; x < f->nr; x++)
+        f->extra[x] = 0;
+    for (int e = 0; e < d->nedges; e++) {
+        int x = d->edges[e].from, y = d->edges[e].to;
+        x = x >= 0 ? d->serial_of[x] : x;
+        y = y >= 0 ? d->serial_of[y] : y;
+        if (x != y || x < 0)
+            add_move(f->extra, f->nr, x, y, f->odiv[e] / lambda[e]);
     }
-    for (int i = 0; i < d->ntasks; i++)
-        f->mu[i] = 1 / (task_visits(d, i) / mu[i] + (f->extra[i] > 0 ? f->extra[i] : 0));
+    for (int r = 0; r < s->nedges; r++) {
+        f->lambda[r] = (f->ein[r] ? h : lambda[f->emap[r]]) / f->ediv[r];
+        add_move(f->extra, f->nr, s->edges[r].from, s->edges[r].to,
+                 -f->ediv[r] / lambda[f->emap[r]]);
+    }
+    for (int x = 0; x < f->nr; x++) {
+        int i = f->rlo[x];
+        double m = d->serial_loop[x], add = f->extra[x] > 0 ? f->extra[x] : 0;
+        f->want[x] = f->rscv[x];
+        if (m > 0) {
+            double c, p = body_pass(f, d, x, mu, lambda, h, &c);
+            f->mu[x] = 1 / (task_visits(d, i) / m * p + add / m);
+            f->want[x] = fit_scv(c);
+        } else
+            f->mu[x] = 1 / (task_visits(d, i) / mu[i] + add);
+    }
 }
 
 /* The items per second gate g admits at most: cap items inside its body,
  * each staying there, at the least, for the body's computations and moves
  * per item one after the other (mean times round the loop): Little's law
- * on the body. The reduction lets as many items in as the body has tasks. */
+ * on the body. The reduction lets as many items in as the body has tasks;
+ * a one-server loop's task keeps its gate (no bound: INFINITY). */
 static double gate_bound(const struct ax_flow *f, const skel_dag *d, const skel_gate *g,
                          const double *mu, const double *lambda)
 {
     double t = 0;
+    if (d->serial_loop[d->serial_of[g->lo]] > 0)
+        return INFINITY;
     for (int x = g->lo; x < g->hi; x++)
         t += task_visits(d, x) / mu[x];
     for (int e = 0; e < d->nedges; e++) {
@@ -221,12 +397,72 @@ static double gate_bound(const struct ax_flow *f, const skel_dag *d, const skel_
     return t > 0 ? g->cap / t : INFINITY;
 }
 
+/* Per reduced task its node under Sharing=ps (NULL: static): a one-server
+ * loop's task that of its body's task with the most work per pass. */
+static const int *reduce_nodes(struct ax_flow *f, const int *ps_node, const double *mu)
+{
+    if (!ps_node)
+        return NULL;
+    for (int x = 0; x < f->nr; x++) {
+        int best = f->rlo[x];
+        for (int i = f->rlo[x] + 1; i < f->rhi[x]; i++)
+            best = mu[i] < mu[best] ? i : best;
+        f->rnode[x] = ps_node[best];
+    }
+    return f->rnode;
+}
+
+/* Refit: the workspace built again when a one-server loop's pass needs
+ * other phases than those it has. */
+static int refit(skel_approx *a, diag *err)
+{
+    struct ax_flow *f = a->flow;
+    for (int x = 0; x < f->nr; x++)
+        if (f->want[x] != f->rscv[x]) {
+            double *want = malloc((size_t)f->nr * sizeof *want);
+            if (!want)
+                return ax_oom(err);
+            memcpy(want, f->want, (size_t)f->nr * sizeof *want);
+            int rc = flow_rebuild(a, f->olscv, f->obuf, want, err);
+            free(want);
+            if (rc < 0)
+                return -1;
+            a->flow->inner->handoff = a->handoff;
+            reduce_rates(a->flow, a->d, a->mu, a->lambda, a->handoff);
+            return 0;
+        }
+    return 0;
+}
+
+/* The tasks' computations and utilisations back from the reduced graph's,
+ * scaled; a one-server body's task from the items through the skeleton. */
+static void flow_results(skel_approx *a, const double *mu, double thru, double scale)
+{
+    struct ax_flow *f = a->flow;
+    const double *u = skel_approx_task_util(f->inner), *x = skel_approx_task_throughput(f->inner);
+    for (int i = 0; i < a->ntasks; i++) {
+        int r = a->d->serial_of[i];
+        if (a->d->serial_loop[r] > 0) {
+            a->thr[i] = thru * task_visits(a->d, i);
+            a->util[i] = a->thr[i] / mu[i];
+        } else {
+            a->util[i] = u[r] * scale;
+            a->thr[i] = x[r] * task_visits(a->d, i) * scale;
+        }
+    }
+}
+
 int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                  skel_approx_result *r, diag *err)
 {
+    a->mu = mu;
+    a->lambda = lambda;
+    reduce_rates(a->flow, a->d, mu, lambda, a->handoff);
+    if (refit(a, err) < 0)
+        return -1;
     struct ax_flow *f = a->flow;
-    reduce_rates(f, a->d, mu, lambda);
-    if (skel_approx_eval(f->inner, f->mu, f->lambda, ps_node, r, err) < 0)
+    const int *node = reduce_nodes(f, ps_node, mu);
+    if (skel_approx_eval(f->inner, f->mu, f->lambda, node, r, err) < 0)
         return -1;
     r->whole = 0;   /* the reduction's chain, not the model's */
     double scale = 1;
@@ -236,10 +472,6 @@ int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const i
             scale = b / r->throughput;
     }
     r->throughput *= scale;
-    const double *u = skel_approx_task_util(f->inner), *x = skel_approx_task_throughput(f->inner);
-    for (int i = 0; i < a->ntasks; i++) {
-        a->util[i] = u[i] * scale;
-        a->thr[i] = x[i] * task_visits(a->d, i) * scale;
-    }
+    flow_results(a, mu, r->throughput, scale);
     return 0;
 }

@@ -943,6 +943,8 @@ void skel_dag_free(skel_dag *d)
         return;
     skel_dag_free(d->serial);
     free(d->serial_visits);
+    free(d->serial_of);
+    free(d->serial_loop);
     free(d->visits);
     free(d->gates);
     free(d->out_hi);

@@ -3,30 +3,39 @@
  * the approximation solves in their place.
  *
  * A copy of the tree where every loop over several stages becomes its
- * body, run once, so that the depth-first task numbers are unchanged; with
- * each task's visits per item by these loops (their means multiply), the
- * workspace divides its compute rate by them (approx_flow.c). Everything
- * else (par, choice, a loop over one stage, farms, deals) is copied as it
- * is. This is the visit-ratio reduction of bpel/reduce.c: it keeps each
- * task's load per item, and loses the gate (at most cap items inside the
- * body) and the feedback's order. Also the questions asked of a step with
+ * body, run once; with each task's visits per item by these loops (their
+ * means multiply), the workspace divides its compute rate by them
+ * (approx_flow.c). Everything else (par, choice, a loop over one stage,
+ * farms, deals) is copied as it is. This is the visit-ratio reduction of
+ * bpel/reduce.c: it keeps each task's load per item, and loses the gate
+ * (at most cap items inside the body) and the feedback's order. So a loop
+ * whose gate admits one item and whose body is a pipe of tasks becomes one
+ * task looping over itself instead (one_server): the body is one server,
+ * and the gate is kept. serial_of maps the tasks (d->serial_of). Also the questions asked of a step with
  * alternatives (gen.c, approx_flowm.c). */
 #include <stdlib.h>
 
 #include "internal.h"
 
-static skel_node *serial_copy(skel_tree *t, const skel_node *n, double v, double *vis,
-                              diag *err);
+typedef struct serial_ctx {
+    skel_tree *t;             /* the reduction being built */
+    double *vis;              /* per original task: its visits per item */
+    skel_node **copy;         /* per original task: the task standing for it */
+    diag *err;
+} serial_ctx;
 
-static skel_node *copy_task(skel_tree *t, const skel_node *n, double v, double *vis, diag *err)
+static skel_node *serial_copy(serial_ctx *c, const skel_node *n, double v);
+
+static skel_node *copy_task(serial_ctx *c, const skel_node *n, double v)
 {
-    skel_node *c = skel_task_new(t, n->name, n->rate, n->line, n->col, err);
-    if (c) {
-        c->data = n->data;
-        c->scv = n->scv;
-        vis[n->index] = v;
+    skel_node *k = skel_task_new(c->t, n->name, n->rate, n->line, n->col, c->err);
+    if (k) {
+        k->data = n->data;
+        k->scv = n->scv;
+        c->vis[n->index] = v;
+        c->copy[n->index] = k;
     }
-    return c;
+    return k;
 }
 
 /* A loop over several stages: its body's items pass a gate (skel_gate). */
@@ -35,32 +44,66 @@ static int gated(const skel_node *n)
     return n->kind == SKEL_LOOP && !skel_node_one_stage(n->children[0]);
 }
 
-/* An inner node of the same kind, with its choice weights and loop mean. */
-static skel_node *copy_inner(skel_tree *t, const skel_node *n, double v, double *vis, diag *err)
+/* A gated loop whose gate admits one item and whose body is a pipe of
+ * tasks: the body is then one server, an item's passes through it one
+ * after the other, and the loop is one task looping over itself (each
+ * computation a pass, approx_flow.c's rates) with its gate kept exactly. */
+static int one_server(const skel_node *n)
 {
-    skel_node *c = skel_node_new(t, n->kind, n->line, n->col, err);
-    if (!c)
-        return NULL;
-    c->sugar = n->sugar;
-    c->mean = n->mean;
-    c->cap = n->cap;
-    for (int k = 0; k < n->nchildren; k++) {
-        skel_node *cc = serial_copy(t, n->children[k], v, vis, err);
-        if (!cc || skel_node_add(t, c, cc, err) < 0)
-            return NULL;
-        cc->prob = n->children[k]->prob;
-    }
-    return c;
+    const skel_node *b = n->children[0];
+    if (!gated(n) || n->cap > 1 || b->kind != SKEL_PIPE)
+        return 0;
+    for (int k = 0; k < b->nchildren; k++)
+        if (b->children[k]->kind != SKEL_TASK)
+            return 0;
+    return 1;
 }
 
-static skel_node *serial_copy(skel_tree *t, const skel_node *n, double v, double *vis,
-                              diag *err)
+/* An inner node of the same kind, with its choice weights and loop mean. */
+static skel_node *copy_inner(serial_ctx *c, const skel_node *n, double v)
+{
+    skel_node *k = skel_node_new(c->t, n->kind, n->line, n->col, c->err);
+    if (!k)
+        return NULL;
+    k->sugar = n->sugar;
+    k->mean = n->mean;
+    k->cap = n->cap;
+    for (int j = 0; j < n->nchildren; j++) {
+        skel_node *cc = serial_copy(c, n->children[j], v);
+        if (!cc || skel_node_add(c->t, k, cc, c->err) < 0)
+            return NULL;
+        cc->prob = n->children[j]->prob;
+    }
+    return k;
+}
+
+/* one_server's loop: a loop over one task named after its body's first. */
+static skel_node *copy_server(serial_ctx *c, const skel_node *n, double v)
+{
+    const skel_node *b = n->children[0], *first = b->children[0];
+    skel_node *k = skel_node_new(c->t, SKEL_LOOP, n->line, n->col, c->err);
+    skel_node *s = k ? skel_task_new(c->t, first->name, first->rate, first->line, first->col,
+                                     c->err)
+                     : NULL;
+    if (!s || skel_node_add(c->t, k, s, c->err) < 0)
+        return NULL;
+    k->mean = n->mean;
+    for (int i = b->lo; i < b->hi; i++) {
+        c->vis[i] = v * n->mean;
+        c->copy[i] = s;
+    }
+    return k;
+}
+
+static skel_node *serial_copy(serial_ctx *c, const skel_node *n, double v)
 {
     if (n->kind == SKEL_TASK)
-        return copy_task(t, n, v, vis, err);
+        return copy_task(c, n, v);
+    if (one_server(n))
+        return copy_server(c, n, v);
     if (gated(n))   /* its body, every task visited mean times as often */
-        return serial_copy(t, n->children[0], v * n->mean, vis, err);
-    return copy_inner(t, n, v, vis, err);
+        return serial_copy(c, n->children[0], v * n->mean);
+    return copy_inner(c, n, v);
 }
 
 /* Whether the subtree at n holds a loop over several stages. */
@@ -74,24 +117,45 @@ static int has_gate(const skel_node *n)
     return 0;
 }
 
+/* serial_of and serial_loop from the finished reduction s. */
+static int serial_maps(skel_dag *d, const skel_tree *t, const skel_tree *s, skel_node **copy,
+                       diag *err)
+{
+    int n = skel_tree_ntasks(t), ns = skel_tree_ntasks(s);
+    d->serial_of = malloc((size_t)(n + 1) * sizeof *d->serial_of);
+    d->serial_loop = calloc((size_t)ns + 1, sizeof *d->serial_loop);
+    if (!d->serial_of || !d->serial_loop)
+        return diag_set(err, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const skel_node *o = skel_tree_task(t, i);
+        int x = copy[i]->index;
+        d->serial_of[i] = x;
+        if (o->parent && o->parent->parent && one_server(o->parent->parent))
+            d->serial_loop[x] = o->parent->parent->mean;
+    }
+    return 0;
+}
+
 int skel_dag_serial_attach(skel_dag *d, const skel_tree *t, diag *err)
 {
     const skel_node *root = skel_tree_root(t);
     if (!root || !has_gate(root))
         return 0;
     int n = skel_tree_ntasks(t);
-    skel_tree *s = skel_tree_new(skel_tree_file(t));
+    serial_ctx c = { .t = skel_tree_new(skel_tree_file(t)), .err = err };
     d->serial_visits = calloc((size_t)n + 1, sizeof *d->serial_visits);
-    if (!s || !d->serial_visits) {
-        skel_tree_free(s);
+    c.copy = calloc((size_t)n + 1, sizeof *c.copy);
+    c.vis = d->serial_visits;
+    if (!c.t || !d->serial_visits || !c.copy) {
+        skel_tree_free(c.t);
+        free(c.copy);
         return diag_set(err, "out of memory");
     }
-    skel_node *c = serial_copy(s, root, 1.0, d->serial_visits, err);
-    if (c && skel_tree_finish(s, c, err) == 0 && skel_tree_ntasks(s) == n)
-        d->serial = skel_dag_build(s, d->style, err);
-    else if (c)
-        diag_set(err, "internal error: the serial reduction changed the tasks");
-    skel_tree_free(s);
+    skel_node *r = serial_copy(&c, root, 1.0);
+    if (r && skel_tree_finish(c.t, r, err) == 0 && serial_maps(d, t, c.t, c.copy, err) == 0)
+        d->serial = skel_dag_build(c.t, d->style, err);
+    skel_tree_free(c.t);
+    free(c.copy);
     return d->serial ? 0 : -1;
 }
 

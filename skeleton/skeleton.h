@@ -182,12 +182,19 @@ typedef struct skel_dag {
                             in a deal), 0 when not fixed (a farm's workers) */
     int ngates;
     skel_gate *gates;
-    struct skel_dag *serial; /* with a loop over several stages: the same tasks
-                                with every such loop its body, run once
-                                (dag_serial.c), the graph the approximation
-                                solves; NULL otherwise */
+    struct skel_dag *serial; /* with a loop over several stages: the tree with
+                                every such loop its body, run once, or (cap 1,
+                                a pipe of tasks) one task (dag_serial.c), the
+                                graph the approximation solves; NULL otherwise */
     double *serial_visits;   /* per task: its visits per item by those loops
                                 (their means multiply) */
+    int *serial_of;          /* per task: its task in serial; the tasks of a
+                                loop answered by one task (serial_loop) map to it */
+    double *serial_loop;     /* per task of serial: the mean of the loop over
+                                several stages it stands for (cap 1, its body a
+                                pipe of tasks: one task, a loop over one stage,
+                                each computation one pass through the body,
+                                approx_flow.c); 0: a task of the tree */
 } skel_dag;
 
 /* Derive the flows and edges of a finished tree. Returns a dag owned by

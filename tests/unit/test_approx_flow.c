@@ -36,8 +36,14 @@ static double rel_err(const char *skel, skel_style style, const int *pl, int ps,
     placed_build(&x, skel, style, plats[ps]);
     diag err;
     diag_clear(&err);
-    skel_search_result *r = skel_search_one(x.model, x.dag, x.plat, pl, 0, &err);
+    /* the chain under the platform's link kinds (DefaultBuffer=): the
+     * placement-independent model as the search wants it */
+    skel_model *m = ps == 2 ? skel_model_new_placed(x.tree, x.dag, x.plat, NULL, &err) : x.model;
+    ck_assert_msg(m, "%s", err.msg);
+    skel_search_result *r = skel_search_one(m, x.dag, x.plat, pl, 0, &err);
     ck_assert_msg(r, "%s", err.msg);
+    if (m != x.model)
+        skel_model_free(m);
     skel_approx_opts ao = { 0 };
     ao.scv = x.model->scv;
     ao.whole_states = whole_states;
@@ -126,8 +132,9 @@ START_TEST(test_flow_tolerance)
     whole_states = 1;
     WITHIN(orch, po, 0.04);          /* measured: 0.004% - 3.59% (ps, stream) */
     WITHIN(pc, pl7, 0.03);           /* measured: 0.000% - 2.23% (ps, stream) */
-    /* a loop over two stages: the serial reduction (its gate lost) */
-    WITHIN(loopn, pn, 0.06);         /* measured: 1.96% - 4.79% (static, stream) */
+    /* a loop over two stages, cap 1: one server (approx_flow.c); the
+     * serial reduction, its gate lost, was 1.96% - 4.79% (static, stream) */
+    WITHIN(loopn, pn, 0.01);         /* measured: -0.22% - -0.29% */
     /* a counted deal (an xdeal of sub-pipelines) whose consumer loops over
      * itself: the consumer's machine is a flow machine, whose rounds are not
      * consecutive states, so the deal is not counted from its state
@@ -143,13 +150,32 @@ START_TEST(test_flow_tolerance)
 }
 END_TEST
 
+/* A loop of mean 2.5 over two stages (cap 1) between two stages, on
+ * three nodes: its body is one server, an item's passes one after the
+ * other (approx_flow.c), whole and by the windows alone. The serial
+ * reduction ran the body's two tasks as a pipeline, bounded by Little's
+ * law on the gate: -4.36% (static, producer, the first case) before. */
+START_TEST(test_flow_gate)
+{
+    static const char lg[] = "pipe(4); task(\"s\", 9); task(\"a\", 5); loop(2.5); pipe(2);"
+                             " task(\"b\", 6); task(\"c\", 8); task(\"d\", 6);";
+    static const int pg[] = { 1, 0, 1, 2, 0 };
+    WITHIN(lg, pg, 0.015);           /* measured: -0.16% - -0.93% (ps) */
+    whole_states = 1;
+    WITHIN(lg, pg, 0.015);           /* measured: the same (one window whole) */
+    whole_states = 0;
+}
+END_TEST
+
 /* A loop over two stages on links that hold two items (DefaultBuffer=2):
  * its serial reduction takes the platform's buffers, as the windows of
  * any other skeleton do. It kept the rendezvous it was built with, and
- * answered as without buffers, silently. Measured against the chain:
- * +4.05% (producer), +7.61% (stream), the reduction's lost gate (one item
- * in the loop's body) added to by the buffers (+1.96% and +3.62% when
- * they were ignored: the two errors cancelled). */
+ * answered as without buffers, silently. Measured against the chain with
+ * the buffers (skel_model_new_placed; it was the rendezvous chain, which
+ * the approximation was +4.05% and +7.61% from): the serial reduction
+ * -6.60% (producer), -6.51% (stream); one server (approx_flow.c, the
+ * gate counting an item in as it is handed to the entry link) -0.89%,
+ * -0.92%. */
 START_TEST(test_flow_links)
 {
     whole_states = 1;
@@ -162,7 +188,7 @@ START_TEST(test_flow_links)
             printf("buffers %s %+.4f%% (%.6g against %.6g without)\n", st ? "stream" : "producer",
                    100 * e, held, plain);
         ck_assert_msg(fabs(held / plain - 1) > 1e-3, "buffers ignored: %.9g, %.9g", held, plain);
-        ck_assert_msg(fabs(e) <= 0.09, "buffers: error %.3g%%", 100 * e);
+        ck_assert_msg(fabs(e) <= 0.015, "buffers: error %.3g%%", 100 * e);
     }
     whole_states = 0;
 }
@@ -287,6 +313,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_flow_exact);
     tcase_add_test(tc, test_flow_tolerance);
+    tcase_add_test(tc, test_flow_gate);
     tcase_add_test(tc, test_flow_links);
     tcase_add_test(tc, test_flow_bad_rate);
     tcase_add_test(tc, test_flow_big);
