@@ -421,9 +421,10 @@ static void print_approx_json(const solve_args *a, int nt, const skel_approx_res
         cli_json_numberf(&j, "half_width", "%.3g", r->half_width);
     cli_json_bool(&j, "at_bound", r->at_bound);
     cli_json_bool(&j, "whole", r->whole);
-    cli_json_string(&j, "estimate", r->estimate == SKEL_APPROX_EST_GRAPH   ? "event graph"
-                                    : r->estimate == SKEL_APPROX_EST_PAIRS ? "pairs (rough)"
-                                                                           : "none");
+    cli_json_string(&j, "estimate", r->estimate == SKEL_APPROX_EST_GRAPH    ? "event graph"
+                                    : r->estimate == SKEL_APPROX_EST_EVENTS ? "events"
+                                    : r->estimate == SKEL_APPROX_EST_PAIRS  ? "pairs (rough)"
+                                                                            : "none");
     cli_json_string(&j, "bottleneck", bottleneck);
     cli_json_array(&j, "task");
     for (int i = 0; i < nt; i++) {
@@ -457,6 +458,11 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
         printf("method       approx, a deal the windows cannot answer: its event graph's "
                "max-plus recursion, sampled (%d items, fixed seed; 95%% half-width %.2g "
                "by batch means) (docs/approximation.md)\n",
+               SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS, r->half_width);
+    else if (r->estimate == SKEL_APPROX_EST_EVENTS)
+        printf("method       approx, a deal the windows cannot answer, not an event graph (a "
+               "farm's choice): its model sampled event by event (%d items, fixed seed; 95%% "
+               "half-width %.2g by batch means) (docs/approximation.md)\n",
                SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS, r->half_width);
     else if (r->estimate)
         printf("method       approx, a deal the windows cannot answer, not an event graph: a "
