@@ -283,7 +283,9 @@ void ba_large_row(const char *name, const char *path, skel_style style, long eve
                ok ? 100 * (ar.throughput / x.mean - 1) : NAN,
                !ok ? err.msg : fabs(ar.throughput - x.mean) <= x.half ? "inside the CI"
                : ar.converged ? "outside the CI" : "outside the CI, not converged",
-               ok && ar.estimate ? " (the estimate of last resort)" : "");
+               ok && ar.estimate == SKEL_APPROX_EST_EVENTS ? " (the estimate, event by event)"
+               : ok && ar.estimate                          ? " (the estimate of last resort)"
+                                                            : "");
     } else
         printf("%-24s %s\n", name, err.msg);
     if (sok)

@@ -68,20 +68,27 @@ static int dd_fixed_cases(ba_sample *sm, const ba_opts *o, diag *err)
     return rc < 0 ? -1 : 0;
 }
 
-/* Large deals of deals (deal(8) into deal(6); 31 tasks) against the
+/* Large deals of deals (deal(8) into deal(6); 31 tasks; a farm after
+ * the deals and first, not event graphs: approx_des.c) against the
  * simulation, as part (c). */
 static void dd_large(void)
 {
-    static const char *const sk[2] = {
+    enum { DD_LARGE = 4 };
+    static const char *const sk[DD_LARGE] = {
         "pipe(4); task(\"src\", 20); deal(8, \"w\", 1); deal(6, \"x\", 1.5); "
         "task(\"sink\", 20);\n",
         "pipe(6); task(\"src\", 20); deal(8, \"w\", 1); deal(7, \"x\", 1.2); "
-        "deal(8, \"y\", 1); deal(6, \"z\", 1.5); task(\"sink\", 20);\n" };
-    static const char *const name[2] = { "deal(8), deal(6)", "four deals, 31 tasks" };
+        "deal(8, \"y\", 1); deal(6, \"z\", 1.5); task(\"sink\", 20);\n",
+        "pipe(5); task(\"s\", 20); deal(8, \"w\", 1); deal(6, \"x\", 1.5); "
+        "farm(3, \"f\", 2); task(\"z\", 20);\n",
+        "pipe(5); task(\"s\", 20); farm(4, \"f\", 2); deal(8, \"w\", 1); "
+        "deal(6, \"x\", 1.5); task(\"z\", 20);\n" };
+    static const char *const name[DD_LARGE] = { "deal(8), deal(6)", "four deals, 31 tasks",
+                                                 "deals, then farm(3)", "farm(4), then deals" };
     printf("\nbench_approx: deals of deals too large for the exact chain, approximation against\n"
            "the simulation's 95%% CI (10 replications, seed 1, one thread; CPU seconds)\n");
     ba_large_header();
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < DD_LARGE; k++) {
         char path[] = "/tmp/bench_approx_dd_XXXXXX";
         int fd = mkstemp(path);
         FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;

@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sched.h>
 
 #include "base/clock.h"
 #include "bpel/bpel.h"
@@ -50,8 +50,8 @@ static void usage(FILE *f)
           "  --max-states N     stop deriving beyond N states (default 4000000: a larger\n"
           "                     chain stops with its size bound and what to run instead)\n"
           "  --time-limit S     give up after S seconds of deriving or solving\n"
-          "  --threads N        threads of the direct method's LU (default: the online\n"
-          "                     cores the load average leaves idle; at most 2 are used)\n"
+          "  --threads N        threads of the direct method's multifrontal LU (default 1;\n"
+          "                     at most 2 are used; the last digits then vary, docs/pepa.md)\n"
           "  --json             print one JSON object instead of tables\n"
           "  --export-prism P   write the chain as P.tra and P.sta (PRISM explicit format)\n"
           "  --export-mm FILE   write the generator Q in Matrix Market format\n"
@@ -68,44 +68,45 @@ typedef struct solve_args {
     const char *export_prism, *export_mm;
 } solve_args;
 
-/* A number option (c: its code in solve_opts); -1 after a usage error. */
-static int number_option(solve_args *a, int c, const char *v)
+/* A real-valued option (c: its code in solve_opts); -1 after a usage error. */
+static int real_option(solve_args *a, int c, const char *v)
 {
-    unsigned long long u;
     double d;
-    switch (c) {
-    case 't':
+    if (c == 't') {
         if (cli_double("solve", "--tol", v, &d) < 0 || !(d > 0))
             return -1;
         a->sopts.tol = d;
-        return 0;
-    case 'i':
-        if (cli_ulong("solve", "--max-iter", v, &u) < 0 || u == 0)
-            return -1;
-        a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
-        return 0;
-    case 'w':
+    } else if (c == 'w') {
         if (cli_double("solve", "--omega", v, &d) < 0 || !(d > 0 && d < 2))
             return -1;
         a->sopts.omega = d;
         a->sopts.method = a->sopts.method == PEPA_METHOD_AUTO ? PEPA_METHOD_SOR : a->sopts.method;
-        return 0;
-    case 's':
-        if (cli_ulong("solve", "--max-states", v, &u) < 0 || u == 0)
-            return -1;
-        a->dopts.max_states = u;
-        return 0;
-    case 'T':
-        if (cli_ulong_in("solve", "--threads", v, 1, 1024, &u) < 0)
-            return -1;
-        a->sopts.lu_threads = (int)u;
-        return 0;
-    default:                                         /* 'L' */
+    } else {                                         /* 'L' */
         if (cli_double("solve", "--time-limit", v, &d) < 0 || !(d > 0))
             return -1;
         a->dopts.time_limit = a->sopts.time_limit = d;
-        return 0;
     }
+    return 0;
+}
+
+/* A count option (c: its code in solve_opts); -1 after a usage error. */
+static int count_option(solve_args *a, int c, const char *v)
+{
+    unsigned long long u;
+    if (c == 'i') {
+        if (cli_ulong("solve", "--max-iter", v, &u) < 0 || u == 0)
+            return -1;
+        a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
+    } else if (c == 's') {
+        if (cli_ulong("solve", "--max-states", v, &u) < 0 || u == 0)
+            return -1;
+        a->dopts.max_states = u;
+    } else {                                         /* 'T' */
+        if (cli_ulong_in("solve", "--threads", v, 1, 1024, &u) < 0)
+            return -1;
+        a->sopts.lu_threads = (int)u;
+    }
+    return 0;
 }
 
 static const cli_opt solve_opts[] = {
@@ -131,61 +132,82 @@ static const cli_opt solve_opts[] = {
     { NULL, 0, CLI_FLAG }
 };
 
+/* --method M; -1 after a usage error. */
+static int method_option(solve_args *a, const char *v)
+{
+    if (strcmp(v, "approx") == 0) {
+        a->approx = 1;
+        return 0;
+    }
+    if (pepa_method_parse(v, &a->sopts.method) < 0) {
+        fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres, approx)\n", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* An option of the input or output (c: its code in solve_opts); -1 after
+ * a usage error, 1 when c is none of them. */
+static int io_option(solve_args *a, int c, const char *v)
+{
+    switch (c) {
+    case 'p': a->in.platform = v; return 0;
+    case 'B': a->in.buffer = v; return 0;
+    case 'V': a->in.link_scv = v; return 0;
+    case 'l': a->in.place = v; return 0;
+    case 'j': a->json = 1; return 0;
+    case 'N': a->in.no_lump = 1; return 0;
+    case 'P': a->export_prism = v; return 0;
+    case 'M': a->export_mm = v; return 0;
+    case 'H':
+        if (cli_sharing_arg("solve", v) < 0)
+            return -1;
+        a->in.sharing = v;
+        return 0;
+    case 'y':
+        if (cli_style_parse(v, &a->in.style) == 0)
+            return 0;
+        fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", v);
+        return -1;
+    default:
+        return 1;
+    }
+}
+
+/* One option (c, its value v); 2 after a usage error, 0 after --help, -1 to go on. */
+static int one_option(solve_args *a, int c, const char *v, const char *arg)
+{
+    int rc;
+    if (c == 'm')
+        rc = method_option(a, v);
+    else if (c == 't' || c == 'w' || c == 'L')
+        rc = real_option(a, c, v);
+    else if (c == 'i' || c == 's' || c == 'T')
+        rc = count_option(a, c, v);
+    else if (c == 'h') {
+        usage(stdout);
+        return 0;
+    } else if ((rc = io_option(a, c, v)) > 0) {
+        fprintf(stderr, "skelsched solve: unknown or incomplete option '%s'\n", arg);
+        usage(stderr);
+        return 2;
+    }
+    return rc < 0 ? 2 : -1;
+}
+
 static int parse_args(int argc, char **argv, solve_args *a)
 {
     cli_parser p;
     cli_parser_init(&p, "solve", argc, argv, solve_opts, CLI_GNU);
     int operands = 0;
     for (int c; (c = cli_parser_next(&p)) != CLI_END;) {
-        const char *v = p.value;
-        switch (c) {
-        case CLI_OPERAND:
+        if (c == CLI_OPERAND) {
             a->path = operands++ ? a->path : p.arg;
-            break;
-        case 'm':
-            if (strcmp(v, "approx") == 0) {
-                a->approx = 1;
-                break;
-            }
-            if (pepa_method_parse(v, &a->sopts.method) < 0) {
-                fprintf(stderr, "skelsched solve: unknown method '%s' (auto, direct, gs, sor, gmres, approx)\n", v);
-                return 2;
-            }
-            break;
-        case 't':
-        case 'i':
-        case 'w':
-        case 's':
-        case 'T':
-        case 'L':
-            if (number_option(a, c, v) < 0)
-                return 2;
-            break;
-        case 'p': a->in.platform = v; break;
-        case 'B': a->in.buffer = v; break;
-        case 'V': a->in.link_scv = v; break;
-        case 'l': a->in.place = v; break;
-        case 'H':
-            if (cli_sharing_arg("solve", v) < 0)
-                return 2;
-            a->in.sharing = v;
-            break;
-        case 'y':
-            if (cli_style_parse(v, &a->in.style) < 0) {
-                fprintf(stderr, "skelsched solve: --style must be producer or stream, not '%s'\n", v);
-                return 2;
-            }
-            break;
-        case 'j': a->json = 1; break;
-        case 'N': a->in.no_lump = 1; break;
-        case 'P': a->export_prism = v; break;
-        case 'M': a->export_mm = v; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "skelsched solve: unknown or incomplete option '%s'\n", p.arg);
-            usage(stderr);
-            return 2;
+            continue;
         }
+        int rc = one_option(a, c, p.value, p.arg);
+        if (rc >= 0)
+            return rc;
     }
     if (operands != 1) {
         fprintf(stderr, "skelsched solve: expected one model file\n");
@@ -294,6 +316,7 @@ static void print_json(const solve_args *a, const pepa_space *sp, const pepa_sol
     cli_json_string(&j, "method", pepa_method_name(res->method));
     cli_json_int(&j, "iterations", res->iterations);
     cli_json_number(&j, "residual", res->residual);
+    cli_json_int(&j, "lu_threads", res->lu_threads);
     json_thr(&j, "throughput", sp->sys, o->thr, tau);
     json_thr(&j, "throughput_error", sp->sys, o->thr_err, tau);
     json_local(&j, "local", sp, o->pi);
@@ -398,9 +421,10 @@ static void print_approx_json(const solve_args *a, int nt, const skel_approx_res
         cli_json_numberf(&j, "half_width", "%.3g", r->half_width);
     cli_json_bool(&j, "at_bound", r->at_bound);
     cli_json_bool(&j, "whole", r->whole);
-    cli_json_string(&j, "estimate", r->estimate == SKEL_APPROX_EST_GRAPH   ? "event graph"
-                                    : r->estimate == SKEL_APPROX_EST_PAIRS ? "pairs (rough)"
-                                                                           : "none");
+    cli_json_string(&j, "estimate", r->estimate == SKEL_APPROX_EST_GRAPH    ? "event graph"
+                                    : r->estimate == SKEL_APPROX_EST_EVENTS ? "events"
+                                    : r->estimate == SKEL_APPROX_EST_PAIRS  ? "pairs (rough)"
+                                                                            : "none");
     cli_json_string(&j, "bottleneck", bottleneck);
     cli_json_array(&j, "task");
     for (int i = 0; i < nt; i++) {
@@ -434,6 +458,11 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
         printf("method       approx, a deal the windows cannot answer: its event graph's "
                "max-plus recursion, sampled (%d items, fixed seed; 95%% half-width %.2g "
                "by batch means) (docs/approximation.md)\n",
+               SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS, r->half_width);
+    else if (r->estimate == SKEL_APPROX_EST_EVENTS)
+        printf("method       approx, a deal the windows cannot answer, not an event graph (a "
+               "farm's choice): its model sampled event by event (%d items, fixed seed; 95%% "
+               "half-width %.2g by batch means) (docs/approximation.md)\n",
                SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS, r->half_width);
     else if (r->estimate)
         printf("method       approx, a deal the windows cannot answer, not an event graph: a "
@@ -518,77 +547,106 @@ static pepa_space *derive_capped(const solve_args *a, pepa_system *s, int skelet
     return NULL;
 }
 
-/* The LU's threads by default: the online cores the 1-minute load
- * average leaves idle, at least one. On a loaded machine a second thread
- * waits for a core at every step it shares (docs/pepa.md: 2 threads were
- * 0.6-1.07 times as fast as one at a load of 6 to 8 on 2 cores). */
-static int idle_cores(void)
+/* --threads N beyond the CPUs this process may run on (its affinity
+ * mask: a container's or taskset's, not the machine's) would only wait
+ * for a core: at most that many, with a warning. */
+static void cap_threads(solve_args *a)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double load;
-    if (cores < 2 || getloadavg(&load, 1) != 1)
-        return 1;
-    long idle = cores - (long)(load + 0.5);
-    return idle > 1 ? (int)(idle < 1024 ? idle : 1024) : 1;
+    cpu_set_t set;
+    if (a->sopts.lu_threads < 2 || sched_getaffinity(0, sizeof set, &set) != 0)
+        return;
+    int cpus = CPU_COUNT(&set);
+    if (cpus < 1 || a->sopts.lu_threads <= cpus)
+        return;
+    fprintf(stderr, "warning: --threads %d: this process may run on %d CPU(s); using %d\n",
+            a->sopts.lu_threads, cpus, cpus);
+    a->sopts.lu_threads = cpus;
+}
+
+/* What the threads asked for did not do: --threads with a solve the
+ * multifrontal LU did not run in, or a helper thread that could not be
+ * started (the LU then ran those fronts on one thread). */
+static void warn_threads(const solve_args *a, const pepa_solve_result *res)
+{
+    if (a->sopts.lu_threads > 1 && res->lu_threads == 0)
+        fprintf(stderr, "warning: --threads %d unused: only the direct method's multifrontal "
+                "LU (chains of 10,000 states or more) runs on two threads; this solve used %s%s\n",
+                a->sopts.lu_threads, pepa_method_name(res->method),
+                res->method == PEPA_METHOD_DIRECT ? " on UMFPACK" : "");
+    if (res->lu_unstarted > 0)
+        fprintf(stderr, "warning: %ld front(s) of the LU ran on one thread: a helper thread "
+                "could not be started\n", res->lu_unstarted);
+}
+
+/* Derive, check and solve the chain of the loaded model; print the
+ * answer. times: parse, derive, solve (the first set by the caller). */
+static int solve_chain(const solve_args *a, const cli_input *in, pepa_system *s, double *times,
+                       diag *err)
+{
+    pepa_space *sp;
+    solve_out o = { 0 };
+    pepa_solve_result res = { 0 };
+    pepa_solve_opts so = a->sopts;
+    int rc = -1;
+    double t = clock_now();
+    if (!(sp = derive_capped(a, s, in->skel != NULL, err)))
+        return -1;
+    times[1] = clock_now() - t;
+    if ((a->export_prism && pepa_export_prism(sp, a->export_prism, err) < 0) ||
+        (a->export_mm && pepa_export_mm(sp, a->export_mm, err) < 0))
+        goto done;
+    if (out_alloc(&o, sp->n, s->nactions) < 0) {
+        diag_set(err, "out of memory");
+        goto done;
+    }
+    if (check_chain(sp, a->path, o.closed, err) < 0)
+        goto done;
+    t = clock_now();
+    if (solve_measure(sp, &so, &o, &res, err) < 0) {
+        diag tmp = *err;
+        diag_clear(err);
+        diag_set(err, "%s: %s", a->path, tmp.msg);
+        goto done;
+    }
+    times[2] = clock_now() - t;
+    warn_threads(a, &res);
+    if (a->json)
+        print_json(a, sp, &res, &o, times);
+    else
+        print_table(a, sp, &res, &o, times);
+    rc = 0;
+done:
+    out_free(&o);
+    pepa_space_free(sp);
+    return rc;
 }
 
 int cmd_solve(int argc, char **argv)
 {
     solve_args a = { 0 };
     pepa_solve_opts_init(&a.sopts);
-    a.sopts.lu_threads = idle_cores();
+    a.sopts.lu_threads = 1;              /* --threads opts in (docs/pepa.md "Both cores") */
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
     if (a.approx)
         return solve_approx(&a);
-
+    cap_threads(&a);
     diag err;
     diag_clear(&err);
     double times[3] = { 0 }, t = clock_now();
     cli_input in = { 0 };
     pepa_system *s = NULL;
-    pepa_space *sp = NULL;
-    solve_out o = { 0 };
-    pepa_solve_result res = { 0 };
     rc = 1;
-
     if (cli_input_load(a.path, &a.in, &in, &err) < 0 || pepa_check(in.model, warn, NULL, &err) < 0 ||
         !(s = pepa_system_new(in.model, &err)) || pepa_check_system(s, warn, NULL, &err) < 0)
         goto done;
     times[0] = clock_now() - t;
-    t = clock_now();
-    if (!(sp = derive_capped(&a, s, in.skel != NULL, &err)))
-        goto done;
-    times[1] = clock_now() - t;
-    if (a.export_prism && pepa_export_prism(sp, a.export_prism, &err) < 0)
-        goto done;
-    if (a.export_mm && pepa_export_mm(sp, a.export_mm, &err) < 0)
-        goto done;
-    if (out_alloc(&o, sp->n, s->nactions) < 0) {
-        diag_set(&err, "out of memory");
-        goto done;
-    }
-    if (check_chain(sp, a.path, o.closed, &err) < 0)
-        goto done;
-    t = clock_now();
-    if (solve_measure(sp, &a.sopts, &o, &res, &err) < 0) {
-        diag tmp = err;
-        diag_clear(&err);
-        diag_set(&err, "%s: %s", a.path, tmp.msg);
-        goto done;
-    }
-    times[2] = clock_now() - t;
-    if (a.json)
-        print_json(&a, sp, &res, &o, times);
-    else
-        print_table(&a, sp, &res, &o, times);
-    rc = 0;
+    if (solve_chain(&a, &in, s, times, &err) == 0)
+        rc = 0;
 done:
     if (rc)
         fprintf(stderr, "%s\n", err.msg);
-    out_free(&o);
-    pepa_space_free(sp);
     pepa_system_free(s);
     cli_input_free(&in);
     return rc;

@@ -66,7 +66,8 @@ struct pepa_lu {
     pepa_lu *other;     /* ... its analysis (NULL if it failed), until taken */
     double other_flops, other_bytes;
     int threads;        /* 1, or 2: large fronts on two threads (lu_par.h) */
-    lu_int split;       /* fronts the last factorisation ran on two threads */
+    lu_int split;       /* fronts of the last factorisation the helper thread worked on */
+    lu_int unstarted;   /* ... where a helper thread could not be started */
 };
 
 /* n elements of size bytes each (at least one). The factors and fronts are large and written
@@ -335,6 +336,11 @@ int64_t pepa_lu_split_fronts(const pepa_lu *lu)
     return lu->split;
 }
 
+int64_t pepa_lu_unstarted_fronts(const pepa_lu *lu)
+{
+    return lu->unstarted;
+}
+
 int pepa_lu_take_other(pepa_lu *lu, pepa_lu **other, double *flops, double *bytes)
 {
     int tried = lu->other_tried;
@@ -469,7 +475,7 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
     lu_work w = {.ap = Ap, .ai = Ai, .ax = Ax};
     free_factors(lu);
     lu->prec = prec;
-    lu->split = 0;
+    lu->split = lu->unstarted = 0;
     if (work_alloc(lu, &w)) {
         work_free(&w);
         return diag_set(err, "direct solver: out of memory for the LU factors");

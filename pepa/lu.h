@@ -85,8 +85,15 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
  * rounding: the pivots are chosen the same way. */
 int pepa_lu_set_threads(pepa_lu *lu, int threads);
 
-/* How many fronts the last pepa_lu_factor ran on two threads. */
+/* How many fronts of the last pepa_lu_factor the helper thread did part
+ * of (a front sent to two threads whose helper took no chunk, or could
+ * not be started, is not counted). */
 int64_t pepa_lu_split_fronts(const pepa_lu *lu);
+
+/* How many fronts of the last pepa_lu_factor ran on the caller alone
+ * because a helper thread could not be started (pthread_create failed):
+ * non-zero means two threads were asked for and one was used. */
+int64_t pepa_lu_unstarted_fronts(const pepa_lu *lu);
 
 /* What PEPA_LU_AUTO learnt of the ordering it did not keep, so that a
  * caller who finds the kept one over its limits need not analyse the

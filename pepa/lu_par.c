@@ -96,29 +96,37 @@ typedef struct lu_par_step {
     void *arg;
     int n;
     atomic_int next;            /* the next chunk not taken */
+    int helped;                 /* chunks the helper did (read after the join) */
 } lu_par_step;
 
-static void par_take(lu_par_step *st, lu_par_who who)
+/* Take chunks until none is left; returns how many. */
+static int par_take(lu_par_step *st, lu_par_who who)
 {
-    for (int k; (k = atomic_fetch_add(&st->next, 1)) < st->n;)
+    int done = 0;
+    for (int k; (k = atomic_fetch_add(&st->next, 1)) < st->n; done++)
         st->body(st->arg, who, k);
+    return done;
 }
 
 static void *par_helper(void *p)
 {
-    par_take(p, LU_PAR_HELPER);
+    lu_par_step *st = p;
+    st->helped = par_take(st, LU_PAR_HELPER);
     return NULL;
 }
 
-static void par_run(lu_par_body *body, void *arg, int n)
+/* Returns the chunks the helper thread did (0: it took none), -1 when it
+ * could not be started (the caller then did them all, on one thread). */
+static int par_run(lu_par_body *body, void *arg, int n)
 {
-    lu_par_step st = {.body = body, .arg = arg, .n = n};
+    lu_par_step st = {.body = body, .arg = arg, .n = n, .helped = 0};
     atomic_init(&st.next, 0);
     pthread_t th;
     int started = n > 1 && pthread_create(&th, NULL, par_helper, &st) == 0;
     par_take(&st, LU_PAR_CALLER);
     if (started)
         pthread_join(th, NULL);
+    return started || n < 2 ? st.helped : -1;
 }
 
 /* Chunks of n columns, and chunk k's columns [*lo, *hi). */
@@ -174,9 +182,18 @@ static void par_trail(void *p, lu_par_who who, int k)
              t->lda);
 }
 
+/* Add a par_run's outcome to the front's tally. */
+static void par_count(lu_par_tally *t, int helped)
+{
+    if (helped < 0)
+        t->unstarted++;
+    else
+        t->helped += helped;
+}
+
 /* The blocked LU of the n x n block a (leading dimension lda), pivots
  * ipiv (1-based, within the block). Returns sgetrf's info. */
-static int par_getrf(int n, float *a, int lda, int *ipiv)
+static int par_getrf(int n, float *a, int lda, int *ipiv, lu_par_tally *t)
 {
     for (int j = 0; j < n; j += LU_PAR_PANEL) {
         int jb = n - j < LU_PAR_PANEL ? n - j : LU_PAR_PANEL, m = n - j, info = 0;
@@ -186,8 +203,8 @@ static int par_getrf(int n, float *a, int lda, int *ipiv)
         for (int i = j; i < j + jb; i++)
             ipiv[i] += j;
         par_swap(a, lda, j, j + 1, j + jb, ipiv);   /* the columns left of the panel */
-        lu_par_trail t = {a, lda, n, j, jb, ipiv};
-        par_run(par_trail, &t, par_chunks(n - j - jb));
+        lu_par_trail tr = {a, lda, n, j, jb, ipiv};
+        par_count(t, par_run(par_trail, &tr, par_chunks(n - j - jb)));
     }
     return 0;
 }
@@ -226,18 +243,20 @@ static void par_update(void *p, lu_par_who who, int k)
              f->nb);
 }
 
-int lu_par_dense(int nc, int nb, int nr, float *panel, float *f12, float *f22, int *ipiv)
+int lu_par_dense(int nc, int nb, int nr, float *panel, float *f12, float *f22, int *ipiv,
+                 lu_par_tally *t)
 {
     int info = 0;
+    t->helped = t->unstarted = 0;
     if (nc >= LU_PAR_MIN_BLOCKED)
-        info = par_getrf(nc, panel, nr, ipiv);
+        info = par_getrf(nc, panel, nr, ipiv, t);
     else
         sgetrf_(&nc, &nc, panel, &nr, ipiv, &info);
     if (info != 0 || nb == 0)
         return info;
     lu_par_front f = {nc, nb, nr, panel, f12, f22, ipiv};
-    par_run(par_solve, &f, 2 * par_chunks(nb));
-    par_run(par_update, &f, par_chunks(nb));
+    par_count(t, par_run(par_solve, &f, 2 * par_chunks(nb)));
+    par_count(t, par_run(par_update, &f, par_chunks(nb)));
     return 0;
 }
 

@@ -15,6 +15,13 @@
  * (two thread starts a front) cost 50-100 us, 5-10e6 flops at sgemm's speed. */
 #define LU_PAR_MIN_FLOPS 4e7
 
+/* What the helper thread did in one front: the chunks it did, and the
+ * fork-join steps where it could not be started (the caller then did the
+ * step alone). */
+typedef struct lu_par_tally {
+    int helped, unstarted;
+} lu_par_tally;
+
 /* Non-zero when the two-thread fronts are built in. */
 int lu_par_available(void);
 
@@ -22,7 +29,9 @@ int lu_par_available(void);
  * the nc x nc diagonal block of the panel (nr x nc, leading dimension nr)
  * factorised with row exchanges inside it (ipiv, 1-based), F12 (nc x nb,
  * leading dimension nc) and the panel's lower nb rows solved, F22 (nb x nb)
- * updated; on two threads. Returns LAPACK's info (> 0: a zero pivot). */
-int lu_par_dense(int nc, int nb, int nr, float *panel, float *f12, float *f22, int *ipiv);
+ * updated; on two threads, *t what the helper did. Returns LAPACK's info
+ * (> 0: a zero pivot). */
+int lu_par_dense(int nc, int nb, int nr, float *panel, float *f12, float *f22, int *ipiv,
+                 lu_par_tally *t);
 
 #endif

@@ -128,6 +128,12 @@ typedef struct pepa_solve_result {
     double residual;      /* ||pi Q||_inf of the returned pi (sum pi = 1) */
     double seconds;       /* wall time of the solve */
     int converged;        /* residual <= tol */
+    int lu_threads;       /* the direct method's multifrontal LU: the threads
+                             it ran on (2 only where its helper thread did
+                             part of a front); 0 when it did not run */
+    long lu_unstarted;    /* fronts sent to two threads whose helper thread
+                             could not be started: they ran on the caller
+                             alone (the answer is the same) */
 } pepa_solve_result;
 
 /* Fill opts with the defaults described above. */

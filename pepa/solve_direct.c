@@ -189,6 +189,7 @@ typedef struct caps {
     double bytes, flops;
     int umfpack_only;       /* the reference (pepa_solve_direct_umfpack) */
     int threads;            /* of the multifrontal LU (opts->lu_threads) */
+    pepa_solve_result *res; /* out: the LU's threads (lu_threads, lu_unstarted) */
 } caps;
 
 /* Over the caps: the message, and 1. */
@@ -391,6 +392,14 @@ static int mf_other_order(SuiteSparse_long m, const SuiteSparse_long *Ap,
  * memory, twice the speed; solve_refine brings the answer to double), in
  * double when a pivot is lost in single: returns 0 with the factors, 1
  * over the caps, -1 on failure. */
+/* What the factorisation just done ran on, into res (a pivot lost in
+ * single precision leaves the double one on one thread). */
+static void mf_threads(const pepa_lu *lu, pepa_solve_result *res)
+{
+    res->lu_threads = pepa_lu_split_fronts(lu) > 0 ? 2 : 1;
+    res->lu_unstarted += (long)pepa_lu_unstarted_fronts(lu);
+}
+
 static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
                      const double *Ax, const caps *c, factors *f, diag *err)
 {
@@ -406,10 +415,14 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
     pepa_lu_free(other);
     pepa_lu_set_threads(f->mf, c->threads);
     f->prec = PEPA_LU_SINGLE;
-    if (pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL) == 0)
+    int rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL);
+    mf_threads(f->mf, c->res);
+    if (rc == 0)
         return 0;
     f->prec = PEPA_LU_DOUBLE;           /* a pivot lost in single precision */
-    return pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
+    rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
+    mf_threads(f->mf, c->res);          /* the factors kept: one thread */
+    return rc;
 }
 
 /* The factors of M^T: below PIN_MF_STATES, or when the caps are AUTO's
@@ -576,14 +589,14 @@ static int direct(const pepa_ctmc *q, const pepa_solve_opts *opts, const caps *c
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err)
 {
-    caps c = {max_bytes, max_flops, 0, opts->lu_threads};
+    caps c = {max_bytes, max_flops, 0, opts->lu_threads, res};
     return direct(q, opts, &c, pi, res, err);
 }
 
 int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                               pepa_solve_result *res, diag *err)
 {
-    caps c = {PEPA_DIRECT_MAX_BYTES, PEPA_DIRECT_MAX_FLOPS, 1, 1};
+    caps c = {PEPA_DIRECT_MAX_BYTES, PEPA_DIRECT_MAX_FLOPS, 1, 1, res};
     return direct(q, opts, &c, pi, res, err) == 0 ? 0 : -1;
 }
 

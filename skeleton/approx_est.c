@@ -27,8 +27,9 @@
  * ends). A move time not exponential (link phases, a task's work phases)
  * is drawn from the model's own phase-type distribution (ax_draw_ph).
  * The sampling error is given: a 95% half-width by batch means.
- * Where an item's next task is not one (a farm's choice, par/choice/loop:
- * not an event graph) a rough estimate answers instead, unconverged (the
+ * Where an item's next task is not one (a farm's choice: not an event
+ * graph) the model is sampled event by event instead (approx_des.c); with
+ * par/choice/loop steps a rough estimate answers, unconverged (the
  * per-task cycles, each move's two ends a tandem of two servers without a
  * buffer: -29% to +3% against simulate, neither a bound nor accurate).
  *
@@ -447,10 +448,15 @@ int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const in
         a->thr[i] = x * (double)a->est_cnt[i] / (AX_EST_WARM + AX_EST_ITEMS);
         a->util[i] = a->thr[i] * a->est_slow[i] / mu[i];
     }
-    (void)err;
+    if (!(x > 0) && ax_des_applies(a->d)) {   /* a farm's choice: event by event */
+        r->estimate = SKEL_APPROX_EST_EVENTS;
+        x = ax_des_eval(a, mu, lambda, ps_node, &half, err);
+        if (x < -1)
+            return -1;
+    }
     r->converged = x > 0;   /* the pairs' rough estimate is not one to trust */
     r->half_width = x > 0 ? half : 0;
-    if (!(x > 0)) {         /* not an event graph: the rough estimate of pairs */
+    if (!(x > 0)) {         /* par, choice, loop: the rough estimate of pairs */
         r->estimate = SKEL_APPROX_EST_PAIRS;
         x = rough(a, mu, lambda, ps_node);
     }

@@ -389,6 +389,13 @@ double ax_uniform(uint64_t *s);
 double ax_draw(uint64_t *s, double mean);
 double ax_draw_ph(uint64_t *s, double mean, double scv);
 double ax_batch_half(const double *x);
+/* approx_des.c: the estimate where the skeleton is not an event graph (a
+ * farm's choice): its semantics sampled event by event. Applies when
+ * every step holds tasks or the world only (no par/choice/loop); the
+ * throughput, -1 on a deadlock, -2 out of memory (err). */
+int ax_des_applies(const skel_dag *d);
+double ax_des_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                   double *half, diag *err);
 int ax_collapsing(const skel_approx *a, double t);
 
 /* approx_share.c */

@@ -720,7 +720,7 @@ typedef struct skel_approx_opts {
                                 or do not converge */
 } skel_approx_opts;
 
-enum { SKEL_APPROX_EST_GRAPH = 1, SKEL_APPROX_EST_PAIRS = 2 };
+enum { SKEL_APPROX_EST_GRAPH = 1, SKEL_APPROX_EST_PAIRS = 2, SKEL_APPROX_EST_EVENTS = 3 };
 /* The estimate's recursion: items before it counts, and items it counts
  * (approx_est.c; the CLI's method line names their sum). */
 #define SKEL_APPROX_EST_WARM 10000
@@ -746,11 +746,13 @@ typedef struct skel_approx_result {
                                 robins, or whose fixed point failed), not a fixed
                                 point (docs/approximation.md): SKEL_APPROX_EST_GRAPH
                                 the event graph's max-plus recursion, sampled;
-                                SKEL_APPROX_EST_PAIRS (not an event graph) a rough
+                                SKEL_APPROX_EST_EVENTS (not an event graph: a farm's
+                                choice) the model's semantics sampled event by event;
+                                SKEL_APPROX_EST_PAIRS (par, choice, loop) a rough
                                 estimate, unconverged (-29% to +3% against simulate:
                                 neither a bound nor accurate), from the per-task cycles
                                 with each move's two ends as a tandem without buffer */
-    double half_width;       /* SKEL_APPROX_EST_GRAPH: the throughput's 95% half-width
+    double half_width;       /* GRAPH, EVENTS: the throughput's 95% half-width
                                 (its sampling, by batch means); 0: none given */
 } skel_approx_result;
 

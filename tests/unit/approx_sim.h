@@ -8,6 +8,14 @@
 #include "placed.h"
 #include "sim/sim.h"
 
+/* Benoit et al. 2004's semantics (static sharing, exponential work) on
+ * three nodes ... */
+#define NODES \
+    "LocalLatency=0.01 DefaultLatency=0.2 Input=a Output=c\n" \
+    "NodeName=a Speed=1\nNodeName=b Speed=3\nNodeName=c Speed=5\n" \
+    "Link=a,b Latency=0.05\nLink=b,c Latency=0.5\n"
+static const char plat_static[] = "Sharing=static\n" NODES;
+
 /* The simulated job throughput (items task 0 computes per second, 10 x
  * events, seed 1) of skel on platform pf at placement pl, and its 95%
  * half-width. */
@@ -52,6 +60,21 @@ static inline int approx_on(const char *skel, const int *pl, const char *pf,
     skel_approx_free(a);
     placed_free(&z);
     return rc;
+}
+
+/* The same on plat_static. */
+static inline double simulated(const char *skel, const int *pl, long events, double *half)
+{
+    return simulated_on(skel, pl, plat_static, events, half);
+}
+
+/* The approximation of skel on plat_static at pl (answered, or the test fails). */
+static inline skel_approx_result approximated(const char *skel, const int *pl)
+{
+    diag err;
+    skel_approx_result ar;
+    ck_assert_msg(approx_on(skel, pl, plat_static, &ar, &err) == 0, "%s", err.msg);
+    return ar;
 }
 
 #endif

@@ -18,13 +18,8 @@
 #include "skeleton/approx_test.h"
 #include "suite.h"
 
-/* Benoit et al. 2004's semantics (static sharing, exponential work) ... */
-#define NODES \
-    "LocalLatency=0.01 DefaultLatency=0.2 Input=a Output=c\n" \
-    "NodeName=a Speed=1\nNodeName=b Speed=3\nNodeName=c Speed=5\n" \
-    "Link=a,b Latency=0.05\nLink=b,c Latency=0.5\n"
-static const char plat_static[] = "Sharing=static\n" NODES;
-/* ... and issue 16's processor sharing (the default). */
+/* NODES, plat_static (approx_sim.h): Benoit et al. 2004's semantics ...
+ * and issue 16's processor sharing (the default). */
 static const char plat_ps[] = NODES;
 static const char *plat = plat_static;
 static int indep_sharers;   /* the old coupling: a node's outside tasks independent */
@@ -166,20 +161,6 @@ START_TEST(test_counted)
     placed_free(&x);
 }
 END_TEST
-
-static double simulated(const char *skel, const int *pl, long events, double *half)
-{
-    return simulated_on(skel, pl, plat_static, events, half);
-}
-
-/* The approximation of skel on plat_static at pl (answered, or the test fails). */
-static skel_approx_result approximated(const char *skel, const int *pl)
-{
-    diag err;
-    skel_approx_result ar;
-    ck_assert_msg(approx_on(skel, pl, plat_static, &ar, &err) == 0, "%s", err.msg);
-    return ar;
-}
 
 /* A deal of single tasks wider than deal_states whole is counted
  * (docs/approximation.md "Counted deals"); the windows cut it before,

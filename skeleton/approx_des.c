@@ -1,0 +1,541 @@
+/* skeleton/approx_des.c: the estimate of last resort where the skeleton is
+ * not an event graph (a farm's choice inside a deal of deals): its own
+ * semantics sampled event by event (docs/approximation.md "Deals of deals
+ * beyond the windows").
+ *
+ * A farm's dispatch is a race: in the generated model every task is
+ * passive in its moves and the Network offers each move at its own rate
+ * (gen.c), so a sender holding an item races every receiver of its step
+ * that is ready for it, each move at its rate (the first to end takes the
+ * item: the choice is by the rates), and a receiver of several senders
+ * (the farm's collector) likewise. Which item goes where depends on which
+ * task is ready first, so there is no fixed recursion item by item (the
+ * max-plus one of approx_est.c): this samples the model's local states
+ * instead, task by task, as the chain would move, with nothing stored per
+ * state. Every activity is a sequence of exponential phases, so a race
+ * keeps the clocks of the activities still enabled and draws one for an
+ * activity as it becomes enabled:
+ *  - a task receives from step k of its sources, computes, sends to step
+ *    k of its destinations (k its round, as gen.c's template);
+ *  - its work: Erlang-k or H2 phases (skel_erlang_phases, skel_h2), each
+ *    phase under processor sharing at 1/n of its rate with n of its node's
+ *    tasks computing (the clocks of a node's computing tasks drawn again
+ *    when n changes: exact, the phases being exponential);
+ *  - a rendezvous: its Erlang phases advance while both ends offer the
+ *    move (kept while they do not), an H2 link's branch drawn as its
+ *    previous move ends (link.c);
+ *  - a buffer of B items: the sender's hand-off (at `handoff`) while it
+ *    holds fewer than B, each item's transit of its own (the link's
+ *    phases), the receiver's take (at `handoff`) of any item delivered.
+ * The throughput is the rate of items leaving (a consumer's computes, the
+ * moves out) over AX_EST_ITEMS after AX_EST_WARM, with a 95% half-width by
+ * batch means, as the recursion's. Private header approx_int.h. */
+#include "approx_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DES_RECV, DES_COMP, DES_SEND };
+
+typedef struct des {
+    const skel_approx *a;
+    const skel_dag *d;
+    const double *mu, *lambda;
+    int T, E, nact;
+    int *st;              /* per task: DES_RECV, DES_COMP, DES_SEND */
+    long *round, *done;   /* per task: its round, its computes */
+    int *left;            /* per task: phases of its work left */
+    double *pmean;        /* per task: its current phase's mean, alone */
+    double *c0, *busy;    /* per task: its compute's start, seconds computing */
+    int *rep, *ncomp;     /* per task: its node's first task (processor sharing;
+                             itself under static), tasks computing there */
+    int *next;            /* per task: the next task on its node (-1: none) */
+    int *soff, *doff;     /* per task: where its sources' / destinations' members'
+                             edges start in sedge / dedge (parallel to tasks[]) */
+    int *sedge, *dedge;
+    int *held, *dlv, *eph;   /* per edge: items in its buffer, delivered, its phase
+                             (Erlang: phases done; H2: branch) */
+    int *slot_edge;       /* per buffer slot: its edge, -1 when free */
+    int *heap, *pos;      /* activities by time (pos -1: not scheduled) */
+    double *at;
+    int hn;
+    uint64_t seed;
+    double now;
+    long out;             /* items that left */
+} des;
+
+/* Activities: 2e a move or hand-off on edge e, 2e + 1 its take, 2E + i
+ * task i's phase, 2E + T + s the transit in buffer slot s. */
+static int act_task(const des *s, int i) { return 2 * s->E + i; }
+static int act_slot(const des *s, int k) { return 2 * s->E + s->T + k; }
+
+/* ---- the activities' times: a binary heap indexed by activity ------- */
+
+static void heap_swap(des *s, int x, int y)
+{
+    int p = s->heap[x], q = s->heap[y];
+    s->heap[x] = q;
+    s->heap[y] = p;
+    s->pos[q] = x;
+    s->pos[p] = y;
+}
+
+static void heap_fix(des *s, int x)
+{
+    while (x > 0 && s->at[s->heap[x]] < s->at[s->heap[(x - 1) / 2]]) {
+        heap_swap(s, x, (x - 1) / 2);
+        x = (x - 1) / 2;
+    }
+    for (;;) {
+        int l = 2 * x + 1, m = x;
+        if (l < s->hn && s->at[s->heap[l]] < s->at[s->heap[m]])
+            m = l;
+        if (l + 1 < s->hn && s->at[s->heap[l + 1]] < s->at[s->heap[m]])
+            m = l + 1;
+        if (m == x)
+            return;
+        heap_swap(s, x, m);
+        x = m;
+    }
+}
+
+static void schedule(des *s, int act, double t)
+{
+    s->at[act] = t;
+    if (s->pos[act] < 0) {
+        s->pos[act] = s->hn;
+        s->heap[s->hn++] = act;
+    }
+    heap_fix(s, s->pos[act]);
+}
+
+static void cancel(des *s, int act)
+{
+    int x = s->pos[act];
+    if (x < 0)
+        return;
+    s->pos[act] = -1;
+    if (x < --s->hn) {
+        s->heap[x] = s->heap[s->hn];
+        s->pos[s->heap[x]] = x;
+        heap_fix(s, x);
+    }
+}
+
+/* ---- who offers what ------------------------------------------------- */
+
+/* Task i (or the world, SKEL_IN) offers its item to j now. */
+static int sends_to(const des *s, int i, int j)
+{
+    if (i < 0)
+        return 1;
+    const skel_flow *f = &s->d->dst[i];
+    if (s->st[i] != DES_SEND || f->nsteps == 0)
+        return 0;
+    int k = (int)(s->round[i] % f->nsteps);
+    for (int q = f->start[k]; q < f->start[k + 1]; q++)
+        if (f->tasks[q] == j)
+            return 1;
+    return 0;
+}
+
+/* Task j (or the world, SKEL_OUT) is ready to take an item from i now. */
+static int takes_from(const des *s, int j, int i)
+{
+    if (j < 0)
+        return 1;
+    const skel_flow *f = &s->d->src[j];
+    if (s->st[j] != DES_RECV || f->nsteps == 0)
+        return 0;
+    int k = (int)(s->round[j] % f->nsteps);
+    for (int q = f->start[k]; q < f->start[k + 1]; q++)
+        if (f->tasks[q] == i)
+            return 1;
+    return 0;
+}
+
+static int cap_of(const des *s, int e)
+{
+    return (int)(s->a->est_roff[e + 1] - s->a->est_roff[e]);
+}
+
+/* The mean of edge e's next phase (a rendezvous') and its phases. */
+static double move_phase(const des *s, int e, int *k)
+{
+    double scv = s->a->est_scv[e], m = 1 / s->lambda[e];
+    *k = 1;
+    if (scv > 1) {
+        double p, ra, rb;
+        skel_h2(scv, &p, &ra, &rb);
+        return m / (s->eph[e] ? rb : ra);
+    }
+    *k = skel_erlang_phases(scv);
+    return m / *k;
+}
+
+/* Activity x enabled and not running: its clock drawn (of this mean);
+ * disabled: stopped (an Erlang rendezvous keeps its phases done). */
+static void offer(des *s, int x, int on, double mean)
+{
+    if (!on)
+        cancel(s, x);
+    else if (s->pos[x] < 0)
+        schedule(s, x, s->now + ax_draw(&s->seed, mean));
+}
+
+static void update_edge(des *s, int e)
+{
+    int i = s->d->edges[e].from, j = s->d->edges[e].to, k;
+    if (cap_of(s, e) == 0) {
+        int on = sends_to(s, i, j) && takes_from(s, j, i);
+        if (!on || s->pos[2 * e] < 0)
+            offer(s, 2 * e, on, on ? move_phase(s, e, &k) : 0);
+        return;
+    }
+    offer(s, 2 * e, sends_to(s, i, j) && s->held[e] < cap_of(s, e), 1 / s->a->handoff);
+    offer(s, 2 * e + 1, s->dlv[e] > 0 && takes_from(s, j, i), 1 / s->a->handoff);
+}
+
+/* The edges of task i's step of round r, on its sources' side (dst 0)
+ * or its destinations' (dst 1): the activities its state may change. */
+static void touch(des *s, int i, int dst, long r)
+{
+    const skel_flow *f = dst ? &s->d->dst[i] : &s->d->src[i];
+    const int *edge = dst ? s->dedge + s->doff[i] : s->sedge + s->soff[i];
+    if (i < 0 || f->nsteps == 0)
+        return;
+    int k = (int)(r % f->nsteps);
+    for (int q = f->start[k]; q < f->start[k + 1]; q++)
+        if (edge[q] >= 0)
+            update_edge(s, edge[q]);
+}
+
+/* ---- computing ------------------------------------------------------- */
+
+/* The clocks of node r's computing tasks, drawn again for n computing. */
+static void reshare(des *s, int r)
+{
+    for (int x = r; x >= 0; x = s->next[x])
+        if (s->st[x] == DES_COMP)
+            schedule(s, act_task(s, x), s->now + ax_draw(&s->seed, s->pmean[x] * s->ncomp[r]));
+}
+
+/* Task i starts computing: its work's phases (Erlang-k, or one of H2's
+ * two branches, or one). */
+static void compute(des *s, int i)
+{
+    double scv = s->a->scv[i], m = 1 / s->mu[i];
+    s->st[i] = DES_COMP;
+    s->c0[i] = s->now;
+    s->left[i] = scv < 1 ? skel_erlang_phases(scv) : 1;
+    s->pmean[i] = m / s->left[i];
+    if (scv > 1) {
+        double p, ra, rb;
+        skel_h2(scv, &p, &ra, &rb);
+        s->pmean[i] = ax_uniform(&s->seed) < p ? m / ra : m / rb;
+    }
+    s->ncomp[s->rep[i]]++;
+    reshare(s, s->rep[i]);
+    touch(s, i, 0, s->round[i]);
+}
+
+/* Task i's item is sent: its next round, receiving (or computing, a
+ * producer). */
+static void sent(des *s, int i)
+{
+    if (i < 0)
+        return;
+    s->round[i]++;
+    s->st[i] = DES_RECV;
+    touch(s, i, 1, s->round[i] - 1);
+    if (s->d->src[i].nsteps == 0)
+        compute(s, i);
+    else
+        touch(s, i, 0, s->round[i]);
+}
+
+/* Task j has received an item (the world out: it left). */
+static void received(des *s, int j)
+{
+    if (j < 0)
+        s->out++;
+    else
+        compute(s, j);
+}
+
+static void phase_end(des *s, int i)
+{
+    if (--s->left[i] > 0) {
+        schedule(s, act_task(s, i), s->now + ax_draw(&s->seed, s->pmean[i] * s->ncomp[s->rep[i]]));
+        return;
+    }
+    cancel(s, act_task(s, i));
+    s->busy[i] += s->now - s->c0[i];
+    s->done[i]++;
+    s->st[i] = DES_SEND;
+    s->ncomp[s->rep[i]]--;
+    reshare(s, s->rep[i]);
+    if (s->d->dst[i].nsteps == 0) {   /* a consumer: the item leaves */
+        s->out++;
+        sent(s, i);
+    } else {
+        touch(s, i, 1, s->round[i]);
+    }
+}
+
+/* ---- moving ---------------------------------------------------------- */
+
+static void move_end(des *s, int e)
+{
+    int i = s->d->edges[e].from, j = s->d->edges[e].to, k;
+    cancel(s, 2 * e);
+    move_phase(s, e, &k);
+    if (s->a->est_scv[e] > 1) {       /* H2: the next move's branch */
+        double p, ra, rb;
+        skel_h2(s->a->est_scv[e], &p, &ra, &rb);
+        s->eph[e] = ax_uniform(&s->seed) < p ? 0 : 1;
+    } else if (++s->eph[e] < k) {     /* Erlang: the next phase */
+        update_edge(s, e);
+        return;
+    } else {
+        s->eph[e] = 0;
+    }
+    sent(s, i);
+    received(s, j);
+    update_edge(s, e);
+}
+
+/* A hand-off into edge e's buffer: the item's transit in a free slot. */
+static void handoff_end(des *s, int e)
+{
+    int i = s->d->edges[e].from;
+    long lo = s->a->est_roff[e], hi = s->a->est_roff[e + 1], k = lo;
+    cancel(s, 2 * e);
+    while (k < hi && s->slot_edge[k] >= 0)
+        k++;
+    s->slot_edge[k] = e;
+    s->held[e]++;
+    schedule(s, act_slot(s, (int)k),
+             s->now + ax_draw_ph(&s->seed, 1 / s->lambda[e], s->a->est_scv[e]));
+    sent(s, i);
+    update_edge(s, e);
+}
+
+static void transit_end(des *s, int k)
+{
+    int e = s->slot_edge[k];
+    cancel(s, act_slot(s, k));
+    s->slot_edge[k] = -1;
+    s->dlv[e]++;
+    update_edge(s, e);
+}
+
+static void take_end(des *s, int e)
+{
+    cancel(s, 2 * e + 1);
+    s->held[e]--;
+    s->dlv[e]--;
+    received(s, s->d->edges[e].to);
+    update_edge(s, e);
+}
+
+/* The next activity; 0, or -1 when none is enabled (a deadlock). */
+static int step(des *s)
+{
+    if (s->hn == 0)
+        return -1;
+    int x = s->heap[0];
+    s->now = s->at[x];
+    if (x >= act_slot(s, 0))
+        transit_end(s, x - act_slot(s, 0));
+    else if (x >= act_task(s, 0))
+        phase_end(s, x - act_task(s, 0));
+    else if (x % 2 == 0 && cap_of(s, x / 2) == 0)
+        move_end(s, x / 2);
+    else if (x % 2 == 0)
+        handoff_end(s, x / 2);
+    else
+        take_end(s, x / 2);
+    return 0;
+}
+
+/* The time the n-th item from now leaves; -1 on a deadlock. */
+static double run_items(des *s, long n)
+{
+    long goal = s->out + n;
+    while (s->out < goal)
+        if (step(s) < 0)
+            return -1;
+    return s->now;
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+/* Only tasks and the world in every step, no par/choice/loop: what this
+ * samples (else the rough estimate answers). */
+int ax_des_applies(const skel_dag *d)
+{
+    if (d->extended)
+        return 0;
+    for (int i = 0; i < d->ntasks; i++)
+        for (int side = 0; side < 2; side++) {
+            const skel_flow *f = side ? &d->dst[i] : &d->src[i];
+            for (int q = 0; f->nsteps > 0 && q < f->start[f->nsteps]; q++)
+                if (f->alt || f->tasks[q] == i || f->tasks[q] == SKEL_NONE)
+                    return 0;
+        }
+    return 1;
+}
+
+static void des_free(des *s)
+{
+    free(s->st);
+    free(s->round);
+    free(s->done);
+    free(s->left);
+    free(s->pmean);
+    free(s->c0);
+    free(s->busy);
+    free(s->rep);
+    free(s->ncomp);
+    free(s->next);
+    free(s->soff);
+    free(s->doff);
+    free(s->sedge);
+    free(s->dedge);
+    free(s->held);
+    free(s->dlv);
+    free(s->eph);
+    free(s->slot_edge);
+    free(s->heap);
+    free(s->pos);
+    free(s->at);
+}
+
+static int des_alloc(des *s)
+{
+    size_t t = (size_t)s->T + 1, e = (size_t)s->E + 1, n = (size_t)s->nact + 1;
+    size_t slots = (size_t)s->a->est_roff[s->E] + 1;
+    s->st = calloc(t, sizeof *s->st);
+    s->round = calloc(t, sizeof *s->round);
+    s->done = calloc(t, sizeof *s->done);
+    s->left = calloc(t, sizeof *s->left);
+    s->pmean = calloc(t, sizeof *s->pmean);
+    s->c0 = calloc(t, sizeof *s->c0);
+    s->busy = calloc(t, sizeof *s->busy);
+    s->rep = calloc(t, sizeof *s->rep);
+    s->ncomp = calloc(t, sizeof *s->ncomp);
+    size_t ns = 1, nd = 1;
+    for (int i = 0; i < s->T; i++) {
+        const skel_flow *fs = &s->d->src[i], *fd = &s->d->dst[i];
+        ns += fs->nsteps ? (size_t)fs->start[fs->nsteps] : 0;
+        nd += fd->nsteps ? (size_t)fd->start[fd->nsteps] : 0;
+    }
+    s->next = malloc(t * sizeof *s->next);
+    s->soff = calloc(t, sizeof *s->soff);
+    s->doff = calloc(t, sizeof *s->doff);
+    s->sedge = malloc(ns * sizeof *s->sedge);
+    s->dedge = malloc(nd * sizeof *s->dedge);
+    s->held = calloc(e, sizeof *s->held);
+    s->dlv = calloc(e, sizeof *s->dlv);
+    s->eph = calloc(e, sizeof *s->eph);
+    s->slot_edge = malloc(slots * sizeof *s->slot_edge);
+    s->heap = calloc(n, sizeof *s->heap);
+    s->pos = malloc(n * sizeof *s->pos);
+    s->at = calloc(n, sizeof *s->at);
+    return s->st && s->round && s->done && s->left && s->pmean && s->c0 && s->busy && s->rep &&
+                   s->ncomp && s->next && s->soff && s->doff && s->sedge && s->dedge &&
+                   s->held && s->dlv && s->eph &&
+                   s->slot_edge && s->heap && s->pos && s->at
+               ? 0
+               : -1;
+}
+
+/* Per task the edge of each member of its steps (sources', destinations'). */
+static void des_edges(des *s)
+{
+    int ns = 0, nd = 0;
+    for (int i = 0; i < s->T; i++) {
+        const skel_flow *fs = &s->d->src[i], *fd = &s->d->dst[i];
+        s->soff[i] = ns;
+        s->doff[i] = nd;
+        for (int q = 0; fs->nsteps && q < fs->start[fs->nsteps]; q++)
+            s->sedge[ns++] = skel_dag_edge(s->d, fs->tasks[q], i);
+        for (int q = 0; fd->nsteps && q < fd->start[fd->nsteps]; q++)
+            s->dedge[nd++] = skel_dag_edge(s->d, i, fd->tasks[q]);
+    }
+}
+
+/* The nodes shared (processor sharing: each task's node by its first
+ * task, the node's tasks a list from it), nothing scheduled, every task
+ * receiving (a producer computing). */
+static void des_init(des *s, const int *ps_node)
+{
+    des_edges(s);
+    for (int i = 0; i < s->T; i++) {
+        s->rep[i] = i;
+        s->next[i] = -1;
+        for (int x = 0; ps_node && x < i && s->rep[i] == i; x++)
+            s->rep[i] = ps_node[x] == ps_node[i] ? x : i;
+    }
+    for (int i = s->T - 1; i >= 0; i--)   /* push each onto its node's list */
+        if (s->rep[i] != i) {
+            s->next[i] = s->next[s->rep[i]];
+            s->next[s->rep[i]] = i;
+        }
+    for (long k = 0; k < s->a->est_roff[s->E]; k++)
+        s->slot_edge[k] = -1;
+    for (int x = 0; x < s->nact; x++)
+        s->pos[x] = -1;
+    for (int i = 0; i < s->T; i++)
+        if (s->d->src[i].nsteps == 0)
+            compute(s, i);
+        else
+            touch(s, i, 0, 0);
+}
+
+/* The run: AX_EST_WARM items, then AX_EST_ITEMS in AX_EST_BATCHES
+ * batches; their rate (items per second; -1 on a deadlock), *half its
+ * 95% half-width by batch means; per task its computes' share of the
+ * items (thr) and its seconds computing per second (util). */
+static double des_run(skel_approx *a, des *s, double *half)
+{
+    double x[AX_EST_BATCHES], t0 = run_items(s, AX_EST_WARM), t = t0;
+    long nb = AX_EST_ITEMS / AX_EST_BATCHES;
+    for (int i = 0; i < s->T; i++) {
+        s->busy[i] = 0;
+        s->done[i] = 0;
+    }
+    for (int k = 0; k < AX_EST_BATCHES && t >= 0; k++) {
+        double t1 = run_items(s, nb);
+        x[k] = t1 > t ? nb / (t1 - t) : 0;
+        t = t1;
+    }
+    if (!(t > t0))
+        return -1;
+    for (int i = 0; i < s->T; i++) {
+        a->thr[i] = s->done[i] / (t - t0);
+        a->util[i] = s->busy[i] / (t - t0);
+    }
+    *half = ax_batch_half(x);
+    return nb * AX_EST_BATCHES / (t - t0);
+}
+
+double ax_des_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                   double *half, diag *err)
+{
+    des s = { .a = a, .d = a->d, .mu = mu, .lambda = lambda, .T = a->ntasks,
+              .E = a->nedges, .seed = AX_EST_SEED };
+    s.nact = 2 * s.E + s.T + (int)a->est_roff[s.E];
+    double x = -2;
+    if (des_alloc(&s) < 0) {
+        ax_oom(err);
+        goto done;
+    }
+    des_init(&s, ps_node);
+    x = des_run(a, &s, half);
+done:
+    des_free(&s);
+    return x;
+}
