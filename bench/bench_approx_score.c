@@ -55,6 +55,9 @@ static double alt_eval(const skel_dag *d, const skel_approx_opts *ao, const skel
                                          &r, &e)
                       : skel_approx_place(b, m, p, pl, &r, &e)) == 0;
     skel_approx_free(b);
+    if (getenv("APPROX_VERBOSE"))   /* under ba_record's line of the same case */
+        printf("           windows alone %.3f%%%s\n", ok ? 100 * fabs(r.throughput / x - 1) : 0.0,
+               !ok ? " (declined)" : r.estimate ? " (the estimate of last resort)" : "");
     if (ok && whole)
         *whole = r.whole;
     return ok ? fabs(r.throughput / x - 1) : -1;

@@ -578,6 +578,18 @@ static void warn_threads(const solve_args *a, const pepa_solve_result *res)
                 "could not be started\n", res->lu_unstarted);
 }
 
+/* The derived chain exported as asked, o allocated, the chain checked
+ * for a unique steady state (its closed class in o->closed). */
+static int chain_ready(const solve_args *a, const pepa_space *sp, solve_out *o, diag *err)
+{
+    if ((a->export_prism && pepa_export_prism(sp, a->export_prism, err) < 0) ||
+        (a->export_mm && pepa_export_mm(sp, a->export_mm, err) < 0))
+        return -1;
+    if (out_alloc(o, sp->n, sp->sys->nactions) < 0)
+        return diag_set(err, "out of memory");
+    return check_chain(sp, a->path, o->closed, err);
+}
+
 /* Derive, check and solve the chain of the loaded model; print the
  * answer. times: parse, derive, solve (the first set by the caller). */
 static int solve_chain(const solve_args *a, const cli_input *in, pepa_system *s, double *times,
@@ -592,14 +604,7 @@ static int solve_chain(const solve_args *a, const cli_input *in, pepa_system *s,
     if (!(sp = derive_capped(a, s, in->skel != NULL, err)))
         return -1;
     times[1] = clock_now() - t;
-    if ((a->export_prism && pepa_export_prism(sp, a->export_prism, err) < 0) ||
-        (a->export_mm && pepa_export_mm(sp, a->export_mm, err) < 0))
-        goto done;
-    if (out_alloc(&o, sp->n, s->nactions) < 0) {
-        diag_set(err, "out of memory");
-        goto done;
-    }
-    if (check_chain(sp, a->path, o.closed, err) < 0)
+    if (chain_ready(a, sp, &o, err) < 0)
         goto done;
     t = clock_now();
     if (solve_measure(sp, &so, &o, &res, err) < 0) {
