@@ -474,7 +474,7 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
                r->whole ? "; the whole model as one window: its exact chain" : "");
     printf("time         load %.3f s, approx %.6f s\n\n", times[0], times[1]);
     printf("throughput   ");
-    /* the digits the sampling justifies; the rough estimate's two (-29% to +3%) */
+    /* the digits the sampling justifies; the rough estimate's two (up to 29% off) */
     cli_print_digits(stdout, r->throughput,
                      r->estimate == SKEL_APPROX_EST_PAIRS ? 0.01 * r->throughput : r->half_width);
     printf(" items/s (leaving the skeleton%s)\n",
@@ -508,8 +508,8 @@ static int solve_approx(const solve_args *a)
             skel_approx_place(ax, in.skel, in.platform, in.node_of_task, &r, &err) == 0) {
             times[1] = clock_now() - t;
             if (r.estimate == SKEL_APPROX_EST_PAIRS)
-                fprintf(stderr, "warning: %s: a rough estimate, not converged (measured -29%% to "
-                                "+3%% against simulate): use `skelsched simulate`\n", a->path);
+                fprintf(stderr, "warning: %s: a rough estimate, not converged (up to 29%% off where "
+                                "measured): use `skelsched simulate`\n", a->path);
             print_approx(a, &in, ax, &r, times);
             rc = 0;
         }
@@ -541,8 +541,8 @@ static pepa_space *derive_capped(const solve_args *a, pepa_system *s, int skelet
     diag first = *err;
     diag_clear(err);
     diag_set(err, "%s; its components' local states allow up to %.3g states, too many to solve "
-             "exactly here. The throughput of a model this size: %s`skelsched simulate` (95%% "
-             "confidence intervals)", first.msg, bound,
+             "exactly here (--max-states raises the limit). The throughput of a model this size: "
+             "%s`skelsched simulate` (95%% confidence intervals)", first.msg, bound,
              skeleton ? "`skelsched solve --method approx` (milliseconds), or " : "");
     return NULL;
 }

@@ -327,8 +327,7 @@ static int index_chunk(derivation *d, chunk *c)
         if (j == ADD_NO_MEMORY)
             return diag_set(&d->err, "out of memory while deriving the state space (%u states)", sp->n);
         if (j == ADD_OVER_LIMIT)
-            return diag_set(&d->err, "%s: the state space has more than %llu states (the limit; raise it "
-                            "with --max-states)", pepa_model_file(d->sys->model),
+            return diag_set(&d->err, "%s: the state space has more than %llu states (the limit)", pepa_model_file(d->sys->model),
                             (unsigned long long)d->limit);
         col[t] = (uint32_t)j;
     }

@@ -31,7 +31,7 @@
  * graph) the model is sampled event by event instead (approx_des.c); with
  * par/choice/loop steps a rough estimate answers, unconverged (the
  * per-task cycles, each move's two ends a tandem of two servers without a
- * buffer: -29% to +3% against simulate, neither a bound nor accurate).
+ * buffer: up to 29% off where measured, neither a bound nor accurate).
  *
  * Why not the decomposition's own means (docs/approximation.md): every
  * window that cuts the two round robins makes the fixed point sink (the
@@ -104,9 +104,9 @@ static double pair_thr(double x, double y)
  * 1 / (v_i cycle_i) of the job's items per second; under processor
  * sharing a node computes at most one second per second. Each move's two
  * ends as a tandem of two servers at those rates (the blocking between
- * them). Not a bound: a farm's choice is not a round robin (-29% to +3%
- * against simulate). est_free: per task its items per second alone
- * (scratch). */
+ * them). Not a bound: a par's or a choice's branches are not a round
+ * robin (up to 29% off where measured, docs/approximation.md). est_free:
+ * per task its items per second alone (scratch). */
 static double pairs_rough(skel_approx *a, const double *mu, const double *lambda,
                          const int *ps_node)
 {

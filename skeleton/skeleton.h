@@ -756,7 +756,7 @@ typedef struct skel_approx_result {
                                 SKEL_APPROX_EST_EVENTS (not an event graph: a farm's
                                 choice) the model's semantics sampled event by event;
                                 SKEL_APPROX_EST_PAIRS (par, choice, loop) a rough
-                                estimate, unconverged (-29% to +3% against simulate:
+                                estimate, unconverged (up to 29% off where measured:
                                 neither a bound nor accurate), from the per-task cycles
                                 with each move's two ends as a tandem without buffer */
     double half_width;       /* GRAPH, EVENTS: the throughput's 95% half-width
