@@ -172,6 +172,9 @@ skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err
     a->nedges = d->nedges;
     if (opts)
         a->o = *opts;
+    /* every builder's, the estimate's too: a relink that falls back to
+     * the estimate would otherwise sample hand-offs of mean 1/0 */
+    a->handoff = opts && opts->handoff > 0 ? opts->handoff : 1.0;
     return a;
 }
 
@@ -231,7 +234,6 @@ static int alloc_tasks(skel_approx *a, const skel_approx_opts *opts, diag *err)
         return ax_oom(err);
     for (int i = 0; i < a->ntasks; i++)
         a->scv[i] = opts && opts->scv ? opts->scv[i] : 1;
-    a->handoff = opts && opts->handoff > 0 ? opts->handoff : 1.0;
     return 0;
 }
 

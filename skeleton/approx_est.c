@@ -439,6 +439,8 @@ int ax_est_eval(skel_approx *a, const double *mu, const double *lambda, const in
 {
     int start = entry_task(a->d);
     double half = 0;
+    if (!(a->handoff > 0 && isfinite(a->handoff)))   /* hand-offs of mean 1/0: a bug, not a deadlock */
+        return diag_set(err, "approximation: internal error: the hand-off rate is %g", a->handoff);
     for (int i = 0; i < a->ntasks; i++)
         a->est_slow[i] = 1;
     double x = start >= 0 && !a->d->extended ? shared(a, mu, lambda, ps_node, start, &half) : -1;

@@ -385,7 +385,9 @@ static double gate_bound(const struct ax_flow *f, const skel_dag *d, const skel_
                          const double *mu, const double *lambda)
 {
     double t = 0;
-    if (d->serial_loop[d->serial_of[g->lo]] > 0)
+    /* only a gate whose whole body is the one server: an outer loop whose
+     * body merely starts with one keeps its bound */
+    if (d->serial_loop[d->serial_of[g->lo]] > 0 && d->serial_of[g->lo] == d->serial_of[g->hi - 1])
         return INFINITY;
     for (int x = g->lo; x < g->hi; x++)
         t += task_visits(d, x) / mu[x];

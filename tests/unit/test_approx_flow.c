@@ -167,6 +167,29 @@ START_TEST(test_flow_gate)
 }
 END_TEST
 
+/* An outer loop whose body starts with a one-server loop (nested loops
+ * over several stages): the outer gate keeps its Little's-law bound. The
+ * bound was dropped whenever the gate's first task was a one-server
+ * loop's (the review of 27 November), and the outer loop ran as a
+ * pipeline, over-stated: +15.1%, +7.4% and +22.8% on the three platforms
+ * above (producer). With the bound: -12.5%, -13.7% and -10.4%, still a
+ * miss (docs/approximation.md: nested loops over several stages), within
+ * 15%, which the dropped bound's 22.8% fails. */
+#define NESTED_TOL 0.15
+START_TEST(test_flow_nested_gate)
+{
+    static const char nl[] = "pipe(3); task(\"in\", 5); loop(2); pipe(2); loop(1.5); pipe(2);"
+                             " task(\"b\", 9); task(\"c\", 7); task(\"d\", 8); task(\"out\", 6);";
+    static const int pn2[] = { 0, 1, 2, 0, 1 };
+    for (int ps = 0; ps < 3; ps++) {
+        double e = rel_err(nl, SKEL_STYLE_PRODUCER, pn2, ps, NULL);
+        if (getenv("FLOW_VERBOSE"))
+            printf("nested gate, platform %d: %+.4f%%\n", ps, 100 * e);
+        ck_assert_msg(fabs(e) <= NESTED_TOL, "platform %d: error %.3g%%", ps, 100 * e);
+    }
+}
+END_TEST
+
 /* A loop over two stages on links that hold two items (DefaultBuffer=2):
  * its serial reduction takes the platform's buffers, as the windows of
  * any other skeleton do. It kept the rendezvous it was built with, and
@@ -315,6 +338,7 @@ int main(void)
     tcase_add_test(tc, test_flow_tolerance);
     tcase_add_test(tc, test_flow_gate);
     tcase_add_test(tc, test_flow_links);
+    tcase_add_test(tc, test_flow_nested_gate);
     tcase_add_test(tc, test_flow_bad_rate);
     tcase_add_test(tc, test_flow_big);
     suite_add_tcase(s, tc);
