@@ -559,6 +559,10 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     *a = *b;
     *b = tmp;
     a->whole_builds += builds;
+    a->ghost_node = tmp.ghost_node;   /* the caller's sharers (approx_flow.c) */
+    a->ghost_p = tmp.ghost_p;
+    a->ghost_of = tmp.ghost_of;
+    a->nghost = tmp.nghost;
     ax_est_keep_links(a, b);          /* the links the caller placed, for the estimate */
     skel_approx_free(b);
     return 0;

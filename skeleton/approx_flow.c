@@ -17,9 +17,18 @@
  * built again when the fit's phases change). */
 #include "approx_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define AX_FLOW_PASSES 50     /* evaluations for a one-server body's sharing (ps) */
+#define AX_FLOW_DAMP 8        /* ... after which its stretches move half way (measured:
+                                 12 of 4,541 evaluations of bench_approx's f-loop
+                                 cases oscillated for 50 without) */
+#define AX_FLOW_H2_TOL 0.05   /* an H2 pass's fit kept within this relative change
+                                 of its scv (refit: the workspace was built again on
+                                 every change, 1,851 times in those 4,541) */
 
 struct ax_flow {
     skel_approx *inner;       /* on d->serial */
@@ -43,6 +52,18 @@ struct ax_flow {
                                  fit for a one-server loop) */
     double *want;             /* per reduced task: the scv this evaluation fits */
     int *rnode;               /* per reduced task: its node (Sharing=ps) */
+    double *slow;             /* per original task: its computations' stretch by its
+                                 node's sharers (a one-server body's task under ps,
+                                 body_slow; 1 else) */
+    double *mueff;            /* per original task: mu / slow */
+    int *gtask;               /* ps: the ghosts (body tasks of one-server loops, each
+                                 a sharer of its own node in the reduced graph's
+                                 windows): per ghost its task, */
+    int *gnode;               /* its node, */
+    int *gown;                /* its reduced task (the owner), */
+    double *gp;               /* its probability of computing given that the owner
+                                 computes (a pass) */
+    int ng;
 };
 
 static double task_visits(const skel_dag *d, int i)
@@ -153,7 +174,13 @@ static int flow_alloc(struct ax_flow *f, const skel_dag *d)
     f->olscv = malloc(no * sizeof *f->olscv);
     f->obuf = malloc(no * sizeof *f->obuf);
     f->tscv = malloc(nt * sizeof *f->tscv);
-    return f->emap && f->ediv && f->lambda && f->link_scv && f->buffer && f->ein && f->mu &&
+    f->slow = calloc(nt, sizeof *f->slow);
+    f->mueff = calloc(nt, sizeof *f->mueff);
+    f->gtask = calloc(nt, sizeof *f->gtask);
+    f->gnode = calloc(nt, sizeof *f->gnode);
+    f->gown = calloc(nt, sizeof *f->gown);
+    f->gp = calloc(nt, sizeof *f->gp);
+    return f->slow && f->mueff && f->gtask && f->gnode && f->gown && f->gp && f->emap && f->ediv && f->lambda && f->link_scv && f->buffer && f->ein && f->mu &&
            f->extra &&
            f->rlo && f->rhi && f->rscv && f->want && f->rnode && f->odiv && f->olscv &&
            f->obuf && f->tscv ? 0 : -1;
@@ -174,6 +201,8 @@ static struct ax_flow *flow_new(const skel_dag *d, const skel_approx_opts *o,
         goto fail;
     }
     map_tasks(f, d, o, rscv);
+    for (int i = 0; i < d->ntasks; i++)
+        f->slow[i] = 1;           /* the ghosts' gp start at 0 (calloc) */
     skel_approx_opts io = o ? *o : (skel_approx_opts){ 0 };
     io.link_scv = f->link_scv;
     io.buffer = f->buffer;
@@ -212,7 +241,8 @@ void ax_flow_free(struct ax_flow *f)
     skel_approx_free(f->inner);
     void *v[] = { f->emap, f->ediv, f->mu, f->odiv, f->extra, f->lambda, f->link_scv,
                   f->buffer, f->rlo, f->rhi, f->olscv, f->obuf, f->tscv, f->rscv, f->want,
-                  f->rnode, f->ein };
+                  f->rnode, f->ein, f->slow, f->mueff, f->gtask, f->gnode, f->gown,
+                  f->gp };
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
         free(v[k]);
     free(f);
@@ -230,7 +260,16 @@ static int flow_rebuild(skel_approx *a, const double *scv, const int *buffer, co
     struct ax_flow *g = flow_new(a->d, &o, rscv, err);
     if (!g)
         return -1;
-    ax_flow_free(a->flow);
+    struct ax_flow *f = a->flow;
+    size_t nt = (size_t)a->d->ntasks;
+    memcpy(g->slow, f->slow, nt * sizeof *g->slow);     /* this evaluation's sharing */
+    memcpy(g->mueff, f->mueff, nt * sizeof *g->mueff);
+    memcpy(g->gtask, f->gtask, nt * sizeof *g->gtask);
+    memcpy(g->gnode, f->gnode, nt * sizeof *g->gnode);
+    memcpy(g->gown, f->gown, nt * sizeof *g->gown);
+    memcpy(g->gp, f->gp, nt * sizeof *g->gp);
+    g->ng = f->ng;
+    ax_flow_free(f);
     a->flow = g;
     return 0;
 }
@@ -371,6 +410,9 @@ static void reduce_rates(struct ax_flow *f, const skel_dag *d, const double *mu,
             double c, p = body_pass(f, d, x, mu, lambda, h, &c);
             f->mu[x] = 1 / (task_visits(d, i) / m * p + add / m);
             f->want[x] = fit_scv(c);
+            if (f->want[x] > 1 && f->rscv[x] > 1 &&
+                fabs(f->want[x] / f->rscv[x] - 1) < AX_FLOW_H2_TOL)
+                f->want[x] = f->rscv[x];   /* H2 phases close enough: not rebuilt */
         } else
             f->mu[x] = 1 / (task_visits(d, i) / mu[i] + add);
     }
@@ -400,18 +442,33 @@ static double gate_bound(const struct ax_flow *f, const skel_dag *d, const skel_
 }
 
 /* Per reduced task its node under Sharing=ps (NULL: static): a one-server
- * loop's task that of its body's task with the most work per pass. */
-static const int *reduce_nodes(struct ax_flow *f, const int *ps_node, const double *mu)
+ * loop's task one of its own (no task of the reduced graph is there), its
+ * body's tasks sharing their own nodes as ghosts (flow_ghosts). */
+static const int *reduce_nodes(struct ax_flow *f, const skel_dag *d, const int *ps_node)
 {
     if (!ps_node)
         return NULL;
-    for (int x = 0; x < f->nr; x++) {
-        int best = f->rlo[x];
-        for (int i = f->rlo[x] + 1; i < f->rhi[x]; i++)
-            best = mu[i] < mu[best] ? i : best;
-        f->rnode[x] = ps_node[best];
-    }
+    for (int x = 0; x < f->nr; x++)
+        f->rnode[x] = d->serial_loop[x] > 0 ? INT_MIN + x : ps_node[f->rlo[x]];
     return f->rnode;
+}
+
+/* The ghosts under Sharing=ps: every task of a one-server loop's body, on
+ * its node, their shares and stretches warm from the last evaluation (a
+ * stretch reset at each would change a pass's fit and rebuild the
+ * workspace twice an evaluation: refit). */
+static void flow_ghosts(struct ax_flow *f, const skel_dag *d, const int *ps_node,
+                        const double *mu)
+{
+    f->ng = 0;
+    for (int i = 0; ps_node && i < d->ntasks; i++)
+        if (d->serial_loop[d->serial_of[i]] > 0) {
+            f->gtask[f->ng] = i;
+            f->gnode[f->ng] = ps_node[i];
+            f->gown[f->ng++] = d->serial_of[i];
+        }
+    for (int i = 0; i < d->ntasks; i++)
+        f->mueff[i] = mu[i] / (ps_node ? f->slow[i] : 1);
 }
 
 /* Refit: the workspace built again when a one-server loop's pass needs
@@ -430,14 +487,15 @@ static int refit(skel_approx *a, diag *err)
             if (rc < 0)
                 return -1;
             a->flow->inner->handoff = a->handoff;
-            reduce_rates(a->flow, a->d, a->mu, a->lambda, a->handoff);
+            reduce_rates(a->flow, a->d, a->flow->mueff, a->lambda, a->handoff);
             return 0;
         }
     return 0;
 }
 
 /* The tasks' computations and utilisations back from the reduced graph's,
- * scaled; a one-server body's task from the items through the skeleton. */
+ * scaled; a one-server body's task from the items through the skeleton,
+ * computing for its stretched time. */
 static void flow_results(skel_approx *a, const double *mu, double thru, double scale)
 {
     struct ax_flow *f = a->flow;
@@ -454,26 +512,95 @@ static void flow_results(skel_approx *a, const double *mu, double thru, double s
     }
 }
 
-int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
-                 skel_approx_result *r, diag *err)
+/* The stretch of body task i's computations by its node's sharers that
+ * compute while its loop's task s does (a pass), 1 / E[1 / (1 + N)]: the
+ * reduced graph's tasks there and the other one-server bodies' ghosts,
+ * each with its probability given that s computes (approx_share.c's
+ * pairs), taken independent. */
+static double body_slow(const struct ax_flow *f, const int *ps_node, int i)
 {
-    a->mu = mu;
-    a->lambda = lambda;
-    reduce_rates(a->flow, a->d, mu, lambda, a->handoff);
+    double pb[AX_PB_MAX + 2] = { 1 }, mean = 0;
+    const skel_approx *in = f->inner;
+    int m = 0, s = f->gown[0], n = ps_node[i];
+    for (int k = 0; k < f->ng; k++)
+        s = f->gtask[k] == i ? f->gown[k] : s;
+    for (int y = 0; y < f->nr; y++)
+        if (f->rnode[y] == n)
+            ax_pb_add(pb, &m, &mean, ax_cond_busy(in, s, y));
+    for (int k = 0; k < f->ng; k++)
+        if (f->gown[k] != s && (k == 0 || f->gown[k - 1] != f->gown[k])) {
+            double q = ax_ghost_share(in, f->gown[k], n);
+            if (q > 0)
+                ax_pb_add(pb, &m, &mean, fmin(1, q * ax_cond_busy(in, s, f->gown[k])));
+        }
+    return 1 / ax_pb_inv(pb, m, mean, 1);
+}
+
+/* The ghosts' probabilities of computing during their owner's pass and
+ * their tasks' stretches from an evaluation's results (a->util: at the
+ * stretch it was made with); returns the largest relative change of a
+ * stretch. */
+static double flow_restretch(skel_approx *a, const double *mu, const int *ps_node, int damp)
+{
+    struct ax_flow *f = a->flow;
+    const double *u = skel_approx_task_util(f->inner);
+    double ch = 0;
+    for (int k = 0; k < f->ng; k++) {
+        double us = u[f->gown[k]];
+        f->gp[k] = us > 0 ? fmin(1, a->util[f->gtask[k]] / us) : 0;
+    }
+    for (int k = 0; k < f->ng; k++) {
+        int i = f->gtask[k];
+        double s = body_slow(f, ps_node, i);
+        s = damp ? (s + f->slow[i]) / 2 : s;
+        ch = fmax(ch, fabs(s - f->slow[i]) / s);
+        f->slow[i] = s;
+        f->mueff[i] = mu[i] / s;
+    }
+    return ch;
+}
+
+/* One evaluation of the reduced graph at this evaluation's stretches. */
+static int flow_pass(skel_approx *a, const double *lambda, const int *ps_node,
+                     skel_approx_result *r, diag *err)
+{
+    reduce_rates(a->flow, a->d, a->flow->mueff, lambda, a->handoff);
     if (refit(a, err) < 0)
         return -1;
     struct ax_flow *f = a->flow;
-    const int *node = reduce_nodes(f, ps_node, mu);
+    const int *node = reduce_nodes(f, a->d, ps_node);
+    f->inner->ghost_node = f->gnode;
+    f->inner->ghost_p = f->gp;
+    f->inner->ghost_of = f->gown;
+    f->inner->nghost = node ? f->ng : 0;
     if (skel_approx_eval(f->inner, f->mu, f->lambda, node, r, err) < 0)
         return -1;
     r->whole = 0;   /* the reduction's chain, not the model's */
     double scale = 1;
     for (int g = 0; g < a->d->ngates; g++) {
-        double b = gate_bound(f, a->d, &a->d->gates[g], mu, lambda);
+        double b = gate_bound(f, a->d, &a->d->gates[g], f->mueff, lambda);
         if (r->throughput * scale > b)
             scale = b / r->throughput;
     }
     r->throughput *= scale;
-    flow_results(a, mu, r->throughput, scale);
+    flow_results(a, f->mueff, r->throughput, scale);
     return 0;
+}
+
+/* Under Sharing=ps a one-server loop's body tasks share their own nodes
+ * (ghosts in the reduced graph's windows) and are stretched by their
+ * sharers there: evaluations until the stretches settle. */
+int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                 skel_approx_result *r, diag *err)
+{
+    a->mu = mu;
+    a->lambda = lambda;
+    flow_ghosts(a->flow, a->d, ps_node, mu);
+    for (int it = 0;; it++) {
+        if (flow_pass(a, lambda, ps_node, r, err) < 0)
+            return -1;
+        if (!a->flow->ng || it == AX_FLOW_PASSES ||
+            flow_restretch(a, mu, ps_node, it >= AX_FLOW_DAMP) < 1e-6)
+            return 0;
+    }
 }

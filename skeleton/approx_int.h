@@ -46,6 +46,8 @@
 #define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
                                  three tasks (its move's and the first neighbour) */
 #define AX_WMAX 16            /* tasks in one window */
+#define AX_GOWN 2             /* ghosts' owners in a window conditioned on per state
+                                 (approx_solve.c; more: by their pairs) */
 #define AX_COUNT_MAX 65536    /* a counted deal's member's window (approx_group.c)
                                  may hold this many states: model3.des's members
                                  (task, deal(2), task, then pipe(2)) take 17,624 */
@@ -221,6 +223,14 @@ struct skel_approx {
     ax_nt *pairs;             /* scratch for sorting them */
     int *grp0, *grpn;         /* per task: its node's tasks bynode[grp0 .. + grpn) */
     double *pbusy;            /* per task: probability it computes (ps partners) */
+    const int *ghost_node;    /* ps: sharers that are no task of this graph (a
+                                 one-server loop's body tasks, approx_flow.c), each
+                                 a phase of a task of it (its owner, on no node of
+                                 its own): per ghost its node, */
+    const int *ghost_of;      /* its owner (ghosts of one owner consecutive), */
+    const double *ghost_p;    /* and its probability of computing given that its
+                                 owner computes; */
+    int nghost;               /* how many (0: none) */
     double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
     int64_t *pkey;            /* ps: ordered pairs (x, y) of tasks on one node that
                                  some solved window holds, x * ntasks + y, sorted */
@@ -365,7 +375,10 @@ void ax_decode(const skel_approx *a, const ax_win *w, ax_code c, int *loc);
 double ax_count_update(skel_approx *a, const ax_win *w, const double *pi);
 void ax_count_start(skel_approx *a);                /* cold start: at lambda */
 
-/* approx_solve.c */
+/* approx_solve.c (and processor sharing's Poisson-binomial of a node's
+ * sharers: approx_flow.c's one-server bodies) */
+void ax_pb_add(double *pb, int *m, double *mean, double q);
+double ax_pb_inv(const double *pb, int m, double mean, int c);
 void ax_fen_add(double *f, int n, int i, double d); /* the delays' Fenwick trees */
 void ax_solve_window(skel_approx *a, const ax_win *w);
 
@@ -403,7 +416,8 @@ int ax_collapsing(const skel_approx *a, double t);
 int ax_build_pairs(skel_approx *a, diag *err);      /* per evaluation, after the windows */
 void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sums */
 double ax_pairs_update(skel_approx *a);             /* returns their largest change */
-double ax_cond_busy(const skel_approx *a, int x, int y);  /* P(y computes | x does) */
+double ax_cond_busy(const skel_approx *a, int x, int y);
+double ax_ghost_share(const skel_approx *a, int o, int node);   /* owner o's ghosts there */  /* P(y computes | x does) */
 
 /* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
  * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0

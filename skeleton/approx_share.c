@@ -62,10 +62,29 @@ static int pair_add(skel_approx *a, int x, int y)
     return 0;
 }
 
+/* The probability that owner o's ghosts on node compute given that o
+ * does (they are phases of o: never two at once); -1: none there. */
+double ax_ghost_share(const skel_approx *a, int o, int node)
+{
+    double q = -1;
+    for (int k = 0; k < a->nghost; k++)
+        if (a->ghost_of[k] == o && a->ghost_node[k] == node)
+            q = (q < 0 ? 0 : q) + a->ghost_p[k];
+    return q;
+}
+
+/* Do x and y share a node: their own, or one of them has ghosts on the
+ * other's (a one-server loop's task and a task on a node of its body). */
+static int share_node(const skel_approx *a, int x, int y)
+{
+    return a->node[x] == a->node[y] || ax_ghost_share(a, x, a->node[y]) >= 0 ||
+           ax_ghost_share(a, y, a->node[x]) >= 0;
+}
+
 /* Is the pair at positions p < q of window w measured there? */
 static int core_pair(const skel_approx *a, const ax_win *w, int p, int q)
 {
-    return q < AX_PAIR_CORE && a->node[a->wtask[w->t0 + p]] == a->node[a->wtask[w->t0 + q]];
+    return q < AX_PAIR_CORE && share_node(a, a->wtask[w->t0 + p], a->wtask[w->t0 + q]);
 }
 
 /* This evaluation's pairs (sorted, unique), from the windows it solves.

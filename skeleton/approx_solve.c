@@ -177,58 +177,111 @@ static void solve_sparse(skel_approx *a, const ax_win *w, double *pi)
     free(src);
 }
 
-/* E[1 / (c + N)] for c = 1 .. nmax into f[c], N the number of the tasks
- * sharing x's node outside window w that compute, each with its
- * probability of computing given that x computes (approx_share.c), taken
- * independent of one another (Poisson-binomial; its mean above AX_PB_MAX
- * sharers). */
-static void share_outside(skel_approx *a, const ax_win *w, int x, int nmax, double *f)
+/* One more sharer, computing with probability q, into the Poisson-binomial
+ * pb of *m sharers (its mean alone past AX_PB_MAX). */
+void ax_pb_add(double *pb, int *m, double *mean, double q)
 {
-    double *pb = a->pb, mean = 0;
-    int m = 0;
+    *mean += q;
+    if (*m < AX_PB_MAX) {
+        pb[*m + 1] = 0;
+        for (int j = *m + 1; j > 0; j--)
+            pb[j] = pb[j] * (1 - q) + pb[j - 1] * q;
+        pb[0] *= 1 - q;
+    }
+    (*m)++;
+}
+
+/* E[1 / (c + N)], N of the Poisson-binomial pb of m sharers (of that
+ * mean): the share of a node a task gets with c - 1 others computing. */
+double ax_pb_inv(const double *pb, int m, double mean, int c)
+{
+    double f = 0;
+    for (int j = 0; j <= m && m <= AX_PB_MAX; j++)
+        f += pb[j] / (c + j);
+    return m > AX_PB_MAX ? 1 / (c + mean) : f;
+}
+
+typedef struct ax_shr {      /* processor sharing in one window (share_factors) */
+    unsigned same[AX_WMAX];   /* per position: the window's positions on its node */
+    int nown[AX_WMAX];        /* per position: ghosts' owners in the window whose
+                                 ghosts share its node (at most AX_GOWN), */
+    int opos[AX_WMAX][AX_GOWN];   /* their positions, */
+    double oq[AX_WMAX][AX_GOWN];  /* their ghosts' share there while they compute */
+    double fac[AX_WMAX][1 << AX_GOWN][AX_WMAX + 1];   /* per position, owners
+                                 computing (a mask of nown) and computing positions
+                                 on its node: the factor of its rate */
+} ax_shr;
+
+/* The ghosts on x's node (approx_flow.c's one-server bodies), per owner:
+ * an owner in window w and among the first AX_GOWN is kept for a state's
+ * condition (its position and share into sh), any other enters pb while x
+ * computes, P(owner computes | x computes) times its share. */
+static void share_ghosts(skel_approx *a, const ax_win *w, int p, ax_shr *sh, double *pb, int *m,
+                         double *mean)
+{
+    int x = a->wtask[w->t0 + p];
+    sh->nown[p] = 0;
+    for (int k = 0; k < a->nghost; k++) {
+        int o = a->ghost_of[k];
+        if (k > 0 && a->ghost_of[k - 1] == o)
+            continue;             /* one owner's ghosts once */
+        double q = ax_ghost_share(a, o, a->node[x]);
+        int op = q >= 0 ? ax_win_pos(a, w, o) : -1;
+        if (q >= 0 && op >= 0 && sh->nown[p] < AX_GOWN) {
+            sh->opos[p][sh->nown[p]] = op;
+            sh->oq[p][sh->nown[p]++] = fmin(1, q);
+        } else if (q >= 0)
+            ax_pb_add(pb, m, mean, fmin(1, q * ax_cond_busy(a, x, o)));
+    }
+}
+
+/* Per position p and mask of its owners computing: E[1 / (c + N)] for c =
+ * 1 .. nmax, N the number of the tasks sharing p's node outside window w
+ * that compute, each with its probability of computing given that p's
+ * task computes (approx_share.c), taken independent of one another
+ * (Poisson-binomial; its mean above AX_PB_MAX sharers), and its ghosts. */
+static void share_outside(skel_approx *a, const ax_win *w, int p, int nmax, ax_shr *sh)
+{
+    double pb[AX_PB_MAX + 2], mean = 0;
+    int m = 0, x = a->wtask[w->t0 + p];
     pb[0] = 1;
     for (int k = a->grp0[x]; k < a->grp0[x] + a->grpn[x]; k++) {
         int y = a->bynode[k];
-        if (ax_win_pos(a, w, y) >= 0)
-            continue;
-        double q = ax_cond_busy(a, x, y);
-        mean += q;
-        if (m < AX_PB_MAX) {
-            pb[m + 1] = 0;
-            for (int j = m + 1; j > 0; j--)
-                pb[j] = pb[j] * (1 - q) + pb[j - 1] * q;
-            pb[0] *= 1 - q;
-        }
-        m++;
+        if (ax_win_pos(a, w, y) < 0)
+            ax_pb_add(pb, &m, &mean, ax_cond_busy(a, x, y));
     }
-    for (int c = 1; c <= nmax; c++) {
-        f[c] = 0;
-        for (int j = 0; j <= m && m <= AX_PB_MAX; j++)
-            f[c] += pb[j] / (c + j);
-        if (m > AX_PB_MAX)
-            f[c] = 1 / (c + mean);
+    share_ghosts(a, w, p, sh, pb, &m, &mean);
+    for (int mask = 0; mask < 1 << sh->nown[p]; mask++) {
+        double q[AX_PB_MAX + 2], qmean = mean;
+        int qm = m;
+        memcpy(q, pb, sizeof q);
+        for (int o = 0; o < sh->nown[p]; o++)
+            if (mask >> o & 1)
+                ax_pb_add(q, &qm, &qmean, sh->oq[p][o]);
+        for (int c = 1; c <= nmax; c++)
+            sh->fac[p][mask][c] = ax_pb_inv(q, qm, qmean, c);
     }
 }
 
 /* Processor sharing (Sharing=ps) in window w: per position p, the window's
  * positions on p's node (same[p]) and, by how many of them compute, the
- * factor of p's rate (fac[p][c]): exact inside the window, the mean over
- * the outside sharers. Static sharing: factor 1. */
-static void share_factors(skel_approx *a, const ax_win *w, unsigned *same,
-                          double fac[][AX_WMAX + 1])
+ * factor of p's rate (fac[p][..][c]): exact inside the window, the mean
+ * over the outside sharers. Static sharing: factor 1. */
+static void share_factors(skel_approx *a, const ax_win *w, ax_shr *sh)
 {
     for (int p = 0; p < w->nt; p++) {
         int x = a->wtask[w->t0 + p], n = 0;
-        same[p] = 1u << p;
+        sh->same[p] = 1u << p;
+        sh->nown[p] = 0;
         for (int q = 0; q < w->nt && a->node; q++)
             if (q != p && a->node[a->wtask[w->t0 + q]] == a->node[x])
-                same[p] |= 1u << q;
-        for (unsigned m = same[p]; m; m &= m - 1)
+                sh->same[p] |= 1u << q;
+        for (unsigned m = sh->same[p]; m; m &= m - 1)
             n++;
         if (a->node)
-            share_outside(a, w, x, n, fac[p]);
+            share_outside(a, w, p, n, sh);
         else
-            fac[p][1] = 1;
+            sh->fac[p][0][1] = 1;
     }
 }
 
@@ -240,25 +293,26 @@ static int popcount(unsigned m)
     return n;
 }
 
-static double ctr_rate(const skel_approx *a, const ax_ctr *c, const unsigned *same,
-                       double fac[][AX_WMAX + 1])
+static double ctr_rate(const skel_approx *a, const ax_ctr *c, const ax_shr *sh)
 {
     double r = ctr_base(a, c) * c->w;
-    if (c->src == AX_MU)
-        r *= fac[c->pos][popcount(c->busy & same[c->pos])];
-    return r;
+    if (c->src != AX_MU)
+        return r;
+    int p = c->pos, mask = 0;
+    for (int o = 0; o < sh->nown[p]; o++)
+        mask |= (int)(c->busy >> sh->opos[p][o] & 1) << o;
+    return r * sh->fac[p][mask][popcount(c->busy & sh->same[p])];
 }
 
 void ax_solve_window(skel_approx *a, const ax_win *w)
 {
     double *pi = a->pi + w->p0, *prev = a->prev + w->c0;
     const ax_ctr *c = a->ctr + w->c0;
-    unsigned same[AX_WMAX];
-    double fac[AX_WMAX][AX_WMAX + 1];
-    share_factors(a, w, same, fac);
+    ax_shr sh;
+    share_factors(a, w, &sh);
     int unchanged = 1;
     for (int k = 0; k < w->nc; k++) {
-        a->rate[k] = ctr_rate(a, &c[k], same, fac);
+        a->rate[k] = ctr_rate(a, &c[k], &sh);
         unchanged &= a->rate[k] == prev[k];
         prev[k] = a->rate[k];
     }
