@@ -69,7 +69,6 @@ static int alloc_eval(skel_approx *a, diag *err)
     a->grp0 = malloc(nt * sizeof *a->grp0);
     a->grpn = malloc(nt * sizeof *a->grpn);
     a->pbusy = malloc(nt * sizeof *a->pbusy);
-    a->pb = malloc((AX_PB_MAX + 2) * sizeof *a->pb);
     a->rep = malloc(nt * sizeof *a->rep);
     a->nrr = malloc(nt * sizeof *a->nrr);
     a->rr = malloc(nt * AX_NCLASS * sizeof *a->rr);
@@ -82,7 +81,7 @@ static int alloc_eval(skel_approx *a, diag *err)
     if (!a->pi || !a->rho_send || !a->rho_recv || !a->alpha_send || !a->alpha_recv ||
         !a->gamma_send || !a->gamma_recv || !a->rate || !a->prev || !a->dense ||
         !a->marg || !a->xsum || !a->bsum || !a->xcnt || !a->util || !a->thr || !a->bynode || !a->pairs || !a->fen_send || !a->fen_recv || !a->grp0 ||
-        !a->grpn || !a->pbusy || !a->pb)
+        !a->grpn || !a->pbusy)
         return ax_oom(err);
     return 0;
 }
@@ -383,7 +382,6 @@ static void free_eval_groups(skel_approx *a)
     free(a->grp0);
     free(a->grpn);
     free(a->pbusy);
-    free(a->pb);
     free(a->rep);
     free(a->erep);
     free(a->ehead);

@@ -231,7 +231,6 @@ struct skel_approx {
     const double *ghost_p;    /* and its probability of computing given that its
                                  owner computes; */
     int nghost;               /* how many (0: none) */
-    double *pb;               /* Poisson-binomial scratch, AX_PB_MAX + 2 */
     int64_t *pkey;            /* ps: ordered pairs (x, y) of tasks on one node that
                                  some solved window holds, x * ntasks + y, sorted */
     double *pcond;            /* per pair: P(y computes | x computes) */
