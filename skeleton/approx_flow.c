@@ -180,8 +180,8 @@ static int flow_alloc(struct ax_flow *f, const skel_dag *d)
     f->gnode = calloc(nt, sizeof *f->gnode);
     f->gown = calloc(nt, sizeof *f->gown);
     f->gp = calloc(nt, sizeof *f->gp);
-    return f->slow && f->mueff && f->gtask && f->gnode && f->gown && f->gp && f->emap && f->ediv && f->lambda && f->link_scv && f->buffer && f->ein && f->mu &&
-           f->extra &&
+    return f->slow && f->mueff && f->gtask && f->gnode && f->gown && f->gp && f->emap &&
+           f->ediv && f->lambda && f->link_scv && f->buffer && f->ein && f->mu && f->extra &&
            f->rlo && f->rhi && f->rscv && f->want && f->rnode && f->odiv && f->olscv &&
            f->obuf && f->tscv ? 0 : -1;
 }
