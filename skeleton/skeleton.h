@@ -761,6 +761,10 @@ typedef struct skel_approx_result {
                                 with each move's two ends as a tandem without buffer */
     double half_width;       /* GRAPH, EVENTS: the throughput's 95% half-width
                                 (its sampling, by batch means); 0: none given */
+    long items;              /* GRAPH, EVENTS: the items sampled, warm-up included
+                                (batches doubled until the half-width is within 1%
+                                of the throughput, up to SKEL_APPROX_EST_WARM +
+                                SKEL_APPROX_EST_ITEMS); 0: none */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be
