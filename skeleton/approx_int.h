@@ -30,7 +30,7 @@
 #define AX_EST_WARM SKEL_APPROX_EST_WARM    /* the estimate's recursion: items before */
 #define AX_EST_ITEMS SKEL_APPROX_EST_ITEMS  /* it counts, items it counts (approx_est.c), */
 #define AX_EST_BATCHES 10    /* in batches, whose means give its 95% half-width */
-#define AX_EST_FIRST 25000   /* the items counted first, doubled while */
+#define AX_EST_FIRST 50000   /* the items counted first, doubled while */
 #define AX_EST_REL 0.01      /* the half-width is above this part of the rate */
 #define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
 #define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */

@@ -23,12 +23,12 @@ static long sim_events(void)
 }
 
 /* The estimate's items: its warm-up and the counted items, doubled from
- * AX_EST_FIRST (25,000) while the 95% half-width is above 1% of the
+ * AX_EST_FIRST (50,000) while the 95% half-width is above 1% of the
  * throughput, up to SKEL_APPROX_EST_ITEMS: so fewer than those only with
  * a half-width within 1%. */
 static void items_checked(const skel_approx_result *ar)
 {
-    long lo = SKEL_APPROX_EST_WARM + 25000, hi = SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS;
+    long lo = SKEL_APPROX_EST_WARM + 50000, hi = SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS;
     ck_assert_msg(ar->items >= lo && ar->items <= hi, "%ld items", ar->items);
     ck_assert_msg(ar->items == hi || ar->half_width <= 0.01 * ar->throughput,
                   "%ld items, half-width %.3g of %.6g", ar->items, ar->half_width,
