@@ -49,7 +49,10 @@
  * the calling thread's CPU time in it (on two threads, about what it
  * would take on two idle cores: the helper's work runs beside it).
  *        bench_solve lu2      (the closed networks' factorisation alone,
- *                              one thread against two, alternated) */
+ *                              one thread against two, alternated)
+ *        bench_solve blas2    (whether OpenBLAS's work buffers may be
+ *                              taken by two threads at once: bench_blas2.h;
+ *                              part of "all") */
 #define _DEFAULT_SOURCE         /* getloadavg */
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +61,7 @@
 #include <time.h>
 
 #include "base/blaskern.h"
+#include "bench/bench_blas2.h"
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
@@ -708,6 +712,8 @@ int main(int argc, char **argv)
         return 0;
     }
 #endif
+    if (strcmp(which, "blas2") == 0)
+        return blas2_table() < 0;
     printf("%-9s %8s %9s %-9s %3s %6s %9s %8s %7s\n", "chain", "states", "nnz", "method",
            "thr", "iter", "residual", "seconds", "GB/s");
     for (int c = 0; c < 2; c++) {
@@ -750,7 +756,9 @@ int main(int argc, char **argv)
         pepa_ctmc_free(q);
         free(codes);
     }
-    if (strcmp(which, "all") == 0)
+    if (strcmp(which, "all") == 0) {
         direct_table();
+        blas2_table();
+    }
     return 0;
 }

@@ -37,7 +37,18 @@
 
 typedef enum lu_par_who { LU_PAR_CALLER, LU_PAR_HELPER } lu_par_who;
 
-/* B (m x n, leading dimension ldb) := L^-1 B, L the unit lower triangle of a. */
+/* BLIS's settings for one call of the helper: one thread (the helper is
+ * already the second), held in the call's own rntm_t, so nothing
+ * process-wide is set. */
+static rntm_t par_rntm(void)
+{
+    rntm_t rn = BLIS_RNTM_INITIALIZER;
+    bli_rntm_set_num_threads(1, &rn);
+    return rn;
+}
+
+/* B (m x n, leading dimension ldb) := L^-1 B, L the unit lower triangle
+ * of a. */
 static void par_trsm_left(lu_par_who who, int m, int n, float *a, int lda, float *b, int ldb)
 {
     float one = 1.0f;
@@ -47,8 +58,7 @@ static void par_trsm_left(lu_par_who who, int m, int n, float *a, int lda, float
         strsm_("L", "L", "N", "U", &m, &n, &one, a, &lda, b, &ldb);
         return;
     }
-    rntm_t rn = BLIS_RNTM_INITIALIZER;
-    bli_rntm_set_num_threads(1, &rn);
+    rntm_t rn = par_rntm();
     bli_strsm_ex(BLIS_LEFT, BLIS_LOWER, BLIS_NO_TRANSPOSE, BLIS_UNIT_DIAG, m, n, &one, a, 1,
                  lda, b, 1, ldb, NULL, &rn);
 }
@@ -63,8 +73,7 @@ static void par_trsm_right(lu_par_who who, int m, int n, float *a, int lda, floa
         strsm_("R", "U", "N", "N", &m, &n, &one, a, &lda, b, &ldb);
         return;
     }
-    rntm_t rn = BLIS_RNTM_INITIALIZER;
-    bli_rntm_set_num_threads(1, &rn);
+    rntm_t rn = par_rntm();
     bli_strsm_ex(BLIS_RIGHT, BLIS_UPPER, BLIS_NO_TRANSPOSE, BLIS_NONUNIT_DIAG, m, n, &one, a,
                  1, lda, b, 1, ldb, NULL, &rn);
 }
@@ -80,8 +89,7 @@ static void par_gemm(lu_par_who who, int m, int n, int k, float *a, int lda, flo
         sgemm_("N", "N", &m, &n, &k, &mone, a, &lda, b, &ldb, &one, c, &ldc);
         return;
     }
-    rntm_t rn = BLIS_RNTM_INITIALIZER;
-    bli_rntm_set_num_threads(1, &rn);
+    rntm_t rn = par_rntm();
     bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &mone, a, 1, lda, b, 1, ldb,
                  &one, c, 1, ldc, NULL, &rn);
 }
@@ -96,7 +104,7 @@ typedef struct lu_par_step {
     void *arg;
     int n;
     atomic_int next;            /* the next chunk not taken */
-    int helped;                 /* chunks the helper did (read after the join) */
+    int helped;                 /* chunks the helper did (read after join) */
 } lu_par_step;
 
 /* Take chunks until none is left; returns how many. */

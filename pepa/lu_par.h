@@ -3,11 +3,13 @@
  * pepa_lu_set_threads).
  *
  * Debian's OpenBLAS here is the serial build, which must not be called
- * from two threads at once (it links no lock: docs/pepa.md), so the caller
- * keeps OpenBLAS and the helper thread runs BLIS's typed API, one thread
- * per call (a per-call rntm_t: no process-wide setting), on the chunks of
- * the columns it takes. Without BLIS (configure found none) lu_par_available() is 0
- * and the LU runs on one thread. */
+ * from two threads at once: its blas_memory_alloc, which every level-3
+ * call goes through, claims a work buffer outside its lock, and two
+ * threads are handed the same buffer (docs/pepa.md, "Both cores"). So the
+ * caller keeps OpenBLAS and the helper thread runs BLIS's typed API, one
+ * thread per call (a per-call rntm_t: no process-wide setting), on the
+ * chunks of the columns it takes. Without BLIS (configure found none)
+ * lu_par_available() is 0 and the LU runs on one thread. */
 #ifndef SKELSCHED_PEPA_LU_PAR_H
 #define SKELSCHED_PEPA_LU_PAR_H
 
