@@ -1,5 +1,6 @@
 /* skeleton/approx_des.c: the estimate of last resort where the skeleton is
- * not an event graph (a farm's choice inside a deal of deals): its own
+ * not an event graph (a farm's choice inside a deal of deals), or where a
+ * node computes several of its tasks under processor sharing: its own
  * semantics sampled event by event (docs/approximation.md "Deals of deals
  * beyond the windows").
  *

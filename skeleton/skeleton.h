@@ -754,7 +754,9 @@ typedef struct skel_approx_result {
                                 point (docs/approximation.md): SKEL_APPROX_EST_GRAPH
                                 the event graph's max-plus recursion, sampled;
                                 SKEL_APPROX_EST_EVENTS (not an event graph: a farm's
-                                choice) the model's semantics sampled event by event;
+                                choice; or a node shared by two tasks or more under
+                                processor sharing) the model's semantics sampled
+                                event by event;
                                 SKEL_APPROX_EST_PAIRS (par, choice, loop) a rough
                                 estimate, unconverged (up to 29% off where measured:
                                 neither a bound nor accurate), from the per-task cycles
