@@ -161,7 +161,8 @@ static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
     res->decision = !direct_allowed(q) ? PEPA_DECIDE_SIZE
                     : o->warm          ? PEPA_DECIDE_WARM
                     : timed            ? PEPA_DECIDE_TIMED
-                    : probe_over(q, res) ? PEPA_DECIDE_PROBE : PEPA_DECIDE_DIRECT;
+                    : !o->no_probe && probe_over(q, res) ? PEPA_DECIDE_PROBE
+                                                         : PEPA_DECIDE_DIRECT;
     if (res->decision != PEPA_DECIDE_DIRECT)
         return solve_iterative(q, o, pi, res, err, t0);
     diag dd;

@@ -79,16 +79,16 @@ int pepa_solve_probe(const pepa_ctmc *q, double max_bytes, double max_flops, uin
     probe b = {0};
     b.order = malloc((size_t)n * sizeof *b.order);
     b.place = malloc((size_t)n * sizeof *b.place);
-    b.p = malloc(((size_t)n / 2 + 1) * sizeof *b.p);
+    b.p = malloc(((size_t)n / 4 + 1) * sizeof *b.p);
     b.i = malloc((size_t)q->nnz * sizeof *b.i);
-    b.perm = malloc(((size_t)n / 2 + 1) * sizeof *b.perm);
+    b.perm = malloc(((size_t)n / 4 + 1) * sizeof *b.perm);
     int over = 0;
     if (b.order && b.place && b.p && b.i && b.perm) {
         for (uint32_t j = 0; j < n; j++)
             b.place[j] = UINT32_MAX;
         b.place[0] = 0;
         b.order[b.reached++] = 0;
-        for (uint32_t want = PEPA_PROBE_FIRST; !over && want <= n / 2; want *= 2) {
+        for (uint32_t want = PEPA_PROBE_FIRST; !over && want <= n / 4; want *= 2) {
             grow(q, &b, want);
             if (b.reached < want || ball_fill(q, &b, bytes, flops))
                 break;                  /* not irreducible, or out of memory: no decision */

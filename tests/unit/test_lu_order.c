@@ -331,18 +331,19 @@ START_TEST(test_lu_auto_handover)
 }
 END_TEST
 
-/* AUTO's probe (pepa_solve_probe): a 14-dimensional hypercube walk (16,384
- * states) is refused on a ball of at most half its states, no ordering of
+/* AUTO's probe (pepa_solve_probe): a 15-dimensional hypercube walk (32,768
+ * states) is refused on a ball of at most a quarter of its states, no ordering of
  * the whole chain computed, and answered by Gauss-Seidel; a 2-D walk of
  * 110^2 = 12,100 states, probed as well, is factorised. */
+#define CUBE_D 15
 START_TEST(test_auto_probe)
 {
-    pepa_ctmc *q = cube(14);
+    pepa_ctmc *q = cube(CUBE_D);
     uint32_t states;
     double bytes, flops;
     ck_assert(pepa_solve_probe(q, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS, &states, &bytes,
                                &flops) == 1);
-    ck_assert_msg(states >= PEPA_PROBE_FIRST && states <= q->n / 2
+    ck_assert_msg(states >= PEPA_PROBE_FIRST && states <= q->n / 4
                   && (flops > PEPA_PROBE_MARGIN * PEPA_AUTO_DIRECT_FLOPS
                       || bytes > PEPA_PROBE_MARGIN * PEPA_AUTO_DIRECT_BYTES),
                   "%u states: %g flops, %g bytes", states, flops, bytes);
@@ -357,8 +358,8 @@ START_TEST(test_auto_probe)
                   "%s, %s, %d orderings, %u states", pepa_method_name(res.method),
                   pepa_decision_name(res.decision), res.orderings, res.probe_states);
     double all_clear = 1.0;             /* product form: each coordinate clear w.p. 2 / (2 + r) */
-    for (unsigned b = 0; b < 14; b++)
-        all_clear *= 2.0 / (2.0 + 1.0 + (double)b / 14);
+    for (unsigned b = 0; b < CUBE_D; b++)
+        all_clear *= 2.0 / (2.0 + 1.0 + (double)b / CUBE_D);
     ck_assert_msg(fabs(pi[0] - all_clear) <= 1e-8 * all_clear, "%g, %g", pi[0], all_clear);
     free(pi);
     pepa_ctmc_free(q);
