@@ -77,8 +77,7 @@ static pepa_ctmc *make_grid2(uint32_t L)
     return q;
 }
 
-/* A PEPA file's chain, or NULL (a note says why). */
-static pepa_ctmc *file_chain(const char *path)
+pepa_ctmc *bench_file_chain(const char *path)
 {
     diag err;
     diag_clear(&err);
@@ -176,7 +175,7 @@ void decide_table(pepa_ctmc *const *qs, const char *const *names, int nq, char *
         if (qs[k])
             decide_row(names[k], qs[k]);
     for (int k = 0; k < nfiles; k++) {
-        pepa_ctmc *q = file_chain(files[k]);
+        pepa_ctmc *q = bench_file_chain(files[k]);
         if (q) {
             const char *slash = strrchr(files[k], '/');
             decide_row(slash ? slash + 1 : files[k], q);

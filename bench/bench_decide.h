@@ -5,6 +5,10 @@
 
 #include "pepa/ctmc.h"
 
+/* A PEPA file's chain (the caller frees it), or NULL with a note printed
+ * saying why. */
+pepa_ctmc *bench_file_chain(const char *path);
+
 /* One row per chain (NULL chains skipped), then one per PEPA file of
  * files (nfiles of them, derived here): AUTO as before the probe and
  * AUTO with it, alternated DECIDE_RUNS times in the same run, CPU and

@@ -70,10 +70,7 @@
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
-#include "pepa/parse.h"
 #include "pepa/solve.h"
-#include "pepa/space.h"
-#include "pepa/system.h"
 #include "base/mem.h"
 
 /* ---------------------------------------------------------------- triples */
@@ -475,20 +472,7 @@ static pepa_ctmc *corpus_chain(const char *file)
     const char *dir = getenv("SHARED_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/corpus/pepa/%s", dir && *dir ? dir : "../shared", file);
-    diag err;
-    diag_clear(&err);
-    pepa_model *m = pepa_parse_file(path, &err);
-    pepa_system *s = m ? pepa_system_new(m, &err) : NULL;
-    pepa_space *sp = s ? pepa_derive(s, NULL, &err) : NULL;
-    pepa_ctmc *q = sp ? sp->q : NULL;   /* taken over: freed by direct_table */
-    if (sp)
-        sp->q = NULL;
-    if (!q)
-        printf("  (%s: %s)\n", file, err.set ? err.msg : "out of memory");
-    pepa_space_free(sp);
-    pepa_system_free(s);
-    pepa_model_free(m);
-    return q;
+    return bench_file_chain(path);
 }
 
 #ifdef HAVE_UMFPACK
