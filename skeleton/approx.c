@@ -244,7 +244,7 @@ static int build_workspace(skel_approx *a, const skel_approx_opts *opts, diag *e
     ax_mark_entries(a);
     if (ax_links_build(&a->links, a->d, opts ? opts->link_scv : NULL,
                        opts ? opts->buffer : NULL, (long)a->o.max_states, err) < 0 ||
-        ax_build_machines(a, err) < 0)
+        ax_build_machines(a, err) < 0 || ax_lat_index(a, err) < 0)
         return -1;
     ax_edge_uses(a);
     if (ax_groups_find(a, err) < 0)   /* may simplify a deal's links: before the classes */
@@ -422,6 +422,7 @@ void skel_approx_free(skel_approx *a)
     free_eval(a);
     free_eval_groups(a);
     free_est(a);
+    ax_lat_free(a);
     free(a);
 }
 
@@ -532,6 +533,7 @@ static void cold_start(skel_approx *a, const double *lambda)
         for (int s = 0; s < a->win[w].n; s++)
             a->pi[a->win[w].p0 + (size_t)s] = 1.0 / a->win[w].n;
     ax_count_start(a);
+    ax_lat_start(a);
     a->fresh = 0;
 }
 

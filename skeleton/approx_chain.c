@@ -42,6 +42,11 @@ static int push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
     return 0;
 }
 
+int ax_push_ctr(ax_cbuf *b, ax_ctr c, diag *err)
+{
+    return push_ctr(b, c, err);
+}
+
 /* The rendezvous of send t with the receives on its edge of the task at
  * position q (in local state lq): one transition per receive (an H2
  * receiver forks), at the product of their weights (and wl, the link's). */
@@ -191,8 +196,10 @@ static int state_trans(const skel_approx *a, const ax_win *w, ax_code s, const i
     for (int p = 0; p < w->nt; p++)
         busy |= (unsigned)a->busy[a->loff[a->wtask[w->t0 + p]] + loc[p]] << p;
     for (int p = 0; p < w->nt; p++) {
-        int x = a->wtask[w->t0 + p];
-        for (int k = a->lstart[x]; k < a->lstart[x + 1]; k++) {
+        int x = a->wtask[w->t0 + p], lat = ax_lat_trans(a, w, p, loc[p], s, stride, b, err);
+        if (lat < 0)
+            return -1;
+        for (int k = a->lstart[x]; k < a->lstart[x + 1] && !lat; k++) {
             const ax_ltr *t = &a->ltr[k];
             if (t->from != loc[p])
                 continue;

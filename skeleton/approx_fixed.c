@@ -99,6 +99,7 @@ static void copy_edge(skel_approx *a, int m, int e)
 static double update_window(skel_approx *a, const ax_win *w)
 {
     ax_solve_window(a, w);
+    ax_lat_measure(a, w);
     window_tasks(a, w);
     ax_window_pairs(a, w);
     if (w->edge < 0)
@@ -164,6 +165,7 @@ double ax_sweep(skel_approx *a, int backward)
             ch = fmax(ch, fabs(b - a->pbusy[i]));
         a->pbusy[i] = b;
     }
+    ch = fmax(ch, ax_lat_update(a));
     return fmax(ch, ax_pairs_update(a));
 }
 

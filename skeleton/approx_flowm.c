@@ -57,6 +57,30 @@ static int grp_of(const skel_flow *f, int j)
     return f->grp ? f->grp[j] : 0;
 }
 
+/* The lattice of exchange (ng groups, its states st) for approx_lattice.c:
+ * a join's only where its step has one alternative (the first state of
+ * several would be shared), and of at most AX_FM_LAT moves. */
+#define AX_FM_LAT 64
+
+static int add_lattice(fm *m, const skel_flow *f, int k, int alt, int send, const int *st,
+                       int ng)
+{
+    int edge[AX_FM_LAT], grp[AX_FM_LAT], n = 0, full = (1 << ng) - 1;
+    if (ng < 2 || (!send && skel_flow_nalts(f, k) > 1))
+        return 0;
+    for (int j = f->start[k]; j < f->start[k + 1]; j++) {
+        if (alt_of(f, j) != alt)
+            continue;
+        if (n == AX_FM_LAT || f->tasks[j] < 0)
+            return 0;
+        edge[n] = send ? skel_dag_edge(m->a->d, m->i, f->tasks[j])
+                       : skel_dag_edge(m->a->d, f->tasks[j], m->i);
+        grp[n++] = grp_of(f, j);
+    }
+    return ax_lat_add(m->a, m->i, send, st[0], st[1], full - 1, st[full ^ 1], edge, grp, n, ng,
+                      m->err);
+}
+
 /* Alternative alt of step k: one item with one member of each group, in
  * any order, from state `from` to `to` (comp0: the computation the
  * transitions into `to` start, for H2 work; -1 none). */
@@ -86,7 +110,7 @@ static int exchange(fm *m, const skel_flow *f, int k, int alt, int from, int to,
             if (ax_ltr_into(m->a, m->cap, m->i, t, comp0, m->err) < 0)
                 return -1;
         }
-    return 0;
+    return add_lattice(m, f, k, alt, send, st, ng);
 }
 
 /* The end of the computation at c (its K phases, c .. c + K - 1, or H2's

@@ -91,10 +91,13 @@ typedef enum ax_src {
     AX_XFER,                          /* a phase of a link's transfer, at lambda */
     AX_HANDOFF, AX_TAKE,              /* a buffer takes an item from its sender, gives
                                          one to its receiver (at handoff) */
-    AX_CNT_SEND, AX_CNT_RECV          /* a deal's producer gives an item to a member
+    AX_CNT_SEND, AX_CNT_RECV,         /* a deal's producer gives an item to a member
                                          outside the window, its consumer takes one
                                          from it: at the delay measured for the
                                          member's count of items (approx_group.c) */
+    AX_LAT                            /* a fork's sends (a join's receives), every
+                                         partner outside the window, as one delay
+                                         (approx_lattice.c) */
 } ax_src;
 
 typedef struct ax_ltr {       /* a local transition of one task */
@@ -160,6 +163,18 @@ typedef struct ax_nt {       /* a task and its node (grouping by node) */
 } ax_nt;
 
 struct ax_flow;
+
+typedef struct ax_lat {       /* a fork's sends or a join's receives (approx_lattice.c) */
+    int task, send;
+    int base;                 /* its local state before the first move */
+    int mid0, nmid;           /* the states with some moves made: mid0 .. + nmid */
+    int pen;                  /* the state with every group's move but group 0's made */
+    int e0, ne;               /* its moves: lat_edge[e0 .. e0 + ne), their groups lat_grp */
+    int ng;                   /* groups */
+    double rate;              /* its end's rate as one delay */
+    double flow, prob;        /* this sweep's measure: flow out, probability in */
+    int held;                 /* some window solved this sweep holds it with its partners */
+} ax_lat;
 
 typedef struct ax_est_ev {    /* a compute's start (sign 1) or end (-1) */
     double t;
@@ -284,6 +299,12 @@ struct skel_approx {
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
     double solve_work;        /* this evaluation's solves, in rated transitions' time */
+    ax_lat *lat;              /* forks' and joins' lattices of moves (approx_lattice.c) */
+    int nlat;
+    int *lat_edge, *lat_grp;  /* their moves and groups */
+    int nlat_edge;
+    int *lat_of;              /* per local state (as busy): its lattice (base or a
+                                 middle state), -1 none */
 };
 
 typedef struct ax_cbuf {      /* the sub-chains' transitions, while windows are built */
@@ -316,6 +337,7 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err);
 /* The same within max_states, an error above; then sorted by target. */
 int ax_window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err);
 int ax_sort_by_target(ax_cbuf *b, const ax_win *w, diag *err);
+int ax_push_ctr(ax_cbuf *b, ax_ctr c, diag *err);   /* one transition into b */
 
 /* approx_window.c */
 int ax_past_deadline(const skel_approx *a, int k);
@@ -416,6 +438,21 @@ int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err);
 int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err);
 void ax_par_blocks(skel_approx *a);   /* after ax_groups_find */
 int ax_has_fork(const skel_dag *d);
+
+/* approx_lattice.c: a fork's sends or a join's receives whose partners a
+ * window does not hold, as one delay measured where they are held */
+int ax_lat_add(skel_approx *a, int task, int send, int base, int mid0, int nmid, int pen,
+               const int *edge, const int *grp, int n, int ng, diag *err);
+int ax_lat_index(skel_approx *a, diag *err);        /* lat_of, after the machines */
+/* Task x at window position p in local state l: a lattice cut by w whose
+ * moves are one delay there (its base: the delay's transitions into b; a
+ * middle state: none). 1: done so; 0: not such a state; -1 on an error. */
+int ax_lat_trans(const skel_approx *a, const ax_win *w, int p, int l, ax_code s,
+                 const ax_code *stride, ax_cbuf *b, diag *err);
+void ax_lat_measure(skel_approx *a, const ax_win *w);   /* after its solve */
+double ax_lat_update(skel_approx *a);               /* after a sweep: largest change */
+void ax_lat_start(skel_approx *a);                  /* cold start, after the delays */
+void ax_lat_free(skel_approx *a);
 
 /* approx.c: an approximation of d with only opts copied (both builders start here) */
 skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err);

@@ -65,6 +65,8 @@ static double ctr_base(const skel_approx *a, const ax_ctr *c)
     case AX_CNT_SEND:
     case AX_CNT_RECV:
         return a->cnt[a->cnt0[c->idx] + c->pos];
+    case AX_LAT:
+        return a->lat[c->idx].rate;
     default:                  /* AX_HANDOFF, AX_TAKE */
         return a->handoff;
     }
