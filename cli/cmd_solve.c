@@ -317,6 +317,9 @@ static void print_json(const solve_args *a, const pepa_space *sp, const pepa_sol
     cli_json_int(&j, "iterations", res->iterations);
     cli_json_number(&j, "residual", res->residual);
     cli_json_int(&j, "lu_threads", res->lu_threads);
+    cli_json_string(&j, "decision", pepa_decision_name(res->decision));
+    cli_json_int(&j, "orderings", res->orderings);
+    cli_json_int(&j, "probe_states", res->probe_states);
     json_thr(&j, "throughput", sp->sys, o->thr, tau);
     json_thr(&j, "throughput_error", sp->sys, o->thr_err, tau);
     json_local(&j, "local", sp, o->pi);
