@@ -50,6 +50,10 @@
  * would take on two idle cores: the helper's work runs beside it).
  *        bench_solve lu2      (the closed networks' factorisation alone,
  *                              one thread against two, alternated)
+ *        bench_solve decide [file.pepa ...]  (AUTO's decision with its
+ *                              probe against it without, on the direct
+ *                              table's chains and more: bench_decide.h;
+ *                              part of "all")
  *        bench_solve blas2    (whether OpenBLAS's work buffers may be
  *                              taken by two threads at once: bench_blas2.h;
  *                              part of "all") */
@@ -62,13 +66,11 @@
 
 #include "base/blaskern.h"
 #include "bench/bench_blas2.h"
+#include "bench/bench_decide.h"
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
-#include "pepa/parse.h"
 #include "pepa/solve.h"
-#include "pepa/space.h"
-#include "pepa/system.h"
 #include "base/mem.h"
 
 /* ---------------------------------------------------------------- triples */
@@ -470,20 +472,7 @@ static pepa_ctmc *corpus_chain(const char *file)
     const char *dir = getenv("SHARED_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/corpus/pepa/%s", dir && *dir ? dir : "../shared", file);
-    diag err;
-    diag_clear(&err);
-    pepa_model *m = pepa_parse_file(path, &err);
-    pepa_system *s = m ? pepa_system_new(m, &err) : NULL;
-    pepa_space *sp = s ? pepa_derive(s, NULL, &err) : NULL;
-    pepa_ctmc *q = sp ? sp->q : NULL;   /* taken over: freed by direct_table */
-    if (sp)
-        sp->q = NULL;
-    if (!q)
-        printf("  (%s: %s)\n", file, err.set ? err.msg : "out of memory");
-    pepa_space_free(sp);
-    pepa_system_free(s);
-    pepa_model_free(m);
-    return q;
+    return bench_file_chain(path);
 }
 
 #ifdef HAVE_UMFPACK
@@ -641,6 +630,28 @@ static void print_load(const char *when)
         printf("(load %s: %.1f)\n", when, load);
 }
 
+/* The direct table's chains, built afresh (qs must be freed). */
+static const char *const direct_names[] = {"grid 30^3", "production.pepa", "cqn 5st/25job",
+                                           "cqn 7st/11job", "cqn 9st/8job"};
+enum { NQ = sizeof direct_names / sizeof direct_names[0] };
+static void direct_chains(pepa_ctmc *qs[NQ])
+{
+    qs[0] = make_grid3(30);
+    qs[1] = corpus_chain("pepa-eclipse-plugin/production.pepa");
+    qs[2] = make_cqn(5, 25, 3, 42);
+    qs[3] = make_cqn(7, 11, 3, 42);
+    qs[4] = make_cqn(9, 8, 3, 42);
+}
+
+static void decide_main(char *const *files, int nfiles)
+{
+    pepa_ctmc *qs[NQ];
+    direct_chains(qs);
+    decide_table(qs, direct_names, NQ, files, nfiles);
+    for (int k = 0; k < NQ; k++)
+        pepa_ctmc_free(qs[k]);
+}
+
 static void direct_table(void)
 {
     print_load("before");
@@ -649,16 +660,13 @@ static void direct_table(void)
            "LU wall", "2T1 cpu", "2T1wall", "2T cpu", "2T wall", "LU/2T w", "UMF cpu", "UMF wall",
            "UMF/LU", "UMF/2T w", "GS cpu", "sweeps", "GMRES cpu", "its", "|2T-LU|", "|LU-UMF|",
            "|LU-GS|");
-    static const char *const names[] = {"grid 30^3", "production.pepa", "cqn 5st/25job",
-                                         "cqn 7st/11job", "cqn 9st/8job"};
-    enum { NQ = sizeof names / sizeof names[0] };
-    pepa_ctmc *qs[NQ] = {make_grid3(30), corpus_chain("pepa-eclipse-plugin/production.pepa"),
-                         make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
+    pepa_ctmc *qs[NQ];
+    direct_chains(qs);
     for (int k = 0; k < NQ; k++)
-        direct_row(names[k], qs[k]);
+        direct_row(direct_names[k], qs[k]);
     print_load("after");
 #ifdef HAVE_UMFPACK
-    phase_table(qs, names, NQ);
+    phase_table(qs, direct_names, NQ);
 #endif
     for (int k = 0; k < NQ; k++)
         pepa_ctmc_free(qs[k]);
@@ -714,6 +722,10 @@ int main(int argc, char **argv)
 #endif
     if (strcmp(which, "blas2") == 0)
         return blas2_table() < 0;
+    if (strcmp(which, "decide") == 0) {
+        decide_main(argv + 2, argc - 2);
+        return 0;
+    }
     printf("%-9s %8s %9s %-9s %3s %6s %9s %8s %7s\n", "chain", "states", "nnz", "method",
            "thr", "iter", "residual", "seconds", "GB/s");
     for (int c = 0; c < 2; c++) {
@@ -758,6 +770,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(which, "all") == 0) {
         direct_table();
+        decide_main(NULL, 0);
         blas2_table();
     }
     return 0;

@@ -317,6 +317,9 @@ static void print_json(const solve_args *a, const pepa_space *sp, const pepa_sol
     cli_json_int(&j, "iterations", res->iterations);
     cli_json_number(&j, "residual", res->residual);
     cli_json_int(&j, "lu_threads", res->lu_threads);
+    cli_json_string(&j, "decision", pepa_decision_name(res->decision));
+    cli_json_int(&j, "orderings", res->orderings);
+    cli_json_int(&j, "probe_states", res->probe_states);
     json_thr(&j, "throughput", sp->sys, o->thr, tau);
     json_thr(&j, "throughput_error", sp->sys, o->thr_err, tau);
     json_local(&j, "local", sp, o->pi);
@@ -419,6 +422,8 @@ static void print_approx_json(const solve_args *a, int nt, const skel_approx_res
     cli_json_numberf(&j, "throughput", "%.10g", r->throughput);
     if (r->half_width > 0)
         cli_json_numberf(&j, "half_width", "%.3g", r->half_width);
+    if (r->items > 0)
+        cli_json_int(&j, "items", r->items);
     cli_json_bool(&j, "at_bound", r->at_bound);
     cli_json_bool(&j, "whole", r->whole);
     cli_json_string(&j, "estimate", r->estimate == SKEL_APPROX_EST_GRAPH    ? "event graph"
@@ -456,14 +461,15 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
     printf("tasks        %d\n", nt);
     if (r->estimate == SKEL_APPROX_EST_GRAPH)
         printf("method       approx, a deal the windows cannot answer: its event graph's "
-               "max-plus recursion, sampled (%d items, fixed seed; 95%% half-width %.2g "
+               "max-plus recursion, sampled (%ld items, fixed seed; 95%% half-width %.2g "
                "by batch means) (docs/approximation.md)\n",
-               SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS, r->half_width);
+               r->items, r->half_width);
     else if (r->estimate == SKEL_APPROX_EST_EVENTS)
-        printf("method       approx, a deal the windows cannot answer, not an event graph (a "
-               "farm's choice): its model sampled event by event (%d items, fixed seed; 95%% "
-               "half-width %.2g by batch means) (docs/approximation.md)\n",
-               SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS, r->half_width);
+        printf("method       approx, a deal the windows cannot answer: its model sampled event "
+               "by event (a farm's choice or a node's sharing: not the event graph's recursion; "
+               "%ld items, fixed seed; 95%% half-width %.2g by batch means) "
+               "(docs/approximation.md)\n",
+               r->items, r->half_width);
     else if (r->estimate)
         printf("method       approx, a deal the windows cannot answer, not an event graph: a "
                "rough estimate from the per-task cycles, each move's ends a tandem without "

@@ -16,6 +16,7 @@ pepa_libpepa_la_SOURCES = \
 	pepa/ctmc.c pepa/ctmc.h \
 	pepa/solve.c pepa/solve.h \
 	pepa/solve_direct.c \
+	pepa/solve_probe.c \
 	pepa/lu.c pepa/lu.h pepa/lu_front.h pepa/lu_par.c pepa/lu_par.h pepa/lu_blas.h \
 	pepa/solve_gs.c \
 	pepa/solve_gmres.c

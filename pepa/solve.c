@@ -18,6 +18,25 @@ static const char *const method_names[] = {
     [PEPA_METHOD_GMRES] = "gmres",
 };
 
+static const char *const decision_names[] = {
+    [PEPA_DECIDE_ASKED] = "asked",
+    [PEPA_DECIDE_DIRECT] = "direct",
+    [PEPA_DECIDE_SIZE] = "size",
+    [PEPA_DECIDE_WARM] = "warm",
+    [PEPA_DECIDE_TIMED] = "time-limit",
+    [PEPA_DECIDE_PROBE] = "probe",
+    [PEPA_DECIDE_FAR] = "far",
+    [PEPA_DECIDE_ANALYSIS] = "analysis",
+    [PEPA_DECIDE_INACCURATE] = "inaccurate",
+};
+
+const char *pepa_decision_name(pepa_decision d)
+{
+    if ((unsigned)d < sizeof decision_names / sizeof decision_names[0])
+        return decision_names[d];
+    return "unknown";
+}
+
 void pepa_solve_opts_init(pepa_solve_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -120,6 +139,15 @@ static int check_warm(uint32_t n, const double *pi)
     return sum > 0.0;
 }
 
+/* AUTO's probe (pepa_solve_probe) against its caps: 1 when it refuses
+ * the LU, the sub-chain that decided in res. */
+static int probe_over(const pepa_ctmc *q, pepa_solve_result *res)
+{
+    double bytes, flops;
+    return pepa_solve_probe(q, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS,
+                            &res->probe_states, &bytes, &flops);
+}
+
 /* AUTO: see the rule in solve.h. */
 static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
                       pepa_solve_result *res, diag *err, double t0)
@@ -130,22 +158,31 @@ static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
      * CPU, three quarters of a decision, on a 26,244-state chain, and the
      * iterations check the clock. */
     int timed = o->time_limit > 0.0 && q->n > PEPA_AUTO_TIMED_DIRECT_STATES;
-    if (direct_allowed(q) && !o->warm && !timed) {
-        diag dd;
-        diag_clear(&dd);
-        int rd = pepa_solve_direct_capped(q, o, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS,
-                                          pi, res, &dd);
-        res->method = PEPA_METHOD_DIRECT;
-        if (rd == 0)
-            return 0;
-        /* refused as too costly, or short of the tolerance (stiff rates):
-         * iterate, from the LU's answer when there is one */
-        pepa_solve_opts w = *o;
-        w.warm = rd < 0 && isfinite(res->residual) && check_warm(q->n, pi);
-        res->iterations = 0;
-        return solve_iterative(q, &w, pi, res, err, t0);
+    res->decision = !direct_allowed(q) ? PEPA_DECIDE_SIZE
+                    : o->warm          ? PEPA_DECIDE_WARM
+                    : timed            ? PEPA_DECIDE_TIMED
+                    : !o->no_probe && probe_over(q, res) ? PEPA_DECIDE_PROBE
+                                                         : PEPA_DECIDE_DIRECT;
+    if (res->decision != PEPA_DECIDE_DIRECT)
+        return solve_iterative(q, o, pi, res, err, t0);
+    diag dd;
+    diag_clear(&dd);
+    int rd = pepa_solve_direct_capped(q, o, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS, pi,
+                                      res, &dd);
+    res->method = PEPA_METHOD_DIRECT;
+    if (rd == 0) {
+        res->decision = PEPA_DECIDE_DIRECT;
+        return 0;
     }
-    return solve_iterative(q, o, pi, res, err, t0);
+    /* refused as too costly (the decision says so), or short of the
+     * tolerance (stiff rates): iterate, from the LU's answer when there
+     * is one */
+    if (rd < 0)
+        res->decision = PEPA_DECIDE_INACCURATE;
+    pepa_solve_opts w = *o;
+    w.warm = rd < 0 && isfinite(res->residual) && check_warm(q->n, pi);
+    res->iterations = 0;
+    return solve_iterative(q, &w, pi, res, err, t0);
 }
 
 /* The smallest and largest rate of the chain, for messages. */

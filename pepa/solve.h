@@ -25,7 +25,12 @@
  *      limit; the iterations can): the LU, unless UMFPACK's symbolic
  *      analysis predicts more than PEPA_AUTO_DIRECT_BYTES or
  *      PEPA_AUTO_DIRECT_FLOPS (the LU of a product state space of high
- *      dimension can fill in heavily even when the chain is small).
+ *      dimension can fill in heavily even when the chain is small). That
+ *      analysis costs most where it refuses (0.75 s of CPU on RKIP_MEK.pepa,
+ *      51,327 states, where Gauss-Seidel answers in 0.23 s), so from
+ *      PEPA_PROBE_MIN_STATES on pepa_solve_probe looks first, at
+ *      sub-chains, and refuses for a few hundredths of a second.
+ *      res.decision says which of these decided.
  *   2. Otherwise Gauss-Seidel (accelerated), at most PEPA_AUTO_GS_SWEEPS
  *      sweeps: tens of sweeps on most PEPA chains (jobshop5, 704,645
  *      states: 23 sweeps to 1e-8, 0.6 s).
@@ -79,6 +84,21 @@
 /* Hard limits of an explicit "direct" request. */
 #define PEPA_DIRECT_MAX_BYTES 4e9
 #define PEPA_DIRECT_MAX_FLOPS 1e12
+/* The direct method's first ordering over this many times a cap is
+ * refused at once: no other ordering nor UMFPACK's analysis is tried.
+ * The orderings measured differ by at most 4.9 times in flops and 3.4
+ * in bytes (RKIP_MEK.pepa, AMD against METIS), and UMFPACK's estimate
+ * was above the multifrontal one's on every chain measured. */
+#define PEPA_DIRECT_FAR 8.0
+/* AUTO's probe (pepa_solve_probe): sub-chains of PEPA_PROBE_FIRST states,
+ * doubled up to a quarter of the chain (half would decide more chains, but
+ * would cost 0.015 s more on production.pepa's 17,846 states, where the
+ * whole analysis takes 0.03 s), on chains of PEPA_PROBE_MIN_STATES or
+ * more; the chain is refused when one's AMD fill is over PEPA_PROBE_MARGIN
+ * times a cap. */
+#define PEPA_PROBE_MIN_STATES 8192u
+#define PEPA_PROBE_FIRST 2048u
+#define PEPA_PROBE_MARGIN 2.0
 /* Sweeps AUTO gives Gauss-Seidel before it turns to GMRES. */
 #define PEPA_AUTO_GS_SWEEPS 300
 /* Default tolerance, and the second convergence of an error estimate. */
@@ -116,11 +136,30 @@ typedef struct pepa_solve_opts {
                              none), 2 or more: its large fronts on two
                              where the build has BLIS (lu.h) */
     int plain;            /* GS/SOR: non-zero turns Anderson acceleration off */
+    int no_probe;         /* AUTO: non-zero skips pepa_solve_probe (the decision
+                             as it was before the probe: bench_solve decide's
+                             reference) */
     const unsigned char *recurrent; /* optional (n entries): the closed class
                              to solve; the other states get 0 (see above) */
     double *error;        /* optional output (n entries): estimated absolute
                              error of each pi[j] (see above) */
 } pepa_solve_opts;
+
+/* Why the method that answered was used, or why the LU was refused
+ * (res.decision; --json prints pepa_decision_name). */
+typedef enum pepa_decision {
+    PEPA_DECIDE_ASKED = 0,  /* the method was asked for (not AUTO) */
+    PEPA_DECIDE_DIRECT,     /* AUTO: the LU's analysis within AUTO's caps */
+    PEPA_DECIDE_SIZE,       /* AUTO: beyond PEPA_AUTO_DIRECT_STATES or _NNZ (or no UMFPACK) */
+    PEPA_DECIDE_WARM,       /* AUTO: a warm start was given */
+    PEPA_DECIDE_TIMED,      /* AUTO: a time limit, above PEPA_AUTO_TIMED_DIRECT_STATES */
+    PEPA_DECIDE_PROBE,      /* AUTO: a sub-chain's fill over the caps (pepa_solve_probe):
+                               no ordering of the chain computed */
+    PEPA_DECIDE_FAR,        /* direct: the first ordering over PEPA_DIRECT_FAR times the
+                               caps, so no other one (nor UMFPACK) tried */
+    PEPA_DECIDE_ANALYSIS,   /* over the caps after every ordering tried */
+    PEPA_DECIDE_INACCURATE  /* AUTO: the LU's answer short of the tolerance, iterated on */
+} pepa_decision;
 
 typedef struct pepa_solve_result {
     pepa_method method;   /* the method actually used (never AUTO) */
@@ -134,7 +173,16 @@ typedef struct pepa_solve_result {
     long lu_unstarted;    /* fronts sent to two threads whose helper thread
                              could not be started: they ran on the caller
                              alone (the answer is the same) */
+    pepa_decision decision; /* see above */
+    int orderings;        /* fill-reducing orderings of the whole chain the
+                             direct method computed (UMFPACK's analysis 1,
+                             lu.h's AUTO 1 or 2) */
+    uint32_t probe_states; /* states of the sub-chain whose fill decided
+                             (PEPA_DECIDE_PROBE), else 0 */
 } pepa_solve_result;
+
+/* "asked", "direct", "size", ... (the enum's names, lower case). */
+const char *pepa_decision_name(pepa_decision d);
 
 /* Fill opts with the defaults described above. */
 void pepa_solve_opts_init(pepa_solve_opts *opts);
@@ -177,6 +225,21 @@ int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, do
  * bench_solve measures the direct method against. */
 int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                               pepa_solve_result *res, diag *err);
+
+/* AUTO's cheap look before the LU's analysis. The factors of a chain
+ * hold those of any sub-chain it contains (the filled graph of an
+ * induced subgraph is a subgraph of the filled graph), and on product
+ * state spaces of high dimension the fill grows about ten times with each
+ * doubling of the states (RKIP_MEK.pepa: 6.3e9 flops at 6,415 states,
+ * 6.6e11 at 25,663, 7.9e12 at 51,327), while AMD's own time grows with
+ * the fill (0.43 s for the whole of RKIP_MEK, 0.02 s for an eighth). So
+ * AMD orders breadth-first balls of growing size around state 0, and
+ * the chain is refused as soon as one ball's factors (in AMD's count)
+ * exceed PEPA_PROBE_MARGIN times max_bytes or max_flops. Returns 1 then
+ * (the ball's states, bytes and flops in *states, *bytes, *flops), 0 when
+ * no ball decided (or out of memory: no decision). */
+int pepa_solve_probe(const pepa_ctmc *q, double max_bytes, double max_flops, uint32_t *states,
+                     double *bytes, double *flops);
 
 int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                   pepa_solve_result *res, diag *err);

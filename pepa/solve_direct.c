@@ -207,20 +207,21 @@ static int over_caps(double bytes, double flops, double max_bytes, double max_fl
  * look before we leap: returns 0 with the numeric factors, 1 (with a
  * message) when over the caps, -1 on failure. */
 static int factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
-                  const double *Ax, double max_bytes, double max_flops, const double *control,
-                  void **num, diag *err)
+                  const double *Ax, const caps *c, const double *control, void **num, diag *err)
 {
     double info[UMFPACK_INFO];
     void *sym = NULL;
     int rc = 0;
+    c->res->orderings++;
     SuiteSparse_long st = umfpack_dl_symbolic(m, m, Ap, Ai, Ax, &sym, control, info);
     if (st != UMFPACK_OK)
         return diag_set(err, "direct solver: UMFPACK symbolic analysis failed: %s",
                         umf_status((double)st));
     double bytes = info[UMFPACK_PEAK_MEMORY_ESTIMATE] * info[UMFPACK_SIZE_OF_UNIT];
     double flops = info[UMFPACK_FLOPS_ESTIMATE];
-    if (bytes > max_bytes || flops > max_flops) {
-        rc = over_caps(bytes, flops, max_bytes, max_flops, err);
+    if (bytes > c->bytes || flops > c->flops) {
+        c->res->decision = PEPA_DECIDE_ANALYSIS;
+        rc = over_caps(bytes, flops, c->bytes, c->flops, err);
     } else {
         st = umfpack_dl_numeric(Ap, Ai, Ax, sym, num, control, info);
         if (st != UMFPACK_OK)
@@ -362,22 +363,22 @@ static int finish(const pepa_ctmc *q, uint32_t r, double *pi, double *d,
  * analysis in its place if that one fits. AUTO weighs flops only and
  * may not have tried the other (a 30^3 grid walk: AMD kept by its flops
  * at 129 MB, METIS's 97 MB; UMFPACK's, the next try, 1 GB); where it
- * did, its analysis (pepa_lu_take_other) is used, not made again.
- * Returns 0 when it fits, 1 when not (f->mf left as it was). */
+ * did, its analysis (taken by mf_factor: tried, lu, flops, bytes) is
+ * used, not made again. Returns 0 when it fits, 1 when not (f->mf left
+ * as it was). */
 static int mf_other_order(SuiteSparse_long m, const SuiteSparse_long *Ap,
-                          const SuiteSparse_long *Ai, double max_bytes, double max_flops,
-                          factors *f)
+                          const SuiteSparse_long *Ai, const caps *c, int tried, pepa_lu *lu,
+                          double flops, double bytes, factors *f)
 {
-    pepa_lu *lu;
-    double flops, bytes;
-    if (!pepa_lu_take_other(f->mf, &lu, &flops, &bytes)) {
+    if (!tried) {
         pepa_lu_order other =
             pepa_lu_ordering(f->mf) == PEPA_LU_AMD ? PEPA_LU_METIS : PEPA_LU_AMD;
         diag none;                      /* its failure is no failure: the caps' message stands */
         diag_clear(&none);
+        c->res->orderings++;
         lu = pepa_lu_analyse(m, Ap, Ai, other, &flops, &bytes, &none);
     }
-    if (!lu || bytes > max_bytes || flops > max_flops) {
+    if (!lu || bytes > c->bytes || flops > c->flops) {
         pepa_lu_free(lu);
         return 1;
     }
@@ -400,19 +401,38 @@ static void mf_threads(const pepa_lu *lu, pepa_solve_result *res)
     res->lu_unstarted += (long)pepa_lu_unstarted_fronts(lu);
 }
 
+/* mf_factor's answer when the first ordering is over the caps (1, or
+ * MF_FAR: so far over that nothing else is tried). */
+#define MF_FAR 3
+
+/* Over PEPA_DIRECT_FAR times a cap? */
+static int far_over(double bytes, double flops, const caps *c)
+{
+    return bytes > PEPA_DIRECT_FAR * c->bytes || flops > PEPA_DIRECT_FAR * c->flops;
+}
+
 static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
                      const double *Ax, const caps *c, factors *f, diag *err)
 {
-    double flops, bytes;
+    double flops, bytes, fo, bo;
+    pepa_lu *other;
     f->mf = pepa_lu_analyse(m, Ap, Ai, PEPA_LU_AUTO, &flops, &bytes, err);
     if (!f->mf)
         return -1;
-    if ((bytes > c->bytes || flops > c->flops) &&
-        mf_other_order(m, Ap, Ai, c->bytes, c->flops, f))
-        return over_caps(bytes, flops, c->bytes, c->flops, err);
-    pepa_lu *other;                     /* not needed: not held through the factorisation */
-    pepa_lu_take_other(f->mf, &other, &flops, &bytes);
-    pepa_lu_free(other);
+    int tried = pepa_lu_take_other(f->mf, &other, &fo, &bo);
+    c->res->orderings += 1 + tried;
+    if (bytes > c->bytes || flops > c->flops) {
+        int far = far_over(bytes, flops, c);
+        if (far || mf_other_order(m, Ap, Ai, c, tried, other, fo, bo, f)) {
+            if (far)
+                pepa_lu_free(other);
+            c->res->decision = far ? PEPA_DECIDE_FAR : PEPA_DECIDE_ANALYSIS;
+            over_caps(bytes, flops, c->bytes, c->flops, err);
+            return far ? MF_FAR : 1;
+        }
+    } else {
+        pepa_lu_free(other);            /* not needed: not held through the factorisation */
+    }
     pepa_lu_set_threads(f->mf, c->threads);
     f->prec = PEPA_LU_SINGLE;
     int rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL);
@@ -444,10 +464,10 @@ static int factorise(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
         diag over;
         diag_clear(&over);
         int rc = mf_factor(m, Ap, Ai, Ax, c, f, &over);
-        if (rc != 1) {
+        if (rc != 1) {                      /* done, failed, or far over: refused */
             if (rc && err)
                 *err = over;
-            return rc;
+            return rc == MF_FAR ? 1 : rc;
         }
         /* Over the caps: the factors take the pattern of A + A^T, which on
          * a chain of one-way moves fills in far more than UMFPACK's
@@ -462,7 +482,7 @@ static int factorise(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
     /* Our own refinement step is the one that counts (it gives the error
      * estimate); UMFPACK's own steps before it would cost two more solves. */
     f->control[UMFPACK_IRSTEP] = 0;
-    return factor(m, Ap, Ai, Ax, c->bytes, c->flops, f->control, &f->num, err);
+    return factor(m, Ap, Ai, Ax, c, f->control, &f->num, err);
 }
 
 /* One pinned solve: x (n - 1 entries, in pi) and its error bound d.
@@ -567,6 +587,8 @@ static int direct(const pepa_ctmc *q, const pepa_solve_opts *opts, const caps *c
     res->iterations = 1;
     res->residual = INFINITY;
     res->converged = 0;
+    res->orderings = 0;
+    res->decision = PEPA_DECIDE_ASKED;  /* until refused */
     int trivial = pepa_solve_trivial(q, opts, pi, res, err);
     if (trivial)
         return trivial < 0 ? -1 : 0;

@@ -1,5 +1,6 @@
 /* skeleton/approx_des.c: the estimate of last resort where the skeleton is
- * not an event graph (a farm's choice inside a deal of deals): its own
+ * not an event graph (a farm's choice inside a deal of deals), or where a
+ * node computes several of its tasks under processor sharing: its own
  * semantics sampled event by event (docs/approximation.md "Deals of deals
  * beyond the windows").
  *
@@ -19,8 +20,11 @@
  *    k of its destinations (k its round, as gen.c's template);
  *  - its work: Erlang-k or H2 phases (skel_erlang_phases, skel_h2), each
  *    phase under processor sharing at 1/n of its rate with n of its node's
- *    tasks computing (the clocks of a node's computing tasks drawn again
- *    when n changes: exact, the phases being exponential);
+ *    tasks computing: each phase's work is drawn in seconds alone, and the
+ *    node keeps one clock, its virtual time (the seconds alone each of its
+ *    computing tasks has done, growing at 1/n), so that a change of n
+ *    reschedules the node's one activity, not each task's (exact, as
+ *    drawing each clock again was: the phases are exponential);
  *  - a rendezvous: its Erlang phases advance while both ends offer the
  *    move (kept while they do not), an H2 link's branch drawn as its
  *    previous move ends (link.c);
@@ -47,6 +51,9 @@ typedef struct des {
     long *round, *done;   /* per task: its round, its computes */
     int *left;            /* per task: phases of its work left */
     double *pmean;        /* per task: its current phase's mean, alone */
+    double *fin;          /* per task: its node's virtual time its phase ends at */
+    double *vt, *vt_at;   /* per node (by its first task): its virtual time, and
+                             the time that was last brought up to */
     double *c0, *busy;    /* per task: its compute's start, seconds computing */
     int *rep, *ncomp;     /* per task: its node's first task (processor sharing;
                              itself under static), tasks computing there */
@@ -65,8 +72,9 @@ typedef struct des {
     long out;             /* items that left */
 } des;
 
-/* Activities: 2e a move or hand-off on edge e, 2e + 1 its take, 2E + i
- * task i's phase, 2E + T + s the transit in buffer slot s. */
+/* Activities: 2e a move or hand-off on edge e, 2e + 1 its take, 2E + r
+ * the first phase end of node r's tasks (r its first task), 2E + T + s
+ * the transit in buffer slot s. */
 static int act_task(const des *s, int i) { return 2 * s->E + i; }
 static int act_slot(const des *s, int k) { return 2 * s->E + s->T + k; }
 
@@ -213,12 +221,39 @@ static void touch(des *s, int i, int dst, long r)
 
 /* ---- computing ------------------------------------------------------- */
 
-/* The clocks of node r's computing tasks, drawn again for n computing. */
-static void reshare(des *s, int r)
+/* Node r's virtual time brought up to now: each of its n computing
+ * tasks did 1/n of the seconds since of its work alone. */
+static void node_advance(des *s, int r)
 {
+    if (s->ncomp[r] > 0)
+        s->vt[r] += (s->now - s->vt_at[r]) / s->ncomp[r];
+    s->vt_at[r] = s->now;
+}
+
+/* The task of node r whose phase ends first; -1 when none computes. */
+static int node_first(const des *s, int r)
+{
+    int best = -1;
     for (int x = r; x >= 0; x = s->next[x])
-        if (s->st[x] == DES_COMP)
-            schedule(s, act_task(s, x), s->now + ax_draw(&s->seed, s->pmean[x] * s->ncomp[r]));
+        if (s->st[x] == DES_COMP && (best < 0 || s->fin[x] < s->fin[best]))
+            best = x;
+    return best;
+}
+
+/* Node r's clock: its first phase end, its tasks at 1/n of their rates. */
+static void node_schedule(des *s, int r)
+{
+    int i = node_first(s, r);
+    if (i < 0)
+        cancel(s, act_task(s, r));
+    else
+        schedule(s, act_task(s, r), s->now + (s->fin[i] - s->vt[r]) * s->ncomp[r]);
+}
+
+/* Task i's next phase: its work, in seconds alone, from its node's now. */
+static void next_phase(des *s, int i)
+{
+    s->fin[i] = s->vt[s->rep[i]] + ax_draw(&s->seed, s->pmean[i]);
 }
 
 /* Task i starts computing: its work's phases (Erlang-k, or one of H2's
@@ -226,6 +261,7 @@ static void reshare(des *s, int r)
 static void compute(des *s, int i)
 {
     double scv = s->a->scv[i], m = 1 / s->mu[i];
+    node_advance(s, s->rep[i]);
     s->st[i] = DES_COMP;
     s->c0[i] = s->now;
     s->left[i] = scv < 1 ? skel_erlang_phases(scv) : 1;
@@ -235,8 +271,9 @@ static void compute(des *s, int i)
         skel_h2(scv, &p, &ra, &rb);
         s->pmean[i] = ax_uniform(&s->seed) < p ? m / ra : m / rb;
     }
+    next_phase(s, i);
     s->ncomp[s->rep[i]]++;
-    reshare(s, s->rep[i]);
+    node_schedule(s, s->rep[i]);
     touch(s, i, 0, s->round[i]);
 }
 
@@ -264,18 +301,21 @@ static void received(des *s, int j)
         compute(s, j);
 }
 
-static void phase_end(des *s, int i)
+/* Node r's first phase end: its task's next phase, or its compute done. */
+static void phase_end(des *s, int r)
 {
+    int i = node_first(s, r);
+    node_advance(s, r);
     if (--s->left[i] > 0) {
-        schedule(s, act_task(s, i), s->now + ax_draw(&s->seed, s->pmean[i] * s->ncomp[s->rep[i]]));
+        next_phase(s, i);
+        node_schedule(s, r);
         return;
     }
-    cancel(s, act_task(s, i));
     s->busy[i] += s->now - s->c0[i];
     s->done[i]++;
     s->st[i] = DES_SEND;
-    s->ncomp[s->rep[i]]--;
-    reshare(s, s->rep[i]);
+    s->ncomp[r]--;
+    node_schedule(s, r);
     if (s->d->dst[i].nsteps == 0) {   /* a consumer: the item leaves */
         s->out++;
         sent(s, i);
@@ -395,6 +435,9 @@ static void des_free(des *s)
     free(s->done);
     free(s->left);
     free(s->pmean);
+    free(s->fin);
+    free(s->vt);
+    free(s->vt_at);
     free(s->c0);
     free(s->busy);
     free(s->rep);
@@ -422,6 +465,9 @@ static int des_alloc(des *s)
     s->done = calloc(t, sizeof *s->done);
     s->left = calloc(t, sizeof *s->left);
     s->pmean = calloc(t, sizeof *s->pmean);
+    s->fin = calloc(t, sizeof *s->fin);
+    s->vt = calloc(t, sizeof *s->vt);
+    s->vt_at = calloc(t, sizeof *s->vt_at);
     s->c0 = calloc(t, sizeof *s->c0);
     s->busy = calloc(t, sizeof *s->busy);
     s->rep = calloc(t, sizeof *s->rep);
@@ -444,7 +490,8 @@ static int des_alloc(des *s)
     s->heap = calloc(n, sizeof *s->heap);
     s->pos = malloc(n * sizeof *s->pos);
     s->at = calloc(n, sizeof *s->at);
-    return s->st && s->round && s->done && s->left && s->pmean && s->c0 && s->busy && s->rep &&
+    return s->st && s->round && s->done && s->left && s->pmean && s->fin && s->vt && s->vt_at &&
+                   s->c0 && s->busy && s->rep &&
                    s->ncomp && s->next && s->soff && s->doff && s->sedge && s->dedge &&
                    s->held && s->dlv && s->eph &&
                    s->slot_edge && s->heap && s->pos && s->at
@@ -495,35 +542,34 @@ static void des_init(des *s, const int *ps_node)
             touch(s, i, 0, 0);
 }
 
-/* The run: AX_EST_WARM items, then AX_EST_ITEMS in AX_EST_BATCHES
- * batches; their rate (items per second; -1 on a deadlock), *half its
- * 95% half-width by batch means; per task its computes' share of the
- * items (thr) and its seconds computing per second (util). */
-static double des_run(skel_approx *a, des *s, double *half)
+static double run_batch(void *ctx, long n, double last)
 {
-    double x[AX_EST_BATCHES], t0 = run_items(s, AX_EST_WARM), t = t0;
-    long nb = AX_EST_ITEMS / AX_EST_BATCHES;
+    (void)last;
+    return run_items(ctx, n);
+}
+
+/* The run: AX_EST_WARM items, then batches (ax_est_batches); their rate
+ * (items per second; -1 on a deadlock), *half its 95% half-width, *items
+ * the items counted; per task its computes' share of the items (thr) and
+ * its seconds computing per second (util). */
+static double des_run(skel_approx *a, des *s, double *half, long *items)
+{
+    double t0 = run_items(s, AX_EST_WARM);
     for (int i = 0; i < s->T; i++) {
         s->busy[i] = 0;
         s->done[i] = 0;
     }
-    for (int k = 0; k < AX_EST_BATCHES && t >= 0; k++) {
-        double t1 = run_items(s, nb);
-        x[k] = t1 > t ? nb / (t1 - t) : 0;
-        t = t1;
-    }
-    if (!(t > t0))
-        return -1;
-    for (int i = 0; i < s->T; i++) {
+    double x = ax_est_batches(run_batch, s, t0, half, items);
+    double t = x > 0 ? s->now : t0;
+    for (int i = 0; x > 0 && i < s->T; i++) {
         a->thr[i] = s->done[i] / (t - t0);
         a->util[i] = s->busy[i] / (t - t0);
     }
-    *half = ax_batch_half(x);
-    return nb * AX_EST_BATCHES / (t - t0);
+    return x;
 }
 
 double ax_des_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
-                   double *half, diag *err)
+                   double *half, long *items, diag *err)
 {
     des s = { .a = a, .d = a->d, .mu = mu, .lambda = lambda, .T = a->ntasks,
               .E = a->nedges, .seed = AX_EST_SEED };
@@ -534,7 +580,7 @@ double ax_des_eval(skel_approx *a, const double *mu, const double *lambda, const
         goto done;
     }
     des_init(&s, ps_node);
-    x = des_run(a, &s, half);
+    x = des_run(a, &s, half, items);
 done:
     des_free(&s);
     return x;

@@ -30,6 +30,8 @@
 #define AX_EST_WARM SKEL_APPROX_EST_WARM    /* the estimate's recursion: items before */
 #define AX_EST_ITEMS SKEL_APPROX_EST_ITEMS  /* it counts, items it counts (approx_est.c), */
 #define AX_EST_BATCHES 10    /* in batches, whose means give its 95% half-width */
+#define AX_EST_FIRST 50000   /* the items counted first, doubled while */
+#define AX_EST_REL 0.01      /* the half-width is above this part of the rate */
 #define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
 #define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
@@ -424,13 +426,22 @@ double ax_uniform(uint64_t *s);
 double ax_draw(uint64_t *s, double mean);
 double ax_draw_ph(uint64_t *s, double mean, double scv);
 double ax_batch_half(const double *x);
+/* A run of the estimate's sampler: the time the n-th item from now
+ * leaves (last: the latest so far), -1 when it cannot (a deadlock, not an
+ * event graph). ax_est_batches: its rate (items per second) by batch
+ * means, from t0 (-1 when the run failed), *half its 95% half-width,
+ * *items the items counted: AX_EST_FIRST, doubled until the half-width is
+ * within AX_EST_REL of the rate or AX_EST_ITEMS are counted. */
+typedef double (*ax_est_run)(void *ctx, long n, double last);
+double ax_est_batches(ax_est_run run, void *ctx, double t0, double *half, long *items);
 /* approx_des.c: the estimate where the skeleton is not an event graph (a
- * farm's choice): its semantics sampled event by event. Applies when
- * every step holds tasks or the world only (no par/choice/loop); the
- * throughput, -1 on a deadlock, -2 out of memory (err). */
+ * farm's choice) or a node is shared: its semantics sampled event by
+ * event. Applies when every step holds tasks or the world only (no
+ * par/choice/loop); the throughput, -1 on a deadlock, -2 out of memory
+ * (err); *half and *items as ax_est_batches'. */
 int ax_des_applies(const skel_dag *d);
 double ax_des_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
-                   double *half, diag *err);
+                   double *half, long *items, diag *err);
 int ax_collapsing(const skel_approx *a, double t);
 
 /* approx_share.c */

@@ -754,13 +754,19 @@ typedef struct skel_approx_result {
                                 point (docs/approximation.md): SKEL_APPROX_EST_GRAPH
                                 the event graph's max-plus recursion, sampled;
                                 SKEL_APPROX_EST_EVENTS (not an event graph: a farm's
-                                choice) the model's semantics sampled event by event;
+                                choice; or a node shared by two tasks or more under
+                                processor sharing) the model's semantics sampled
+                                event by event;
                                 SKEL_APPROX_EST_PAIRS (par, choice, loop) a rough
                                 estimate, unconverged (up to 29% off where measured:
                                 neither a bound nor accurate), from the per-task cycles
                                 with each move's two ends as a tandem without buffer */
     double half_width;       /* GRAPH, EVENTS: the throughput's 95% half-width
                                 (its sampling, by batch means); 0: none given */
+    long items;              /* GRAPH, EVENTS: the items sampled, warm-up included
+                                (batches doubled until the half-width is within 1%
+                                of the throughput, up to SKEL_APPROX_EST_WARM +
+                                SKEL_APPROX_EST_ITEMS); 0: none */
 } skel_approx_result;
 
 /* The workspace for the task graph d (d must outlive it). opts may be

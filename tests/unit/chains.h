@@ -86,24 +86,50 @@ static inline void spmv(int64_t m, const int64_t *p, const int64_t *i, const dou
         }
 }
 
-/* A 3-D grid walk of L^3 states, rates by direction. */
-static inline pepa_ctmc *grid3(uint32_t L)
+/* The walk on the d-dimensional hypercube (2^d states: d independent
+ * two-state components), a coordinate set at rate 1 + d' / d, cleared
+ * at 2: a product space of high dimension, whose LU fills in heavily. */
+static inline pepa_ctmc *cube(unsigned d)
 {
-    uint32_t n = L * L * L, st[3] = {L * L, L, 1};
-    size_t m = 6 * (size_t)n, k = 0;
+    uint32_t n = 1u << d;
+    size_t m = (size_t)d * n, k = 0;
     uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
     double *rate = malloc(m * sizeof *rate);
     ck_assert(src && dst && rate);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t c[3] = {v / (L * L), v / L % L, v % L};
-        for (int d = 0; d < 3; d++) {
-            if (c[d] + 1 < L)
+    for (uint32_t v = 0; v < n; v++)
+        for (unsigned b = 0; b < d; b++) {
+            src[k] = v;
+            dst[k] = v ^ (1u << b);
+            rate[k++] = v & (1u << b) ? 2.0 : 1.0 + (double)b / d;
+        }
+    return from_triples_free(n, k, src, dst, rate);
+}
+
+/* A grid walk of L^dims states (dims 1 to 3), rates by direction. */
+static inline pepa_ctmc *grid(uint32_t L, int dims)
+{
+    uint32_t n = 1, st[3];
+    for (int d = dims - 1; d >= 0; d--)
+        st[d] = n, n *= L;
+    size_t m = 2 * (size_t)dims * n, k = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(src && dst && rate);
+    for (uint32_t v = 0; v < n; v++)
+        for (int d = 0; d < dims; d++) {
+            uint32_t c = v / st[d] % L;
+            if (c + 1 < L)
                 src[k] = v, dst[k] = v + st[d], rate[k++] = 1.5 + d;
-            if (c[d] > 0)
+            if (c > 0)
                 src[k] = v, dst[k] = v - st[d], rate[k++] = 1.0 + d;
         }
-    }
     return from_triples_free(n, k, src, dst, rate);
+}
+
+/* A 3-D grid walk of L^3 states. */
+static inline pepa_ctmc *grid3(uint32_t L)
+{
+    return grid(L, 3);
 }
 
 #endif

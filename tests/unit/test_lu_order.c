@@ -249,7 +249,8 @@ static int capped_solve(const pepa_ctmc *q, double max_bytes, double max_flops, 
 
 /* AUTO's ordering over the caps, the other within them: a 30^3 walk whose
  * AMD factors (kept by their flops) take 129 MB, METIS's 97 MB, UMFPACK's
- * 1 GB. Capped at 110 MB it solves, by METIS. */
+ * 1 GB. Capped at 110 MB it solves, by METIS: two orderings computed
+ * (AMD over by 1.2 times, not PEPA_DIRECT_FAR, so METIS is tried). */
 #define CAPS_BYTES 110e6   /* between the two orderings' factors */
 START_TEST(test_lu_auto_caps)
 {
@@ -269,6 +270,8 @@ START_TEST(test_lu_auto_caps)
     diag d;
     int rc = capped_solve(q, CAPS_BYTES, 1e12, &pi, &res, &d);
     ck_assert_msg(rc == 0 && res.converged, "rc %d: %s", rc, d.msg);
+    ck_assert_msg(res.orderings == 2 && res.decision == PEPA_DECIDE_ASKED, "%d orderings, %s",
+                  res.orderings, pepa_decision_name(res.decision));
     ck_assert_msg(pepa_ctmc_residual(q, pi) <= 1e-12, "residual %g", pepa_ctmc_residual(q, pi));
     free(pi);
     pepa_ctmc_free(q);
@@ -279,15 +282,16 @@ END_TEST
  * walk, where AUTO tries both orderings and keeps METIS (1.9e10 flops,
  * 211 MB), holding AMD's analysis (3.8e10, 320 MB). Capped at
  * HANDOVER_FLOPS, METIS's factors are over the cap, so the held AMD
- * analysis is the one weighed, not made again (seen with a breakpoint;
- * the API does not show it), and found over the cap too, as is
- * UMFPACK's (4.8e11): the solver refuses. On this chain
+ * analysis is the one weighed, not made again (res.orderings: AUTO's two
+ * and UMFPACK's), and found over the cap too, as is UMFPACK's (4.8e11):
+ * the solver refuses. On this chain
  * the held analysis cannot fit where the kept one does not (AMD's flops
  * and bytes both above METIS's), so no capped solve reaches it and
  * succeeds; the refusal after the hand-over is what is checked, the
  * analysis handed over freed (ASan). */
 #define HANDOVER_L 36
 #define HANDOVER_FLOPS 1e10
+#define FAR_BYTES 20e6      /* METIS's ~200 MB over PEPA_DIRECT_FAR times this */
 START_TEST(test_lu_auto_handover)
 {
     pepa_ctmc *q = grid3(HANDOVER_L);
@@ -308,6 +312,65 @@ START_TEST(test_lu_auto_handover)
     diag d;
     int rc = capped_solve(q, 1e12, HANDOVER_FLOPS, &pi, &res, &d);
     ck_assert_msg(rc == 1 && strstr(d.msg, "1e+10 flops"), "rc %d: %s", rc, d.msg);
+    ck_assert_msg(res.orderings == 3 && res.decision == PEPA_DECIDE_ANALYSIS,
+                  "%d orderings, %s", res.orderings, pepa_decision_name(res.decision));
+    free(pi);
+    /* capped at 20 MB: METIS's factors (about 200 MB) over PEPA_DIRECT_FAR times
+     * the cap, refused at once with their estimate, the AMD analysis held
+     * freed, no other ordering nor UMFPACK's analysis computed */
+    rc = capped_solve(q, FAR_BYTES, 1e12, &pi, &res, &d);
+    double mb = 0.0;                    /* the estimate in the message: METIS's */
+    const char *at = strstr(d.msg, "about ");
+    ck_assert_msg(rc == 1 && at && sscanf(at, "about %lf MB", &mb) == 1
+                  && strstr(d.msg, "(limits 20 MB") && mb > PEPA_DIRECT_FAR * FAR_BYTES / 1e6
+                  && mb < 1.1 * b / 1e6, "rc %d: %s", rc, d.msg);
+    ck_assert_msg(res.orderings == 2 && res.decision == PEPA_DECIDE_FAR, "%d orderings, %s",
+                  res.orderings, pepa_decision_name(res.decision));
+    free(pi);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* AUTO's probe (pepa_solve_probe): a 15-dimensional hypercube walk (32,768
+ * states) is refused on a ball of at most a quarter of its states, no ordering of
+ * the whole chain computed, and answered by Gauss-Seidel; a 2-D walk of
+ * 110^2 = 12,100 states, probed as well, is factorised. */
+#define CUBE_D 15
+START_TEST(test_auto_probe)
+{
+    pepa_ctmc *q = cube(CUBE_D);
+    uint32_t states;
+    double bytes, flops;
+    ck_assert(pepa_solve_probe(q, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS, &states, &bytes,
+                               &flops) == 1);
+    ck_assert_msg(states >= PEPA_PROBE_FIRST && states <= q->n / 4
+                  && (flops > PEPA_PROBE_MARGIN * PEPA_AUTO_DIRECT_FLOPS
+                      || bytes > PEPA_PROBE_MARGIN * PEPA_AUTO_DIRECT_BYTES),
+                  "%u states: %g flops, %g bytes", states, flops, bytes);
+    double *pi = malloc(q->n * sizeof *pi);
+    pepa_solve_result res;
+    diag e;
+    diag_clear(&e);
+    ck_assert(pi);
+    ck_assert_msg(pepa_solve(q, NULL, pi, &res, &e) == 0, "%s", e.msg);
+    ck_assert_msg(res.method == PEPA_METHOD_GS && res.decision == PEPA_DECIDE_PROBE
+                  && res.orderings == 0 && res.probe_states == states,
+                  "%s, %s, %d orderings, %u states", pepa_method_name(res.method),
+                  pepa_decision_name(res.decision), res.orderings, res.probe_states);
+    double all_clear = 1.0;             /* product form: each coordinate clear w.p. 2 / (2 + r) */
+    for (unsigned b = 0; b < CUBE_D; b++)
+        all_clear *= 2.0 / (2.0 + 1.0 + (double)b / CUBE_D);
+    ck_assert_msg(fabs(pi[0] - all_clear) <= 1e-8 * all_clear, "%g, %g", pi[0], all_clear);
+    free(pi);
+    pepa_ctmc_free(q);
+    q = grid(110, 2);
+    pi = malloc(q->n * sizeof *pi);
+    ck_assert(pi);
+    ck_assert_msg(pepa_solve(q, NULL, pi, &res, &e) == 0, "%s", e.msg);
+    ck_assert_msg(res.method == PEPA_METHOD_DIRECT && res.decision == PEPA_DECIDE_DIRECT
+                  && res.orderings == 1 && res.probe_states == 0,
+                  "%s, %s, %d orderings, %u states", pepa_method_name(res.method),
+                  pepa_decision_name(res.decision), res.orderings, res.probe_states);
     free(pi);
     pepa_ctmc_free(q);
 }
@@ -398,6 +461,7 @@ static Suite *lu_order_suite(void)
     tcase_add_test(tc, test_lu_auto_metis);
     tcase_add_test(tc, test_lu_auto_caps);
     tcase_add_test(tc, test_lu_auto_handover);
+    tcase_add_test(tc, test_auto_probe);
     suite_add_tcase(s, tc);
     TCase *tt = tcase_create("threads");
     tcase_set_timeout(tt, 120);

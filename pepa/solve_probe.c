@@ -1,0 +1,118 @@
+/* pepa_solve_probe: AUTO's cheap look at the LU's cost before the
+ * analysis of the whole chain (see solve.h for why it holds).
+ *
+ * A ball is the first k states of a breadth-first search from state 0
+ * over the chain's rows (Q^T's: the predecessors, which reach every state
+ * of an irreducible chain); its pattern is the chain's restricted to it,
+ * renumbered in search order, and SuiteSparse AMD orders it and counts
+ * its Cholesky factor (AMD_LNZ) and an LU's flops on that pattern
+ * (AMD_NDIV + 2 AMD_NMULTSUBS_LU, as lu.c's predict counts them). The
+ * bytes are those of L and U in double, a floor of what UMFPACK
+ * predicts. */
+#include "solve.h"
+
+#include <stdlib.h>
+
+#ifdef HAVE_UMFPACK
+#include <suitesparse/amd.h>
+
+/* The probe's scratch: the search order, each state's place in it
+ * (UINT32_MAX: not reached), and the ball's pattern by columns. */
+typedef struct probe {
+    uint32_t *order, *place, reached, head;
+    int64_t *p, *i, *perm;
+} probe;
+
+static void probe_free(probe *b)
+{
+    free(b->perm);
+    free(b->i);
+    free(b->p);
+    free(b->place);
+    free(b->order);
+}
+
+/* Go on with the search until want states are reached (or all are). */
+static void grow(const pepa_ctmc *q, probe *b, uint32_t want)
+{
+    while (b->head < b->reached && b->reached < want) {
+        uint32_t j = b->order[b->head++];
+        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1] && b->reached < want; k++) {
+            uint32_t i = q->col[k];
+            if (b->place[i] == UINT32_MAX) {
+                b->place[i] = b->reached;
+                b->order[b->reached++] = i;
+            }
+        }
+    }
+}
+
+/* AMD's count for the ball of the first b->reached states. Returns 0, or
+ * -1 when AMD fails (out of memory). */
+static int ball_fill(const pepa_ctmc *q, probe *b, double *bytes, double *flops)
+{
+    uint32_t m = b->reached;
+    int64_t nz = 0;
+    for (uint32_t a = 0; a < m; a++) {
+        uint32_t j = b->order[a];
+        b->p[a] = nz;
+        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
+            if (b->place[q->col[k]] < m)
+                b->i[nz++] = b->place[q->col[k]];
+    }
+    b->p[m] = nz;
+    double info[AMD_INFO];
+    int st = amd_l_order(m, b->p, b->i, b->perm, NULL, info);
+    if (st != AMD_OK && st != AMD_OK_BUT_JUMBLED)
+        return -1;
+    *flops = info[AMD_NDIV] + 2.0 * info[AMD_NMULTSUBS_LU];
+    *bytes = 8.0 * (2.0 * info[AMD_LNZ] + (double)m);
+    return 0;
+}
+
+int pepa_solve_probe(const pepa_ctmc *q, double max_bytes, double max_flops, uint32_t *states,
+                     double *bytes, double *flops)
+{
+    uint32_t n = q->n;
+    if (n < PEPA_PROBE_MIN_STATES)
+        return 0;
+    probe b = {0};
+    b.order = malloc((size_t)n * sizeof *b.order);
+    b.place = malloc((size_t)n * sizeof *b.place);
+    b.p = malloc(((size_t)n / 4 + 1) * sizeof *b.p);
+    b.i = malloc((size_t)q->nnz * sizeof *b.i);
+    b.perm = malloc(((size_t)n / 4 + 1) * sizeof *b.perm);
+    int over = 0;
+    if (b.order && b.place && b.p && b.i && b.perm) {
+        for (uint32_t j = 0; j < n; j++)
+            b.place[j] = UINT32_MAX;
+        b.place[0] = 0;
+        b.order[b.reached++] = 0;
+        for (uint32_t want = PEPA_PROBE_FIRST; !over && want <= n / 4; want *= 2) {
+            grow(q, &b, want);
+            if (b.reached < want || ball_fill(q, &b, bytes, flops))
+                break;                  /* not irreducible, or out of memory: no decision */
+            over = *bytes > PEPA_PROBE_MARGIN * max_bytes
+                   || *flops > PEPA_PROBE_MARGIN * max_flops;
+        }
+    }
+    *states = over ? b.reached : 0;
+    probe_free(&b);
+    return over;
+}
+
+#else /* !HAVE_UMFPACK */
+
+int pepa_solve_probe(const pepa_ctmc *q, double max_bytes, double max_flops, uint32_t *states,
+                     double *bytes, double *flops)
+{
+    (void)q;
+    (void)max_bytes;
+    (void)max_flops;
+    (void)bytes;
+    (void)flops;
+    *states = 0;
+    return 0;
+}
+
+#endif
