@@ -1,5 +1,7 @@
 /* pepa_solve_probe: AUTO's cheap look at the LU's cost before the
- * analysis of the whole chain (see solve.h for why it holds).
+ * analysis of the whole chain (see solve.h for what it rests on), and
+ * pepa_solve_pattern_symmetry: which of UMFPACK's strategies the chain
+ * would get, which says where the probe's AMD count applies.
  *
  * A ball is the first k states of a breadth-first search from state 0
  * over the chain's rows (Q^T's: the predecessors, which reach every state
@@ -12,6 +14,36 @@
 #include "solve.h"
 
 #include <stdlib.h>
+
+/* Is (i, j) in row j of q (entries sorted by col)? */
+static int has_entry(const pepa_ctmc *q, uint32_t j, uint32_t i)
+{
+    uint64_t lo = q->rowp[j], hi = q->rowp[j + 1];
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (q->col[mid] == i)
+            return 1;
+        if (q->col[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+double pepa_solve_pattern_symmetry(const pepa_ctmc *q)
+{
+    uint64_t off = 0, matched = 0;
+    for (uint32_t j = 0; j < q->n; j++)
+        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++) {
+            uint32_t i = q->col[k];
+            if (i == j)
+                continue;
+            off++;
+            matched += (uint64_t)has_entry(q, i, j);
+        }
+    return off ? (double)matched / (double)off : 1.0;
+}
 
 #ifdef HAVE_UMFPACK
 #include <suitesparse/amd.h>
@@ -74,8 +106,9 @@ int pepa_solve_probe(const pepa_ctmc *q, double max_bytes, double max_flops, uin
                      double *bytes, double *flops)
 {
     uint32_t n = q->n;
-    if (n < PEPA_PROBE_MIN_STATES)
-        return 0;
+    *states = 0;
+    if (n < PEPA_PROBE_MIN_STATES || pepa_solve_pattern_symmetry(q) < PEPA_UMFPACK_SYMMETRIC)
+        return 0;                       /* UMFPACK's unsymmetric strategy: not AMD's count */
     probe b = {0};
     b.order = malloc((size_t)n * sizeof *b.order);
     b.place = malloc((size_t)n * sizeof *b.place);
