@@ -356,6 +356,14 @@ static pepa_proc *choice_of(gen *g, const ltr *tr, int lo, int hi, const int *pi
     return b ? pepa_choice(g->pm, a, b) : NULL;
 }
 
+/* A local state with no activity: a generator's error, never valid PEPA
+ * (a node's product has its unreachable dead ends pruned before this). */
+static int stuck_state(gen *g, const char *prefix, int i, int s)
+{
+    return diag_set(g->err, "internal error: local state %d of %s%d has no activity "
+                    "(the component would be stuck there)", s, prefix, i);
+}
+
 /* Definitions of the graph: a state is named when it starts the cycle,
  * offers a choice, follows one, or is reached from several places; the
  * others are inlined as prefixes. */
@@ -405,6 +413,10 @@ static int define_states(gen *g, const lgraph *lg, const char *prefix, int i)
              * built from its end; chain[] reuses indeg, no longer needed */
             int len = 0, r = s;
             do {
+                if (first[r] == first[r + 1]) {
+                    rc = stuck_state(g, prefix, i, r);
+                    goto out;
+                }
                 indeg[len++] = first[r];
                 r = by[first[r]].to;
             } while (!named[r] && len < n);
@@ -485,7 +497,9 @@ static int product_of(gen *g, int lo, int hi, int node, int *comp, lgraph *prod)
             comp[n++] = -1;
         }
     skel_share_in in = { n, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES };
-    int rc = skel_share_product(&in, prod);
+    int rc = skel_share_product(&in, prod), npruned;
+    if (rc == 0)
+        rc = skel_lg_prune_dead(prod, &npruned);
     free(lgs);
     return rc;
 }

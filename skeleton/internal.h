@@ -84,6 +84,17 @@ typedef struct skel_share_in {
  * Returns 0, 1 when it would exceed in->max_states, or -1 (memory). */
 int skel_share_product(const skel_share_in *in, skel_lgraph *out);
 
+/* Drop from a product the states from which every path ends where no
+ * activity is possible, the transitions into them, and the states no
+ * longer reachable from state 0 (numbering kept in order). Explored on its
+ * own, a node's product lets the activities it shares with other
+ * components happen at any time, so it holds states the whole model never
+ * reaches, e.g. a second item entering a loop of cap 1 (docs/platform.md);
+ * from a reachable state some path always goes on, so what this removes is
+ * unreachable. *npruned: the dead states dropped. When state 0 itself is
+ * dead nothing is dropped (the caller reports it). Returns 0 or -1. */
+int skel_lg_prune_dead(skel_lgraph *g, int *npruned);
+
 /* The component of one move with phases or a buffer (docs/platform.md):
  * cap 0, a rendezvous whose time has squared coefficient of variation scv
  * (Erlang phases advance by xfer while both tasks offer the move, the last

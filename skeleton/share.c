@@ -199,6 +199,97 @@ static int explore(prod *pr, skel_lgraph *out)
     return rc;
 }
 
+/* Mark the states from which every path ends in a state with no activity
+ * (dead[]; reverse edges by counting sort, then a queue from the sinks).
+ * Returns whether state 0 survives, -1 on memory. */
+static int mark_dead(const skel_lgraph *g, unsigned char *dead)
+{
+    int n = g->nstates, rc = -1, head = 0, tail = 0;
+    int *cnt = calloc((size_t)n, sizeof *cnt), *rfirst = calloc((size_t)n + 1, sizeof *rfirst);
+    int *rev = malloc((size_t)(g->ntr ? g->ntr : 1) * sizeof *rev);
+    int *queue = malloc((size_t)n * sizeof *queue);
+    if (cnt && rfirst && rev && queue) {
+        for (int k = 0; k < g->ntr; k++) {
+            cnt[g->tr[k].from]++;
+            rfirst[g->tr[k].to + 1]++;
+        }
+        for (int s = 0; s < n; s++)
+            rfirst[s + 1] += rfirst[s];
+        for (int k = 0; k < g->ntr; k++)
+            rev[rfirst[g->tr[k].to]++] = k;
+        for (int s = n; s > 0; s--)
+            rfirst[s] = rfirst[s - 1];
+        rfirst[0] = 0;
+        for (int s = 0; s < n; s++)
+            if (cnt[s] == 0)
+                queue[tail++] = s;
+        while (head < tail) {
+            int s = queue[head++];
+            dead[s] = 1;
+            for (int j = rfirst[s]; j < rfirst[s + 1]; j++)
+                if (--cnt[g->tr[rev[j]].from] == 0)
+                    queue[tail++] = g->tr[rev[j]].from;
+        }
+        rc = !dead[0];
+    }
+    free(cnt);
+    free(rfirst);
+    free(rev);
+    free(queue);
+    return rc;
+}
+
+/* Keep the states reachable from 0 through live states, in their order,
+ * and the transitions among them. */
+static int compact_live(skel_lgraph *g, const unsigned char *dead)
+{
+    int n = g->nstates, kept = 0, nt = 0, head = 0, tail = 0;
+    int *id = malloc((size_t)n * sizeof *id), *queue = malloc((size_t)n * sizeof *queue);
+    int *first = malloc((size_t)(n + 1) * sizeof *first);
+    skel_ltr *by = malloc((size_t)(g->ntr ? g->ntr : 1) * sizeof *by);
+    int rc = id && queue && first && by ? 0 : -1;
+    if (rc == 0) {
+        skel_lg_group(g, first, by);
+        for (int s = 0; s < n; s++)
+            id[s] = -1;
+        id[0] = 0;
+        queue[tail++] = 0;
+        while (head < tail)
+            for (int s = queue[head++], k = first[s]; k < first[s + 1]; k++)
+                if (!dead[by[k].to] && id[by[k].to] < 0)
+                    id[queue[tail++] = by[k].to] = 0;
+        for (int s = 0; s < n; s++)
+            id[s] = id[s] < 0 ? -1 : kept++;
+        for (int k = 0; k < g->ntr; k++)
+            if (id[g->tr[k].from] >= 0 && !dead[g->tr[k].to]) {
+                g->tr[nt] = g->tr[k];
+                g->tr[nt].from = id[g->tr[k].from];
+                g->tr[nt++].to = id[g->tr[k].to];
+            }
+        g->nstates = kept;
+        g->ntr = nt;
+    }
+    free(id);
+    free(queue);
+    free(first);
+    free(by);
+    return rc;
+}
+
+int skel_lg_prune_dead(skel_lgraph *g, int *npruned)
+{
+    int n = g->nstates;
+    unsigned char *dead = calloc((size_t)(n ? n : 1), 1);
+    int rc = dead ? mark_dead(g, dead) : -1;
+    *npruned = 0;
+    for (int s = 0; rc == 1 && s < n; s++)
+        *npruned += dead[s];
+    if (rc == 1 && *npruned > 0)
+        rc = compact_live(g, dead) < 0 ? -1 : 1;
+    free(dead);
+    return rc < 0 ? -1 : 0;
+}
+
 int skel_share_product(const skel_share_in *in, skel_lgraph *out)
 {
     prod pr = { .in = in };
