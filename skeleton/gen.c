@@ -356,12 +356,20 @@ static pepa_proc *choice_of(gen *g, const ltr *tr, int lo, int hi, const int *pi
     return b ? pepa_choice(g->pm, a, b) : NULL;
 }
 
-/* A local state with no activity: a generator's error, never valid PEPA
- * (a node's product has its unreachable dead ends pruned before this). */
+/* A local state with no activity, which PEPA cannot write. A node's
+ * product (Sharing=ps) has one where its tasks wait on each other for ever:
+ * with the loops' gates in the product it is a deadlock of the model (a
+ * loop of cap > 1 over a deal, docs/skeleton-language.md), unless a gate
+ * whose moves are not all the node's stayed out of it. */
 static int stuck_state(gen *g, const char *prefix, int i, int s)
 {
-    return diag_set(g->err, "internal error: local state %d of %s%d has no activity "
-                    "(the component would be stuck there)", s, prefix, i);
+    if (strcmp(prefix, "Node") == 0 && g->plat)
+        return diag_set(g->err, "Sharing=ps: the tasks on node %s can reach a joint state "
+                        "(state %d of Node%d) where each waits on another: the model "
+                        "deadlocks if it gets there (Sharing=static derives the model "
+                        "and names the states)", g->plat->nodes[i].name, s, i);
+    return diag_set(g->err, "internal error: local state %d of %s%d has no activity",
+                    s, prefix, i);
 }
 
 /* Definitions of the graph: a state is named when it starts the cycle,
@@ -481,14 +489,56 @@ static int gen_task(gen *g, int i)
 /* Node<j>: the product of the tasks sharing node j (skel_share_product). */
 #define SHARE_MAX_STATES 100000L
 
-/* The product of tasks [lo, hi) (those on node `node` when it is not -1)
- * and their processors (skel_share_product: 0, 1 too large, -1 memory). */
+static void free_graphs(lgraph *gls, int n)
+{
+    for (int k = 0; gls && k < n; k++)
+        free(gls[k].tr);
+    free(gls);
+}
+
+/* The moves into loop k's body from outside (enter, each once) and out of
+ * it (leave): what its gate counts. */
+static void gate_moves(const gen *g, int k, int *enter, int *nin, int *leave, int *nout)
+{
+    const skel_gate *gt = &g->dag->gates[k];
+    for (int e = 0; e < g->dag->nedges; e++) {
+        int f = g->dag->edges[e].from, t = g->dag->edges[e].to;
+        int fin = f >= gt->lo && f < gt->hi, tin = t >= gt->lo && t < gt->hi;
+        if (tin && !fin)
+            add_act(enter, nin, g->move[e]);
+        else if (fin && !tin)
+            add_act(leave, nout, g->move[e]);
+    }
+}
+
+/* The local graphs of the loops' gates (gls[k], zeroed by the caller), for
+ * a node's product to keep no more items in a loop than its cap. */
+static int gate_graphs(const gen *g, lgraph *gls)
+{
+    int ne = g->dag->nedges, rc = 0;
+    int *acts = malloc(2 * (size_t)(ne ? ne : 1) * sizeof *acts);
+    for (int k = 0; k < g->dag->ngates && acts && rc == 0; k++) {
+        int nin = 0, nout = 0;
+        gate_moves(g, k, acts, &nin, acts + ne, &nout);
+        rc = skel_gate_graph(g->dag->gates[k].cap, acts, nin, acts + ne, nout, &gls[k]);
+    }
+    free(acts);
+    return acts ? rc : -1;
+}
+
+/* The product of tasks [lo, hi) (those on node `node` when it is not -1,
+ * with the loops' gates that fit) and their processors
+ * (skel_share_product: 0, 1 too large, -1 memory). */
 static int product_of(gen *g, int lo, int hi, int node, int *comp, lgraph *prod)
 {
-    int n = 0;
-    const lgraph **lgs = malloc(2 * (size_t)(hi - lo) * sizeof *lgs);
-    if (!lgs)
+    int n = 0, ng = node >= 0 ? g->dag->ngates : 0;
+    const lgraph **lgs = malloc((2 * (size_t)(hi - lo) + (size_t)ng + 1) * sizeof *lgs);
+    lgraph *gls = calloc((size_t)ng + 1, sizeof *gls);
+    if (!lgs || !gls || gate_graphs(g, gls) < 0) {
+        free(lgs);
+        free_graphs(gls, ng);
         return -1;
+    }
     for (int i = lo; i < hi; i++)
         if (node < 0 || g->node_share[i] == node) {
             lgs[n] = &g->lgs[i];
@@ -496,11 +546,13 @@ static int product_of(gen *g, int lo, int hi, int node, int *comp, lgraph *prod)
             lgs[n] = &g->plgs[i];
             comp[n++] = -1;
         }
-    skel_share_in in = { n, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES };
-    int rc = skel_share_product(&in, prod), npruned;
-    if (rc == 0)
-        rc = skel_lg_prune_dead(prod, &npruned);
+    for (int k = 0; k < ng; k++)
+        lgs[n + k] = &gls[k];
+    skel_share_in in = { n, lgs, comp, pepa_model_nactions(g->pm), SHARE_MAX_STATES,
+                         ng, lgs + n };
+    int rc = skel_share_product(&in, prod);
     free(lgs);
+    free_graphs(gls, ng);
     return rc;
 }
 
@@ -927,16 +979,9 @@ static int define_resources(gen *g, pepa_proc **procs, pepa_proc **net)
 static pepa_proc *gate(gen *g, int k, int *acts)
 {
     const skel_gate *gt = &g->dag->gates[k];
-    int nin = 0, nout = 0, ne = g->dag->nedges;
-    int *enter = acts, *leave = acts + ne;
-    for (int e = 0; e < ne; e++) {
-        int f = g->dag->edges[e].from, t = g->dag->edges[e].to;
-        int fin = f >= gt->lo && f < gt->hi, tin = t >= gt->lo && t < gt->hi;
-        if (tin && !fin)
-            add_act(enter, &nin, g->move[e]);
-        else if (fin && !tin)
-            add_act(leave, &nout, g->move[e]);
-    }
+    int nin = 0, nout = 0;
+    int *enter = acts, *leave = acts + g->dag->nedges;
+    gate_moves(g, k, enter, &nin, leave, &nout);
     char name[64];
     int *pid = malloc((size_t)(gt->cap + 1) * sizeof *pid);
     if (!pid) {

@@ -78,22 +78,22 @@ typedef struct skel_share_in {
                                      processor */
     int nactions;                 /* action ids are below this */
     long max_states;              /* refuse a larger product */
+    int ngates;                   /* the loops' gates (Loop<k>): a gate */
+    const skel_lgraph *const *gate; /* joins as a member when each of its
+                                     actions is one member's, so that the
+                                     product holds no more items in a loop
+                                     than its cap lets in */
 } skel_share_in;
 
 /* Build the product into *out (zeroed by the caller; free out->tr).
  * Returns 0, 1 when it would exceed in->max_states, or -1 (memory). */
 int skel_share_product(const skel_share_in *in, skel_lgraph *out);
 
-/* Drop from a product the states from which every path ends where no
- * activity is possible, the transitions into them, and the states no
- * longer reachable from state 0 (numbering kept in order). Explored on its
- * own, a node's product lets the activities it shares with other
- * components happen at any time, so it holds states the whole model never
- * reaches, e.g. a second item entering a loop of cap 1 (docs/platform.md);
- * from a reachable state some path always goes on, so what this removes is
- * unreachable. *npruned: the dead states dropped. When state 0 itself is
- * dead nothing is dropped (the caller reports it). Returns 0 or -1. */
-int skel_lg_prune_dead(skel_lgraph *g, int *npruned);
+/* The local graph of a loop's gate of cap items (gen.c's Loop<k>): state c
+ * holds c items, enter[] moves add one, leave[] moves remove one, passive
+ * (weight 1). *out zeroed by the caller. Returns 0 or -1 (memory). */
+int skel_gate_graph(int cap, const int *enter, int nin, const int *leave, int nout,
+                    skel_lgraph *out);
 
 /* The component of one move with phases or a buffer (docs/platform.md):
  * cap 0, a rendezvous whose time has squared coefficient of variation scv

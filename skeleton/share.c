@@ -8,7 +8,16 @@
  * per processor. Rates are those the cooperation of the separate components
  * would have (Hillston's passive weights): a move between two members,
  * passive in both, keeps weight (w1/W1)(w2/W2) of the network's rate; a
- * computation of weight w among W takes w/W of its processor's rate. */
+ * computation of weight w among W takes w/W of its processor's rate.
+ *
+ * Explored on its own, the product would let the moves it shares with the
+ * rest of the model happen at any time: a second item could enter a loop
+ * of cap 1 whose body is on the node, and the body's tasks then wait on
+ * each other for ever (a local state with no activity, that the whole
+ * model never reaches). So a loop's gate whose moves are all the node's
+ * joins the product too, a copy of the top-level Loop<k> it stays in step
+ * with: it owns no action, it only stops a move it does not allow, so the
+ * rates are those of the product without it on the states both reach. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -19,6 +28,10 @@
 
 typedef struct prod {
     const skel_share_in *in;
+    int n;                    /* members: in->n, then the gates joined */
+    const skel_lgraph **lg;   /* per member */
+    int *comp;                /* per member: comp action, -1 */
+    unsigned char *galpha;    /* per gate joined and action: the gate's */
     int **first;              /* per member: nstates + 1 offsets into by */
     skel_ltr **by;            /* per member: transitions grouped by source */
     unsigned char **busy;     /* per member and local state: computing */
@@ -46,7 +59,7 @@ static int rehash(prod *pr)
     long *ns = calloc(nc, sizeof *ns);
     if (!ns)
         return -1;
-    int n = pr->in->n;
+    int n = pr->n;
     for (long s = 0; s < pr->nstates; s++) {
         size_t h = (size_t)hash_tuple(pr->tuples + (size_t)s * (size_t)n, n) & (nc - 1);
         while (ns[h])
@@ -63,7 +76,7 @@ static int rehash(prod *pr)
  * out of memory. */
 static long state_of(prod *pr, const int *t)
 {
-    int n = pr->in->n;
+    int n = pr->n;
     size_t h = (size_t)hash_tuple(t, n) & (pr->hcap - 1);
     for (; pr->slot[h]; h = (h + 1) & (pr->hcap - 1))
         if (memcmp(pr->tuples + (size_t)(pr->slot[h] - 1) * (size_t)n, t,
@@ -89,7 +102,7 @@ static long state_of(prod *pr, const int *t)
  * which members own each action. */
 static int index_member(prod *pr, int p)
 {
-    const skel_lgraph *lg = pr->in->lg[p];
+    const skel_lgraph *lg = pr->lg[p];
     int ns = lg->nstates;
     int *first = calloc((size_t)ns + 1, sizeof *first);
     skel_ltr *by = malloc((size_t)(lg->ntr ? lg->ntr : 1) * sizeof *by);
@@ -102,10 +115,12 @@ static int index_member(prod *pr, int p)
     skel_lg_group(lg, first, by);
     for (int k = 0; k < lg->ntr; k++) {
         int a = lg->tr[k].act;
-        if (a == pr->in->comp[p] && lg->tr[k].task < 0)
+        if (a == pr->comp[p] && lg->tr[k].task < 0)
             busy[lg->tr[k].from] = 1;
         int *o = pr->owner + 2 * (size_t)a;
-        if (o[0] != p && o[1] != p)
+        if (p >= pr->in->n)
+            pr->galpha[(size_t)(p - pr->in->n) * (size_t)pr->in->nactions + (size_t)a] = 1;
+        else if (o[0] != p && o[1] != p)
             o[o[0] < 0 ? 0 : 1] = p;
     }
     return 0;
@@ -121,8 +136,26 @@ static double wsum(const prod *pr, int p, int ls, int a)
     return w;
 }
 
+/* Whether the gates joined let t.act happen in pr->tmp, moving them. */
+static int gates_allow(prod *pr, int act)
+{
+    for (int g = pr->in->n; g < pr->n; g++) {
+        if (!pr->galpha[(size_t)(g - pr->in->n) * (size_t)pr->in->nactions + (size_t)act])
+            continue;
+        int k = pr->first[g][pr->tmp[g]], end = pr->first[g][pr->tmp[g] + 1];
+        while (k < end && pr->by[g][k].act != act)
+            k++;
+        if (k == end)
+            return 0;
+        pr->tmp[g] = pr->by[g][k].to;
+    }
+    return 1;
+}
+
 static int emit(prod *pr, skel_lgraph *out, long s, skel_ltr t)
 {
+    if (!gates_allow(pr, t.act))
+        return 0;
     long to = state_of(pr, pr->tmp);
     if (to < 0)
         return to == -2 ? 1 : -1;
@@ -149,7 +182,7 @@ static skel_ltr combine(skel_ltr t, double wt, skel_ltr u, double wu)
  * rate (a computation) is divided among the tasks computing. */
 static int expand_member(prod *pr, skel_lgraph *out, long s, const int *cur, int p, int nbusy)
 {
-    int n = pr->in->n, ls = cur[p], rc = 0;
+    int n = pr->n, ls = cur[p], rc = 0;
     for (int k = pr->first[p][ls]; k < pr->first[p][ls + 1] && rc == 0; k++) {
         skel_ltr t = pr->by[p][k];
         const int *o = pr->owner + 2 * (size_t)t.act;
@@ -179,7 +212,7 @@ static int expand_member(prod *pr, skel_lgraph *out, long s, const int *cur, int
 
 static int explore(prod *pr, skel_lgraph *out)
 {
-    int n = pr->in->n, rc = 0;
+    int n = pr->n, rc = 0;
     int *cur = malloc((size_t)n * sizeof *cur);
     if (!cur || !(pr->tmp = calloc((size_t)n, sizeof *pr->tmp)) || rehash(pr) < 0 ||
         state_of(pr, pr->tmp) < 0) {
@@ -191,7 +224,7 @@ static int explore(prod *pr, skel_lgraph *out)
         int nbusy = 0;
         for (int p = 0; p < n; p++)
             nbusy += pr->busy[p][cur[p]];
-        for (int p = 0; p < n && rc == 0; p++)
+        for (int p = 0; p < pr->in->n && rc == 0; p++)
             rc = expand_member(pr, out, s, cur, p, nbusy);
     }
     out->nstates = (int)pr->nstates;
@@ -199,111 +232,53 @@ static int explore(prod *pr, skel_lgraph *out)
     return rc;
 }
 
-/* Mark the states from which every path ends in a state with no activity
- * (dead[]; reverse edges by counting sort, then a queue from the sinks).
- * Returns whether state 0 survives, -1 on memory. */
-static int mark_dead(const skel_lgraph *g, unsigned char *dead)
+/* Whether gate lg can join: each of its actions is some member's, so that
+ * the product sees every move the gate counts. */
+static int gate_fits(const prod *pr, const skel_lgraph *lg)
 {
-    int n = g->nstates, rc = -1, head = 0, tail = 0;
-    int *cnt = calloc((size_t)n, sizeof *cnt), *rfirst = calloc((size_t)n + 1, sizeof *rfirst);
-    int *rev = malloc((size_t)(g->ntr ? g->ntr : 1) * sizeof *rev);
-    int *queue = malloc((size_t)n * sizeof *queue);
-    if (cnt && rfirst && rev && queue) {
-        for (int k = 0; k < g->ntr; k++) {
-            cnt[g->tr[k].from]++;
-            rfirst[g->tr[k].to + 1]++;
-        }
-        for (int s = 0; s < n; s++)
-            rfirst[s + 1] += rfirst[s];
-        for (int k = 0; k < g->ntr; k++)
-            rev[rfirst[g->tr[k].to]++] = k;
-        for (int s = n; s > 0; s--)
-            rfirst[s] = rfirst[s - 1];
-        rfirst[0] = 0;
-        for (int s = 0; s < n; s++)
-            if (cnt[s] == 0)
-                queue[tail++] = s;
-        while (head < tail) {
-            int s = queue[head++];
-            dead[s] = 1;
-            for (int j = rfirst[s]; j < rfirst[s + 1]; j++)
-                if (--cnt[g->tr[rev[j]].from] == 0)
-                    queue[tail++] = g->tr[rev[j]].from;
-        }
-        rc = !dead[0];
-    }
-    free(cnt);
-    free(rfirst);
-    free(rev);
-    free(queue);
-    return rc;
+    for (int k = 0; k < lg->ntr; k++)
+        if (pr->owner[2 * (size_t)lg->tr[k].act] < 0)
+            return 0;
+    return lg->ntr > 0;
 }
 
-/* Keep the states reachable from 0 through live states, in their order,
- * and the transitions among them. */
-static int compact_live(skel_lgraph *g, const unsigned char *dead)
+/* The members: the tasks and processors, then each gate that fits, which
+ * owns no action: it only stops the moves it does not allow (gates_allow). */
+static int index_members(prod *pr)
 {
-    int n = g->nstates, kept = 0, nt = 0, head = 0, tail = 0;
-    int *id = malloc((size_t)n * sizeof *id), *queue = malloc((size_t)n * sizeof *queue);
-    int *first = malloc((size_t)(n + 1) * sizeof *first);
-    skel_ltr *by = malloc((size_t)(g->ntr ? g->ntr : 1) * sizeof *by);
-    int rc = id && queue && first && by ? 0 : -1;
-    if (rc == 0) {
-        skel_lg_group(g, first, by);
-        for (int s = 0; s < n; s++)
-            id[s] = -1;
-        id[0] = 0;
-        queue[tail++] = 0;
-        while (head < tail)
-            for (int s = queue[head++], k = first[s]; k < first[s + 1]; k++)
-                if (!dead[by[k].to] && id[by[k].to] < 0)
-                    id[queue[tail++] = by[k].to] = 0;
-        for (int s = 0; s < n; s++)
-            id[s] = id[s] < 0 ? -1 : kept++;
-        for (int k = 0; k < g->ntr; k++)
-            if (id[g->tr[k].from] >= 0 && !dead[g->tr[k].to]) {
-                g->tr[nt] = g->tr[k];
-                g->tr[nt].from = id[g->tr[k].from];
-                g->tr[nt++].to = id[g->tr[k].to];
-            }
-        g->nstates = kept;
-        g->ntr = nt;
+    const skel_share_in *in = pr->in;
+    for (int p = 0; p < in->n; p++) {
+        pr->lg[p] = in->lg[p];
+        pr->comp[p] = in->comp[p];
+        if (index_member(pr, pr->n++) < 0)
+            return -1;
     }
-    free(id);
-    free(queue);
-    free(first);
-    free(by);
-    return rc;
-}
-
-int skel_lg_prune_dead(skel_lgraph *g, int *npruned)
-{
-    int n = g->nstates;
-    unsigned char *dead = calloc((size_t)(n ? n : 1), 1);
-    int rc = dead ? mark_dead(g, dead) : -1;
-    *npruned = 0;
-    for (int s = 0; rc == 1 && s < n; s++)
-        *npruned += dead[s];
-    if (rc == 1 && *npruned > 0)
-        rc = compact_live(g, dead) < 0 ? -1 : 1;
-    free(dead);
-    return rc < 0 ? -1 : 0;
+    for (int k = 0; k < in->ngates; k++) {
+        if (!gate_fits(pr, in->gate[k]))
+            continue;
+        pr->lg[pr->n] = in->gate[k];
+        pr->comp[pr->n] = -1;
+        if (index_member(pr, pr->n++) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int skel_share_product(const skel_share_in *in, skel_lgraph *out)
 {
     prod pr = { .in = in };
-    int n = in->n, rc = -1;
+    int n = in->n + in->ngates, rc = -1;
     pr.first = calloc((size_t)n, sizeof *pr.first);
     pr.by = calloc((size_t)n, sizeof *pr.by);
     pr.busy = calloc((size_t)n, sizeof *pr.busy);
+    pr.lg = malloc((size_t)n * sizeof *pr.lg);
+    pr.comp = malloc((size_t)n * sizeof *pr.comp);
     pr.owner = malloc(2 * (size_t)in->nactions * sizeof *pr.owner);
-    if (pr.first && pr.by && pr.busy && pr.owner) {
+    pr.galpha = calloc((size_t)in->ngates * (size_t)in->nactions + 1, 1);
+    if (pr.first && pr.by && pr.busy && pr.lg && pr.comp && pr.owner && pr.galpha) {
         for (size_t k = 0; k < 2 * (size_t)in->nactions; k++)
             pr.owner[k] = -1;
-        rc = 0;
-        for (int p = 0; p < n && rc == 0; p++)
-            rc = index_member(&pr, p);
+        rc = index_members(&pr);
         if (rc == 0)
             rc = explore(&pr, out);
     }
@@ -318,9 +293,27 @@ int skel_share_product(const skel_share_in *in, skel_lgraph *out)
     free(pr.first);
     free(pr.by);
     free(pr.busy);
+    free(pr.lg);
+    free(pr.comp);
     free(pr.owner);
+    free(pr.galpha);
     free(pr.tuples);
     free(pr.slot);
     free(pr.tmp);
     return rc;
+}
+
+int skel_gate_graph(int cap, const int *enter, int nin, const int *leave, int nout,
+                    skel_lgraph *out)
+{
+    out->nstates = cap + 1;
+    for (int c = 0; c <= cap; c++) {
+        for (int j = 0; c < cap && j < nin; j++)
+            if (skel_lg_push(out, (skel_ltr){ c, enter[j], c + 1, 1.0, -1, 1, 0 }) < 0)
+                return -1;
+        for (int j = 0; c > 0 && j < nout; j++)
+            if (skel_lg_push(out, (skel_ltr){ c, leave[j], c - 1, 1.0, -1, 1, 0 }) < 0)
+                return -1;
+    }
+    return 0;
 }

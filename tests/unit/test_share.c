@@ -147,6 +147,12 @@ static const char *const skels[] = {
     /* variable work: Erlang phases and H2 branches inside Node<j> */
     "pipe(3); task(\"a\", 1.0, scv=0.25); task(\"b\", 3.0, scv=4); task(\"c\", 2.0, scv=0.5);",
     "pipe(3); task(\"a\", 2.0, scv=0.5); farm(2, \"w\", 1.0, scv=0.34); task(\"c\", 3.0);",
+    /* one-server loops over pipes: each body on one node made a product
+     * with dead local states (a second item let in) and crashed gen */
+    "pipe(3); task(\"a\", 2.0); loop(1.5); pipe(2); task(\"b\", 3.0); task(\"c\", 4.0);"
+    " task(\"d\", 1.0);",
+    "pipe(3); task(\"a\", 2.0); loop(1.5); pipe(2); task(\"b\", 3.0); loop(2); pipe(2);"
+    " task(\"c\", 4.0); task(\"e\", 5.0); task(\"d\", 1.0);",
 };
 static const char three_nodes[] = "LocalLatency=0.01 Input=n1 Output=local\n"
                                   "NodeName=n1 Speed=1\nNodeName=n2 Speed=2\nNodeName=n3 Speed=5\n"
@@ -308,6 +314,49 @@ START_TEST(test_product_limit)
 }
 END_TEST
 
+/* A one-server loop over a pipe whose body shares a node (the review's
+ * case, 27 November): the node's product holds its loop's gate, so it has
+ * no state where the body's tasks wait on each other, and the chain has
+ * the states of the model with one component per task (Sharing=static's
+ * count: the tuple is a function of the tasks' states). */
+static const char loop_pipe[] = "pipe(3); task(\"a\", 2.0); loop(1.5); pipe(2);"
+                                " task(\"b\", 3.0); task(\"c\", 4.0); task(\"d\", 1.0);";
+static const char loop_plat[] = "LocalLatency=0.01 DefaultLatency=0.05 Input=h0 Output=h1\n"
+                                "NodeName=h0 Speed=2\nNodeName=h1 Speed=3\nNodeName=h2 Speed=4\n";
+
+START_TEST(test_loop_body_shared)
+{
+    static const int where[][4] = { { 0, 2, 2, 1 }, { 0, 2, 2, 2 }, { 2, 2, 2, 2 } };
+    placed b;
+    placed_build(&b, loop_pipe, SKEL_STYLE_PRODUCER, loop_plat);
+    unsigned n_ps, n_static;
+    double ps = placed_thr(&b, where[_i], &n_ps);
+    b.plat->sharing = SKEL_SHARE_STATIC;
+    double st = placed_thr(&b, where[_i], &n_static);
+    ck_assert_uint_eq(n_ps, n_static);
+    ck_assert_msg(ps >= st * (1 - 1e-12), "ps %.12g < static %.12g", ps, st);
+    placed_free(&b);
+}
+END_TEST
+
+/* A loop of cap 2 over a task and a deal deadlocks (docs/skeleton-language.md):
+ * with the body on one node under ps, the node's product reaches the state
+ * where they wait on each other; the generator says so, naming the node,
+ * instead of reading past its transitions. */
+START_TEST(test_loop_deadlock_named)
+{
+    placed b;
+    placed_build(&b, "pipe(3); task(\"a\", 2.0); loop(3, cap=2); pipe(2); task(\"b\", 3.0);"
+                 " deal(2, \"c\", 4.0); task(\"d\", 1.0);", SKEL_STYLE_PRODUCER, loop_plat);
+    int where[5] = { 0, 2, 2, 2, 1 };
+    diag err;
+    diag_clear(&err);
+    ck_assert_ptr_null(skel_model_new_placed(b.tree, b.dag, b.plat, where, &err));
+    ck_assert_msg(strstr(err.msg, "node h2") && strstr(err.msg, "deadlocks"), "%s", err.msg);
+    placed_free(&b);
+}
+END_TEST
+
 /* ---- the search under buffered links (issue 16) ---------------------- */
 
 /* Cases where buffering changes the best placement: the rendezvous model
@@ -400,12 +449,15 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_pipe2_hand);
     tcase_add_test(tc, test_pipe3_hand);
-    tcase_add_loop_test(tc, test_search_matches_generated, 0, 12);
+    tcase_add_loop_test(tc, test_search_matches_generated, 0,
+                        2 * (int)(sizeof skels / sizeof *skels));
     tcase_add_test(tc, test_erlang_hand);
     tcase_add_test(tc, test_h2_hand);
     tcase_add_test(tc, test_work_scv_default);
     tcase_add_test(tc, test_ps_not_slower);
     tcase_add_test(tc, test_product_limit);
+    tcase_add_loop_test(tc, test_loop_body_shared, 0, 3);
+    tcase_add_test(tc, test_loop_deadlock_named);
     tcase_add_loop_test(tc, test_search_buffered, 0,
                         (int)(sizeof buffered_cases / sizeof *buffered_cases));
     suite_add_tcase(s, tc);
