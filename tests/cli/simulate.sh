@@ -94,6 +94,11 @@ EOF
 cross_check "lan4" "$C/pepa-eclipse-plugin/lan4.pepa"
 cross_check "skeleton" --platform "$E/platforms/cluster.conf" --place t0=fast1,t1=n01,t2=fast2 "$E/skeletons/pipeline3.skel"
 cross_check "bpel" "$E/bpel/order.bpel"
+# a one-server loop over a pipe whose body shares a node under Sharing=ps
+# (it segfaulted before 27 November: the node's product lacked the gate)
+printf 'pipe(3); task("a",2.0); loop(1.5); pipe(2); task("b",3.0); task("c",4.0); task("d",1.0);\n' > "$TMP/loop1.skel"
+printf 'LocalLatency=0.01 DefaultLatency=0.05 Input=h0 Output=h1\nNodeName=h0 Speed=2\nNodeName=h1 Speed=3\nNodeName=h2 Speed=4\n' > "$TMP/loop1.conf"
+cross_check "loop body shared" --platform "$TMP/loop1.conf" --place t0=h0,t1=h2,t2=h2,t3=h1 "$TMP/loop1.skel"
 
 # simulated time instead of events; a precision target, for all actions or one
 expect_exit 1 "precision on nothing" -- simulate --precision 0.1 --precision-on nope "$SIMPLE"

@@ -4,6 +4,7 @@
  * the time-limit warning, and absurd sizes. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "slurm/skelslurm.h"
 #include "base/mem.h"
+#include "placed.h"
 #include "suite.h"
 
 static const char *CONF =
@@ -605,6 +607,46 @@ START_TEST(place_pins)
 }
 END_TEST
 
+/* A one-server loop over a pipe, its body's two tasks sharing a node under
+ * processor sharing (the review's case, 27 November, where gen crashed):
+ * the plugin's decision, pinned and free, predicts the throughput of the
+ * placement's own generated model (its Node<j> product) solved afresh. */
+static const char *LOOP_CONF = "LocalLatency=0.01\nDefaultLatency=0.05\nInput=h0\nOutput=h1\n"
+                               "NodeName=h0 Speed=2\nNodeName=h1 Speed=3\nNodeName=h2 Speed=4\n";
+static const char *LOOP_SKEL = "pipe(3); task(\"a\",2.0); loop(1.5); pipe(2); task(\"b\",3.0);"
+                               " task(\"c\",4.0); task(\"d\",1.0);";
+
+START_TEST(place_loop_shared)
+{
+    slurmsk_conf *c = conf_of(LOOP_CONF);
+    char script[512];
+    snprintf(script, sizeof script, "#!/bin/sh\n#SKEL %s\n%s", LOOP_SKEL,
+             _i ? "#SKEL --pin t0=h0,t1=h2,t2=h2,t3=h1\n" : "");
+    slurmsk_job job;
+    diag err;
+    diag_clear(&err);
+    ck_assert_int_eq(slurmsk_directives_parse(script, strlen(script), NULL, 32, &job, &err), 0);
+    unsigned char a[3] = { 1, 1, 1 };
+    slurmsk_plan plan;
+    ck_assert_msg(slurmsk_place(c, &job, a, &plan, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(plan.ntasks, 4);
+    if (_i)
+        ck_assert(plan.node_of_task[1] == 2 && plan.node_of_task[2] == 2);
+    placed b;
+    placed_build(&b, LOOP_SKEL, SKEL_STYLE_PRODUCER, LOOP_CONF);
+    skel_model *m = skel_model_new_placed(b.tree, b.dag, b.plat, plan.node_of_task, &err);
+    ck_assert_msg(m, "%s", err.msg);
+    double fresh = placed_solve_thr(m->pepa, "comp_3", NULL);
+    ck_assert_msg(fabs(plan.throughput - fresh) <= 1e-9 * fresh, "plan %.12g, generated %.12g",
+                  plan.throughput, fresh);
+    skel_model_free(m);
+    placed_free(&b);
+    slurmsk_plan_clear(&plan);
+    slurmsk_job_clear(&job);
+    slurmsk_conf_free(c);
+}
+END_TEST
+
 START_TEST(place_bounded)
 {
     /* a chain larger than MaxStates: placed by the large-scale search,
@@ -970,6 +1012,7 @@ static Suite *suite(void)
     tcase_add_test(tc, conf_key_callback);
     tcase_add_test(tc, place_pipeline);
     tcase_add_test(tc, place_pins);
+    tcase_add_loop_test(tc, place_loop_shared, 0, 2);
     tcase_add_test(tc, place_bounded);
     tcase_add_test(tc, place_ties);
     tcase_add_test(tc, time_and_env);
