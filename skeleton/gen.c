@@ -511,13 +511,14 @@ static void gate_moves(const gen *g, int k, int *enter, int *nin, int *leave, in
     }
 }
 
-/* The local graphs of the loops' gates (gls[k], zeroed by the caller), for
- * a node's product to keep no more items in a loop than its cap. */
-static int gate_graphs(const gen *g, lgraph *gls)
+/* The local graphs of the first ng loops' gates (gls[k], zeroed by the
+ * caller), for a node's product to keep no more items in a loop than its
+ * cap. */
+static int gate_graphs(const gen *g, lgraph *gls, int ng)
 {
     int ne = g->dag->nedges, rc = 0;
     int *acts = malloc(2 * (size_t)(ne ? ne : 1) * sizeof *acts);
-    for (int k = 0; k < g->dag->ngates && acts && rc == 0; k++) {
+    for (int k = 0; k < ng && acts && rc == 0; k++) {
         int nin = 0, nout = 0;
         gate_moves(g, k, acts, &nin, acts + ne, &nout);
         rc = skel_gate_graph(g->dag->gates[k].cap, acts, nin, acts + ne, nout, &gls[k]);
@@ -534,7 +535,7 @@ static int product_of(gen *g, int lo, int hi, int node, int *comp, lgraph *prod)
     int n = 0, ng = node >= 0 ? g->dag->ngates : 0;
     const lgraph **lgs = malloc((2 * (size_t)(hi - lo) + (size_t)ng + 1) * sizeof *lgs);
     lgraph *gls = calloc((size_t)ng + 1, sizeof *gls);
-    if (!lgs || !gls || gate_graphs(g, gls) < 0) {
+    if (!lgs || !gls || gate_graphs(g, gls, ng) < 0) {
         free(lgs);
         free_graphs(gls, ng);
         return -1;
