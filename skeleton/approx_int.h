@@ -448,8 +448,8 @@ int ax_collapsing(const skel_approx *a, double t);
 int ax_build_pairs(skel_approx *a, diag *err);      /* per evaluation, after the windows */
 void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sums */
 double ax_pairs_update(skel_approx *a);             /* returns their largest change */
-double ax_cond_busy(const skel_approx *a, int x, int y);
-double ax_ghost_share(const skel_approx *a, int o, int node);   /* owner o's ghosts there */  /* P(y computes | x does) */
+double ax_cond_busy(const skel_approx *a, int x, int y);   /* P(y computes | x does) */
+double ax_ghost_share(const skel_approx *a, int o, int node);   /* owner o's ghosts there */
 
 /* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
  * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0
