@@ -257,10 +257,16 @@ int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, d
  * on the chain, so the margin is a safety factor chosen by measurement,
  * not a bound. And it holds only where UMFPACK orders A + A^T, its
  * symmetric strategy: on a pattern below PEPA_UMFPACK_SYMMETRIC it takes
- * the unsymmetric one (COLAMD), which on one-way moves fills in far less
- * (eleven workers of three one-way steps joined by a barrier, 177,147
- * states: AMD's ball of 16,384 states 7.7e10 flops, UMFPACK factorises
- * the whole in 0.64 s), so there the probe does not look: returns 0.
+ * the unsymmetric one (singletons removed, then COLAMD), which on
+ * one-way moves fills in far less (seven workers of five one-way steps
+ * joined by a barrier, 78,125 states: AMD's ball of 16,384 states 7.7e10
+ * flops, UMFPACK factorises the whole in 0.2 s). So there the ball's
+ * estimate is UMFPACK's own analysis of the ball (its matrix as the
+ * direct method builds it), with no containment argument behind it:
+ * UMFPACK's estimate is an upper bound of its own heuristic's fill. It is
+ * measured to grow with the ball as AMD's does on medium-t.pepa (4.2e7,
+ * 1.1e9, 2.7e10, 4.5e11 flops from 2,048 to 16,384 states; the whole
+ * chain 1.1e14) and stays 0 on the barriers (all singletons).
  * Returns 1 when a ball refuses (its states, bytes and flops in *states,
  * *bytes, *flops), 0 when no ball decided (or out of memory: no
  * decision; *states 0). */

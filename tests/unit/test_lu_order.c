@@ -399,10 +399,12 @@ START_TEST(test_direct_far_oneway)
 }
 END_TEST
 
-/* AUTO's probe stays out of chains UMFPACK orders by its unsymmetric
- * strategy: barrier(7, 5), 78,125 states, whose 16,384-state ball AMD
- * counts at 7.7e10 flops, is factorised by UMFPACK (before: refused by
- * the probe, then Gauss-Seidel). And an LU that fails without an answer
+/* AUTO's probe on chains UMFPACK orders by its unsymmetric strategy
+ * counts a ball by UMFPACK's analysis, not AMD's: barrier(7, 5), 78,125
+ * states, whose 16,384-state ball AMD counts at 7.7e10 flops, is
+ * factorised by UMFPACK (before: refused by the probe, then Gauss-Seidel);
+ * eight one-way 4-cycles (medium-t.pepa's 65,536 states, 1.1e14 flops)
+ * are refused on a ball (uniform answer). And an LU that fails without an answer
  * (two closed classes: singular) is "failed", not "inaccurate". */
 START_TEST(test_auto_probe_oneway)
 {
@@ -420,6 +422,20 @@ START_TEST(test_auto_probe_oneway)
                   && res.orderings == 1 && res.residual < 1e-12, "%s, %s, %d orderings, %g",
                   pepa_method_name(res.method), pepa_decision_name(res.decision), res.orderings,
                   res.residual);
+    free(pi);
+    pepa_ctmc_free(q);
+    q = cycles(8, 4);                   /* medium-t.pepa's chain: UMFPACK's estimate refuses */
+    pi = malloc(q->n * sizeof *pi);
+    ck_assert(pi && pepa_solve_pattern_symmetry(q) < PEPA_UMFPACK_SYMMETRIC);
+    ck_assert(pepa_solve_probe(q, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS, &states, &bytes,
+                               &flops) == 1);
+    ck_assert_msg(states >= PEPA_PROBE_FIRST && states <= q->n / 4
+                  && flops > PEPA_PROBE_MARGIN * PEPA_AUTO_DIRECT_FLOPS, "%u states: %g flops",
+                  states, flops);
+    ck_assert_msg(pepa_solve(q, NULL, pi, &res, &e) == 0, "%s", e.msg);
+    ck_assert_msg(res.decision == PEPA_DECIDE_PROBE && res.orderings == 0
+                  && fabs(pi[0] - 1.0 / (double)q->n) < 1e-9, "%s, %d orderings, %g",
+                  pepa_decision_name(res.decision), res.orderings, pi[0]);
     free(pi);
     pepa_ctmc_free(q);
     q = cube(3);                        /* under PEPA_PROBE_MIN_STATES: *states still set */
