@@ -3,8 +3,12 @@
  * chains bench_solve builds for its direct table, a 15-dimensional
  * hypercube walk (32,768 states: a product of 15 two-state components,
  * like RKIP_MEK.pepa's 13 arrays), a 110^2 grid walk (12,100 states,
- * factorised: what the probe costs where the LU is right), and any PEPA
- * files named on the command line. */
+ * factorised: what the probe costs where the LU is right), seven workers
+ * of five one-way steps joined by a barrier (78,125 states, pattern
+ * symmetry 0: UMFPACK's unsymmetric strategy, where the probe does not
+ * look; before it did, and refused an LU UMFPACK does in 0.2 s), and any
+ * PEPA files named on the command line. The "sym" column is the pattern
+ * symmetry (pepa_solve_pattern_symmetry). */
 #define _DEFAULT_SOURCE         /* getloadavg */
 #include "bench/bench_decide.h"
 
@@ -77,6 +81,33 @@ static pepa_ctmc *make_grid2(uint32_t L)
     return q;
 }
 
+/* w workers of s one-way steps, joined by a barrier that takes them all
+ * from their last step back to 0 (tests/unit/chains.h's barrier). */
+static pepa_ctmc *make_barrier(unsigned w, unsigned s)
+{
+    uint32_t n = 1, pw[16];
+    for (unsigned k = 0; k < w && k < 16; k++)
+        pw[k] = n, n *= s;
+    size_t m = (size_t)w * n + 1, c = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    pepa_ctmc *q = NULL;
+    if (w <= 16 && src && dst && rate) {
+        for (uint32_t v = 0; v < n; v++)
+            for (unsigned k = 0; k < w; k++) {
+                uint32_t d = v / pw[k] % s;
+                if (d + 1 < s)
+                    src[c] = v, dst[c] = v + pw[k], rate[c++] = 1.0 + 0.1 * k + 0.01 * d;
+            }
+        src[c] = n - 1, dst[c] = 0, rate[c++] = 1.0;
+        q = pepa_ctmc_from_triples(n, c, src, dst, rate);
+    }
+    free(rate);
+    free(dst);
+    free(src);
+    return q;
+}
+
 pepa_ctmc *bench_file_chain(const char *path)
 {
     diag err;
@@ -141,8 +172,9 @@ static void decide_row(const char *name, const pepa_ctmc *q)
              || auto_once(q, 0, b, &r[1], &c[1][k], &w[1][k]);
     if (!rc) {
         double c0 = median3(c[0]), c1 = median3(c[1]), w0 = median3(w[0]), w1 = median3(w[1]);
-        printf("%-18s %7u %8llu %-9s %-6s %3d %7.3f %7.3f %-9s %-6s %3d %7u %7.3f %7.3f "
+        printf("%-18s %7u %8llu %5.3f %-9s %-6s %3d %7.3f %7.3f %-9s %-6s %3d %7u %7.3f %7.3f "
                "%6.2fx %6.2fx %9.1e\n", name, q->n, (unsigned long long)q->nnz,
+               pepa_solve_pattern_symmetry(q),
                pepa_decision_name(r[0].decision), pepa_method_name(r[0].method), r[0].orderings,
                c0, w0, pepa_decision_name(r[1].decision), pepa_method_name(r[1].method),
                r[1].orderings, r[1].probe_states, c1, w1, c0 / c1, w0 / w1,
@@ -163,12 +195,12 @@ void decide_table(pepa_ctmc *const *qs, const char *const *names, int nq, char *
                   int nfiles)
 {
     print_load("before");
-    printf("\n%-18s %7s %8s %-9s %-6s %3s %7s %7s %-9s %-6s %3s %7s %7s %7s %7s %7s %9s\n",
-           "chain", "states", "nnz", "before", "method", "ord", "cpu", "wall", "probe",
+    printf("\n%-18s %7s %8s %5s %-9s %-6s %3s %7s %7s %-9s %-6s %3s %7s %7s %7s %7s %7s %9s\n",
+           "chain", "states", "nnz", "sym", "before", "method", "ord", "cpu", "wall", "probe",
            "method", "ord", "ball", "cpu", "wall", "cpu x", "wall x", "|diff|");
-    pepa_ctmc *own[2] = {make_cube(15), make_grid2(110)};
-    static const char *const own_names[] = {"15-cube walk", "grid 110^2"};
-    for (int k = 0; k < 2; k++)
+    pepa_ctmc *own[3] = {make_cube(15), make_grid2(110), make_barrier(7, 5)};
+    static const char *const own_names[] = {"15-cube walk", "grid 110^2", "barrier 7x5"};
+    for (int k = 0; k < 3; k++)
         if (own[k])
             decide_row(own_names[k], own[k]);
     for (int k = 0; k < nq; k++)
@@ -182,7 +214,7 @@ void decide_table(pepa_ctmc *const *qs, const char *const *names, int nq, char *
         }
         pepa_ctmc_free(q);
     }
-    pepa_ctmc_free(own[1]);
-    pepa_ctmc_free(own[0]);
+    for (int k = 0; k < 3; k++)
+        pepa_ctmc_free(own[k]);
     print_load("after");
 }

@@ -28,6 +28,7 @@ static const char *const decision_names[] = {
     [PEPA_DECIDE_FAR] = "far",
     [PEPA_DECIDE_ANALYSIS] = "analysis",
     [PEPA_DECIDE_INACCURATE] = "inaccurate",
+    [PEPA_DECIDE_FAILED] = "failed",
 };
 
 const char *pepa_decision_name(pepa_decision d)
@@ -174,13 +175,14 @@ static int solve_auto(const pepa_ctmc *q, const pepa_solve_opts *o, double *pi,
         res->decision = PEPA_DECIDE_DIRECT;
         return 0;
     }
-    /* refused as too costly (the decision says so), or short of the
-     * tolerance (stiff rates): iterate, from the LU's answer when there
-     * is one */
+    /* refused as too costly (the decision says so), short of the
+     * tolerance (stiff rates: an answer with a finite residual), or failed
+     * without an answer: iterate, from the LU's answer when there is one */
+    int answered = rd < 0 && isfinite(res->residual);
     if (rd < 0)
-        res->decision = PEPA_DECIDE_INACCURATE;
+        res->decision = answered ? PEPA_DECIDE_INACCURATE : PEPA_DECIDE_FAILED;
     pepa_solve_opts w = *o;
-    w.warm = rd < 0 && isfinite(res->residual) && check_warm(q->n, pi);
+    w.warm = answered && check_warm(q->n, pi);
     res->iterations = 0;
     return solve_iterative(q, &w, pi, res, err, t0);
 }

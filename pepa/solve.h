@@ -84,11 +84,17 @@
 /* Hard limits of an explicit "direct" request. */
 #define PEPA_DIRECT_MAX_BYTES 4e9
 #define PEPA_DIRECT_MAX_FLOPS 1e12
-/* The direct method's first ordering over this many times a cap is
- * refused at once: no other ordering nor UMFPACK's analysis is tried.
- * The orderings measured differ by at most 4.9 times in flops and 3.4
- * in bytes (RKIP_MEK.pepa, AMD against METIS), and UMFPACK's estimate
- * was above the multifrontal one's on every chain measured. */
+/* The direct method's first ordering over this many times a cap: the
+ * other multifrontal ordering is not tried (the orderings measured differ
+ * by at most 4.9 times in flops and 3.4 in bytes, RKIP_MEK.pepa, AMD
+ * against METIS), and on a pattern of symmetry PEPA_UMFPACK_SYMMETRIC
+ * or more, where UMFPACK too orders A + A^T, neither is UMFPACK's
+ * analysis: refused at once. On a less symmetric pattern UMFPACK's
+ * unsymmetric ordering can fill in far less than any of A + A^T (eleven
+ * workers of three one-way steps joined by a barrier, 177,147 states:
+ * 1.3e14 flops by the first ordering, UMFPACK's analysis removes the
+ * nearly triangular matrix as singletons and factorises it, residual
+ * 3e-17), so its analysis decides. */
 #define PEPA_DIRECT_FAR 8.0
 /* AUTO's probe (pepa_solve_probe): sub-chains of PEPA_PROBE_FIRST states,
  * doubled up to a quarter of the chain (half would decide more chains, but
@@ -99,6 +105,13 @@
 #define PEPA_PROBE_MIN_STATES 8192u
 #define PEPA_PROBE_FIRST 2048u
 #define PEPA_PROBE_MARGIN 2.0
+/* UMFPACK 5.6 on (SuiteSparse's umfpack_qsymbolic.c, STRATEGY_AUTO) takes
+ * the symmetric strategy, AMD on A + A^T, where the pattern symmetry is at
+ * least this and nine tenths of the diagonal is nonzero (always, in the
+ * direct method's matrix: the exit rates), else the unsymmetric one
+ * (COLAMD). RKIP_MEK.pepa's pattern is 0.648 symmetric, a walk's 1,
+ * production.pepa's and medium-t.pepa's 0. */
+#define PEPA_UMFPACK_SYMMETRIC 0.5
 /* Sweeps AUTO gives Gauss-Seidel before it turns to GMRES. */
 #define PEPA_AUTO_GS_SWEEPS 300
 /* Default tolerance, and the second convergence of an error estimate. */
@@ -156,9 +169,12 @@ typedef enum pepa_decision {
     PEPA_DECIDE_PROBE,      /* AUTO: a sub-chain's fill over the caps (pepa_solve_probe):
                                no ordering of the chain computed */
     PEPA_DECIDE_FAR,        /* direct: the first ordering over PEPA_DIRECT_FAR times the
-                               caps, so no other one (nor UMFPACK) tried */
+                               caps on a symmetric pattern, so no other one (nor
+                               UMFPACK) tried */
     PEPA_DECIDE_ANALYSIS,   /* over the caps after every ordering tried */
-    PEPA_DECIDE_INACCURATE  /* AUTO: the LU's answer short of the tolerance, iterated on */
+    PEPA_DECIDE_INACCURATE, /* AUTO: the LU's answer short of the tolerance, iterated on */
+    PEPA_DECIDE_FAILED      /* AUTO: the LU failed without an answer (out of memory, a
+                               failed analysis or factorisation), iterated on */
 } pepa_decision;
 
 typedef struct pepa_solve_result {
@@ -226,20 +242,42 @@ int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, do
 int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                               pepa_solve_result *res, diag *err);
 
-/* AUTO's cheap look before the LU's analysis. The factors of a chain
- * hold those of any sub-chain it contains (the filled graph of an
- * induced subgraph is a subgraph of the filled graph), and on product
- * state spaces of high dimension the fill grows about ten times with each
- * doubling of the states (RKIP_MEK.pepa: 6.3e9 flops at 6,415 states,
- * 6.6e11 at 25,663, 7.9e12 at 51,327), while AMD's own time grows with
- * the fill (0.43 s for the whole of RKIP_MEK, 0.02 s for an eighth). So
- * AMD orders breadth-first balls of growing size around state 0, and
- * the chain is refused as soon as one ball's factors (in AMD's count)
- * exceed PEPA_PROBE_MARGIN times max_bytes or max_flops. Returns 1 then
- * (the ball's states, bytes and flops in *states, *bytes, *flops), 0 when
- * no ball decided (or out of memory: no decision). */
+/* AUTO's cheap look before the LU's analysis. On a symmetric pattern
+ * the minimum fill of a chain's factors is at least that of any sub-chain
+ * it contains (the filled graph of an induced subgraph under the induced
+ * order is a subgraph of the filled graph), and on product state spaces
+ * of high dimension the fill grows about ten times with each doubling of
+ * the states (RKIP_MEK.pepa: 6.3e9 flops at 6,415 states, 6.6e11 at
+ * 25,663, 7.9e12 at 51,327), while AMD's own time grows with the fill
+ * (0.43 s for the whole of RKIP_MEK, 0.02 s for an eighth). So AMD orders
+ * breadth-first balls of growing size around state 0, and the chain is
+ * refused as soon as one ball's factors (in AMD's count) exceed
+ * PEPA_PROBE_MARGIN times max_bytes or max_flops. That containment is
+ * about the minimum fill, not AMD's: AMD is a heuristic, on the ball as
+ * on the chain, so the margin is a safety factor chosen by measurement,
+ * not a bound. And it holds only where UMFPACK orders A + A^T, its
+ * symmetric strategy: on a pattern below PEPA_UMFPACK_SYMMETRIC it takes
+ * the unsymmetric one (singletons removed, then COLAMD), which on
+ * one-way moves fills in far less (seven workers of five one-way steps
+ * joined by a barrier, 78,125 states: AMD's ball of 16,384 states 7.7e10
+ * flops, UMFPACK factorises the whole in 0.2 s). So there the ball's
+ * estimate is UMFPACK's own analysis of the ball (its matrix as the
+ * direct method builds it), with no containment argument behind it:
+ * UMFPACK's estimate is an upper bound of its own heuristic's fill. It is
+ * measured to grow with the ball as AMD's does on medium-t.pepa (4.2e7,
+ * 1.1e9, 2.7e10, 4.5e11 flops from 2,048 to 16,384 states; the whole
+ * chain 1.1e14) and stays 0 on the barriers (all singletons).
+ * Returns 1 when a ball refuses (its states, bytes and flops in *states,
+ * *bytes, *flops), 0 when no ball decided (or out of memory: no
+ * decision; *states 0). */
 int pepa_solve_probe(const pepa_ctmc *q, double max_bytes, double max_flops, uint32_t *states,
                      double *bytes, double *flops);
+
+/* The share of q's off-diagonal entries whose transpose is also an entry
+ * (1 for an empty pattern): UMFPACK's Info[UMFPACK_PATTERN_SYMMETRY],
+ * which it measures on the reduced matrix without singletons, where the
+ * direct method's pinned state is one row and column of thousands. */
+double pepa_solve_pattern_symmetry(const pepa_ctmc *q);
 
 int pepa_solve_gs(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                   pepa_solve_result *res, diag *err);

@@ -188,6 +188,7 @@ int pepa_solve_direct(const pepa_ctmc *q, const pepa_solve_opts *opts, double *p
 typedef struct caps {
     double bytes, flops;
     int umfpack_only;       /* the reference (pepa_solve_direct_umfpack) */
+    const pepa_ctmc *q;     /* the chain (its pattern's symmetry: far_over) */
     int threads;            /* of the multifrontal LU (opts->lu_threads) */
     pepa_solve_result *res; /* out: the LU's threads (lu_threads, lu_unstarted) */
 } caps;
@@ -402,13 +403,23 @@ static void mf_threads(const pepa_lu *lu, pepa_solve_result *res)
 }
 
 /* mf_factor's answer when the first ordering is over the caps (1, or
- * MF_FAR: so far over that nothing else is tried). */
+ * MF_FAR: so far over, on a symmetric pattern, that nothing else is
+ * tried; far over on a less symmetric one, 1 without the other
+ * multifrontal ordering: UMFPACK's analysis follows). */
 #define MF_FAR 3
 
 /* Over PEPA_DIRECT_FAR times a cap? */
 static int far_over(double bytes, double flops, const caps *c)
 {
     return bytes > PEPA_DIRECT_FAR * c->bytes || flops > PEPA_DIRECT_FAR * c->flops;
+}
+
+/* Far over, on a pattern UMFPACK too would order as A + A^T: refused at
+ * once (see PEPA_DIRECT_FAR). The symmetry costs a pass over the chain,
+ * so it is measured only when far over. */
+static int refuse_at_once(int far, const caps *c)
+{
+    return far && pepa_solve_pattern_symmetry(c->q) >= PEPA_UMFPACK_SYMMETRIC;
 }
 
 static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSparse_long *Ai,
@@ -426,9 +437,10 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
         if (far || mf_other_order(m, Ap, Ai, c, tried, other, fo, bo, f)) {
             if (far)
                 pepa_lu_free(other);
-            c->res->decision = far ? PEPA_DECIDE_FAR : PEPA_DECIDE_ANALYSIS;
+            int now = refuse_at_once(far, c);   /* else UMFPACK's analysis decides */
+            c->res->decision = now ? PEPA_DECIDE_FAR : PEPA_DECIDE_ANALYSIS;
             over_caps(bytes, flops, c->bytes, c->flops, err);
-            return far ? MF_FAR : 1;
+            return now ? MF_FAR : 1;
         }
     } else {
         pepa_lu_free(other);            /* not needed: not held through the factorisation */
@@ -461,6 +473,7 @@ static int factorise(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
 {
     int large = m >= PIN_MF_STATES && c->flops > PEPA_AUTO_DIRECT_FLOPS;
     if (large && !c->umfpack_only) {
+        pepa_decision decided = c->res->decision;
         diag over;
         diag_clear(&over);
         int rc = mf_factor(m, Ap, Ai, Ax, c, f, &over);
@@ -471,9 +484,11 @@ static int factorise(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
         }
         /* Over the caps: the factors take the pattern of A + A^T, which on
          * a chain of one-way moves fills in far more than UMFPACK's
-         * unsymmetric ordering; that one may fit. */
+         * unsymmetric ordering; that one may fit, and then nothing was
+         * refused (its own analysis sets the decision when it refuses). */
         pepa_lu_free(f->mf);
         f->mf = NULL;
+        c->res->decision = decided;
     }
     umfpack_dl_defaults(f->control);
     if (large)                              /* the reference: as before the multifrontal LU */
@@ -611,14 +626,14 @@ static int direct(const pepa_ctmc *q, const pepa_solve_opts *opts, const caps *c
 int pepa_solve_direct_capped(const pepa_ctmc *q, const pepa_solve_opts *opts, double max_bytes,
                              double max_flops, double *pi, pepa_solve_result *res, diag *err)
 {
-    caps c = {max_bytes, max_flops, 0, opts->lu_threads, res};
+    caps c = {max_bytes, max_flops, 0, q, opts->lu_threads, res};
     return direct(q, opts, &c, pi, res, err);
 }
 
 int pepa_solve_direct_umfpack(const pepa_ctmc *q, const pepa_solve_opts *opts, double *pi,
                               pepa_solve_result *res, diag *err)
 {
-    caps c = {PEPA_DIRECT_MAX_BYTES, PEPA_DIRECT_MAX_FLOPS, 1, 1, res};
+    caps c = {PEPA_DIRECT_MAX_BYTES, PEPA_DIRECT_MAX_FLOPS, 1, q, 1, res};
     return direct(q, opts, &c, pi, res, err) == 0 ? 0 : -1;
 }
 

@@ -142,6 +142,15 @@ expect_exit 0 "decision: probe" -- solve --json "$TMP/cube15.pepa"
 expect_out "decision: probe" '"states": 32768, .*"method": "gs", .*"decision": "probe", "orderings": 0, "probe_states": [0-9]+'
 expect_exit 0 "decision: asked" -- solve --json --method gs "$M/ring6.pepa"
 expect_out "decision: asked" '"decision": "asked", "orderings": 0'
+# ten workers of three one-way steps joined by a barrier (59,049 states):
+# direct's multifrontal orderings of A + A^T are over the caps, UMFPACK's
+# of the nearly triangular matrix is not: factorised, and nothing was
+# refused (before: "decision": "analysis" on this success)
+awk 'BEGIN { for (k = 1; k <= 10; k++) { for (s = 0; s < 2; s++) printf "W%d_%d = (s%d_%d, %g).W%d_%d;\n", k, s, k, s, 1 + k / 10 + s / 100, k, s + 1;
+             printf "W%d_2 = (sync, 1.0).W%d_0;\n", k, k }
+             printf "W1_0"; for (k = 2; k <= 10; k++) printf " <sync> W%d_0", k; print "" }' > "$TMP/barrier10.pepa"
+expect_exit 0 "direct through UMFPACK: decision" -- solve --json --method direct "$TMP/barrier10.pepa"
+expect_out "direct through UMFPACK: decision" '"states": 59049, .*"method": "direct", .*"decision": "asked", "orderings": 3'
 expect_exit 1 "a solver failure names the file" -- solve --method gs --max-iter 2 "$M/ring6.pepa"
 expect_err "a solver failure names the file" "ring6.pepa: Gauss-Seidel"
 

@@ -132,4 +132,49 @@ static inline pepa_ctmc *grid3(uint32_t L)
     return grid(L, 3);
 }
 
+/* c one-way cycles of L states each, independent (medium-t.pepa's
+ * chain for c = 8, L = 4): L^c states, pattern symmetry 0 for L > 2. */
+static inline pepa_ctmc *cycles(unsigned c, unsigned L)
+{
+    uint32_t n = 1, pw[32];
+    for (unsigned k = 0; k < c; k++)
+        pw[k] = n, n *= L;
+    size_t m = (size_t)c * n, e = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(c < 32 && src && dst && rate);
+    for (uint32_t v = 0; v < n; v++)
+        for (unsigned k = 0; k < c; k++) {
+            uint32_t d = v / pw[k] % L;
+            src[e] = v, dst[e] = d + 1 < L ? v + pw[k] : v - d * pw[k];
+            rate[e++] = 6.0 + 0.1 * k;
+        }
+    return from_triples_free(n, e, src, dst, rate);
+}
+
+/* w workers of s one-way steps each, joined by one shared barrier action
+ * (PEPA: W_k = (step, r).W_k' ... (sync, 1.0).W_k, cooperating on sync):
+ * s^w states, state v's digit k in base s is worker k's step; the barrier
+ * takes every worker from its last step back to 0. Pattern symmetry 0:
+ * a one-way chain, nearly triangular (UMFPACK removes it as singletons),
+ * whose A + A^T fills in heavily. */
+static inline pepa_ctmc *barrier(unsigned w, unsigned s)
+{
+    uint32_t n = 1, pw[32];
+    for (unsigned k = 0; k < w; k++)
+        pw[k] = n, n *= s;
+    size_t m = (size_t)w * n + 1, c = 0;
+    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+    double *rate = malloc(m * sizeof *rate);
+    ck_assert(w < 32 && src && dst && rate);
+    for (uint32_t v = 0; v < n; v++)
+        for (unsigned k = 0; k < w; k++) {
+            uint32_t d = v / pw[k] % s;
+            if (d + 1 < s)
+                src[c] = v, dst[c] = v + pw[k], rate[c++] = 1.0 + 0.1 * k + 0.01 * d;
+        }
+    src[c] = n - 1, dst[c] = 0, rate[c++] = 1.0;
+    return from_triples_free(n, c, src, dst, rate);
+}
+
 #endif

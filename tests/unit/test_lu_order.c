@@ -376,6 +376,82 @@ START_TEST(test_auto_probe)
 }
 END_TEST
 
+/* A chain of one-way moves (barrier(7, 4): 16,384 states, pattern
+ * symmetry 0) whose multifrontal orderings of A + A^T are far over the
+ * caps (AUTO's METIS: 400 MB against 20) while UMFPACK, ordering it as
+ * the nearly triangular matrix it is, needs 7 MB: factorised, through
+ * UMFPACK, without the other multifrontal ordering, and nothing refused
+ * (decision "asked"). Before: refused at once ("far"). */
+#define ONEWAY_BYTES 20e6
+START_TEST(test_direct_far_oneway)
+{
+    pepa_ctmc *q = barrier(7, 4);
+    ck_assert(pepa_solve_pattern_symmetry(q) < PEPA_UMFPACK_SYMMETRIC);
+    double *pi;
+    pepa_solve_result res;
+    diag d;
+    int rc = capped_solve(q, ONEWAY_BYTES, 1e12, &pi, &res, &d);
+    ck_assert_msg(rc == 0 && res.converged && res.residual < 1e-12, "rc %d: %s", rc, d.msg);
+    ck_assert_msg(res.orderings == 3 && res.decision == PEPA_DECIDE_ASKED, "%d orderings, %s",
+                  res.orderings, pepa_decision_name(res.decision));
+    free(pi);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* AUTO's probe on chains UMFPACK orders by its unsymmetric strategy
+ * counts a ball by UMFPACK's analysis, not AMD's: barrier(7, 5), 78,125
+ * states, whose 16,384-state ball AMD counts at 7.7e10 flops, is
+ * factorised by UMFPACK (before: refused by the probe, then Gauss-Seidel);
+ * eight one-way 4-cycles (medium-t.pepa's 65,536 states, 1.1e14 flops)
+ * are refused on a ball (uniform answer). And an LU that fails without an answer
+ * (two closed classes: singular) is "failed", not "inaccurate". */
+START_TEST(test_auto_probe_oneway)
+{
+    pepa_ctmc *q = barrier(7, 5);
+    uint32_t states = 7;
+    double bytes, flops, *pi = malloc(q->n * sizeof *pi);
+    ck_assert(pi);
+    ck_assert(pepa_solve_probe(q, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS, &states, &bytes,
+                               &flops) == 0 && states == 0);
+    pepa_solve_result res;
+    diag e;
+    diag_clear(&e);
+    ck_assert_msg(pepa_solve(q, NULL, pi, &res, &e) == 0, "%s", e.msg);
+    ck_assert_msg(res.method == PEPA_METHOD_DIRECT && res.decision == PEPA_DECIDE_DIRECT
+                  && res.orderings == 1 && res.residual < 1e-12, "%s, %s, %d orderings, %g",
+                  pepa_method_name(res.method), pepa_decision_name(res.decision), res.orderings,
+                  res.residual);
+    free(pi);
+    pepa_ctmc_free(q);
+    q = cycles(8, 4);                   /* medium-t.pepa's chain: UMFPACK's estimate refuses */
+    pi = malloc(q->n * sizeof *pi);
+    ck_assert(pi && pepa_solve_pattern_symmetry(q) < PEPA_UMFPACK_SYMMETRIC);
+    ck_assert(pepa_solve_probe(q, PEPA_AUTO_DIRECT_BYTES, PEPA_AUTO_DIRECT_FLOPS, &states, &bytes,
+                               &flops) == 1);
+    ck_assert_msg(states >= PEPA_PROBE_FIRST && states <= q->n / 4
+                  && flops > PEPA_PROBE_MARGIN * PEPA_AUTO_DIRECT_FLOPS, "%u states: %g flops",
+                  states, flops);
+    ck_assert_msg(pepa_solve(q, NULL, pi, &res, &e) == 0, "%s", e.msg);
+    ck_assert_msg(res.decision == PEPA_DECIDE_PROBE && res.orderings == 0
+                  && fabs(pi[0] - 1.0 / (double)q->n) < 1e-9, "%s, %d orderings, %g",
+                  pepa_decision_name(res.decision), res.orderings, pi[0]);
+    free(pi);
+    pepa_ctmc_free(q);
+    q = cube(3);                        /* under PEPA_PROBE_MIN_STATES: *states still set */
+    states = 7;
+    ck_assert(pepa_solve_probe(q, 1.0, 1.0, &states, &bytes, &flops) == 0 && states == 0);
+    pepa_ctmc_free(q);
+    uint32_t src[] = {0, 1, 2, 3}, dst[] = {1, 0, 3, 2};
+    double rate[] = {1.0, 2.0, 1.0, 2.0}, two[4];
+    q = pepa_ctmc_from_triples(4, 4, src, dst, rate);
+    ck_assert(q);
+    pepa_solve(q, NULL, two, &res, &e); /* Gauss-Seidel's answer: one of many */
+    ck_assert_msg(res.decision == PEPA_DECIDE_FAILED, "%s", pepa_decision_name(res.decision));
+    pepa_ctmc_free(q);
+}
+END_TEST
+
 /* max |x - y| over max |x|. */
 static double max_rel_diff(int64_t n, const double *x, const double *y)
 {
@@ -462,6 +538,8 @@ static Suite *lu_order_suite(void)
     tcase_add_test(tc, test_lu_auto_caps);
     tcase_add_test(tc, test_lu_auto_handover);
     tcase_add_test(tc, test_auto_probe);
+    tcase_add_test(tc, test_direct_far_oneway);
+    tcase_add_test(tc, test_auto_probe_oneway);
     suite_add_tcase(s, tc);
     TCase *tt = tcase_create("threads");
     tcase_set_timeout(tt, 120);
