@@ -123,12 +123,12 @@ int ba_flow_suite(int ncases)
     diag err = { 0 };
     int rc = sm && big ? 0 : diag_set(&err, "out of memory");
     const char *fk = getenv("APPROX_FLOW_KIND");   /* one kind, on cases of its own */
-    for (int k = 0; k < ncases && rc == 0; k++)
+    for (int k = 0; k < ncases && rc == 0; k++) {
         if (fk && atoi(fk) != k % NFLOW)
             continue;
-        else
         rc = ba_random_case_of(random_flow, flowname[k % NFLOW], k % NFLOW, &s, &sm[k % NFLOW],
                                &o, 0, &err);
+    }
     if (rc == 0 && !fk)
         rc = bpel_corpus(&s, &sm[NFLOW], &o, big, &nbig, &err);
     if (rc == 0)

@@ -629,6 +629,8 @@ static int eval_windows(skel_approx *a, const double *mu, const double *lambda,
     ax_rate_classes(a);
     if (ax_build_needed(a, err) < 0)
         return -1;
+    if (ax_lat_mark(a, err) < 0)      /* the windows built so far: which lattices they cut */
+        return -1;
     if (a->fresh || a->o.cold)
         cold_start(a, lambda);
     if (ax_build_pairs(a, err) < 0)

@@ -142,6 +142,7 @@ double ax_sweep(skel_approx *a, int backward)
     memset(a->bsum, 0, (size_t)a->ntasks * sizeof *a->bsum);
     for (int k = 0; k < a->npair; k++)
         a->pjs[k] = a->pxs[k] = 0;
+    ax_lat_sweep(a);
     for (int k = 0; k < a->nwin; k++) {
         const ax_win *w = &a->win[backward ? a->nwin - 1 - k : k];
         if (ax_past_deadline(a, w->n > AX_DENSE_MAX ? 0 : k)) {   /* a large one: ms each */

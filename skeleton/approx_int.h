@@ -178,6 +178,8 @@ typedef struct ax_lat {       /* a fork's sends or a join's receives (approx_lat
     double rate;              /* its end's rate as one delay */
     double flow, prob;        /* this sweep's measure: flow out, probability in */
     int held;                 /* some window solved this sweep holds it with its partners */
+    int cut;                  /* some window's chain walks it as one delay (ax_lat_mark):
+                                 only such a lattice's rate is used, so measured */
 } ax_lat;
 
 typedef struct ax_est_ev {    /* a compute's start (sign 1) or end (-1) */
@@ -316,6 +318,8 @@ struct skel_approx {
     int nlat_edge;
     int *lat_of;              /* per local state (as busy): its lattice (base or a
                                  middle state), -1 none */
+    unsigned char *lat_in;    /* scratch per window state: in the lattice measured */
+    int nlat_in;              /* its size */
 };
 
 typedef struct ax_cbuf {      /* the sub-chains' transitions, while windows are built */
@@ -448,8 +452,8 @@ int ax_collapsing(const skel_approx *a, double t);
 int ax_build_pairs(skel_approx *a, diag *err);      /* per evaluation, after the windows */
 void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sums */
 double ax_pairs_update(skel_approx *a);             /* returns their largest change */
-double ax_cond_busy(const skel_approx *a, int x, int y);
-double ax_ghost_share(const skel_approx *a, int o, int node);   /* owner o's ghosts there */  /* P(y computes | x does) */
+double ax_cond_busy(const skel_approx *a, int x, int y);   /* P(y computes | x does) */
+double ax_ghost_share(const skel_approx *a, int o, int node);   /* owner o's ghosts there */
 
 /* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
  * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0
@@ -473,6 +477,8 @@ int ax_lat_index(skel_approx *a, diag *err);        /* lat_of, after the machine
  * middle state: none). 1: done so; 0: not such a state; -1 on an error. */
 int ax_lat_trans(const skel_approx *a, const ax_win *w, int p, int l, ax_code s,
                  const ax_code *stride, ax_cbuf *b, diag *err);
+int ax_lat_mark(skel_approx *a, diag *err);         /* cut, after the windows are built */
+void ax_lat_sweep(skel_approx *a);                  /* a sweep's sums emptied, before it */
 void ax_lat_measure(skel_approx *a, const ax_win *w);   /* after its solve */
 double ax_lat_update(skel_approx *a);               /* after a sweep: largest change */
 void ax_lat_start(skel_approx *a);                  /* cold start, after the delays */

@@ -119,7 +119,8 @@ int ax_lat_trans(const skel_approx *a, const ax_win *w, int p, int l, ax_code s,
 }
 
 /* Window w (solved) holds lattice L's task at position p and all its
- * partners: L's probability and flow out into its sums. */
+ * partners: L's probability and flow out into its sums. Each state decoded
+ * once (lat_in), not again at each transition's two ends. */
 static void lat_measure_one(skel_approx *a, const ax_win *w, ax_lat *L, int p)
 {
     ax_code stride = 1;
@@ -129,36 +130,74 @@ static void lat_measure_one(skel_approx *a, const ax_win *w, ax_lat *L, int p)
     const double *pi = a->pi + w->p0;
     const ax_code *code = a->code + w->p0;
     const ax_ctr *c = a->ctr + w->c0;
-    for (int s = 0; s < w->n; s++)
-        L->prob += lat_at(a, L->task, (int)(code[s] % w->nl / stride % n)) == id ? pi[s] : 0;
-    for (int k = 0; k < w->nc; k++) {
-        int f = (int)(code[c[k].from] % w->nl / stride % n);
-        int t = (int)(code[c[k].to] % w->nl / stride % n);
-        if (lat_at(a, L->task, f) == id && lat_at(a, L->task, t) != id)
-            L->flow += pi[c[k].from] * a->rate[k];
+    unsigned char *in = a->lat_in;
+    for (int s = 0; s < w->n; s++) {
+        in[s] = lat_at(a, L->task, (int)(code[s] % w->nl / stride % n)) == id;
+        L->prob += in[s] ? pi[s] : 0;
     }
+    for (int k = 0; k < w->nc; k++)
+        if (in[c[k].from] && !in[c[k].to])
+            L->flow += pi[c[k].from] * a->rate[k];
     L->held = 1;
+}
+
+/* Only a lattice some window cuts: the others' rates are used nowhere,
+ * and measuring every lattice in every window holding its partners (the
+ * whole-model ones too, each over all their states and transitions) took
+ * 28% of bench_approx part (f)'s time. */
+int ax_lat_mark(skel_approx *a, diag *err)
+{
+    int any = 0, nmax = 0;
+    for (int l = 0; l < a->nlat; l++)
+        a->lat[l].cut = 0;
+    for (int k = 0; k < a->nctr; k++)
+        if (a->ctr[k].src == AX_LAT)
+            any = a->lat[a->ctr[k].idx].cut = 1;
+    for (int k = 0; k < a->nwin && any; k++)
+        nmax = a->win[k].built && a->win[k].n > nmax ? a->win[k].n : nmax;
+    if (nmax > a->nlat_in) {
+        if (mem_grow((void **)&a->lat_in, (size_t)nmax, sizeof *a->lat_in) < 0)
+            return ax_oom(err);
+        a->nlat_in = nmax;
+    }
+    return 0;
+}
+
+/* A sweep cut short by the deadline leaves its partial sums: emptied here,
+ * not only by the update that sweep never reached. */
+void ax_lat_sweep(skel_approx *a)
+{
+    for (int l = 0; l < a->nlat; l++) {
+        a->lat[l].flow = a->lat[l].prob = 0;
+        a->lat[l].held = 0;
+    }
 }
 
 void ax_lat_measure(skel_approx *a, const ax_win *w)
 {
-    for (int l = 0; l < a->nlat && a->lat_of; l++) {
+    for (int l = 0; l < a->nlat && a->lat_of && w->g < 0; l++) {
         ax_lat *L = &a->lat[l];
-        int p = ax_win_pos(a, w, L->task);
-        if (p >= 0 && w->g < 0 && lat_held(a, w, L) == L->ne)
+        int p = L->cut ? ax_win_pos(a, w, L->task) : -1;
+        if (p >= 0 && lat_held(a, w, L) == L->ne)
             lat_measure_one(a, w, L, p);
     }
 }
 
 /* The mean of the slowest of the groups' independent delays (each group's
  * the sum of its members'), as the windows made it before: inclusion and
- * exclusion over the groups. Its rate. */
+ * exclusion over the groups. Its rate. A group of rate 0 (a window where
+ * its move never happened: side_update's te 0) never ends: rate 0, as the
+ * independent delays made it, not the NaN of inf + inf - inf the sum gave
+ * for two such groups; a NaN delay gives NaN (ax_lat_update refuses it). */
 static double lat_independent(const skel_approx *a, const ax_lat *L)
 {
     double r[AX_LAT_GROUPS] = { 0 }, mean = 0;
     const double *rho = L->send ? a->rho_send : a->rho_recv;
     for (int k = 0; k < L->ne; k++)
         r[a->lat_grp[L->e0 + k]] += rho[a->lat_edge[L->e0 + k]];
+    for (int g = 0; g < L->ng; g++)
+        if (!(r[g] > 0))
+            return isnan(r[g]) ? NAN : 0;
     for (int m = 1; m < 1 << L->ng; m++) {
         double sum = 0;
         int bits = 0;
@@ -172,17 +211,31 @@ static double lat_independent(const skel_approx *a, const ax_lat *L)
     return 1 / mean;
 }
 
+/* Lattice L's rate this sweep: measured where a window held it with its
+ * partners (a finite, positive flow over probability), else independent. */
+static double lat_rate(const skel_approx *a, const ax_lat *L)
+{
+    double r = L->held && L->prob > 0 ? L->flow / L->prob : 0;
+    return r > 0 && isfinite(r) ? r : lat_independent(a, L);
+}
+
+/* A rate not finite (a NaN delay) is not taken: the last one stays and the
+ * change is infinite, so the fixed point does not pass for converged (fmax
+ * drops a NaN change). */
 double ax_lat_update(skel_approx *a)
 {
     double ch = 0;
     for (int l = 0; l < a->nlat; l++) {
         ax_lat *L = &a->lat[l];
-        double r = L->held && L->prob > 0 && L->flow > 0 ? L->flow / L->prob
-                                                          : lat_independent(a, L);
+        if (!L->cut)
+            continue;             /* its rate is used nowhere */
+        double r = lat_rate(a, L);
+        if (!isfinite(r) || r < 0) {
+            ch = INFINITY;
+            continue;
+        }
         ch = fmax(ch, fabs(r - L->rate) / fmax(r, 1e-300));
         L->rate = r;
-        L->flow = L->prob = 0;
-        L->held = 0;
     }
     return ch;
 }
@@ -192,9 +245,9 @@ void ax_lat_start(skel_approx *a)
     for (int l = 0; l < a->nlat; l++) {
         ax_lat *L = &a->lat[l];
         L->rate = lat_independent(a, L);
-        L->flow = L->prob = 0;
-        L->held = 0;
+        L->rate = isfinite(L->rate) ? L->rate : 0;
     }
+    ax_lat_sweep(a);
 }
 
 void ax_lat_free(skel_approx *a)
@@ -203,4 +256,5 @@ void ax_lat_free(skel_approx *a)
     free(a->lat_edge);
     free(a->lat_grp);
     free(a->lat_of);
+    free(a->lat_in);
 }

@@ -10,6 +10,7 @@
 
 #include "approx_sim.h"
 #include "base/clock.h"
+#include "skeleton/approx_int.h"
 #include "suite.h"
 
 /* NODES and plat_static: approx_sim.h. Six nodes, for processor sharing (on three, six tasks share node a:
@@ -34,6 +35,42 @@ static void items_checked(const skel_approx_result *ar)
                   "%ld items, half-width %.3g of %.6g", ar->items, ar->half_width,
                   ar->throughput);
 }
+
+/* A fixed sampler for ax_est_batches: call k takes n items in n * c
+ * seconds, c alternating 1 and 2 (steady: c 1 throughout). */
+typedef struct fixed_run {
+    int calls, steady;
+} fixed_run;
+
+static double fixed_pass(void *ctx, long n, double last)
+{
+    fixed_run *f = ctx;
+    double c = f->steady || f->calls % 2 == 0 ? 1 : 2;
+    f->calls++;
+    return last + n * c;
+}
+
+/* ax_est_batches' doubling, on a fixed input: alternating batch rates (1
+ * and 0.5 items/s) leave a half-width far above 1% of the rate, so the
+ * 10 batches of 5,000 are merged to 5 and 5 more of 10,000 run (15 calls,
+ * 100,000 items, the cap); a steady rate stops at the first 50,000 items
+ * (10 calls, half-width 0 but rounding). The rate is the items over their time. */
+START_TEST(test_est_batches_double)
+{
+    fixed_run f = { 0, 0 };
+    double half = -1;
+    long items = 0;
+    double x = ax_est_batches(fixed_pass, &f, 7.0, &half, &items);
+    ck_assert_msg(f.calls == 15 && items == 100000, "%d calls, %ld items", f.calls, items);
+    /* 50,000 items in 75,000 s, then 5 x 10,000 in 3 x 10,000 + 2 x 20,000 s */
+    ck_assert_msg(fabs(x - 100000.0 / 145000.0) < 1e-12, "rate %.12g", x);
+    ck_assert_msg(half > 0.01 * x, "half-width %.3g of %.6g", half, x);
+    fixed_run g = { 0, 1 };
+    x = ax_est_batches(fixed_pass, &g, 0.0, &half, &items);
+    ck_assert_msg(g.calls == 10 && items == 50000 && x == 1.0 && half < 1e-12,
+                  "steady: %d calls, %ld items, rate %.12g, half %.3g", g.calls, items, x, half);
+}
+END_TEST
 
 /* Deals of deals whose round robins no window holds (docs/approximation.md
  * "Deals of deals the windows cannot hold"): refused before ("exceed one
@@ -204,6 +241,7 @@ int main(void)
     /* each test simulates for seconds (tens beside CI's other suites) */
     TCase *tc = tcase_create("estimate");
     tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, test_est_batches_double);
     tcase_add_test(tc, test_dd_estimate);
     tcase_add_test(tc, test_dd_estimate_limits);
     tcase_add_test(tc, test_dd_estimate_phases);

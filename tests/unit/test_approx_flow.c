@@ -27,6 +27,7 @@
 static const char *const plats[3] = { "Sharing=static\n" NODES, NODES, "DefaultBuffer=2\n" NODES };
 static unsigned long whole_states;   /* skel_approx_opts' whole_states and
                                         cut_whole_states: 1, windows only */
+static unsigned long deal_states;    /* skel_approx_opts' (0: its default) */
 
 /* Relative error of the approximation of skel at placement pl on platform
  * plat (held: its link kinds in the chain); the approximation's throughput
@@ -50,6 +51,7 @@ static double rel_err_on(const char *skel, skel_style style, const int *pl, cons
     ao.scv = x.model->scv;
     ao.whole_states = whole_states;
     ao.cut_whole_states = whole_states;
+    ao.deal_states = deal_states;
     skel_approx *a = skel_approx_new(x.dag, &ao, &err);
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
@@ -182,6 +184,30 @@ START_TEST(test_flow_par_chain)
 }
 END_TEST
 
+/* A par of three whose fork (and join) no window holds with all its
+ * branches: windows of at most 20 states (deal_states), by the windows
+ * alone. The windows of the fork's predecessor (the join's successor) cut
+ * its lattice and hold none of its partners; those of the fork's own moves
+ * hold it with one or two branches (a lattice held in part: the
+ * independent delays); none holds all three, so the lattice's rate is the
+ * fallback, the mean of the slowest of the independent delays, on every
+ * sweep (checked by a print in ax_lat_update while writing this test).
+ * Measured: -35.3%, -32.8% (static), +20.7%, +26.0% (processor sharing):
+ * the fallback is as coarse as the delays it replaces (docs/
+ * approximation.md); the bound catches a zero, NaN or runaway rate. */
+START_TEST(test_flow_lat_paths)
+{
+    static const char p3[] = "pipe(5); task(\"p\", 2); task(\"s\", 4); par(3); task(\"a\", 3);"
+                             " task(\"c\", 5); task(\"e\", 4); task(\"j\", 4); task(\"q\", 2);";
+    static const int pl3[] = { 0, 1, 2, 0, 1, 2, 0 };
+    whole_states = 1;
+    deal_states = 20;
+    WITHIN(p3, pl3, 0.40);
+    whole_states = 0;
+    deal_states = 0;
+}
+END_TEST
+
 /* A loop of mean 2.5 over two stages (cap 1) between two stages, on
  * three nodes: its body is one server, an item's passes one after the
  * other (approx_flow.c), whole and by the windows alone. The serial
@@ -265,6 +291,65 @@ START_TEST(test_flow_ps_server)
         printf("one server under ps: %+.4f%%, %+.4f%%\n", 100 * e9, 100 * e0);
     ck_assert_msg(fabs(e9) <= 0.03, "case 9: error %.3g%%", 100 * e9);
     ck_assert_msg(fabs(e0) <= 0.03, "case 0: error %.3g%%", 100 * e0);
+}
+END_TEST
+
+/* Nested loops under processor sharing: a one-server loop first in an
+ * outer loop's body, every placement of its 5 tasks on 3 nodes (243).
+ * Its body's tasks kept as ghosts of the loop's task (approx_flow.c, as
+ * every one-server loop's): mean |error| 3.08%, largest 14.4%; without
+ * ghosts where the loop is inside another loop's body (its task on the
+ * node of its heaviest body task, the code before the ghosts): 4.91% and
+ * 19.5%, which both bounds fail. */
+#define NPS_NODES "LocalLatency=0.01 DefaultLatency=0.05 Input=h0 Output=h1\n" \
+    "NodeName=h0 Speed=2\nNodeName=h1 Speed=3\nNodeName=h2 Speed=4\n"
+
+/* The approximation's relative error at placement pl against the exact
+ * chain's. */
+static double nested_err(placed *x, skel_approx *a, const int *pl)
+{
+    diag err;
+    diag_clear(&err);
+    skel_search_result *r = skel_search_one(x->model, x->dag, x->plat, pl, 0, &err);
+    ck_assert_msg(r, "%s", err.msg);
+    skel_approx_result ar;
+    ck_assert_msg(skel_approx_place(a, x->model, x->plat, pl, &ar, &err) == 0, "%s", err.msg);
+    double e = ar.throughput / r->ranked[0].throughput - 1;
+    skel_search_result_free(r);
+    return e;
+}
+
+START_TEST(test_flow_nested_ps)
+{
+    static const char nl[] = "pipe(3); task(\"s\", 3); loop(1.3); pipe(2); loop(1.6); pipe(2);"
+                             " task(\"a\", 5); task(\"b\", 4); task(\"c\", 3); task(\"d\", 4);";
+    placed x;
+    placed_build(&x, nl, SKEL_STYLE_STREAM, NPS_NODES);
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts ao = { 0 };
+    ao.scv = x.model->scv;
+    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    double sum = 0, worst = 0;
+    int n = 0;
+    for (int k = 0; k < 243; k++) {
+        int pl[5];
+        for (int i = 0, c = k; i < 5; i++, c /= 3)
+            pl[i] = c % 3;
+        double e = nested_err(&x, a, pl);
+        sum += fabs(e);
+        worst = fmax(worst, fabs(e));
+        n++;
+    }
+    skel_approx_free(a);
+    placed_free(&x);
+    if (getenv("FLOW_VERBOSE"))
+        printf("nested ps: %d placements, mean |error| %.3f%%, largest %.3f%%\n", n,
+               100 * sum / n, 100 * worst);
+    ck_assert_msg(sum / n <= 0.04 && worst <= 0.17,
+                  "%d placements: mean |error| %.3g%%, largest %.3g%%", n, 100 * sum / n,
+                  100 * worst);
 }
 END_TEST
 
@@ -375,7 +460,10 @@ static double approx_default(skel_tree *t, double *x)
  * 200,000 events, seed 1; the approximation -0.56%). And ten stages of
  * par(2) and choice(1, 2) alternating, whose chain no machine holds:
  * simulated 0.23192 +- 0.0036 (the same run length and seed), the
- * approximation 0.21263, -8.3% (docs/approximation.md: what misses). */
+ * approximation 0.216378, -6.7% (-8.3%, 0.21263, before a fork's lattice
+ * was one delay; docs/approximation.md: what misses). The approximation is
+ * deterministic: pinned within 0.5% of its value, and within 10% of the
+ * simulation. */
 START_TEST(test_flow_big)
 {
     diag err;
@@ -403,6 +491,7 @@ START_TEST(test_flow_big)
     if (getenv("FLOW_VERBOSE"))
         printf("ten stages: %g items/s, %.3f CPU s\n", x, s);
     ck_assert_msg(fabs(x / 0.23192 - 1) < 0.10, "ten stages: %g", x);
+    ck_assert_msg(fabs(x / 0.216378 - 1) < 0.005, "ten stages: %g, not 0.216378", x);
     ck_assert_msg(s < 5, "ten stages: %.2f CPU s", s);
 }
 END_TEST
@@ -415,10 +504,12 @@ int main(void)
     tcase_add_test(tc, test_flow_exact);
     tcase_add_test(tc, test_flow_tolerance);
     tcase_add_test(tc, test_flow_par_chain);
+    tcase_add_test(tc, test_flow_lat_paths);
     tcase_add_test(tc, test_flow_gate);
     tcase_add_test(tc, test_flow_links);
     tcase_add_test(tc, test_flow_nested_gate);
     tcase_add_test(tc, test_flow_ps_server);
+    tcase_add_test(tc, test_flow_nested_ps);
     tcase_add_test(tc, test_flow_bad_rate);
     tcase_add_test(tc, test_flow_big);
     suite_add_tcase(s, tc);
