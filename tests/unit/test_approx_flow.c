@@ -375,13 +375,13 @@ START_TEST(test_flow_nested_end)
                              " loop(1.3); pipe(2); task(\"c\", 5); task(\"e\", 4); task(\"f\", 3);";
     static const char p1[] = "LocalLatency=0.01 DefaultLatency=0.05\n"
                              "NodeName=h0 Speed=2\nNodeName=h1 Speed=3\nNodeName=h2 Speed=4\n";
-    double mean, worst;
-    nested_sweep(n1, SKEL_STYLE_PRODUCER, p1, &mean, &worst);
-    ck_assert_msg(mean <= 0.03 && worst <= 0.09, "first: mean |error| %.3g%%, largest %.3g%%",
-                  100 * mean, 100 * worst);
-    nested_sweep(n2, SKEL_STYLE_PRODUCER, NPS_NODES, &mean, &worst);
-    ck_assert_msg(mean <= 0.03 && worst <= 0.09, "second: mean |error| %.3g%%, largest %.3g%%",
-                  100 * mean, 100 * worst);
+    const char *skel[] = { n1, n2 }, *plat[] = { p1, NPS_NODES };
+    for (int c = 0; c < 2; c++) {
+        double mean, worst;
+        nested_sweep(skel[c], SKEL_STYLE_PRODUCER, plat[c], &mean, &worst);
+        ck_assert_msg(mean <= 0.03 && worst <= 0.09, "skeleton %d: mean |error| %.3g%%, "
+                      "largest %.3g%%", c, 100 * mean, 100 * worst);
+    }
 }
 END_TEST
 
