@@ -50,6 +50,10 @@
  * would take on two idle cores: the helper's work runs beside it).
  *        bench_solve lu2      (the closed networks' factorisation alone,
  *                              one thread against two, alternated)
+ *        bench_solve bound    (the closed networks' direct solve against
+ *                              its floor on one thread: the analysis
+ *                              plus the flops at sgemm's rate; part of
+ *                              "all")
  *        bench_solve decide [file.pepa ...]  (AUTO's decision with its
  *                              probe against it without, on the direct
  *                              table's chains and more: bench_decide.h;
@@ -67,6 +71,7 @@
 #include "base/blaskern.h"
 #include "bench/bench_blas2.h"
 #include "bench/bench_decide.h"
+#include "bench/bench_dense.h"
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
@@ -619,6 +624,57 @@ static void lu2_table(void)
     for (int k = 0; k < 3; k++)
         pepa_ctmc_free(qs[k]);
 }
+
+/* bench_solve bound: the closed networks' LU as the direct method runs it
+ * (PEPA_LU_AUTO, single precision, one thread), the faster of two runs,
+ * against its floor: the numerical phase cannot run faster than OpenBLAS's
+ * sgemm on one thread (the fastest dense kernel: the fronts' LUs and
+ * triangular solves run slower), so the analysis plus the predicted flops
+ * at sgemm's rate bound the analysis and factorisation from below, for
+ * the ordering chosen. sgemm and sgetrf are timed in the same run (CPU
+ * seconds of the calling thread, order 3000, the better of two). */
+static void bound_row(const char *name, const pepa_ctmc *q, double gemm)
+{
+    int64_t *p = NULL, *ix = NULL;
+    double *x = NULL, flops = 0.0, bytes = 0.0, t[2][5];
+    int64_t split = 0;
+    diag e;
+    diag_clear(&e);
+    int rc = balance(q, q->n / 2, &p, &ix, &x);
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        pepa_lu_order used = PEPA_LU_AUTO;
+        rc = phase_once((int64_t)q->n - 1, p, ix, x, &used, PEPA_LU_SINGLE, 1, t[k], &flops,
+                        &bytes, &split, &e);
+    }
+    if (rc == 0) {
+        const double *f = t[0][0] + t[0][1] <= t[1][0] + t[1][1] ? t[0] : t[1];
+        double at = flops / (gemm * 1e9);
+        printf("%-15s %8.3f %8.3f %8.3f %9.2e %8.1f %8.3f %8.3f %7.0f%%\n", name, f[0], f[1],
+               f[0] + f[1], flops, flops / f[1] / 1e9, at, f[0] + at,
+               100.0 * (f[1] - at) / f[1]);
+    } else {
+        printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
+    }
+    free(x);
+    free(ix);
+    free(p);
+}
+
+static void bound_table(void)
+{
+    double gemm = dense_rate(DENSE_GEMM, 3000), getrf = dense_rate(DENSE_GETRF, 3000);
+    printf("\none thread, CPU time: sgemm 3000^2 %.1f GFlop/s, sgetrf 3000 %.1f GFlop/s\n",
+           gemm, getrf);
+    printf("%-15s %8s %8s %8s %9s %8s %8s %8s %8s\n", "chain", "analyse", "factor", "sum",
+           "flops", "GFlop/s", "at sgemm", "floor", "overhead");
+    static const char *const names[] = {"cqn 5st/25job", "cqn 7st/11job", "cqn 9st/8job"};
+    pepa_ctmc *qs[3] = {make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
+    for (int k = 0; k < 3; k++) {
+        if (qs[k] && gemm > 0.0)
+            bound_row(names[k], qs[k], gemm);
+        pepa_ctmc_free(qs[k]);
+    }
+}
 #endif
 
 /* The machine's load (1-minute average, as `uptime` says), printed beside
@@ -719,6 +775,12 @@ int main(int argc, char **argv)
         lu2_table();
         return 0;
     }
+    if (strcmp(which, "bound") == 0) {
+        print_load("before");
+        bound_table();
+        print_load("after");
+        return 0;
+    }
 #endif
     if (strcmp(which, "blas2") == 0)
         return blas2_table() < 0;
@@ -770,6 +832,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(which, "all") == 0) {
         direct_table();
+#ifdef HAVE_UMFPACK
+        bound_table();
+#endif
         decide_main(NULL, 0);
         blas2_table();
     }
