@@ -11,7 +11,7 @@ typedef enum dense_kernel {
     DENSE_GEMM
 } dense_kernel;
 
-/* GFlop/s of the calling thread's CPU time, the better of two runs at
+/* GFlop/s of the calling thread's CPU time, the best of five runs at
  * order n (2/3 n^3 flops for the LU, 2 n^3 for the product); 0 when out
  * of memory. */
 double dense_rate(dense_kernel k, int n);

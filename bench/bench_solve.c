@@ -630,7 +630,8 @@ static void lu2_table(void)
  * triangular solves run slower), so the analysis plus the predicted flops
  * at sgemm's rate bound the analysis and factorisation from below, for
  * the ordering chosen. sgemm and sgetrf are timed in the same run (CPU
- * seconds of the calling thread, order 3000, the better of two). */
+ * seconds of the calling thread, order 2000, the best of five), and the
+ * faster rate is the ceiling. */
 static void bound_row(const char *name, const pepa_ctmc *q, double gemm)
 {
     phase_res r = {0};
@@ -648,11 +649,12 @@ static void bound_row(const char *name, const pepa_ctmc *q, double gemm)
 
 static void bound_table(void)
 {
-    double gemm = dense_rate(DENSE_GEMM, 3000), getrf = dense_rate(DENSE_GETRF, 3000);
-    printf("\none thread, CPU time: sgemm 3000^2 %.1f GFlop/s, sgetrf 3000 %.1f GFlop/s\n",
+    double gemm = dense_rate(DENSE_GEMM, 2000), getrf = dense_rate(DENSE_GETRF, 2000);
+    printf("\none thread, CPU time: sgemm 2000^2 %.1f GFlop/s, sgetrf 2000 %.1f GFlop/s\n",
            gemm, getrf);
+    gemm = getrf > gemm ? getrf : gemm;     /* the ceiling: the faster, as measured */
     printf("%-15s %8s %8s %8s %9s %8s %8s %8s %8s\n", "chain", "analyse", "factor", "sum",
-           "flops", "GFlop/s", "at sgemm", "floor", "overhead");
+           "flops", "GFlop/s", "at ceil", "floor", "overhead");
     static const char *const names[] = {"cqn 5st/25job", "cqn 7st/11job", "cqn 9st/8job"};
     pepa_ctmc *qs[3] = {make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
     for (int k = 0; k < 3; k++) {
