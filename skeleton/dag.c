@@ -34,32 +34,13 @@
  *             admits cap items (skel_gate)
  * Round-robin order is not kept across these boundaries: a deal right at
  * the entry or exit of a branch is reached on demand, like a farm. */
-#include "skeleton.h"
-#include "internal.h"
+#include "dag_int.h"
 #include "../base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* A loop over several stages, patched in once every flow is known. */
-typedef struct pending {
-    const skel_node *node;
-    int lo, hi;
-    double again;              /* probability of another iteration */
-    skel_flow entry, exit_;    /* the body's entry and exit (copies) */
-} pending;
-
-typedef struct builder {
-    const skel_tree *tree;
-    skel_dag *dag;
-    char *src_set, *dst_set;   /* per task: flow assigned already */
-    double *leave;             /* per task: 1 - P(compute the item again) */
-    pending *loops;
-    int nloops, cap_loops;
-    diag *err;
-} builder;
-
-static void flow_free(skel_flow *f)
+void dag_flow_free(skel_flow *f)
 {
     free(f->start);
     free(f->tasks);
@@ -75,14 +56,14 @@ static int flow_alloc(skel_flow *f, int nsteps, int ntasks, diag *err)
     f->start = malloc((size_t)(nsteps + 1) * sizeof *f->start);
     f->tasks = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *f->tasks);
     if (!f->start || !f->tasks) {
-        flow_free(f);
+        dag_flow_free(f);
         return diag_set(err, "out of memory");
     }
     f->start[0] = 0;
     return 0;
 }
 
-static int flow_len(const skel_flow *f) { return f->start[f->nsteps]; }
+int dag_flow_len(const skel_flow *f) { return f->start[f->nsteps]; }
 
 static int flow_single(skel_flow *f, int task, diag *err)
 {
@@ -93,11 +74,11 @@ static int flow_single(skel_flow *f, int task, diag *err)
     return 0;
 }
 
-static int flow_copy(skel_flow *to, const skel_flow *from, diag *err)
+int dag_flow_copy(skel_flow *to, const skel_flow *from, diag *err)
 {
-    if (flow_alloc(to, from->nsteps, flow_len(from), err) < 0)
+    if (flow_alloc(to, from->nsteps, dag_flow_len(from), err) < 0)
         return -1;
-    size_t n = (size_t)flow_len(from);
+    size_t n = (size_t)dag_flow_len(from);
     memcpy(to->start, from->start, (size_t)(from->nsteps + 1) * sizeof *to->start);
     memcpy(to->tasks, from->tasks, n * sizeof *to->tasks);
     to->pattern = from->pattern;
@@ -107,7 +88,7 @@ static int flow_copy(skel_flow *to, const skel_flow *from, diag *err)
     to->grp = malloc((n ? n : 1) * sizeof *to->grp);
     to->weight = malloc((n ? n : 1) * sizeof *to->weight);
     if (!to->alt || !to->grp || !to->weight) {
-        flow_free(to);
+        dag_flow_free(to);
         return diag_set(err, "out of memory");
     }
     memcpy(to->alt, from->alt, n * sizeof *to->alt);
@@ -118,7 +99,7 @@ static int flow_copy(skel_flow *to, const skel_flow *from, diag *err)
 
 static int ordered(const skel_flow *f)
 {
-    return !f->alt && flow_len(f) == f->nsteps;
+    return !f->alt && dag_flow_len(f) == f->nsteps;
 }
 
 /* One step holding every distinct task of the flows (first use order). */
@@ -126,12 +107,12 @@ static int flow_union(skel_flow *out, const skel_flow *fs, int n, diag *err)
 {
     int total = 0;
     for (int c = 0; c < n; c++)
-        total += flow_len(&fs[c]);
+        total += dag_flow_len(&fs[c]);
     if (flow_alloc(out, 1, total, err) < 0)
         return -1;
     int m = 0;
     for (int c = 0; c < n; c++)
-        for (int k = 0; k < flow_len(&fs[c]); k++) {
+        for (int k = 0; k < dag_flow_len(&fs[c]); k++) {
             int t = fs[c].tasks[k], seen = 0;
             for (int j = 0; j < m && !seen; j++)
                 seen = out->tasks[j] == t;
@@ -158,7 +139,7 @@ static int flow_interleave(builder *b, const skel_node *node, skel_flow *out,
                        "the round-robin cycle of this deal is longer than %d items",
                        SKEL_MAX_PERIOD);
     for (int c = 0; c < n; c++)
-        tasks += period / fs[c].nsteps * flow_len(&fs[c]);
+        tasks += period / fs[c].nsteps * dag_flow_len(&fs[c]);
     if (flow_alloc(out, (int)period * n, (int)tasks, b->err) < 0)
         return -1;
     int s = 0, m = 0;
@@ -175,24 +156,13 @@ static int flow_interleave(builder *b, const skel_node *node, skel_flow *out,
 
 /* ---- one-step forms with alternatives and groups (par, choice, loop) ---- */
 
-typedef struct member {
-    int task, alt, grp;
-    double w;
-} member;
-
-typedef struct form {
-    member *v;
-    int n, cap;
-    int nalt;
-} form;
-
-static void form_free(form *f)
+void dag_form_free(form *f)
 {
     free(f->v);
     memset(f, 0, sizeof *f);
 }
 
-static int form_push(form *f, int task, int alt, int grp, double w, diag *err)
+int dag_form_push(form *f, int task, int alt, int grp, double w, diag *err)
 {
     if (f->n == f->cap) {
         int nc = f->cap ? 2 * f->cap : 16;
@@ -207,26 +177,26 @@ static int form_push(form *f, int task, int alt, int grp, double w, diag *err)
 }
 
 /* Step k of a flow as a form (a plain step: one alternative, one group). */
-static int form_of_step(form *out, const skel_flow *f, int k, diag *err)
+int dag_form_of_step(form *out, const skel_flow *f, int k, diag *err)
 {
     for (int j = f->start[k]; j < f->start[k + 1]; j++)
-        if (form_push(out, f->tasks[j], f->alt ? f->alt[j] : 0, f->grp ? f->grp[j] : 0,
-                      f->weight ? f->weight[j] : 1.0, err) < 0)
+        if (dag_form_push(out, f->tasks[j], f->alt ? f->alt[j] : 0, f->grp ? f->grp[j] : 0,
+                          f->weight ? f->weight[j] : 1.0, err) < 0)
             return -1;
     return 0;
 }
 
 /* A flow seen in one step: extended flows have one; a plain cycle becomes
  * the union of its members (its order is not kept). */
-static int form_of(form *out, const skel_flow *f, diag *err)
+int dag_form_of(form *out, const skel_flow *f, diag *err)
 {
     if (f->alt)
-        return form_of_step(out, f, 0, err);
+        return dag_form_of_step(out, f, 0, err);
     skel_flow u = { 0 };
     if (flow_union(&u, f, 1, err) < 0)
         return -1;
-    int rc = form_of_step(out, &u, 0, err);
-    flow_free(&u);
+    int rc = dag_form_of_step(out, &u, 0, err);
+    dag_flow_free(&u);
     return rc;
 }
 
@@ -239,7 +209,7 @@ static int groups_of(const form *f, int alt)
     return g;
 }
 
-static double alt_weight(const form *f, int alt)
+double dag_alt_weight(const form *f, int alt)
 {
     for (int j = 0; j < f->n; j++)
         if (f->v[j].alt == alt)
@@ -258,37 +228,37 @@ static int form_product(form *out, const form *a, const form *b, const skel_node
     for (int x = 0; x < a->nalt; x++)
         for (int y = 0; y < b->nalt; y++) {
             int alt = x * b->nalt + y, ga = groups_of(a, x);
-            double w = alt_weight(a, x) * alt_weight(b, y);
+            double w = dag_alt_weight(a, x) * dag_alt_weight(b, y);
             if (ga + groups_of(b, y) > SKEL_MAX_GROUPS)
                 return diag_at(bd->err, skel_tree_file(bd->tree), at->line, at->col,
                                "an item would fork to or join more than %d branches here",
                                SKEL_MAX_GROUPS);
             for (int j = 0; j < a->n; j++)
-                if (a->v[j].alt == x && form_push(out, a->v[j].task, alt, a->v[j].grp, w,
-                                                  bd->err) < 0)
+                if (a->v[j].alt == x && dag_form_push(out, a->v[j].task, alt, a->v[j].grp, w,
+                                                      bd->err) < 0)
                     return -1;
             for (int j = 0; j < b->n; j++)
-                if (b->v[j].alt == y && form_push(out, b->v[j].task, alt, ga + b->v[j].grp, w,
-                                                  bd->err) < 0)
+                if (b->v[j].alt == y && dag_form_push(out, b->v[j].task, alt, ga + b->v[j].grp, w,
+                                                      bd->err) < 0)
                     return -1;
         }
     return 0;
 }
 
 /* The alternatives of f, weighted by scale, after those of out. */
-static int form_append(form *out, const form *f, double scale, diag *err)
+int dag_form_append(form *out, const form *f, double scale, diag *err)
 {
     int base = out->nalt;
     for (int j = 0; j < f->n; j++)
-        if (form_push(out, f->v[j].task, base + f->v[j].alt, f->v[j].grp, f->v[j].w * scale,
-                      err) < 0)
+        if (dag_form_push(out, f->v[j].task, base + f->v[j].alt, f->v[j].grp, f->v[j].w * scale,
+                          err) < 0)
             return -1;
     return 0;
 }
 
 /* A one-step flow from a form; plain when it has one alternative of one
  * group, so that par/choice/loop of one branch change nothing. */
-static int flow_of_form(skel_flow *out, const form *f, diag *err)
+int dag_flow_of_form(skel_flow *out, const form *f, diag *err)
 {
     if (flow_alloc(out, 1, f->n, err) < 0)
         return -1;
@@ -305,7 +275,7 @@ static int flow_of_form(skel_flow *out, const form *f, diag *err)
     out->grp = malloc(n * sizeof *out->grp);
     out->weight = malloc(n * sizeof *out->weight);
     if (!out->alt || !out->grp || !out->weight) {
-        flow_free(out);
+        dag_flow_free(out);
         return diag_set(err, "out of memory");
     }
     for (int j = 0; j < f->n; j++) {
@@ -314,76 +284,6 @@ static int flow_of_form(skel_flow *out, const form *f, diag *err)
         out->weight[j] = f->v[j].w;
     }
     return 0;
-}
-
-/* Whether alternative alt of f goes into tasks [lo, hi). */
-static int alt_inside(const form *f, int alt, int lo, int hi)
-{
-    for (int j = 0; j < f->n; j++)
-        if (f->v[j].alt == alt)
-            return f->v[j].task >= lo && f->v[j].task < hi;
-    return 0;
-}
-
-/* Weight the alternatives of step that leave tasks [lo, hi) by keep; those
- * into them stay whole: an inner loop's feedback, closed first, is not an
- * exit of the loop around it (weighting it too made, in loop(1.5) over
- * task b then loop(2) over c, e, the outer loop's mean 2 and the inner's
- * 1.5). Returns the share of the step's weight that leaves. */
-static double form_keep_exits(form *step, double keep, int lo, int hi)
-{
-    double all = 0, out = 0;
-    for (int a = 0; a < step->nalt; a++) {
-        double w = alt_weight(step, a);
-        all += w;
-        if (alt_inside(step, a, lo, hi))
-            continue;
-        out += w;
-        for (int j = 0; j < step->n; j++)
-            step->v[j].w *= step->v[j].alt == a ? keep : 1;
-    }
-    return all > 0 ? out / all : 1;
-}
-
-/* Rebuild every step of f as: its alternatives that leave tasks [lo, hi)
- * weighted by keep, then those of extra weighted by scale times the share
- * that leaves (a loop's feedback over body [lo, hi), or the task itself
- * for "compute again", an empty range). */
-static int flow_extend(skel_flow *f, double keep, const form *extra, double scale, int lo,
-                       int hi, diag *err)
-{
-    form all = { 0 };
-    int *start = malloc((size_t)(f->nsteps + 1) * sizeof *start);
-    int rc = start ? 0 : diag_set(err, "out of memory");
-    if (rc == 0)
-        start[0] = 0;
-    for (int k = 0; k < f->nsteps && rc == 0; k++) {
-        form step = { 0 };
-        rc = form_of_step(&step, f, k, err);
-        double out = form_keep_exits(&step, keep, lo, hi);
-        if (rc == 0)
-            rc = form_append(&step, extra, scale * out, err);
-        for (int j = 0; j < step.n && rc == 0; j++)
-            rc = form_push(&all, step.v[j].task, step.v[j].alt, step.v[j].grp, step.v[j].w, err);
-        start[k + 1] = all.n;
-        form_free(&step);
-    }
-    skel_flow g = { 0 };
-    if (rc == 0)
-        rc = flow_of_form(&g, &all, err);
-    if (rc == 0) {
-        free(g.start);
-        g.start = start;
-        g.nsteps = f->nsteps;
-        start = NULL;
-        flow_free(f);
-        *f = g;
-    } else {
-        flow_free(&g);
-    }
-    free(start);
-    form_free(&all);
-    return rc;
 }
 
 /* Shortest period p (dividing n) of the sequence v. */
@@ -406,7 +306,7 @@ static int assign(builder *b, int task, int is_src, skel_flow *f)
     char *set = is_src ? b->src_set : b->dst_set;
     skel_flow *slot = is_src ? &b->dag->src[task] : &b->dag->dst[task];
     if (set[task]) {
-        flow_free(f);
+        dag_flow_free(f);
         return diag_set(b->err, "internal error: task t%d has two %s flows", task,
                         is_src ? "source" : "destination");
     }
@@ -463,7 +363,7 @@ static int connect_ordered(builder *b, const skel_node *at, const skel_flow *E,
 
 static int joins(const skel_flow *f)
 {
-    for (int j = 0; f->grp && j < flow_len(f); j++)
+    for (int j = 0; f->grp && j < dag_flow_len(f); j++)
         if (f->grp[j] > 0)
             return 1;
     return 0;
@@ -475,7 +375,7 @@ static int connect(builder *b, const skel_node *at, const skel_flow *E, const sk
         return connect_ordered(b, at, E, N);
     /* Every branch's last task would decide on its own copy of the item. */
     int decides = 0;
-    for (int j = 0; N->alt && j < flow_len(N); j++)
+    for (int j = 0; N->alt && j < dag_flow_len(N); j++)
         decides = decides || N->alt[j] > 0;
     if (joins(E) && decides)
         return diag_at(b->err, skel_tree_file(b->tree), at->line, at->col,
@@ -487,29 +387,29 @@ static int connect(builder *b, const skel_node *at, const skel_flow *E, const sk
         rc = flow_union(&receivers, N, 1, b->err);
     /* Senders keep the receiving side's own flow (its order, if any);
      * receivers accept from any sender. */
-    for (int j = 0; rc == 0 && j < flow_len(&senders); j++) {
+    for (int j = 0; rc == 0 && j < dag_flow_len(&senders); j++) {
         skel_flow f = { 0 };
-        rc = flow_copy(&f, N, b->err);
+        rc = dag_flow_copy(&f, N, b->err);
         if (rc == 0)
             rc = assign(b, senders.tasks[j], 0, &f);
     }
-    for (int j = 0; rc == 0 && j < flow_len(&receivers); j++) {
+    for (int j = 0; rc == 0 && j < dag_flow_len(&receivers); j++) {
         skel_flow f = { 0 };
-        rc = flow_copy(&f, E->alt ? E : &senders, b->err);
+        rc = dag_flow_copy(&f, E->alt ? E : &senders, b->err);
         if (rc == 0)
             rc = assign(b, receivers.tasks[j], 1, &f);
     }
-    flow_free(&receivers);
-    flow_free(&senders);
+    dag_flow_free(&receivers);
+    dag_flow_free(&senders);
     return rc;
 }
 
-static int refuse(builder *b, const skel_node *n, const char *fmt, const char *what)
+int dag_refuse(builder *b, const skel_node *n, const char *fmt, const char *what)
 {
     return diag_at(b->err, skel_tree_file(b->tree), n->line, n->col, fmt, what);
 }
 
-static const char *word(const skel_node *n)
+const char *dag_word(const skel_node *n)
 {
     return n->kind == SKEL_PAR ? "par" : n->kind == SKEL_CHOICE ? "choice" : "loop";
 }
@@ -520,11 +420,11 @@ static int finish_forms(builder *b, int rc, form *fe, form *fx, skel_flow *entry
                         skel_flow *exit_)
 {
     if (rc == 0)
-        rc = flow_of_form(entry, fe, b->err);
-    if (rc == 0 && (rc = flow_of_form(exit_, fx, b->err)) < 0)
-        flow_free(entry);
-    form_free(fx);
-    form_free(fe);
+        rc = dag_flow_of_form(entry, fe, b->err);
+    if (rc == 0 && (rc = dag_flow_of_form(exit_, fx, b->err)) < 0)
+        dag_flow_free(entry);
+    dag_form_free(fx);
+    dag_form_free(fe);
     return rc;
 }
 
@@ -533,14 +433,14 @@ static int walk_par(builder *b, const skel_node *node, const skel_flow *in,
                     const skel_flow *out, skel_flow *entry, skel_flow *exit_)
 {
     form fe = { 0 }, fx = { 0 };
-    int rc = form_push(&fe, SKEL_NONE, 0, 0, 1.0, b->err);   /* the unit of the product */
+    int rc = dag_form_push(&fe, SKEL_NONE, 0, 0, 1.0, b->err);   /* the unit of the product */
     if (rc == 0)
-        rc = form_push(&fx, SKEL_NONE, 0, 0, 1.0, b->err);
+        rc = dag_form_push(&fx, SKEL_NONE, 0, 0, 1.0, b->err);
     for (int c = 0; c < node->nchildren && rc == 0; c++) {
         form ce = { 0 }, cx = { 0 }, pe = { 0 }, px = { 0 };
-        rc = form_of(&ce, &in[c], b->err);
+        rc = dag_form_of(&ce, &in[c], b->err);
         if (rc == 0)
-            rc = form_of(&cx, &out[c], b->err);
+            rc = dag_form_of(&cx, &out[c], b->err);
         /* A branch that is a choice of joins is joined as any one item. */
         for (int j = 0; rc == 0 && cx.nalt > 1 && j < cx.n; j++)
             cx.v[j].alt = cx.v[j].grp = 0;
@@ -550,12 +450,12 @@ static int walk_par(builder *b, const skel_node *node, const skel_flow *in,
             rc = form_product(&pe, &fe, &ce, node, b);
         if (rc == 0)
             rc = form_product(&px, &fx, &cx, node, b);
-        form_free(&fe);
-        form_free(&fx);
+        dag_form_free(&fe);
+        dag_form_free(&fx);
         fe = pe;
         fx = px;
-        form_free(&cx);
-        form_free(&ce);
+        dag_form_free(&cx);
+        dag_form_free(&ce);
     }
     /* drop the unit (group 0 of every alternative), renumber the groups */
     for (form *f = &fe; rc == 0 && f; f = f == &fe ? &fx : NULL) {
@@ -578,81 +478,20 @@ static int walk_choice(builder *b, const skel_node *node, const skel_flow *in,
     int rc = 0;
     for (int c = 0; c < node->nchildren && rc == 0; c++) {
         form ce = { 0 }, cx = { 0 };
-        rc = form_of(&ce, &in[c], b->err);
+        rc = dag_form_of(&ce, &in[c], b->err);
         if (rc == 0)
-            rc = form_of(&cx, &out[c], b->err);
+            rc = dag_form_of(&cx, &out[c], b->err);
         if (rc == 0)
-            rc = form_append(&fe, &ce, node->children[c]->prob, b->err);
+            rc = dag_form_append(&fe, &ce, node->children[c]->prob, b->err);
         if (rc == 0)
-            rc = form_append(&fx, &cx, 1.0, b->err);
-        form_free(&cx);
-        form_free(&ce);
+            rc = dag_form_append(&fx, &cx, 1.0, b->err);
+        dag_form_free(&cx);
+        dag_form_free(&ce);
     }
     if (rc == 0 && fe.nalt > SKEL_MAX_ALTS)
         rc = diag_at(b->err, skel_tree_file(b->tree), node->line, node->col,
                      "this choice has more than %d alternatives", SKEL_MAX_ALTS);
     return finish_forms(b, rc, &fe, &fx, entry, exit_);
-}
-
-/* loop: the body's own entry and exit; the feedback is added by
- * close_loops once every flow is known. */
-static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow *out,
-                     int has_succ, skel_flow *entry, skel_flow *exit_)
-{
-    const skel_node *body = node->children[0];
-    double again = 1 - 1 / node->mean;
-    if (skel_node_one_stage(body)) {
-        for (int i = body->lo; i < body->hi; i++)
-            b->leave[i] *= 1 - again;
-    } else {
-        /* The gate counts one move per item: no fork into the body, no
-         * join out of it or right before it (close_loops). */
-        if (out[0].alt)
-            return refuse(b, node, "the body of this %s ends in a par: put the task that "
-                          "joins its branches last in the body", word(node));
-        for (int j = 0; in[0].alt && j < flow_len(&in[0]); j++)
-            if (in[0].grp[j] > 0)
-                return refuse(b, node, "the body of this %s starts with a par: put the task "
-                              "that forks the item first in the body", word(node));
-        if (node->cap >= body->hi - body->lo)
-            return diag_at(b->err, skel_tree_file(b->tree), node->line, node->col,
-                           "cap=%d: a loop over %d tasks holds at most %d items at once "
-                           "(with as many items as tasks the feedback deadlocks)",
-                           node->cap, body->hi - body->lo, body->hi - body->lo - 1);
-        if (!has_succ && b->dag->style == SKEL_STYLE_PRODUCER)
-            return refuse(b, node, "a %s over several stages cannot end the skeleton in the "
-                          "producer style: put the task that consumes the items after it",
-                          word(node));
-        if (b->nloops == b->cap_loops) {
-            int nc = b->cap_loops ? 2 * b->cap_loops : 4;
-            if (mem_grow((void **)&b->loops, (size_t)nc, sizeof *b->loops) < 0)
-                return diag_set(b->err, "out of memory");
-            b->cap_loops = nc;
-        }
-        pending *l = &b->loops[b->nloops];
-        memset(l, 0, sizeof *l);
-        l->node = node;
-        l->lo = body->lo;
-        l->hi = body->hi;
-        l->again = again;
-        if (flow_copy(&l->entry, &in[0], b->err) < 0)
-            return -1;
-        if (flow_copy(&l->exit_, &out[0], b->err) < 0) {
-            flow_free(&l->entry);
-            return -1;
-        }
-        b->nloops++;
-        skel_dag *d = b->dag;
-        if (mem_grow((void **)&d->gates, (size_t)d->ngates + 1, sizeof *d->gates) < 0)
-            return diag_set(b->err, "out of memory");
-        d->gates[d->ngates++] = (skel_gate){ body->lo, body->hi, node->cap > 0 ? node->cap : 1,
-                                      node->line, node->col, node->mean };
-    }
-    *entry = in[0];
-    *exit_ = out[0];
-    memset(&in[0], 0, sizeof in[0]);
-    memset(&out[0], 0, sizeof out[0]);
-    return 0;
 }
 
 /* Entry and exit flows of the subtree at node; connects pipes inside.
@@ -664,15 +503,15 @@ static int walk(builder *b, const skel_node *node, int has_pred, int has_succ,
         if (flow_single(entry, node->index, b->err) < 0)
             return -1;
         if (flow_single(exit_, node->index, b->err) < 0) {
-            flow_free(entry);
+            dag_flow_free(entry);
             return -1;
         }
         return 0;
     }
     if ((node->kind == SKEL_PAR || node->kind == SKEL_CHOICE || node->kind == SKEL_LOOP) &&
         !has_pred)
-        return refuse(b, node, "a %s cannot start the skeleton: put the task that receives "
-                      "or produces the items before it", word(node));
+        return dag_refuse(b, node, "a %s cannot start the skeleton: put the task that receives "
+                          "or produces the items before it", dag_word(node));
     int n = node->nchildren, rc = -1;
     skel_flow *in = calloc((size_t)n, sizeof *in);
     skel_flow *out = calloc((size_t)n, sizeof *out);
@@ -694,8 +533,9 @@ static int walk(builder *b, const skel_node *node, int has_pred, int has_succ,
     if (node->kind == SKEL_DEAL || node->kind == SKEL_FARM)
         for (int c = 0; c < n; c++)
             if (in[c].alt || out[c].alt) {
-                refuse(b, node->children[c], "a %s cannot be a member of a deal or farm "
-                       "directly: put it inside a pipe between tasks", word(node->children[c]));
+                dag_refuse(b, node->children[c], "a %s cannot be a member of a deal or farm "
+                           "directly: put it inside a pipe between tasks",
+                           dag_word(node->children[c]));
                 goto out;
             }
     switch (node->kind) {
@@ -713,7 +553,7 @@ static int walk(builder *b, const skel_node *node, int has_pred, int has_succ,
         if (flow_interleave(b, node, entry, in, n) < 0)
             goto out;
         if (flow_interleave(b, node, exit_, out, n) < 0) {
-            flow_free(entry);
+            dag_flow_free(entry);
             goto out;
         }
         rc = 0;
@@ -722,7 +562,7 @@ static int walk(builder *b, const skel_node *node, int has_pred, int has_succ,
         if (flow_union(entry, in, n, b->err) < 0)
             goto out;
         if (flow_union(exit_, out, n, b->err) < 0) {
-            flow_free(entry);
+            dag_flow_free(entry);
             goto out;
         }
         rc = 0;
@@ -734,83 +574,19 @@ static int walk(builder *b, const skel_node *node, int has_pred, int has_succ,
         rc = walk_choice(b, node, in, out, entry, exit_);
         break;
     case SKEL_LOOP:
-        rc = walk_loop(b, node, in, out, has_succ, entry, exit_);
+        rc = dag_walk_loop(b, node, in, out, has_succ, entry, exit_);
         break;
     case SKEL_TASK:
         break;
     }
 out:
     for (int c = done - 1; c >= 0; c--) {
-        flow_free(&out[c]);
-        flow_free(&in[c]);
+        dag_flow_free(&out[c]);
+        dag_flow_free(&in[c]);
     }
     free(out);
     free(in);
     return rc;
-}
-
-/* The feedback of loops over several stages (inner loops first): the
- * body's last tasks send the item back to its first ones with probability
- * again, and those receive it from either side. Then the loops over one
- * stage: a task computes the item again with probability 1 - leave. */
-static int close_loops(builder *b)
-{
-    skel_dag *d = b->dag;
-    for (int k = 0; k < b->nloops; k++) {
-        pending *l = &b->loops[k];
-        form back = { 0 }, from = { 0 };
-        int rc = form_of(&back, &l->entry, b->err);
-        if (rc == 0)
-            rc = form_of(&from, &l->exit_, b->err);
-        for (int j = 0; j < from.n && rc == 0; j++)
-            rc = flow_extend(&d->dst[from.v[j].task], 1 - l->again, &back, l->again, l->lo,
-                             l->hi, b->err);
-        for (int j = 0; j < back.n && rc == 0; j++) {
-            int y = back.v[j].task, seen = 0;
-            for (int i = 0; i < j; i++)
-                seen = seen || back.v[i].task == y;
-            if (seen)
-                continue;
-            const skel_flow *sy = &d->src[y];
-            for (int i = 0; sy->grp && i < flow_len(sy) && rc == 0; i++)
-                if (sy->grp[i] > 0)
-                    rc = refuse(b, l->node, "a %s over several stages cannot follow a par "
-                                "directly: put the task that joins its branches before it",
-                                word(l->node));
-            form other = { 0 };   /* an entry that is also an exit computes again */
-            for (int i = 0; i < from.n && rc == 0; i++)
-                if (from.v[i].task != y)
-                    rc = form_push(&other, from.v[i].task, from.v[i].alt, from.v[i].grp, 1.0,
-                                   b->err);
-            if (rc == 0 && other.n > 0)
-                rc = flow_extend(&d->src[y], 1.0, &other, 1.0, 0, 0, b->err);
-            form_free(&other);
-        }
-        form_free(&from);
-        form_free(&back);
-        if (rc < 0)
-            return -1;
-    }
-    for (int i = 0; i < d->ntasks; i++) {
-        if (b->leave[i] >= 1)
-            continue;
-        form self = { 0 };
-        int rc = form_push(&self, i, 0, 0, 1.0, b->err);
-        if (rc == 0 && d->dst[i].nsteps == 0) {
-            form none = { 0 };
-            rc = form_push(&none, SKEL_NONE, 0, 0, 1.0, b->err);
-            flow_free(&d->dst[i]);
-            if (rc == 0)
-                rc = flow_of_form(&d->dst[i], &none, b->err);
-            form_free(&none);
-        }
-        if (rc == 0)
-            rc = flow_extend(&d->dst[i], b->leave[i], &self, 1 - b->leave[i], 0, 0, b->err);
-        form_free(&self);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
 }
 
 static skel_pattern classify(const skel_flow *f)
@@ -818,7 +594,7 @@ static skel_pattern classify(const skel_flow *f)
     if (!f->start || f->nsteps == 0)
         return SKEL_PAT_NONE;
     if (f->nsteps == 1)
-        return flow_len(f) == 1 ? SKEL_PAT_PIPE : SKEL_PAT_FARM;
+        return dag_flow_len(f) == 1 ? SKEL_PAT_PIPE : SKEL_PAT_FARM;
     return SKEL_PAT_DEAL;
 }
 
@@ -848,8 +624,8 @@ static void visits(const skel_node *node, double m, double *v)
 static void builder_free(builder *b)
 {
     for (int k = 0; k < b->nloops; k++) {
-        flow_free(&b->loops[k].exit_);
-        flow_free(&b->loops[k].entry);
+        dag_flow_free(&b->loops[k].exit_);
+        dag_flow_free(&b->loops[k].entry);
     }
     free(b->loops);
     free(b->leave);
@@ -880,12 +656,12 @@ static int make_edges(skel_dag *d, diag *err)
     for (int i = 0; i < d->ntasks; i++) {
         const skel_flow *s = &d->src[i], *t = &d->dst[i];
         int in = 0;
-        for (int k = 0; s->nsteps && k < flow_len(s); k++)
+        for (int k = 0; s->nsteps && k < dag_flow_len(s); k++)
             in = in || s->tasks[k] == SKEL_IN;
         if (in && add_edge(d, &cap, SKEL_IN, i, err) < 0)
             goto fail;
         d->out_lo[i] = d->nedges;
-        for (int k = 0; t->nsteps && k < flow_len(t); k++) {
+        for (int k = 0; t->nsteps && k < dag_flow_len(t); k++) {
             int y = t->tasks[k];
             if (y == SKEL_NONE || y == i)
                 continue;          /* no partner: consumed, or computed again */
@@ -933,18 +709,18 @@ skel_dag *skel_dag_build(const skel_tree *t, skel_style style, diag *err)
         for (int side = 0; side < 2 && rc == 0; side++) {
             skel_flow any = { 0 };
             rc = flow_union(&any, side == 0 ? &entry : &exit_, 1, err);
-            for (int j = 0; rc == 0 && j < flow_len(&any); j++) {
+            for (int j = 0; rc == 0 && j < dag_flow_len(&any); j++) {
                 skel_flow f = { 0 };
                 rc = flow_single(&f, side == 0 ? SKEL_IN : SKEL_OUT, err);
                 if (rc == 0)
                     rc = assign(&b, any.tasks[j], side == 0, &f);
             }
-            flow_free(&any);
+            dag_flow_free(&any);
         }
     }
-    flow_free(&exit_);
-    flow_free(&entry);
-    if (rc < 0 || close_loops(&b) < 0)
+    dag_flow_free(&exit_);
+    dag_flow_free(&entry);
+    if (rc < 0 || dag_close_loops(&b) < 0)
         goto fail;
     for (int i = 0; i < n; i++) {
         d->src[i].pattern = classify(&d->src[i]);
@@ -982,9 +758,9 @@ void skel_dag_free(skel_dag *d)
     free(d->out_lo);
     free(d->edges);
     for (int i = 0; d->dst && i < d->ntasks; i++)
-        flow_free(&d->dst[i]);
+        dag_flow_free(&d->dst[i]);
     for (int i = 0; d->src && i < d->ntasks; i++)
-        flow_free(&d->src[i]);
+        dag_flow_free(&d->src[i]);
     free(d->dst);
     free(d->src);
     free(d);

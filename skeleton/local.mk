@@ -6,7 +6,7 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/util.c \
 	skeleton/tree.c \
 	skeleton/parse.c \
-	skeleton/dag.c \
+	skeleton/dag.c skeleton/dag_int.h skeleton/dag_loop.c \
 	skeleton/dag_serial.c \
 	skeleton/gen.c skeleton/gen_int.h skeleton/gen_task.c skeleton/gen_states.c \
 	skeleton/gen_product.c skeleton/gen_gate.c skeleton/gen_system.c \
