@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int mem_grow(void **p, size_t n, size_t elem)
 {
@@ -14,4 +15,14 @@ int mem_grow(void **p, size_t n, size_t elem)
         return -1;
     *p = q;
     return 0;
+}
+
+char *mem_strndup(const char *s, size_t n)
+{
+    char *d = n < SIZE_MAX ? malloc(n + 1) : NULL;
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
 }

@@ -7,7 +7,8 @@
  * of five one-way steps joined by a barrier (78,125 states, pattern
  * symmetry 0: UMFPACK's unsymmetric strategy, where the probe does not
  * look; before it did, and refused an LU UMFPACK does in 0.2 s), and any
- * PEPA files named on the command line. The "sym" column is the pattern
+ * PEPA files named on the command line (the generated chains are
+ * tests/unit/chaingen.h's, the unit suites' own). The "sym" column is the pattern
  * symmetry (pepa_solve_pattern_symmetry). */
 #define _DEFAULT_SOURCE         /* getloadavg */
 #include "bench/bench_decide.h"
@@ -23,6 +24,7 @@
 #include "pepa/solve.h"
 #include "pepa/space.h"
 #include "pepa/system.h"
+#include "tests/unit/chaingen.h"
 
 #define DECIDE_RUNS 3
 
@@ -31,81 +33,6 @@ static double cpu_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The walk on the d-cube: bit b set at rate 1 + b / d, cleared at 2. */
-static pepa_ctmc *make_cube(unsigned d)
-{
-    uint32_t n = 1u << d;
-    size_t m = (size_t)d * n, k = 0;
-    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
-    double *rate = malloc(m * sizeof *rate);
-    pepa_ctmc *q = NULL;
-    if (src && dst && rate) {
-        for (uint32_t v = 0; v < n; v++)
-            for (unsigned b = 0; b < d; b++, k++) {
-                src[k] = v;
-                dst[k] = v ^ (1u << b);
-                rate[k] = v & (1u << b) ? 2.0 : 1.0 + (double)b / d;
-            }
-        q = pepa_ctmc_from_triples(n, m, src, dst, rate);
-    }
-    free(rate);
-    free(dst);
-    free(src);
-    return q;
-}
-
-/* An L x L grid walk, rates differing by direction. */
-static pepa_ctmc *make_grid2(uint32_t L)
-{
-    uint32_t n = L * L;
-    size_t m = 4 * (size_t)n, k = 0;
-    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
-    double *rate = malloc(m * sizeof *rate);
-    pepa_ctmc *q = NULL;
-    if (src && dst && rate) {
-        for (uint32_t v = 0; v < n; v++)
-            for (int d = 0; d < 2; d++) {
-                uint32_t c = d ? v % L : v / L, st = d ? 1 : L;
-                if (c + 1 < L)      /* probabilities spanning 1.1^L: well conditioned */
-                    src[k] = v, dst[k] = v + st, rate[k++] = 1.1 + 0.1 * d;
-                if (c > 0)
-                    src[k] = v, dst[k] = v - st, rate[k++] = 1.0 + 0.1 * d;
-            }
-        q = pepa_ctmc_from_triples(n, k, src, dst, rate);
-    }
-    free(rate);
-    free(dst);
-    free(src);
-    return q;
-}
-
-/* w workers of s one-way steps, joined by a barrier that takes them all
- * from their last step back to 0 (tests/unit/chains.h's barrier). */
-static pepa_ctmc *make_barrier(unsigned w, unsigned s)
-{
-    uint32_t n = 1, pw[16];
-    for (unsigned k = 0; k < w && k < 16; k++)
-        pw[k] = n, n *= s;
-    size_t m = (size_t)w * n + 1, c = 0;
-    uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
-    double *rate = malloc(m * sizeof *rate);
-    pepa_ctmc *q = NULL;
-    if (w <= 16 && src && dst && rate) {
-        for (uint32_t v = 0; v < n; v++)
-            for (unsigned k = 0; k < w; k++) {
-                uint32_t d = v / pw[k] % s;
-                if (d + 1 < s)
-                    src[c] = v, dst[c] = v + pw[k], rate[c++] = 1.0 + 0.1 * k + 0.01 * d;
-            }
-        src[c] = n - 1, dst[c] = 0, rate[c++] = 1.0;
-        q = pepa_ctmc_from_triples(n, c, src, dst, rate);
-    }
-    free(rate);
-    free(dst);
-    free(src);
-    return q;
 }
 
 pepa_ctmc *bench_file_chain(const char *path)
@@ -198,7 +125,9 @@ void decide_table(pepa_ctmc *const *qs, const char *const *names, int nq, char *
     printf("\n%-18s %7s %8s %5s %-9s %-6s %3s %7s %7s %-9s %-6s %3s %7s %7s %7s %7s %7s %9s\n",
            "chain", "states", "nnz", "sym", "before", "method", "ord", "cpu", "wall", "probe",
            "method", "ord", "ball", "cpu", "wall", "cpu x", "wall x", "|diff|");
-    pepa_ctmc *own[3] = {make_cube(15), make_grid2(110), make_barrier(7, 5)};
+    /* the 110^2 grid's rates span 1.1^110 in probability: well conditioned */
+    pepa_ctmc *own[3] = {chaingen_cube(15), chaingen_grid(110, 2, 1.1, 1.0, 0.1),
+                         chaingen_barrier(7, 5)};
     static const char *const own_names[] = {"15-cube walk", "grid 110^2", "barrier 7x5"};
     for (int k = 0; k < 3; k++)
         if (own[k])

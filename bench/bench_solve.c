@@ -72,6 +72,7 @@
 #include "pepa/lu.h"
 #include "pepa/solve.h"
 #include "base/mem.h"
+#include "tests/unit/chaingen.h"
 
 /* ---------------------------------------------------------------- triples */
 
@@ -334,27 +335,6 @@ done:
 }
 
 /* ---------------------------------------------------------------- direct */
-
-/* An L x L x L grid walk, rates differing by direction. */
-static pepa_ctmc *make_grid3(uint32_t L)
-{
-    trip t = {0};
-    uint32_t n = L * L * L;
-    pepa_ctmc *q = NULL;
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t c[3] = {v / (L * L), v / L % L, v % L}, st[3] = {L * L, L, 1};
-        for (int d = 0; d < 3; d++) {
-            if (c[d] + 1 < L && trip_add(&t, v, v + st[d], 1.5 + d))
-                goto done;
-            if (c[d] > 0 && trip_add(&t, v, v - st[d], 1.0 + d))
-                goto done;
-        }
-    }
-    q = pepa_ctmc_from_triples(n, t.m, t.src, t.dst, t.rate);
-done:
-    trip_free(&t);
-    return q;
-}
 
 static double cpu_now(void)
 {
@@ -636,7 +616,7 @@ static const char *const direct_names[] = {"grid 30^3", "production.pepa", "cqn 
 enum { NQ = sizeof direct_names / sizeof direct_names[0] };
 static void direct_chains(pepa_ctmc *qs[NQ])
 {
-    qs[0] = make_grid3(30);
+    qs[0] = chaingen_grid(30, 3, 1.5, 1.0, 1.0);   /* chains.h's grid3(30) */
     qs[1] = corpus_chain("pepa-eclipse-plugin/production.pepa");
     qs[2] = make_cqn(5, 25, 3, 42);
     qs[3] = make_cqn(7, 11, 3, 42);

@@ -37,16 +37,6 @@ void bpel_params_free(bpel_params *p)
     free(p);
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 static int add(bpel_params *p, const char *who, size_t wn, const char *key, size_t kn, double v,
                int line, diag *err)
 {
@@ -61,9 +51,9 @@ static int add(bpel_params *p, const char *who, size_t wn, const char *key, size
         p->cap = ncap;
     }
     param *e = &p->v[p->n];
-    if (!(e->who = dup_n(who, wn)))
+    if (!(e->who = mem_strndup(who, wn)))
         return diag_set(err, "out of memory");
-    if (!(e->key = dup_n(key, kn))) {
+    if (!(e->key = mem_strndup(key, kn))) {
         free(e->who);
         return diag_set(err, "out of memory");
     }
@@ -78,7 +68,7 @@ bpel_params *bpel_params_parse_string(const char *text, size_t len, const char *
     if (!file)
         file = "<params>";
     bpel_params *p = calloc(1, sizeof *p);
-    if (!p || !(p->file = dup_n(file, strlen(file)))) {
+    if (!p || !(p->file = mem_strndup(file, strlen(file)))) {
         free(p);
         diag_set(err, "out of memory");
         return NULL;

@@ -74,8 +74,67 @@ static inline SuiteSparse_long red(uint32_t i, uint32_t r)
     return (SuiteSparse_long)(i < r ? i : i - 1);
 }
 
-/* Build M in compressed columns, and b. Returns 0, or -1 when out of
- * memory. */
+/* Sort a column's rows (and values) into order, as UMFPACK wants them:
+ * a column holds a state's predecessors, a few to a few tens, and is in
+ * order already where the places keep the states' order (build_m). */
+static void sort_column(int64_t *i, double *x, int64_t len)
+{
+    for (int64_t a = 1; a < len; a++)
+        for (int64_t c = a; c > 0 && i[c - 1] > i[c]; c--) {
+            int64_t t = i[c];
+            double v = x[c];
+            i[c] = i[c - 1], x[c] = x[c - 1];
+            i[c - 1] = t, x[c - 1] = v;
+        }
+}
+
+/* Column a (state j) of pepa_solve_umf_matrix from i[0] and x[0], its
+ * diagonal put in row order; the rates from outside the subset summed
+ * into *outside. Returns the column's length. */
+static int64_t umf_column(const pepa_ctmc *q, uint32_t j, uint32_t a, uint32_t m,
+                          const uint32_t *place, int64_t *i, double *x, double *outside)
+{
+    int64_t len = 0;
+    int diag_done = 0;
+    for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++) {
+        uint32_t row = place[q->col[k]];
+        if (row >= m) {
+            *outside += q->val[k];
+            continue;
+        }
+        if (!diag_done && row > a) {
+            i[len] = a;
+            x[len++] = -q->out[j];
+            diag_done = 1;
+        }
+        i[len] = row;
+        x[len++] = q->val[k];
+    }
+    if (!diag_done) {
+        i[len] = a;
+        x[len++] = -q->out[j];
+    }
+    return len;
+}
+
+void pepa_solve_umf_matrix(const pepa_ctmc *q, uint32_t m, const uint32_t *order,
+                           const uint32_t *place, int64_t *p, int64_t *i, double *x, double *b)
+{
+    int64_t nz = 0;
+    for (uint32_t a = 0; a < m; a++) {
+        double outside = 0.0;
+        int64_t len = umf_column(q, order[a], a, m, place, i + nz, x + nz, &outside);
+        sort_column(i + nz, x + nz, len);
+        p[a] = nz;
+        nz += len;
+        if (b)
+            b[a] = 0.0 - outside;           /* +0 where nothing comes in */
+    }
+    p[m] = nz;
+}
+
+/* Build M in compressed columns, and b: pepa_solve_umf_matrix over every
+ * state but r, in their order. Returns 0, or -1 when out of memory. */
 static int build_m(const pepa_ctmc *q, uint32_t r, SuiteSparse_long **pp, SuiteSparse_long **pi,
                    double **px, double *b)
 {
@@ -84,43 +143,24 @@ static int build_m(const pepa_ctmc *q, uint32_t r, SuiteSparse_long **pp, SuiteS
     SuiteSparse_long *Ap = malloc((size_t)n * sizeof *Ap);
     SuiteSparse_long *Ai = malloc(nz * sizeof *Ai);
     double *Ax = malloc(nz * sizeof *Ax);
-    if (!Ap || !Ai || !Ax) {
-        free(Ax);
-        free(Ai);
-        free(Ap);
-        return -1;
-    }
-    SuiteSparse_long p = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        if (j == r)
-            continue;
-        Ap[red(j, r)] = p;
-        b[red(j, r)] = 0.0;
-        int diag_done = 0;                  /* insert Q(j,j) in row order */
-        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++) {
-            uint32_t i = q->col[k];
-            if (i == r) {                   /* the pinned pi_r = 1 */
-                b[red(j, r)] = -q->val[k];
-                continue;
-            }
-            if (!diag_done && i > j) {
-                Ai[p] = red(j, r);
-                Ax[p++] = -q->out[j];
-                diag_done = 1;
-            }
-            Ai[p] = red(i, r);
-            Ax[p++] = q->val[k];
+    uint32_t *order = malloc((size_t)n * sizeof *order), *place = malloc((size_t)n * sizeof *place);
+    int rc = Ap && Ai && Ax && order && place ? 0 : -1;
+    if (rc == 0) {
+        for (uint32_t j = 0; j < n; j++) {
+            place[j] = j == r ? UINT32_MAX : (uint32_t)red(j, r);
+            if (j != r)
+                order[red(j, r)] = j;
         }
-        if (!diag_done) {
-            Ai[p] = red(j, r);
-            Ax[p++] = -q->out[j];
-        }
+        pepa_solve_umf_matrix(q, n - 1, order, place, Ap, Ai, Ax, b);
+        *pp = Ap, *pi = Ai, *px = Ax;
+        Ap = Ai = NULL, Ax = NULL;
     }
-    Ap[n - 1] = p;
-    *pp = Ap;
-    *pi = Ai;
-    *px = Ax;
-    return 0;
+    free(place);
+    free(order);
+    free(Ax);
+    free(Ai);
+    free(Ap);
+    return rc;
 }
 
 /* rr = b - M^T x, M in compressed columns of order m. */

@@ -13,6 +13,7 @@
  * bytes are those of L and U in double, a floor of what UMFPACK
  * predicts. */
 #include "solve.h"
+#include "internal.h"
 
 #include <stdlib.h>
 
@@ -108,41 +109,16 @@ static int ball_fill(const pepa_ctmc *q, probe *b, double *bytes, double *flops)
     return 0;
 }
 
-/* Sort a column's rows (and values) into order, as UMFPACK wants them:
- * a column holds a state's predecessors, a few to a few tens. */
-static void sort_column(int64_t *i, double *x, int64_t len)
-{
-    for (int64_t a = 1; a < len; a++)
-        for (int64_t c = a; c > 0 && i[c - 1] > i[c]; c--) {
-            int64_t t = i[c];
-            double v = x[c];
-            i[c] = i[c - 1], x[c] = x[c - 1];
-            i[c - 1] = t, x[c - 1] = v;
-        }
-}
-
 /* UMFPACK's own estimate for the ball of the first b->reached states, its
- * matrix as solve_direct.c's build_m makes it (a state's predecessors in
- * the ball and its diagonal, -out), analysed with AUTO's controls: on a
- * pattern below PEPA_UMFPACK_SYMMETRIC, singletons removed, then COLAMD.
+ * matrix the direct solver's restricted to the ball (pepa_solve_umf_matrix:
+ * a state's predecessors in the ball and its diagonal, -out), analysed
+ * with AUTO's controls: on a pattern below PEPA_UMFPACK_SYMMETRIC,
+ * singletons removed, then COLAMD.
  * Returns 0, or -1 when the analysis fails. */
 static int ball_umfpack(const pepa_ctmc *q, probe *b, double *bytes, double *flops)
 {
     uint32_t m = b->reached;
-    int64_t nz = 0;
-    for (uint32_t a = 0; a < m; a++) {
-        uint32_t j = b->order[a];
-        int64_t first = b->p[a] = nz;
-        b->i[nz] = a;
-        b->x[nz++] = -q->out[j];
-        for (uint64_t k = q->rowp[j]; k < q->rowp[j + 1]; k++)
-            if (b->place[q->col[k]] < m) {
-                b->i[nz] = b->place[q->col[k]];
-                b->x[nz++] = q->val[k];
-            }
-        sort_column(b->i + first, b->x + first, nz - first);
-    }
-    b->p[m] = nz;
+    pepa_solve_umf_matrix(q, m, b->order, b->place, b->p, b->i, b->x, NULL);
     double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
     void *sym = NULL;
     umfpack_dl_defaults(control);

@@ -18,16 +18,6 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 /* A whole-string number: no trailing text, finite. */
 static int parse_number(const char *s, double *out)
 {
@@ -356,7 +346,7 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
         job->fault = SLURMSK_FAULT_TOO_BIG;
         return diag_set(err, "%s: larger than %zu bytes", file, SLURMSK_MAX_SCRIPT);
     }
-    if (!(job->file = dup_n(file, strlen(file)))) {
+    if (!(job->file = mem_strndup(file, strlen(file)))) {
         job->fault = SLURMSK_FAULT_MEMORY;
         return diag_set(err, "out of memory");
     }
@@ -390,7 +380,7 @@ int slurmsk_job_parse(const char *script, size_t len, const char *file, const ch
             if (!first_line)
                 first_line = line;
             free(linebuf);
-            if (!(linebuf = dup_n(s, n))) {
+            if (!(linebuf = mem_strndup(s, n))) {
                 rc = diag_set(err, "out of memory");
                 break;
             }
@@ -494,7 +484,7 @@ static int mark(const skel_platform *p, const char *list, const char *what, unsi
         if (j >= 0)
             flags[j] = value;
         else if (unknown && !*unknown)
-            *unknown = dup_n(names[i], strlen(names[i]));
+            *unknown = mem_strndup(names[i], strlen(names[i]));
     }
     skel_hostlist_free(names, n);
     return 0;

@@ -20,10 +20,12 @@ TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h tests/unit/suite.h
 tests_unit_test_pepa_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_pepa_LDADD = pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
-tests_unit_test_solve_SOURCES = tests/unit/test_solve.c tests/unit/chains.h
+tests_unit_test_solve_SOURCES = tests/unit/test_solve.c tests/unit/chains.h \
+	tests/unit/chaingen.c tests/unit/chaingen.h
 tests_unit_test_solve_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_solve_LDADD = pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
-tests_unit_test_lu_order_SOURCES = tests/unit/test_lu_order.c tests/unit/chains.h
+tests_unit_test_lu_order_SOURCES = tests/unit/test_lu_order.c tests/unit/chains.h \
+	tests/unit/chaingen.c tests/unit/chaingen.h
 tests_unit_test_lu_order_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_lu_order_LDADD = pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_skel_SOURCES = tests/unit/test_skel.c
