@@ -38,7 +38,8 @@
  *                                ("large": part (c) alone, "wide": part (g) alone,
  *                                "links": part (d) alone, "flows": part (f) alone,
  *                                "est": the estimate of last resort's cost alone, against
- *                                the simulation of EVENTS per replication (0: none)
+ *                                the simulation of EVENTS per replication (0: none;
+ *                                APPROX_NO_EST=1 skips it in the whole run)
  *                                (APPROX_NO_FLOWS=1 skips it, APPROX_NO_WIDE=1 part (g));
  *                                SRCDIR, SHARED_DIR locate the inputs;
  *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
@@ -159,5 +160,7 @@ int main(int argc, char **argv)
         return 1;
     if (!getenv("APPROX_NO_LARGE"))
         large_models();
+    if (!getenv("APPROX_NO_EST") && ba_estimate_cost(400000) != 0)
+        return 1;
     return 0;
 }
