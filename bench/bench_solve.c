@@ -50,6 +50,10 @@
  * would take on two idle cores: the helper's work runs beside it).
  *        bench_solve lu2      (the closed networks' factorisation alone,
  *                              one thread against two, alternated)
+ *        bench_solve bound    (the closed networks' direct solve against
+ *                              its floor on one thread: the analysis
+ *                              plus the flops at sgemm's rate; part of
+ *                              "all")
  *        bench_solve decide [file.pepa ...]  (AUTO's decision with its
  *                              probe against it without, on the direct
  *                              table's chains and more: bench_decide.h;
@@ -67,6 +71,7 @@
 #include "base/blaskern.h"
 #include "bench/bench_blas2.h"
 #include "bench/bench_decide.h"
+#include "bench/bench_dense.h"
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
@@ -523,47 +528,65 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
     return rc;
 }
 
+/* What phase_best measured: the faster run's times (phase_once's t),
+ * predicted flops and bytes, fronts split, the ordering used. */
+typedef struct phase_res {
+    double t[5], flops, bytes;
+    int64_t split;
+    pepa_lu_order used;
+} phase_res;
+
 /* The multifrontal LU alone on the balance equations (pinned at the
  * middle state: the pin changes the fill by one row), ordered by order,
- * in precision prec: CPU seconds of the analysis (ordering and
- * symbolic), the numerical factorisation and one solve, the faster of two
- * runs (the first may touch memory the process never had); predicted
- * flops and bytes (the analysis predicts them for double; single
- * precision halves the factors and the stack, not the 40 bytes a state
- * of integer bookkeeping). */
-static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
-                      pepa_lu_prec prec, int threads)
+ * in precision prec, on threads threads: the faster of two runs (the
+ * first may touch memory the process never had). Returns 0 or -1 (with
+ * the message in e). */
+static int phase_best(const pepa_ctmc *q, pepa_lu_order order, pepa_lu_prec prec, int threads,
+                      phase_res *r, diag *e)
 {
     int64_t *p = NULL, *ix = NULL;
-    double *x = NULL, flops = 0.0, bytes = 0.0, t[2][5];
-    int64_t split = 0;
-    diag e;
-    diag_clear(&e);
+    double *x = NULL, t[2][5];
     int rc = balance(q, q->n / 2, &p, &ix, &x);
-    pepa_lu_order used = order;
     for (int k = 0; k < 2 && rc == 0; k++) {
-        used = order;
-        rc = phase_once((int64_t)q->n - 1, p, ix, x, &used, prec, threads, t[k], &flops,
-                        &bytes, &split, &e);
+        r->used = order;
+        rc = phase_once((int64_t)q->n - 1, p, ix, x, &r->used, prec, threads, t[k], &r->flops,
+                        &r->bytes, &r->split, e);
     }
-    if (prec == PEPA_LU_SINGLE)
-        bytes = (bytes - 40.0 * q->n) / 2.0 + 40.0 * q->n;
-    if (rc == 0) {
-        const double *f = t[0][0] + t[0][1] + t[0][2] <= t[1][0] + t[1][1] + t[1][2] ? t[0] : t[1];
-        char how[16], pr[16];
-        snprintf(how, sizeof how, "%s%s", order == PEPA_LU_AUTO ? "auto:" : "",
-                 used == PEPA_LU_METIS ? "METIS" : "AMD");
-        snprintf(pr, sizeof pr, "%s%s", prec == PEPA_LU_SINGLE ? "single" : "double",
-                 threads > 1 ? ",2T" : "");
-        printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n",
-               name, how, pr, f[0], f[1], f[3], f[4], f[2], f[0] + f[1] + f[2], flops,
-               flops / f[3] / 1e9, bytes / 1e6, (long long)split);
-    } else {
-        printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
-    }
+    if (rc == 0)
+        memcpy(r->t, t[0][0] + t[0][1] + t[0][2] <= t[1][0] + t[1][1] + t[1][2] ? t[0] : t[1],
+               sizeof r->t);
     free(x);
     free(ix);
     free(p);
+    return rc;
+}
+
+/* One row of phase_table: CPU seconds of the analysis (ordering and
+ * symbolic), the numerical factorisation and one solve; predicted flops
+ * and bytes (the analysis predicts them for double; single precision
+ * halves the factors and the stack, not the 40 bytes a state of integer
+ * bookkeeping). */
+static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
+                      pepa_lu_prec prec, int threads)
+{
+    phase_res r = {0};
+    diag e;
+    diag_clear(&e);
+    if (phase_best(q, order, prec, threads, &r, &e)) {
+        printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
+        return;
+    }
+    if (prec == PEPA_LU_SINGLE)
+        r.bytes = (r.bytes - 40.0 * q->n) / 2.0 + 40.0 * q->n;
+    const double *f = r.t;
+    char how[16], pr[16];
+    snprintf(how, sizeof how, "%s%s", order == PEPA_LU_AUTO ? "auto:" : "",
+             r.used == PEPA_LU_METIS ? "METIS" : "AMD");
+    snprintf(pr, sizeof pr, "%s%s", prec == PEPA_LU_SINGLE ? "single" : "double",
+             threads > 1 ? ",2T" : "");
+    printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n",
+           name, how, pr, f[0], f[1], f[3], f[4], f[2], f[0] + f[1] + f[2], r.flops,
+           r.flops / f[3] / 1e9, r.bytes / 1e6, (long long)r.split);
 }
 
 /* Where the LU's time goes: as the direct method runs it (PEPA_LU_AUTO,
@@ -598,6 +621,47 @@ static void lu2_table(void)
                 phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE, t);
     for (int k = 0; k < 3; k++)
         pepa_ctmc_free(qs[k]);
+}
+
+/* bench_solve bound: the closed networks' LU as the direct method runs it
+ * (PEPA_LU_AUTO, single precision, one thread), the faster of two runs,
+ * against its floor: the numerical phase cannot run faster than OpenBLAS's
+ * sgemm on one thread (the fastest dense kernel: the fronts' LUs and
+ * triangular solves run slower), so the analysis plus the predicted flops
+ * at sgemm's rate bound the analysis and factorisation from below, for
+ * the ordering chosen. sgemm and sgetrf are timed in the same run (CPU
+ * seconds of the calling thread, order 2000, the best of five), and the
+ * faster rate is the ceiling. */
+static void bound_row(const char *name, const pepa_ctmc *q, double gemm)
+{
+    phase_res r = {0};
+    diag e;
+    diag_clear(&e);
+    if (phase_best(q, PEPA_LU_AUTO, PEPA_LU_SINGLE, 1, &r, &e)) {
+        printf("  (%s: %s)\n", name, e.set ? e.msg : "out of memory");
+        return;
+    }
+    double at = r.flops / (gemm * 1e9);
+    printf("%-15s %8.3f %8.3f %8.3f %9.2e %8.1f %8.3f %8.3f %7.0f%%\n", name, r.t[0], r.t[1],
+           r.t[0] + r.t[1], r.flops, r.flops / r.t[1] / 1e9, at, r.t[0] + at,
+           100.0 * (r.t[1] - at) / r.t[1]);
+}
+
+static void bound_table(void)
+{
+    double gemm = dense_rate(DENSE_GEMM, 2000), getrf = dense_rate(DENSE_GETRF, 2000);
+    printf("\none thread, CPU time: sgemm 2000^2 %.1f GFlop/s, sgetrf 2000 %.1f GFlop/s\n",
+           gemm, getrf);
+    gemm = getrf > gemm ? getrf : gemm;     /* the ceiling: the faster, as measured */
+    printf("%-15s %8s %8s %8s %9s %8s %8s %8s %8s\n", "chain", "analyse", "factor", "sum",
+           "flops", "GFlop/s", "at ceil", "floor", "overhead");
+    static const char *const names[] = {"cqn 5st/25job", "cqn 7st/11job", "cqn 9st/8job"};
+    pepa_ctmc *qs[3] = {make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
+    for (int k = 0; k < 3; k++) {
+        if (qs[k] && gemm > 0.0)
+            bound_row(names[k], qs[k], gemm);
+        pepa_ctmc_free(qs[k]);
+    }
 }
 #endif
 
@@ -699,6 +763,12 @@ int main(int argc, char **argv)
         lu2_table();
         return 0;
     }
+    if (strcmp(which, "bound") == 0) {
+        print_load("before");
+        bound_table();
+        print_load("after");
+        return 0;
+    }
 #endif
     if (strcmp(which, "blas2") == 0)
         return blas2_table() < 0;
@@ -750,6 +820,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(which, "all") == 0) {
         direct_table();
+#ifdef HAVE_UMFPACK
+        bound_table();
+#endif
         decide_main(NULL, 0);
         blas2_table();
     }

@@ -5,7 +5,8 @@ bench_bench_pepa_LDADD = pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_solve
 bench_bench_solve_SOURCES = bench/bench_solve.c bench/bench_blas2.c bench/bench_blas2.h \
-	bench/bench_decide.c bench/bench_decide.h tests/unit/chaingen.c tests/unit/chaingen.h
+	bench/bench_decide.c bench/bench_decide.h bench/bench_dense.c bench/bench_dense.h \
+	tests/unit/chaingen.c tests/unit/chaingen.h
 bench_bench_solve_LDADD = pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_map

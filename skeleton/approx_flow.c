@@ -96,16 +96,45 @@ static int edge_source(const struct ax_flow *f, const skel_dag *d, int rx, int r
     return e;
 }
 
+/* Whether gate g lies inside tasks [lo, hi), smaller (a nested loop's). */
+static int gate_inside(const skel_gate *g, int lo, int hi)
+{
+    return g->lo >= lo && g->hi <= hi && g->hi - g->lo < hi - lo;
+}
+
+/* The feedback moves per item of the loops over exactly tasks [lo, hi)
+ * (each entry makes mean - 1; several such loops' means multiply), their
+ * entries counted at lo's visits without the loops nested inside them;
+ * -1 when no loop is over [lo, hi). */
+static double feedback_visits(const skel_dag *d, int lo, int hi)
+{
+    double v = task_visits(d, lo), m = 1;
+    int found = 0;
+    for (int k = 0; k < d->ngates; k++) {
+        const skel_gate *g = &d->gates[k];
+        if (g->lo == lo && g->hi == hi) {
+            m *= g->mean;
+            found = 1;
+        } else if (gate_inside(g, lo, hi) && g->lo == lo)
+            v /= g->mean;
+    }
+    return found ? v - v / m : -1;
+}
+
 /* Visits per item of original move e: the fewer of its ends' loop visits
  * (serial_visits holds loop means only; a choice's probabilities stay in
- * the reduced graph); a loop's feedback move (to an earlier task) once
- * fewer than the body's. */
+ * the reduced graph); a loop's feedback move (to an earlier task) its
+ * entries' mean - 1 each (once fewer than the body's before nested loops:
+ * an inner loop's feedback, entered m times per item by an outer loop of
+ * mean m, took m - 1 feedback moves too many). */
 static double move_visits(const skel_dag *d, int e)
 {
     int x = d->edges[e].from, y = d->edges[e].to;
     double va = task_visits(d, x), vb = task_visits(d, y), v = va < vb ? va : vb;
-    if (x >= 0 && y >= 0 && y < x)
-        v = v > 1 ? v - 1 : 0;
+    if (x >= 0 && y >= 0 && y < x) {
+        double fb = feedback_visits(d, y, x + 1);
+        v = fb >= 0 ? fb : v > 1 ? v - 1 : 0;
+    }
     return v;
 }
 
@@ -333,40 +362,101 @@ static double body_entry(const struct ax_flow *f, const skel_dag *d, int x,
     return w > 0 ? t / w : 0;
 }
 
+/* The loop nested in one-server body [lo, hi) whose body starts at task i,
+ * the widest (-1: none). */
+static int inner_gate(const skel_dag *d, int lo, int hi, int i)
+{
+    int best = -1;
+    for (int g = 0; g < d->ngates; g++)
+        if (d->gates[g].lo == i && gate_inside(&d->gates[g], lo, hi) &&
+            (best < 0 || d->gates[g].hi > d->gates[best].hi))
+            best = g;
+    return best;
+}
+
+/* Whether move a -> b lies inside a loop nested in [lo, hi) (its own). */
+static int inner_move(const skel_dag *d, int lo, int hi, int a, int b)
+{
+    for (int k = 0; k < d->ngates; k++) {
+        const skel_gate *g = &d->gates[k];
+        if (gate_inside(g, lo, hi) && a >= g->lo && a < g->hi && b >= g->lo && b < g->hi)
+            return 1;
+    }
+    return 0;
+}
+
+/* The moves of loop body [lo, hi) itself (not its nested loops'): the
+ * forward ones' mean and variance summed into mom[0], mom[1], the
+ * feedback's into mom[2], mom[3]. */
+static void level_moves(const struct ax_flow *f, const skel_dag *d, int lo, int hi,
+                        const double *lambda, double h, double mom[4])
+{
+    for (int e = 0; e < d->nedges; e++) {
+        int a = d->edges[e].from, b = d->edges[e].to;
+        if (a < lo || a >= hi || b < lo || b >= hi || inner_move(d, lo, hi, a, b))
+            continue;
+        double v, t = body_move(f, e, lambda, h, &v);
+        mom[b > a ? 0 : 2] += t;
+        mom[b > a ? 1 : 3] += v;
+    }
+}
+
+/* The whole stay S of an item in a loop of mean m over the pipe [lo, hi)
+ * of tasks and nested one-server loops (each of its own stay): the
+ * computations and forward moves of the first pass P, then N - 1 more (N
+ * geometric of mean m), each after the feedback move F: E S = E P + (m-1)
+ * E G, Var S = Var P + (m-1) Var G + m (m-1) (E G)^2, G = F + P. Mean
+ * returned, variance in *var. */
+static double loop_stay(const struct ax_flow *f, const skel_dag *d, int lo, int hi, double m,
+                        const double *mu, const double *lambda, double h, double *var)
+{
+    double mom[4] = { 0 };
+    for (int i = lo; i < hi;) {
+        int g = inner_gate(d, lo, hi, i);
+        if (g >= 0) {
+            double v, t = loop_stay(f, d, i, d->gates[g].hi, d->gates[g].mean, mu, lambda, h, &v);
+            mom[0] += t;
+            mom[1] += v;
+            i = d->gates[g].hi;
+        } else {
+            mom[0] += 1 / mu[i];
+            mom[1] += f->tscv[i] / (mu[i] * mu[i]);
+            i++;
+        }
+    }
+    level_moves(f, d, lo, hi, lambda, h, mom);
+    double eg = mom[0] + mom[2];
+    *var = mom[1] + (m - 1) * (mom[1] + mom[3]) + m * (m - 1) * eg * eg;
+    return mom[0] + (m - 1) * eg;
+}
+
 /* One pass of an item through one-server loop x's body (gate cap 1, a
- * pipe of tasks): its mean (returned) and scv (*scv), from the first two
- * moments of the whole stay S, its entry (body_entry), the computations
- * and forward moves of the first pass P, then N - 1 more (N geometric of
- * mean m), each after the feedback move F: E S = E P + (m-1) E G, Var S =
- * Var P + (m-1) Var G + m (m-1) (E G)^2, G = F + P; a pass is the
- * geometric sum's term of the same two moments (a pass's time as gen.c's
- * chain makes it, exactly, when the feedback is instant and P of the
- * fitted phases). */
+ * pipe of tasks and nested one-server loops): its mean (returned) and scv
+ * (*scv), from the first two moments of the whole stay S, its entry
+ * (body_entry), then loop_stay; a pass is the geometric sum's term of the
+ * same two moments (a pass's time as gen.c's chain makes it, exactly,
+ * when the feedback is instant and P of the fitted phases). */
 static double body_pass(const struct ax_flow *f, const skel_dag *d, int x, const double *mu,
                         const double *lambda, double h, double *scv)
 {
-    int lo = f->rlo[x], hi = f->rhi[x];
-    double m = d->serial_loop[x], ep = 0, vp = 0, ef = 0, vf = 0, vin;
+    double m = d->serial_loop[x], vin, vs;
     double ein = body_entry(f, d, x, lambda, h, &vin);
-    for (int i = lo; i < hi; i++) {
-        ep += 1 / mu[i];
-        vp += f->tscv[i] / (mu[i] * mu[i]);
-    }
-    for (int e = 0; e < d->nedges; e++) {
-        int a = d->edges[e].from, b = d->edges[e].to;
-        if (a < lo || a >= hi || b < lo || b >= hi)
-            continue;
-        double v, t = body_move(f, e, lambda, h, &v);
-        ep += b > a ? t : 0;
-        vp += b > a ? v : 0;
-        ef += b < a ? t : 0;
-        vf += b < a ? v : 0;
-    }
-    double eg = ep + ef, es = ein + ep + (m - 1) * eg;
-    double vs = vin + vp + (m - 1) * (vp + vf) + m * (m - 1) * eg * eg, p = es / m;
-    double c = (vs - m * (m - 1) * p * p) / m / (p * p);
+    double es = ein + loop_stay(f, d, f->rlo[x], f->rhi[x], m, mu, lambda, h, &vs);
+    double p = es / m, c = (vin + vs - m * (m - 1) * p * p) / m / (p * p);
     *scv = c < SKEL_MIN_SCV ? SKEL_MIN_SCV : c > SKEL_MAX_SCV ? SKEL_MAX_SCV : c;
     return p;
+}
+
+/* The passes per item of one-server loop x: its first task's visits
+ * without the loops nested in its body around that task. */
+static double server_passes(const struct ax_flow *f, const skel_dag *d, int x)
+{
+    int lo = f->rlo[x], hi = f->rhi[x];
+    double v = task_visits(d, lo);
+    for (int g = 0; g < d->ngates; g++)
+        if (d->gates[g].lo == lo && gate_inside(&d->gates[g], lo, hi))
+            v /= d->gates[g].mean;
+    return v;
 }
 
 /* The fit's scv for a pass of scv c: Erlang-k's 1/k below 1 (the phases
@@ -408,7 +498,7 @@ static void reduce_rates(struct ax_flow *f, const skel_dag *d, const double *mu,
         f->want[x] = f->rscv[x];
         if (m > 0) {
             double c, p = body_pass(f, d, x, mu, lambda, h, &c);
-            f->mu[x] = 1 / (task_visits(d, i) / m * p + add / m);
+            f->mu[x] = 1 / (server_passes(f, d, x) / m * p + add / m);
             f->want[x] = fit_scv(c);
             if (f->want[x] > 1 && f->rscv[x] > 1 &&
                 fabs(f->want[x] / f->rscv[x] - 1) < AX_FLOW_H2_TOL)

@@ -285,6 +285,12 @@ int ax_has_fork(const skel_dag *d)
     return 0;
 }
 
+/* Task p is a par's fork (its block, a->dblk == p, a par's, not a deal's). */
+int ax_par_fork(const skel_approx *a, int p)
+{
+    return p >= 0 && p < a->ntasks && step_groups(&a->d->dst[p]) > 1;
+}
+
 /* A par's fork, branches and join form a block (a->dblk, as a deal's
  * producer, members and consumer): a window takes them all or none
  * (approx_window.c). Cut, a window sees the branches it does not hold as

@@ -78,6 +78,11 @@
 #define AX_NCLASS 8           /* rate classes kept per structural class of members */
 #define AX_WLINK 16           /* link components in one window (approx_link.h) */
 #define AX_WPOS (AX_WMAX + AX_WLINK + 1)   /* tasks, links, a counted deal's count */
+#define AX_PAR_STATES 16384  /* a par's block (fork, branches, join) held whole by the
+                                 windows up to this many reachable states, when the
+                                 caller does not size them (approx_window.c
+                                 block_budget): spec11-purchase.bpel's, 10,434, by
+                                 the windows alone -45.3% within deal_states */
 #define AX_DEAL_LINKS 8192    /* a deal's whole window holding buffered or phased
                                  links: its reachable states may reach this many
                                  (not deal_states) before the links are simplified
@@ -469,6 +474,7 @@ int ax_flow_links(skel_approx *a, const double *scv, const int *buffer, diag *er
 int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err);
 int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err);
 void ax_par_blocks(skel_approx *a);   /* after ax_groups_find */
+int ax_par_fork(const skel_approx *a, int p);
 int ax_has_fork(const skel_dag *d);
 
 /* approx_lattice.c: a fork's sends or a join's receives whose partners a

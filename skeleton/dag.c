@@ -316,10 +316,41 @@ static int flow_of_form(skel_flow *out, const form *f, diag *err)
     return 0;
 }
 
-/* Rebuild every step of f as: its alternatives weighted by keep, then
- * those of extra weighted by scale (a loop's feedback, or the task itself
- * for "compute again"). */
-static int flow_extend(skel_flow *f, double keep, const form *extra, double scale, diag *err)
+/* Whether alternative alt of f goes into tasks [lo, hi). */
+static int alt_inside(const form *f, int alt, int lo, int hi)
+{
+    for (int j = 0; j < f->n; j++)
+        if (f->v[j].alt == alt)
+            return f->v[j].task >= lo && f->v[j].task < hi;
+    return 0;
+}
+
+/* Weight the alternatives of step that leave tasks [lo, hi) by keep; those
+ * into them stay whole: an inner loop's feedback, closed first, is not an
+ * exit of the loop around it (weighting it too made, in loop(1.5) over
+ * task b then loop(2) over c, e, the outer loop's mean 2 and the inner's
+ * 1.5). Returns the share of the step's weight that leaves. */
+static double form_keep_exits(form *step, double keep, int lo, int hi)
+{
+    double all = 0, out = 0;
+    for (int a = 0; a < step->nalt; a++) {
+        double w = alt_weight(step, a);
+        all += w;
+        if (alt_inside(step, a, lo, hi))
+            continue;
+        out += w;
+        for (int j = 0; j < step->n; j++)
+            step->v[j].w *= step->v[j].alt == a ? keep : 1;
+    }
+    return all > 0 ? out / all : 1;
+}
+
+/* Rebuild every step of f as: its alternatives that leave tasks [lo, hi)
+ * weighted by keep, then those of extra weighted by scale times the share
+ * that leaves (a loop's feedback over body [lo, hi), or the task itself
+ * for "compute again", an empty range). */
+static int flow_extend(skel_flow *f, double keep, const form *extra, double scale, int lo,
+                       int hi, diag *err)
 {
     form all = { 0 };
     int *start = malloc((size_t)(f->nsteps + 1) * sizeof *start);
@@ -329,10 +360,9 @@ static int flow_extend(skel_flow *f, double keep, const form *extra, double scal
     for (int k = 0; k < f->nsteps && rc == 0; k++) {
         form step = { 0 };
         rc = form_of_step(&step, f, k, err);
-        for (int j = 0; j < step.n; j++)
-            step.v[j].w *= keep;
+        double out = form_keep_exits(&step, keep, lo, hi);
         if (rc == 0)
-            rc = form_append(&step, extra, scale, err);
+            rc = form_append(&step, extra, scale * out, err);
         for (int j = 0; j < step.n && rc == 0; j++)
             rc = form_push(&all, step.v[j].task, step.v[j].alt, step.v[j].grp, step.v[j].w, err);
         start[k + 1] = all.n;
@@ -616,7 +646,7 @@ static int walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow
         if (mem_grow((void **)&d->gates, (size_t)d->ngates + 1, sizeof *d->gates) < 0)
             return diag_set(b->err, "out of memory");
         d->gates[d->ngates++] = (skel_gate){ body->lo, body->hi, node->cap > 0 ? node->cap : 1,
-                                      node->line, node->col };
+                                      node->line, node->col, node->mean };
     }
     *entry = in[0];
     *exit_ = out[0];
@@ -733,7 +763,8 @@ static int close_loops(builder *b)
         if (rc == 0)
             rc = form_of(&from, &l->exit_, b->err);
         for (int j = 0; j < from.n && rc == 0; j++)
-            rc = flow_extend(&d->dst[from.v[j].task], 1 - l->again, &back, l->again, b->err);
+            rc = flow_extend(&d->dst[from.v[j].task], 1 - l->again, &back, l->again, l->lo,
+                             l->hi, b->err);
         for (int j = 0; j < back.n && rc == 0; j++) {
             int y = back.v[j].task, seen = 0;
             for (int i = 0; i < j; i++)
@@ -752,7 +783,7 @@ static int close_loops(builder *b)
                     rc = form_push(&other, from.v[i].task, from.v[i].alt, from.v[i].grp, 1.0,
                                    b->err);
             if (rc == 0 && other.n > 0)
-                rc = flow_extend(&d->src[y], 1.0, &other, 1.0, b->err);
+                rc = flow_extend(&d->src[y], 1.0, &other, 1.0, 0, 0, b->err);
             form_free(&other);
         }
         form_free(&from);
@@ -774,7 +805,7 @@ static int close_loops(builder *b)
             form_free(&none);
         }
         if (rc == 0)
-            rc = flow_extend(&d->dst[i], b->leave[i], &self, 1 - b->leave[i], b->err);
+            rc = flow_extend(&d->dst[i], b->leave[i], &self, 1 - b->leave[i], 0, 0, b->err);
         form_free(&self);
         if (rc < 0)
             return -1;

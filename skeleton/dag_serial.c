@@ -19,6 +19,7 @@
 
 typedef struct serial_ctx {
     skel_tree *t;             /* the reduction being built */
+    const skel_tree *src;     /* the tree reduced */
     double *vis;              /* per original task: its visits per item */
     skel_node **copy;         /* per original task: the task standing for it */
     diag *err;
@@ -45,18 +46,36 @@ static int gated(const skel_node *n)
 }
 
 /* A gated loop whose gate admits one item and whose body is a pipe of
- * tasks: the body is then one server, an item's passes through it one
- * after the other, and the loop is one task looping over itself (each
- * computation a pass, approx_flow.c's rates) with its gate kept exactly. */
+ * tasks and of such loops (nested: the inner gate then holds the one item
+ * the outer one lets in): the body is then one server, an item's passes
+ * through it one after the other, and the loop is one task looping over
+ * itself (each computation a pass, approx_flow.c's rates) with its gates
+ * kept exactly. */
 static int one_server(const skel_node *n)
 {
     const skel_node *b = n->children[0];
-    if (!gated(n) || n->cap > 1 || b->kind != SKEL_PIPE)
+    if (!gated(n) || n->cap > 1 || b->kind != SKEL_PIPE || b->nchildren < 2)
         return 0;
     for (int k = 0; k < b->nchildren; k++)
-        if (b->children[k]->kind != SKEL_TASK)
+        if (b->children[k]->kind != SKEL_TASK && !one_server(b->children[k]))
             return 0;
     return 1;
+}
+
+/* The visits per item of the tasks of one_server loop n's body, the loop
+ * entered v times per item (nested loops' means multiply), all standing
+ * for task s. */
+static void server_visits(serial_ctx *c, const skel_node *n, double v, skel_node *s)
+{
+    const skel_node *b = n->children[0];
+    for (int k = 0; k < b->nchildren; k++) {
+        const skel_node *x = b->children[k];
+        if (x->kind == SKEL_TASK) {
+            c->vis[x->index] = v * n->mean;
+            c->copy[x->index] = s;
+        } else
+            server_visits(c, x, v * n->mean, s);
+    }
 }
 
 /* An inner node of the same kind, with its choice weights and loop mean. */
@@ -80,7 +99,7 @@ static skel_node *copy_inner(serial_ctx *c, const skel_node *n, double v)
 /* one_server's loop: a loop over one task named after its body's first. */
 static skel_node *copy_server(serial_ctx *c, const skel_node *n, double v)
 {
-    const skel_node *b = n->children[0], *first = b->children[0];
+    const skel_node *first = skel_tree_task(c->src, n->lo);
     skel_node *k = skel_node_new(c->t, SKEL_LOOP, n->line, n->col, c->err);
     skel_node *s = k ? skel_task_new(c->t, first->name, first->rate, first->line, first->col,
                                      c->err)
@@ -88,10 +107,7 @@ static skel_node *copy_server(serial_ctx *c, const skel_node *n, double v)
     if (!s || skel_node_add(c->t, k, s, c->err) < 0)
         return NULL;
     k->mean = n->mean;
-    for (int i = b->lo; i < b->hi; i++) {
-        c->vis[i] = v * n->mean;
-        c->copy[i] = s;
-    }
+    server_visits(c, n, v, s);
     return k;
 }
 
@@ -127,11 +143,12 @@ static int serial_maps(skel_dag *d, const skel_tree *t, const skel_tree *s, skel
     if (!d->serial_of || !d->serial_loop)
         return diag_set(err, "out of memory");
     for (int i = 0; i < n; i++) {
-        const skel_node *o = skel_tree_task(t, i);
         int x = copy[i]->index;
         d->serial_of[i] = x;
-        if (o->parent && o->parent->parent && one_server(o->parent->parent))
-            d->serial_loop[x] = o->parent->parent->mean;
+        /* the outermost one_server loop around task i: the one reduced */
+        for (const skel_node *o = skel_tree_task(t, i); o; o = o->parent)
+            if (o->kind == SKEL_LOOP && one_server(o))
+                d->serial_loop[x] = o->mean;
     }
     return 0;
 }
@@ -142,7 +159,7 @@ int skel_dag_serial_attach(skel_dag *d, const skel_tree *t, diag *err)
     if (!root || !has_gate(root))
         return 0;
     int n = skel_tree_ntasks(t);
-    serial_ctx c = { .t = skel_tree_new(skel_tree_file(t)), .err = err };
+    serial_ctx c = { .t = skel_tree_new(skel_tree_file(t)), .src = t, .err = err };
     d->serial_visits = calloc((size_t)n + 1, sizeof *d->serial_visits);
     c.copy = calloc((size_t)n + 1, sizeof *c.copy);
     c.vis = d->serial_visits;

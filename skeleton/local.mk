@@ -8,7 +8,8 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/parse.c \
 	skeleton/dag.c \
 	skeleton/dag_serial.c \
-	skeleton/gen.c \
+	skeleton/gen.c skeleton/gen_int.h skeleton/gen_task.c skeleton/gen_states.c \
+	skeleton/gen_product.c skeleton/gen_gate.c skeleton/gen_system.c \
 	skeleton/hostlist.c \
 	skeleton/platform.c \
 	skeleton/placement.c \

@@ -161,6 +161,7 @@ typedef struct skel_gate {
     int lo, hi;
     int cap;
     int line, col;       /* the loop statement */
+    double mean;         /* the loop's mean iterations (passes per entry) */
 } skel_gate;
 
 typedef struct skel_edge {

@@ -202,6 +202,31 @@ START_TEST(test_nesting_conserves_items)
 }
 END_TEST
 
+/* Nested loops over several stages that end at the same task: the inner
+ * loop's feedback is not an exit of the outer one, so each keeps its mean
+ * (b 1.5 computations per item, c and e 3). The outer loop's exit weight
+ * was applied to the inner feedback too: c's exits became 1/3 out, 1/3
+ * back to b, 1/3 back to c, b 2 computations per item (the means
+ * swapped). */
+START_TEST(test_nested_loops_share_end)
+{
+    solved g;
+    solve_skel(&g,
+               "pipe(3); task(\"a\", 2); loop(1.5); pipe(2); task(\"b\", 3);"
+               " loop(2); pipe(2); task(\"c\", 4); task(\"e\", 5); task(\"d\", 1);",
+               SKEL_STYLE_PRODUCER);
+    double x0 = thr_of(&g, "comp_0");
+    ck_assert(x0 > 0);
+    ck_assert_rel(thr_of(&g, "comp_1"), 1.5 * x0, 1e-9);          /* b */
+    ck_assert_rel(thr_of(&g, "comp_2"), 3 * x0, 1e-9);            /* c */
+    ck_assert_rel(thr_of(&g, "comp_3"), 3 * x0, 1e-9);            /* e */
+    ck_assert_rel(thr_of(&g, "move_3_1"), 0.5 * x0, 1e-9);        /* outer feedback */
+    ck_assert_rel(thr_of(&g, "move_3_2"), 1.5 * x0, 1e-9);        /* inner feedback */
+    ck_assert_rel(thr_of(&g, "comp_4"), x0, 1e-9);                /* d */
+    solved_free(&g);
+}
+END_TEST
+
 /* ---- language: errors, printing, building by hand ------------------------ */
 
 START_TEST(test_errors)
@@ -361,6 +386,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_loop_several_stages_by_hand);
     tcase_add_test(tc, test_loop_one_stage_is_slower_task);
     tcase_add_test(tc, test_nesting_conserves_items);
+    tcase_add_test(tc, test_nested_loops_share_end);
     suite_add_tcase(s, tc);
     tc = tcase_create("language");
     tcase_add_test(tc, test_errors);
