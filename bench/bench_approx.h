@@ -106,5 +106,6 @@ int ba_link_suite(int ncases);        /* (d) bench_approx_links.c */
 int ba_flow_suite(int ncases);        /* (f) bench_approx_flows.c */
 int ba_deals_of_deals(int ncases);    /* (e) bench_approx_deals.c */
 int ba_wide_deals(int ncases);        /* (g) bench_approx_deals.c */
+int ba_estimate_cost(long events);    /* "est" bench_approx_est.c */
 
 #endif

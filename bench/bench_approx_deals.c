@@ -126,14 +126,15 @@ static void dd_table(ba_sample *sm)
 /* Part (e): deals of deals by the decomposition alone (cut_whole_states 1)
  * and, on the same random cases, by default (the whole model as one
  * window where it fits: the exact chain); APPROX_DD_NO_WHOLE=1 the first
- * pass alone. */
+ * pass alone; APPROX_DD_EST_ONLY=1 the estimate's pass alone. */
 int ba_deals_of_deals(int ncases)
 {
     ba_sample *sm = calloc(DD_NSAMPLE, sizeof *sm);   /* random, then fixed: pass 0, 1 */
     diag err = { 0 };
     int rc = sm ? 0 : diag_set(&err, "out of memory");
     for (int pass = 0; pass < 3 && rc == 0; pass++) {
-        if (pass == 1 && getenv("APPROX_DD_NO_WHOLE"))
+        if ((pass == 1 && getenv("APPROX_DD_NO_WHOLE")) ||
+            (pass < 2 && getenv("APPROX_DD_EST_ONLY")))
             continue;
         ba_opts o = { .no_before = 1, .cut_whole = pass == 1 ? 0 : 1, .estimate = pass == 2 };
         int rs = pass == 2 ? 4 : pass, fs = pass == 2 ? 5 : 2 + pass;   /* their rows */

@@ -11,6 +11,9 @@
 # |error|, min and max error (%, approx against exact), the worst placement.
 # A placement either method refuses is counted apart. Accuracy does not
 # depend on the machine's load.
+# The job's throughput is read as the last task's compute (comp_N, N the
+# number of tasks less one): the skeleton must end in a single task, not a
+# farm, deal or loop, or the figures compared are not the job's.
 set -u
 verbose=0
 if [ "${1:-}" = "-v" ]; then verbose=1; shift; fi

@@ -42,13 +42,23 @@
 
 enum { DES_RECV, DES_COMP, DES_SEND };
 
+/* A time's phases (phases()): k Erlang phases, or H2 (h2 1: one phase,
+ * its branch's mean, branch a with probability p). */
+typedef struct des_ph {
+    int k, h2;
+    double mean[2];
+    double p;
+} des_ph;
+
 typedef struct des {
     const skel_approx *a;
     const skel_dag *d;
     const double *mu, *lambda;
     int T, E, nact;
     int *st;              /* per task: DES_RECV, DES_COMP, DES_SEND */
-    long *round, *done;   /* per task: its round, its computes */
+    long *done;           /* per task: its computes */
+    int *ks, *kd;         /* per task: its round's step of its sources, of its
+                             destinations (its round modulo their steps) */
     int *left;            /* per task: phases of its work left */
     double *pmean;        /* per task: its current phase's mean, alone */
     double *fin;          /* per task: its node's virtual time its phase ends at */
@@ -61,11 +71,20 @@ typedef struct des {
     int *soff, *doff;     /* per task: where its sources' / destinations' members'
                              edges start in sedge / dedge (parallel to tasks[]) */
     int *sedge, *dedge;
+    des_ph *work;      /* per task: its work's phases (mu's, this evaluation) */
+    des_ph *mv;        /* per edge: a move's phases (lambda's, this evaluation) */
+    int *cap;             /* per edge: its buffer's items (0: a rendezvous) */
+    int *smoff, *dmoff;   /* per edge: where its steps' membership starts in mem
+                             (-1: the world's side, always ready) */
+    unsigned char *mem;   /* per edge, per step k of its receiver's sources (at
+                             smoff) or its sender's destinations (at dmoff): 1
+                             when the step holds the edge's other end */
     int *held, *dlv, *eph;   /* per edge: items in its buffer, delivered, its phase
                              (Erlang: phases done; H2: branch) */
     int *slot_edge;       /* per buffer slot: its edge, -1 when free */
     int *heap, *pos;      /* activities by time (pos -1: not scheduled) */
-    double *at;
+    double *hat;          /* per heap position: its activity's time (kept beside
+                             the heap: a comparison reads no other array) */
     int hn;
     uint64_t seed;
     double now;
@@ -80,42 +99,47 @@ static int act_slot(const des *s, int k) { return 2 * s->E + s->T + k; }
 
 /* ---- the activities' times: a binary heap indexed by activity ------- */
 
-static void heap_swap(des *s, int x, int y)
-{
-    int p = s->heap[x], q = s->heap[y];
-    s->heap[x] = q;
-    s->heap[y] = p;
-    s->pos[q] = x;
-    s->pos[p] = y;
-}
-
+/* The entry at x moved up or down to its place (a hole moved, the entries
+ * it passes shifted: the layout of swapping them in turn). */
 static void heap_fix(des *s, int x)
 {
-    while (x > 0 && s->at[s->heap[x]] < s->at[s->heap[(x - 1) / 2]]) {
-        heap_swap(s, x, (x - 1) / 2);
-        x = (x - 1) / 2;
+    int act = s->heap[x];
+    double t = s->hat[x];
+    while (x > 0 && t < s->hat[(x - 1) / 2]) {
+        int p = (x - 1) / 2;
+        s->heap[x] = s->heap[p];
+        s->hat[x] = s->hat[p];
+        s->pos[s->heap[x]] = x;
+        x = p;
     }
     for (;;) {
-        int l = 2 * x + 1, m = x;
-        if (l < s->hn && s->at[s->heap[l]] < s->at[s->heap[m]])
-            m = l;
-        if (l + 1 < s->hn && s->at[s->heap[l + 1]] < s->at[s->heap[m]])
-            m = l + 1;
-        if (m == x)
-            return;
-        heap_swap(s, x, m);
+        int l = 2 * x + 1, m = -1;
+        double tm = t;
+        if (l < s->hn && s->hat[l] < tm)
+            tm = s->hat[m = l];
+        if (l + 1 < s->hn && s->hat[l + 1] < tm)
+            tm = s->hat[m = l + 1];
+        if (m < 0)
+            break;
+        s->heap[x] = s->heap[m];
+        s->hat[x] = tm;
+        s->pos[s->heap[x]] = x;
         x = m;
     }
+    s->heap[x] = act;
+    s->hat[x] = t;
+    s->pos[act] = x;
 }
 
 static void schedule(des *s, int act, double t)
 {
-    s->at[act] = t;
-    if (s->pos[act] < 0) {
-        s->pos[act] = s->hn;
-        s->heap[s->hn++] = act;
+    int x = s->pos[act];
+    if (x < 0) {
+        x = s->hn++;
+        s->heap[x] = act;
     }
-    heap_fix(s, s->pos[act]);
+    s->hat[x] = t;
+    heap_fix(s, x);
 }
 
 static void cancel(des *s, int act)
@@ -126,60 +150,59 @@ static void cancel(des *s, int act)
     s->pos[act] = -1;
     if (x < --s->hn) {
         s->heap[x] = s->heap[s->hn];
-        s->pos[s->heap[x]] = x;
+        s->hat[x] = s->hat[s->hn];
         heap_fix(s, x);
     }
 }
 
 /* ---- who offers what ------------------------------------------------- */
 
-/* Task i (or the world, SKEL_IN) offers its item to j now. */
-static int sends_to(const des *s, int i, int j)
+/* Edge e's sender (or the world, SKEL_IN) offers its item to its
+ * receiver now. */
+static int sends_on(const des *s, int e)
 {
+    int i = s->d->edges[e].from;
     if (i < 0)
         return 1;
-    const skel_flow *f = &s->d->dst[i];
-    if (s->st[i] != DES_SEND || f->nsteps == 0)
-        return 0;
-    int k = (int)(s->round[i] % f->nsteps);
-    for (int q = f->start[k]; q < f->start[k + 1]; q++)
-        if (f->tasks[q] == j)
-            return 1;
-    return 0;
+    return s->st[i] == DES_SEND && s->dmoff[e] >= 0 && s->mem[s->dmoff[e] + s->kd[i]];
 }
 
-/* Task j (or the world, SKEL_OUT) is ready to take an item from i now. */
-static int takes_from(const des *s, int j, int i)
+/* Edge e's receiver (or the world, SKEL_OUT) is ready to take its
+ * sender's item now. */
+static int takes_on(const des *s, int e)
 {
+    int j = s->d->edges[e].to;
     if (j < 0)
         return 1;
-    const skel_flow *f = &s->d->src[j];
-    if (s->st[j] != DES_RECV || f->nsteps == 0)
-        return 0;
-    int k = (int)(s->round[j] % f->nsteps);
-    for (int q = f->start[k]; q < f->start[k + 1]; q++)
-        if (f->tasks[q] == i)
-            return 1;
-    return 0;
+    return s->st[j] == DES_RECV && s->smoff[e] >= 0 && s->mem[s->smoff[e] + s->ks[j]];
 }
 
-static int cap_of(const des *s, int e)
+/* The phases of a time of mean m and squared coefficient of variation
+ * scv, as gen.c gives them (link.c phases_of): Erlang-k of mean m/k each
+ * below 1, one exponential at 1, above it H2's branch a (mean[0], with
+ * probability p) or b (mean[1]). */
+static des_ph phases(double m, double scv)
 {
-    return (int)(s->a->est_roff[e + 1] - s->a->est_roff[e]);
-}
-
-/* The mean of edge e's next phase (a rendezvous') and its phases. */
-static double move_phase(const des *s, int e, int *k)
-{
-    double scv = s->a->est_scv[e], m = 1 / s->lambda[e];
-    *k = 1;
+    des_ph ph = { 1, 0, { m, m }, 0 };
     if (scv > 1) {
-        double p, ra, rb;
-        skel_h2(scv, &p, &ra, &rb);
-        return m / (s->eph[e] ? rb : ra);
+        double ra, rb;
+        skel_h2(scv, &ph.p, &ra, &rb);
+        ph.mean[0] = m / ra;
+        ph.mean[1] = m / rb;
+        ph.h2 = 1;
+        return ph;
     }
-    *k = skel_erlang_phases(scv);
-    return m / *k;
+    ph.k = skel_erlang_phases(scv);
+    ph.mean[0] = ph.mean[1] = m / ph.k;
+    return ph;
+}
+
+/* The mean of edge e's next phase (a rendezvous'): its H2 branch's, or
+ * one of its Erlang phases'. */
+static double move_phase(const des *s, int e)
+{
+    const des_ph *ph = &s->mv[e];
+    return ph->mean[ph->h2 ? s->eph[e] : 0];
 }
 
 /* Activity x enabled and not running: its clock drawn (of this mean);
@@ -194,26 +217,24 @@ static void offer(des *s, int x, int on, double mean)
 
 static void update_edge(des *s, int e)
 {
-    int i = s->d->edges[e].from, j = s->d->edges[e].to, k;
-    if (cap_of(s, e) == 0) {
-        int on = sends_to(s, i, j) && takes_from(s, j, i);
+    if (s->cap[e] == 0) {
+        int on = sends_on(s, e) && takes_on(s, e);
         if (!on || s->pos[2 * e] < 0)
-            offer(s, 2 * e, on, on ? move_phase(s, e, &k) : 0);
+            offer(s, 2 * e, on, on ? move_phase(s, e) : 0);
         return;
     }
-    offer(s, 2 * e, sends_to(s, i, j) && s->held[e] < cap_of(s, e), 1 / s->a->handoff);
-    offer(s, 2 * e + 1, s->dlv[e] > 0 && takes_from(s, j, i), 1 / s->a->handoff);
+    offer(s, 2 * e, sends_on(s, e) && s->held[e] < s->cap[e], 1 / s->a->handoff);
+    offer(s, 2 * e + 1, s->dlv[e] > 0 && takes_on(s, e), 1 / s->a->handoff);
 }
 
-/* The edges of task i's step of round r, on its sources' side (dst 0)
- * or its destinations' (dst 1): the activities its state may change. */
-static void touch(des *s, int i, int dst, long r)
+/* The edges of task i's step k on its sources' side (dst 0) or its
+ * destinations' (dst 1): the activities its state may change. */
+static void touch(des *s, int i, int dst, int k)
 {
     const skel_flow *f = dst ? &s->d->dst[i] : &s->d->src[i];
     const int *edge = dst ? s->dedge + s->doff[i] : s->sedge + s->soff[i];
     if (i < 0 || f->nsteps == 0)
         return;
-    int k = (int)(r % f->nsteps);
     for (int q = f->start[k]; q < f->start[k + 1]; q++)
         if (edge[q] >= 0)
             update_edge(s, edge[q]);
@@ -260,21 +281,18 @@ static void next_phase(des *s, int i)
  * two branches, or one). */
 static void compute(des *s, int i)
 {
-    double scv = s->a->scv[i], m = 1 / s->mu[i];
+    const des_ph *w = &s->work[i];
     node_advance(s, s->rep[i]);
     s->st[i] = DES_COMP;
     s->c0[i] = s->now;
-    s->left[i] = scv < 1 ? skel_erlang_phases(scv) : 1;
-    s->pmean[i] = m / s->left[i];
-    if (scv > 1) {
-        double p, ra, rb;
-        skel_h2(scv, &p, &ra, &rb);
-        s->pmean[i] = ax_uniform(&s->seed) < p ? m / ra : m / rb;
-    }
+    s->left[i] = w->k;
+    s->pmean[i] = w->mean[0];
+    if (w->h2)
+        s->pmean[i] = ax_uniform(&s->seed) < w->p ? w->mean[0] : w->mean[1];
     next_phase(s, i);
     s->ncomp[s->rep[i]]++;
     node_schedule(s, s->rep[i]);
-    touch(s, i, 0, s->round[i]);
+    touch(s, i, 0, s->ks[i]);
 }
 
 /* Task i's item is sent: its next round, receiving (or computing, a
@@ -283,13 +301,15 @@ static void sent(des *s, int i)
 {
     if (i < 0)
         return;
-    s->round[i]++;
+    int kd = s->kd[i], ns = s->d->src[i].nsteps, nd = s->d->dst[i].nsteps;
+    s->kd[i] = kd + 1 < nd ? kd + 1 : 0;
+    s->ks[i] = s->ks[i] + 1 < ns ? s->ks[i] + 1 : 0;
     s->st[i] = DES_RECV;
-    touch(s, i, 1, s->round[i] - 1);
-    if (s->d->src[i].nsteps == 0)
+    touch(s, i, 1, kd);
+    if (ns == 0)
         compute(s, i);
     else
-        touch(s, i, 0, s->round[i]);
+        touch(s, i, 0, s->ks[i]);
 }
 
 /* Task j has received an item (the world out: it left). */
@@ -320,7 +340,7 @@ static void phase_end(des *s, int r)
         s->out++;
         sent(s, i);
     } else {
-        touch(s, i, 1, s->round[i]);
+        touch(s, i, 1, s->kd[i]);
     }
 }
 
@@ -328,14 +348,12 @@ static void phase_end(des *s, int r)
 
 static void move_end(des *s, int e)
 {
-    int i = s->d->edges[e].from, j = s->d->edges[e].to, k;
+    int i = s->d->edges[e].from, j = s->d->edges[e].to;
+    const des_ph *ph = &s->mv[e];
     cancel(s, 2 * e);
-    move_phase(s, e, &k);
-    if (s->a->est_scv[e] > 1) {       /* H2: the next move's branch */
-        double p, ra, rb;
-        skel_h2(s->a->est_scv[e], &p, &ra, &rb);
-        s->eph[e] = ax_uniform(&s->seed) < p ? 0 : 1;
-    } else if (++s->eph[e] < k) {     /* Erlang: the next phase */
+    if (ph->h2) {                     /* H2: the next move's branch */
+        s->eph[e] = ax_uniform(&s->seed) < ph->p ? 0 : 1;
+    } else if (++s->eph[e] < ph->k) { /* Erlang: the next phase */
         update_edge(s, e);
         return;
     } else {
@@ -386,12 +404,12 @@ static int step(des *s)
     if (s->hn == 0)
         return -1;
     int x = s->heap[0];
-    s->now = s->at[x];
+    s->now = s->hat[0];
     if (x >= act_slot(s, 0))
         transit_end(s, x - act_slot(s, 0));
     else if (x >= act_task(s, 0))
         phase_end(s, x - act_task(s, 0));
-    else if (x % 2 == 0 && cap_of(s, x / 2) == 0)
+    else if (x % 2 == 0 && s->cap[x / 2] == 0)
         move_end(s, x / 2);
     else if (x % 2 == 0)
         handoff_end(s, x / 2);
@@ -428,75 +446,62 @@ int ax_des_applies(const skel_dag *d)
     return 1;
 }
 
+/* The arrays of a run, each freed by des_free (NULL when not allocated). */
+#define DES_ARRAYS(X) \
+    X(st) X(done) X(ks) X(kd) X(left) X(pmean) X(fin) X(vt) X(vt_at) X(c0) X(busy) \
+    X(rep) X(ncomp) X(next) X(soff) X(doff) X(sedge) X(dedge) X(work) X(mv) X(cap) \
+    X(smoff) X(dmoff) X(mem) X(held) X(dlv) X(eph) X(slot_edge) X(heap) X(pos) X(hat)
+
 static void des_free(des *s)
 {
-    free(s->st);
-    free(s->round);
-    free(s->done);
-    free(s->left);
-    free(s->pmean);
-    free(s->fin);
-    free(s->vt);
-    free(s->vt_at);
-    free(s->c0);
-    free(s->busy);
-    free(s->rep);
-    free(s->ncomp);
-    free(s->next);
-    free(s->soff);
-    free(s->doff);
-    free(s->sedge);
-    free(s->dedge);
-    free(s->held);
-    free(s->dlv);
-    free(s->eph);
-    free(s->slot_edge);
-    free(s->heap);
-    free(s->pos);
-    free(s->at);
+#define DES_FREE(f) free(s->f);
+    DES_ARRAYS(DES_FREE)
+#undef DES_FREE
+}
+
+/* The members of every task's source steps (dst 0) or destination steps
+ * (dst 1), the edges' steps' membership (mem) with them. */
+static size_t des_members(const des *s, int dst)
+{
+    size_t n = 1;
+    for (int i = 0; i < s->T; i++) {
+        const skel_flow *f = dst ? &s->d->dst[i] : &s->d->src[i];
+        n += f->nsteps ? (size_t)f->start[f->nsteps] : 0;
+    }
+    return n;
+}
+
+/* Steps of edge e's receiver's sources (dst 0) or sender's destinations. */
+static int des_steps(const des *s, int e, int dst)
+{
+    int i = dst ? s->d->edges[e].from : s->d->edges[e].to;
+    return i < 0 ? 0 : dst ? s->d->dst[i].nsteps : s->d->src[i].nsteps;
 }
 
 static int des_alloc(des *s)
 {
     size_t t = (size_t)s->T + 1, e = (size_t)s->E + 1, n = (size_t)s->nact + 1;
-    size_t slots = (size_t)s->a->est_roff[s->E] + 1;
-    s->st = calloc(t, sizeof *s->st);
-    s->round = calloc(t, sizeof *s->round);
-    s->done = calloc(t, sizeof *s->done);
-    s->left = calloc(t, sizeof *s->left);
-    s->pmean = calloc(t, sizeof *s->pmean);
-    s->fin = calloc(t, sizeof *s->fin);
-    s->vt = calloc(t, sizeof *s->vt);
-    s->vt_at = calloc(t, sizeof *s->vt_at);
-    s->c0 = calloc(t, sizeof *s->c0);
-    s->busy = calloc(t, sizeof *s->busy);
-    s->rep = calloc(t, sizeof *s->rep);
-    s->ncomp = calloc(t, sizeof *s->ncomp);
-    size_t ns = 1, nd = 1;
-    for (int i = 0; i < s->T; i++) {
-        const skel_flow *fs = &s->d->src[i], *fd = &s->d->dst[i];
-        ns += fs->nsteps ? (size_t)fs->start[fs->nsteps] : 0;
-        nd += fd->nsteps ? (size_t)fd->start[fd->nsteps] : 0;
-    }
-    s->next = malloc(t * sizeof *s->next);
-    s->soff = calloc(t, sizeof *s->soff);
-    s->doff = calloc(t, sizeof *s->doff);
-    s->sedge = malloc(ns * sizeof *s->sedge);
-    s->dedge = malloc(nd * sizeof *s->dedge);
-    s->held = calloc(e, sizeof *s->held);
-    s->dlv = calloc(e, sizeof *s->dlv);
-    s->eph = calloc(e, sizeof *s->eph);
+    size_t slots = (size_t)s->a->est_roff[s->E] + 1, nm = 1;
+    for (int x = 0; x < s->E; x++)
+        nm += (size_t)des_steps(s, x, 0) + (size_t)des_steps(s, x, 1);
+#define DES_T(f) s->f = calloc(t, sizeof *s->f);
+    DES_T(st) DES_T(done) DES_T(ks) DES_T(kd) DES_T(left) DES_T(pmean) DES_T(fin) DES_T(vt)
+    DES_T(vt_at) DES_T(c0) DES_T(busy) DES_T(rep) DES_T(ncomp) DES_T(next) DES_T(soff)
+    DES_T(doff) DES_T(work)
+#define DES_E(f) s->f = calloc(e, sizeof *s->f);
+    DES_E(mv) DES_E(cap) DES_E(smoff) DES_E(dmoff) DES_E(held) DES_E(dlv) DES_E(eph)
+    s->sedge = malloc(des_members(s, 0) * sizeof *s->sedge);
+    s->dedge = malloc(des_members(s, 1) * sizeof *s->dedge);
+    s->mem = calloc(nm, sizeof *s->mem);
     s->slot_edge = malloc(slots * sizeof *s->slot_edge);
     s->heap = calloc(n, sizeof *s->heap);
     s->pos = malloc(n * sizeof *s->pos);
-    s->at = calloc(n, sizeof *s->at);
-    return s->st && s->round && s->done && s->left && s->pmean && s->fin && s->vt && s->vt_at &&
-                   s->c0 && s->busy && s->rep &&
-                   s->ncomp && s->next && s->soff && s->doff && s->sedge && s->dedge &&
-                   s->held && s->dlv && s->eph &&
-                   s->slot_edge && s->heap && s->pos && s->at
-               ? 0
-               : -1;
+    s->hat = calloc(n, sizeof *s->hat);
+#define DES_OK(f) &&s->f
+    return 1 DES_ARRAYS(DES_OK) ? 0 : -1;
+#undef DES_OK
+#undef DES_E
+#undef DES_T
 }
 
 /* Per task the edge of each member of its steps (sources', destinations'). */
@@ -514,12 +519,49 @@ static void des_edges(des *s)
     }
 }
 
+/* Per edge which of its ends' steps hold the other end (mem, at smoff and
+ * dmoff; -1: the world's side), from every task's steps' members. */
+static void des_membership(des *s)
+{
+    int n = 0;
+    for (int e = 0; e < s->E; e++) {
+        int k = des_steps(s, e, 0);
+        s->smoff[e] = k ? n : -1;
+        n += k;
+        k = des_steps(s, e, 1);
+        s->dmoff[e] = k ? n : -1;
+        n += k;
+    }
+    for (int i = 0; i < s->T; i++)
+        for (int dst = 0; dst < 2; dst++) {
+            const skel_flow *f = dst ? &s->d->dst[i] : &s->d->src[i];
+            const int *edge = dst ? s->dedge + s->doff[i] : s->sedge + s->soff[i];
+            for (int k = 0; k < f->nsteps; k++)
+                for (int q = f->start[k]; q < f->start[k + 1]; q++)
+                    if (edge[q] >= 0)
+                        s->mem[(dst ? s->dmoff : s->smoff)[edge[q]] + k] = 1;
+        }
+}
+
+/* This evaluation's phases: each task's work, each edge's moves. */
+static void des_phases(des *s)
+{
+    for (int i = 0; i < s->T; i++)
+        s->work[i] = phases(1 / s->mu[i], s->a->scv[i]);
+    for (int e = 0; e < s->E; e++) {
+        s->mv[e] = phases(1 / s->lambda[e], s->a->est_scv[e]);
+        s->cap[e] = (int)(s->a->est_roff[e + 1] - s->a->est_roff[e]);
+    }
+}
+
 /* The nodes shared (processor sharing: each task's node by its first
  * task, the node's tasks a list from it), nothing scheduled, every task
  * receiving (a producer computing). */
 static void des_init(des *s, const int *ps_node)
 {
     des_edges(s);
+    des_membership(s);
+    des_phases(s);
     for (int i = 0; i < s->T; i++) {
         s->rep[i] = i;
         s->next[i] = -1;

@@ -11,8 +11,8 @@
  * move from i into j ends is max(i computed n, j sent its previous item)
  * plus the move's time (the max-plus recursion, Baccelli, Cohen, Olsder
  * and Quadrat 1992), and the steady throughput is the recursion's rate,
- * sampled here (ax_est_batches: 50,000 items, up to 100,000 for a 95%
- * half-width within 1%) with a fixed seed: nothing stored per state.
+ * sampled here (ax_est_batches: 50,000 items, then 12,500 more at a time
+ * up to 100,000 until the 95% half-width is within 1%) with a fixed seed: nothing stored per state.
  * Static sharing and rendezvous moves are this model exactly (the answer
  * is off by its sampling only), and so is processor sharing with every
  * node computing one task; where a node computes several, the model is
@@ -331,34 +331,49 @@ double ax_batch_half(const double *x)
     return AX_EST_T95 * sqrt(v / AX_EST_BATCHES);
 }
 
-/* Batch means with doubling: AX_EST_BATCHES batches of nb items; while
- * their half-width is above AX_EST_REL of the rate, adjacent batches are
- * merged and as many again run, nb doubled (the batches' correlation
- * shrinks as they grow), up to AX_EST_ITEMS items. */
+/* The rate and the 95% half-width (*half) of m sub-batches of nb items
+ * taking dt[0..m) seconds: AX_EST_BATCHES batches of m / AX_EST_BATCHES
+ * consecutive sub-batches each (m a multiple of AX_EST_BATCHES). */
+static double batch_rate(const double *dt, int m, long nb, double *half)
+{
+    double x[AX_EST_BATCHES], t = 0;
+    int g = m / AX_EST_BATCHES;
+    for (int k = 0; k < AX_EST_BATCHES; k++) {
+        double b = 0;
+        for (int q = k * g; q < (k + 1) * g; q++)
+            b += dt[q];
+        x[k] = b > 0 ? (double)(g * nb) / b : 0;
+        t += b;
+    }
+    *half = ax_batch_half(x);
+    return t > 0 ? (double)(m * nb) / t : -1;
+}
+
+/* Batch means, stopped sequentially on the half-width: AX_EST_FIRST items
+ * counted in sub-batches of AX_EST_SUB, their AX_EST_BATCHES batches'
+ * 95% half-width checked, and while it is above AX_EST_REL of the rate
+ * AX_EST_STEP more items run (the batches regrouped: each longer by a
+ * tenth of the step), up to AX_EST_ITEMS items. */
 double ax_est_batches(ax_est_run run, void *ctx, double t0, double *half, long *items)
 {
-    double dt[AX_EST_BATCHES], x[AX_EST_BATCHES], t = t0;
-    long nb = AX_EST_FIRST / AX_EST_BATCHES;
-    for (int k = 0; t0 >= 0;) {
-        for (; k < AX_EST_BATCHES; k++) {
-            double t1 = run(ctx, nb, t);
+    enum { MAXSUB = AX_EST_ITEMS / AX_EST_SUB };
+    double dt[MAXSUB], t = t0, rate = -1;
+    int m = 0;
+    for (int goal = AX_EST_FIRST / AX_EST_SUB; t0 >= 0 && goal <= MAXSUB;
+         goal += AX_EST_STEP / AX_EST_SUB) {
+        for (; m < goal; m++) {
+            double t1 = run(ctx, AX_EST_SUB, t);
             if (t1 < 0)
                 return -1;
-            dt[k] = t1 - t;
+            dt[m] = t1 - t;
             t = t1;
         }
-        for (k = 0; k < AX_EST_BATCHES; k++)
-            x[k] = dt[k] > 0 ? nb / dt[k] : 0;
-        *half = ax_batch_half(x);
-        *items = nb * AX_EST_BATCHES;
-        double rate = t > t0 ? *items / (t - t0) : -1;
-        if (rate < 0 || *half <= AX_EST_REL * rate || 2 * *items > AX_EST_ITEMS)
+        rate = batch_rate(dt, m, AX_EST_SUB, half);
+        *items = (long)m * AX_EST_SUB;
+        if (rate < 0 || *half <= AX_EST_REL * rate)
             return rate;
-        for (k = 0; k < AX_EST_BATCHES / 2; k++)
-            dt[k] = dt[2 * k] + dt[2 * k + 1];
-        nb *= 2;
     }
-    return -1;
+    return rate;
 }
 
 /* The recursion's state for ax_est_batches. */

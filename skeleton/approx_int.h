@@ -30,8 +30,11 @@
 #define AX_EST_WARM SKEL_APPROX_EST_WARM    /* the estimate's recursion: items before */
 #define AX_EST_ITEMS SKEL_APPROX_EST_ITEMS  /* it counts, items it counts (approx_est.c), */
 #define AX_EST_BATCHES 10    /* in batches, whose means give its 95% half-width */
-#define AX_EST_FIRST 50000   /* the items counted first, doubled while */
+#define AX_EST_FIRST 50000   /* the items counted first, then AX_EST_STEP more */
+#define AX_EST_STEP 12500    /* at a time while */
 #define AX_EST_REL 0.01      /* the half-width is above this part of the rate */
+#define AX_EST_SUB 1250      /* items a run of the sampler counts at once (a
+                                tenth of AX_EST_STEP: the batches regroup them) */
 #define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
 #define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
@@ -439,8 +442,9 @@ double ax_batch_half(const double *x);
  * leaves (last: the latest so far), -1 when it cannot (a deadlock, not an
  * event graph). ax_est_batches: its rate (items per second) by batch
  * means, from t0 (-1 when the run failed), *half its 95% half-width,
- * *items the items counted: AX_EST_FIRST, doubled until the half-width is
- * within AX_EST_REL of the rate or AX_EST_ITEMS are counted. */
+ * *items the items counted: AX_EST_FIRST, then AX_EST_STEP more at a time
+ * until the half-width is within AX_EST_REL of the rate or AX_EST_ITEMS
+ * are counted. */
 typedef double (*ax_est_run)(void *ctx, long n, double last);
 double ax_est_batches(ax_est_run run, void *ctx, double t0, double *half, long *items);
 /* approx_des.c: the estimate where the skeleton is not an event graph (a

@@ -23,52 +23,65 @@ static long sim_events(void)
     return getenv("SKELSCHED_QUICK") ? 50000 : 200000;
 }
 
-/* The estimate's items: its warm-up and the counted items, doubled from
- * AX_EST_FIRST (50,000) while the 95% half-width is above 1% of the
+/* The estimate's items: its warm-up and the counted items, 50,000 and
+ * then 12,500 more at a time while the 95% half-width is above 1% of the
  * throughput, up to SKEL_APPROX_EST_ITEMS: so fewer than those only with
  * a half-width within 1%. */
 static void items_checked(const skel_approx_result *ar)
 {
     long lo = SKEL_APPROX_EST_WARM + 50000, hi = SKEL_APPROX_EST_WARM + SKEL_APPROX_EST_ITEMS;
-    ck_assert_msg(ar->items >= lo && ar->items <= hi, "%ld items", ar->items);
+    ck_assert_msg(ar->items >= lo && ar->items <= hi && (ar->items - lo) % 12500 == 0,
+                  "%ld items", ar->items);
     ck_assert_msg(ar->items == hi || ar->half_width <= 0.01 * ar->throughput,
                   "%ld items, half-width %.3g of %.6g", ar->items, ar->half_width,
                   ar->throughput);
 }
 
-/* A fixed sampler for ax_est_batches: call k takes n items in n * c
- * seconds, c alternating 1 and 2 (steady: c 1 throughout). */
+/* A fixed sampler for ax_est_batches: call k (of 1,250 items) takes n *
+ * c_k seconds, c_k = 1 + a and 1 - a by turns of 4 calls for the first
+ * 40 calls (the first 50,000 items: their 10 batches alternate), then
+ * `after`. */
 typedef struct fixed_run {
-    int calls, steady;
+    int calls;
+    double a, after;
 } fixed_run;
 
 static double fixed_pass(void *ctx, long n, double last)
 {
     fixed_run *f = ctx;
-    double c = f->steady || f->calls % 2 == 0 ? 1 : 2;
+    double c = f->calls >= 40 ? f->after : f->calls / 4 % 2 == 0 ? 1 + f->a : 1 - f->a;
     f->calls++;
-    return last + n * c;
+    return last + (double)n * c;
 }
 
-/* ax_est_batches' doubling, on a fixed input: alternating batch rates (1
- * and 0.5 items/s) leave a half-width far above 1% of the rate, so the
- * 10 batches of 5,000 are merged to 5 and 5 more of 10,000 run (15 calls,
- * 100,000 items, the cap); a steady rate stops at the first 50,000 items
- * (10 calls, half-width 0 but rounding). The rate is the items over their time. */
-START_TEST(test_est_batches_double)
+/* ax_est_batches' sequential stopping on the half-width, on fixed inputs
+ * (their half-widths, by 10 batches of 4, 5, 6, 7, 8 calls: a = 0.05,
+ * after 1.02: 3.78%, 1.63%, 1.35%, 0.88% of the rate; after 1.05: 3.78%,
+ * 2.12%, 1.92%, 1.76%, 1.84%): it counts 50,000 items, then 12,500 more
+ * at a time, and stops at the first count whose half-width is within 1%
+ * (87,500 items, 70 calls), or at 100,000 (80 calls); a steady rate stops
+ * at the first 50,000 (40 calls, half-width 0 but rounding). The rate is
+ * the items over their time. Doubling (100,000 at once after 50,000) or
+ * any other count fails it. */
+START_TEST(test_est_batches_sequential)
 {
-    fixed_run f = { 0, 0 };
+    fixed_run f = { 0, 0.05, 1.02 };
     double half = -1;
     long items = 0;
     double x = ax_est_batches(fixed_pass, &f, 7.0, &half, &items);
-    ck_assert_msg(f.calls == 15 && items == 100000, "%d calls, %ld items", f.calls, items);
-    /* 50,000 items in 75,000 s, then 5 x 10,000 in 3 x 10,000 + 2 x 20,000 s */
-    ck_assert_msg(fabs(x - 100000.0 / 145000.0) < 1e-12, "rate %.12g", x);
-    ck_assert_msg(half > 0.01 * x, "half-width %.3g of %.6g", half, x);
-    fixed_run g = { 0, 1 };
+    ck_assert_msg(f.calls == 70 && items == 87500, "%d calls, %ld items", f.calls, items);
+    /* 50,000 items in 50,000 s, then 30 x 1,250 in 1.02 s each */
+    ck_assert_msg(fabs(x - 87500.0 / 88250.0) < 1e-12, "rate %.12g", x);
+    ck_assert_msg(half <= 0.01 * x && half > 0.0085 * x, "half-width %.3g of %.6g", half, x);
+    fixed_run g = { 0, 0.05, 1.05 };
     x = ax_est_batches(fixed_pass, &g, 0.0, &half, &items);
-    ck_assert_msg(g.calls == 10 && items == 50000 && x == 1.0 && half < 1e-12,
-                  "steady: %d calls, %ld items, rate %.12g, half %.3g", g.calls, items, x, half);
+    ck_assert_msg(g.calls == 80 && items == 100000 && half > 0.01 * x,
+                  "capped: %d calls, %ld items, half-width %.3g of %.6g", g.calls, items, half, x);
+    ck_assert_msg(fabs(x - 100000.0 / (50000.0 + 50000.0 * 1.05)) < 1e-12, "rate %.12g", x);
+    fixed_run h = { 0, 0, 1 };
+    x = ax_est_batches(fixed_pass, &h, 0.0, &half, &items);
+    ck_assert_msg(h.calls == 40 && items == 50000 && x == 1.0 && half < 1e-12,
+                  "steady: %d calls, %ld items, rate %.12g, half %.3g", h.calls, items, x, half);
 }
 END_TEST
 
@@ -241,7 +254,7 @@ int main(void)
     /* each test simulates for seconds (tens beside CI's other suites) */
     TCase *tc = tcase_create("estimate");
     tcase_set_timeout(tc, 240);
-    tcase_add_test(tc, test_est_batches_double);
+    tcase_add_test(tc, test_est_batches_sequential);
     tcase_add_test(tc, test_dd_estimate);
     tcase_add_test(tc, test_dd_estimate_limits);
     tcase_add_test(tc, test_dd_estimate_phases);

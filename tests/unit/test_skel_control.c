@@ -205,9 +205,9 @@ END_TEST
 /* Nested loops over several stages that end at the same task: the inner
  * loop's feedback is not an exit of the outer one, so each keeps its mean
  * (b 1.5 computations per item, c and e 3). The outer loop's exit weight
- * was applied to the inner feedback too: c's exits became 1/3 out, 1/3
- * back to b, 1/3 back to c, b 2 computations per item (the means
- * swapped). */
+ * was applied to the inner feedback too: e's exits (e ends both bodies)
+ * became 1/3 out, 1/3 back to b, 1/3 back to c, b 2 computations per
+ * item (the means swapped). */
 START_TEST(test_nested_loops_share_end)
 {
     solved g;
