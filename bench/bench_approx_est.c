@@ -8,7 +8,8 @@
  * sampler), their mean CPU milliseconds; its throughput, 95% half-width
  * and items counted; and the simulation's mean and 95% half-width (10
  * replications of `events`, seed 1, one thread; events 0: none).
- * APPROX_EST_ROW=TEXT runs the rows whose name holds TEXT. */
+ * APPROX_EST_ROW=NAME runs the row of that name alone (the whole name: "dd
+ * default" is not "fdd default"). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -180,9 +181,9 @@ int ba_estimate_cost(long events)
            "events, seed 1, one thread)\n", EST_REPS, events);
     printf("%-26s %-6s %10s %9s %7s %9s %10s %9s %9s\n", "skeleton, platform", "by",
            "estimate", "95% hw", "items", "cpu-ms", "simulated", "95% hw", "diff");
-    const char *only = getenv("APPROX_EST_ROW");   /* the rows whose name holds it */
+    const char *only = getenv("APPROX_EST_ROW");   /* one row, by its whole name */
     for (size_t k = 0; k < sizeof est_rows / sizeof est_rows[0]; k++)
-        if (!only || strstr(est_rows[k].name, only))
+        if (!only || !strcmp(est_rows[k].name, only))
             est_one(&est_rows[k], events);
     return 0;
 }

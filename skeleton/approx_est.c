@@ -349,6 +349,15 @@ static double batch_rate(const double *dt, int m, long nb, double *half)
     return t > 0 ? (double)(m * nb) / t : -1;
 }
 
+/* The checks regroup whole sub-batches into AX_EST_BATCHES equal batches,
+ * and the last check falls on the cap. */
+_Static_assert(AX_EST_FIRST % (AX_EST_SUB * AX_EST_BATCHES) == 0,
+               "the first check's sub-batches split into equal batches");
+_Static_assert(AX_EST_STEP % (AX_EST_SUB * AX_EST_BATCHES) == 0,
+               "each step keeps the batches equal");
+_Static_assert((AX_EST_ITEMS - AX_EST_FIRST) % AX_EST_STEP == 0,
+               "the last check counts exactly AX_EST_ITEMS items");
+
 /* Batch means, stopped sequentially on the half-width: AX_EST_FIRST items
  * counted in sub-batches of AX_EST_SUB, their AX_EST_BATCHES batches'
  * 95% half-width checked, and while it is above AX_EST_REL of the rate

@@ -152,8 +152,9 @@ int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
 
 /* The reachable states within which window w may take block blk whole
  * (budget: the window's own). A par's block up to AX_PAR_STATES, unless
- * the caller sizes the windows (deal_states given: the search) or sets a
- * deadline: a par of three branches of 2, 3 and 2 tasks between two tasks
+ * the caller sizes the windows (deal_states given) or sets a deadline (the
+ * search always does: search_scale.c's evaluations carry one, ten seconds
+ * even without a budget, so the search keeps deal_states): a par of three branches of 2, 3 and 2 tasks between two tasks
  * (spec11-purchase.bpel, 10,434 states, its block the whole model) had
  * windows of the fork and some branches within deal_states, each lattice
  * held in part as independent delays, -45.3% by the windows alone; whole

@@ -81,6 +81,17 @@ static int flow_extend(skel_flow *f, double keep, const form *extra, double scal
     return rc;
 }
 
+/* Whether a flow with alternatives leaves by the branches of a par (some
+ * member in a group past the first) rather than of a choice (one group,
+ * its members alternatives). */
+static int ends_in_par(const skel_flow *f)
+{
+    for (int j = 0; j < dag_flow_len(f); j++)
+        if (f->grp[j] > 0)
+            return 1;
+    return 0;
+}
+
 /* loop: the body's own entry and exit; the feedback is added by
  * close_loops once every flow is known. */
 int dag_walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow *out,
@@ -95,8 +106,12 @@ int dag_walk_loop(builder *b, const skel_node *node, skel_flow *in, skel_flow *o
         /* The gate counts one move per item: no fork into the body, no
          * join out of it or right before it (close_loops). */
         if (out[0].alt)
-            return dag_refuse(b, node, "the body of this %s ends in a par: put the task that "
-                              "joins its branches last in the body", dag_word(node));
+            return dag_refuse(b, node, ends_in_par(&out[0])
+                              ? "the body of this %s ends in a par: put the task that joins "
+                                "its branches last in the body"
+                              : "the body of this %s ends in a choice: put a task that takes "
+                                "the item from either branch last in the body",
+                              dag_word(node));
         for (int j = 0; in[0].alt && j < dag_flow_len(&in[0]); j++)
             if (in[0].grp[j] > 0)
                 return dag_refuse(b, node, "the body of this %s starts with a par: put the task "

@@ -255,6 +255,11 @@ START_TEST(test_errors)
           P,
           "t.skel:1:24: the body of this loop ends in a par: put the task that joins its "
           "branches last in the body");
+    fails("pipe(3); task(\"a\", 1); loop(2); pipe(2); task(\"b\", 1); choice(1, 1);"
+          " task(\"c\", 1); task(\"e\", 1); task(\"d\", 1);",
+          P,
+          "t.skel:1:24: the body of this loop ends in a choice: put a task that takes the "
+          "item from either branch last in the body");
     fails("pipe(2); task(\"a\", 1); xfarm(2); choice(1, 1); task(\"b\", 1); task(\"c\", 1);"
           " task(\"d\", 1);",
           P,
