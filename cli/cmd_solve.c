@@ -516,6 +516,11 @@ static int solve_approx(const solve_args *a)
             if (r.estimate == SKEL_APPROX_EST_PAIRS)
                 fprintf(stderr, "warning: %s: a rough estimate, not converged (up to 29%% off where "
                                 "measured): use `skelsched simulate`\n", a->path);
+            else if (!r.estimate && !r.converged)    /* the method line says it too */
+                fprintf(stderr, "warning: %s: the approximation did not converge in %d sweeps "
+                                "(last change %.3g): its throughput may be far off (pars too "
+                                "large for one window: 32-38%% where measured); check it with "
+                                "`skelsched simulate`\n", a->path, r.iterations, r.change);
             print_approx(a, &in, ax, &r, times);
             rc = 0;
         }

@@ -359,6 +359,13 @@ awk 'BEGIN { printf "pipe(30);"; for (i = 0; i < 30; i++) printf " task(\"t%d\",
 expect_exit 0 "approx buffer pipe(30)" -- solve --method approx --platform "$E/platforms/cluster.conf" \
     --buffer 1 --link-scv 0.5 "$TMP/p30.skel"
 expect_out "approx buffer pipe(30)" "^throughput +[0-9.]+ items/s"
+# a par too large for one window: the fixed point does not converge, and
+# a user told so on standard error, not only in the method line
+# (docs/approximation.md "Pars too large for one window")
+printf 'pipe(3); task("a",5); par(3); pipe(4); task("b1",3); task("b2",4); task("b3",3); task("b4",4); pipe(4); task("c1",3); task("c2",4); task("c3",5); task("c4",3); pipe(3); task("d1",3); task("d2",4); task("d3",3); task("z",4);\n' > "$TMP/parbig.skel"
+expect_exit 0 "approx not converged" -- solve --method approx "$TMP/parbig.skel"
+expect_out "approx not converged" "^method +approx, 200 sweeps, .*\\(not converged\\)"
+expect_err "approx not converged" "warning: .*parbig.skel: the approximation did not converge in 200 sweeps"
 
 # exports
 expect_exit 0 "export" -- solve --export-prism "$TMP/simple" --export-mm "$TMP/simple.mtx" "$C/pypepa/simple.pepa"
