@@ -107,6 +107,16 @@ for page in README.md $(cd "$SRCDIR" && ls docs/*.md); do   # paths relative to 
         total=$((total + 1))
     done
 done
+# the man pages render without a warning from groff (a raw form feed once
+# stood where "\\f" was meant, and `plan`'s synopsis lost its fonts)
+if command -v groff > /dev/null; then
+    for m in "$SRCDIR"/docs/*.1 "$SRCDIR"/docs/*.5 "$SRCDIR"/docs/*.8; do
+        w=$(groff -man -ww -z "$m" 2>&1)
+        if [ -z "$w" ]; then ok; else fail "$m: groff warns: $w"; fi
+    done
+else
+    echo "skip - groff is not installed: the man pages are not rendered"
+fi
 # the pages do show examples (13 when this was written)
 if [ "$total" -ge 10 ]; then ok; else fail "only $total shown commands found in README.md and docs/"; fi
 finish
