@@ -118,7 +118,7 @@ slurmsk_conf *slurmsk_conf_parse(const char *text, size_t len, const char *file,
     slurmsk_conf_defaults(c);
     c->plat = skel_platform_parse_string(text, len, file, slurmsk_conf_key, c, err);
     if (!c->plat) {
-        free(c);
+        slurmsk_conf_free(c);     /* with the CPUs= lines read before the error */
         return NULL;
     }
     if (c->plat->nnodes == 0) {
