@@ -10,11 +10,12 @@
  * multiplies the tasks' computations back by their visits: the items
  * through the skeleton are the reduced graph's. The gate's cap is kept as
  * a bound only (gate_bound), but for a loop whose gate admits one item
- * over a pipe of tasks: that body is one server, one task of the reduced
- * graph looping over itself, each computation one pass through the body
- * (its computations and moves one after the other, body_pass), of Erlang
- * or H2 phases fitted to the pass's first two moments (the workspace is
- * built again when the fit's phases change). */
+ * over a pipe of tasks, choices, pars and such loops: that body is one
+ * server, one task of the reduced graph looping over itself, each
+ * computation one pass through the body (its computations and moves one
+ * after the other, a choice's branches mixed, a par's longest,
+ * approx_pass.c), of Erlang or H2 phases fitted to the pass's first two
+ * moments (the workspace is built again when the fit's phases change). */
 #include "approx_int.h"
 
 #include <limits.h>
@@ -64,6 +65,9 @@ struct ax_flow {
     double *gp;               /* its probability of computing given that the owner
                                  computes (a pass) */
     int ng;
+    const int *onode;         /* per original task: its node (Sharing=ps; NULL:
+                                 static), this evaluation's (a par's branches
+                                 share theirs in a pass, approx_pass.c) */
 };
 
 static double task_visits(const skel_dag *d, int i)
@@ -298,6 +302,7 @@ static int flow_rebuild(skel_approx *a, const double *scv, const int *buffer, co
     memcpy(g->gown, f->gown, nt * sizeof *g->gown);
     memcpy(g->gp, f->gp, nt * sizeof *g->gp);
     g->ng = f->ng;
+    g->onode = f->onode;
     ax_flow_free(f);
     a->flow = g;
     return 0;
@@ -330,16 +335,6 @@ static void add_move(double *sum, int ntasks, int x, int y, double t)
         sum[y] += t;
 }
 
-/* Mean (returned) and variance (*v) of move e's time inside a one-server
- * body: over a link that holds items, hand-off, transit and take (gen.c). */
-static double body_move(const struct ax_flow *f, int e, const double *lambda, double h,
-                        double *v)
-{
-    double t = 1 / lambda[e];
-    *v = f->olscv[e] * t * t + (f->obuf[e] > 0 ? 2 / (h * h) : 0);
-    return t + (f->obuf[e] > 0 ? 2 / h : 0);
-}
-
 /* The time an item spends inside one-server loop x's body before its
  * first computation: over an entry link that holds items, its transit and
  * take (the gate counts it in as it is handed off); mean returned,
@@ -362,86 +357,20 @@ static double body_entry(const struct ax_flow *f, const skel_dag *d, int x,
     return w > 0 ? t / w : 0;
 }
 
-/* The loop nested in one-server body [lo, hi) whose body starts at task i,
- * the widest (-1: none). */
-static int inner_gate(const skel_dag *d, int lo, int hi, int i)
-{
-    int best = -1;
-    for (int g = 0; g < d->ngates; g++)
-        if (d->gates[g].lo == i && gate_inside(&d->gates[g], lo, hi) &&
-            (best < 0 || d->gates[g].hi > d->gates[best].hi))
-            best = g;
-    return best;
-}
-
-/* Whether move a -> b lies inside a loop nested in [lo, hi) (its own). */
-static int inner_move(const skel_dag *d, int lo, int hi, int a, int b)
-{
-    for (int k = 0; k < d->ngates; k++) {
-        const skel_gate *g = &d->gates[k];
-        if (gate_inside(g, lo, hi) && a >= g->lo && a < g->hi && b >= g->lo && b < g->hi)
-            return 1;
-    }
-    return 0;
-}
-
-/* The moves of loop body [lo, hi) itself (not its nested loops'): the
- * forward ones' mean and variance summed into mom[0], mom[1], the
- * feedback's into mom[2], mom[3]. */
-static void level_moves(const struct ax_flow *f, const skel_dag *d, int lo, int hi,
-                        const double *lambda, double h, double mom[4])
-{
-    for (int e = 0; e < d->nedges; e++) {
-        int a = d->edges[e].from, b = d->edges[e].to;
-        if (a < lo || a >= hi || b < lo || b >= hi || inner_move(d, lo, hi, a, b))
-            continue;
-        double v, t = body_move(f, e, lambda, h, &v);
-        mom[b > a ? 0 : 2] += t;
-        mom[b > a ? 1 : 3] += v;
-    }
-}
-
-/* The whole stay S of an item in a loop of mean m over the pipe [lo, hi)
- * of tasks and nested one-server loops (each of its own stay): the
- * computations and forward moves of the first pass P, then N - 1 more (N
- * geometric of mean m), each after the feedback move F: E S = E P + (m-1)
- * E G, Var S = Var P + (m-1) Var G + m (m-1) (E G)^2, G = F + P. Mean
- * returned, variance in *var. */
-static double loop_stay(const struct ax_flow *f, const skel_dag *d, int lo, int hi, double m,
-                        const double *mu, const double *lambda, double h, double *var)
-{
-    double mom[4] = { 0 };
-    for (int i = lo; i < hi;) {
-        int g = inner_gate(d, lo, hi, i);
-        if (g >= 0) {
-            double v, t = loop_stay(f, d, i, d->gates[g].hi, d->gates[g].mean, mu, lambda, h, &v);
-            mom[0] += t;
-            mom[1] += v;
-            i = d->gates[g].hi;
-        } else {
-            mom[0] += 1 / mu[i];
-            mom[1] += f->tscv[i] / (mu[i] * mu[i]);
-            i++;
-        }
-    }
-    level_moves(f, d, lo, hi, lambda, h, mom);
-    double eg = mom[0] + mom[2];
-    *var = mom[1] + (m - 1) * (mom[1] + mom[3]) + m * (m - 1) * eg * eg;
-    return mom[0] + (m - 1) * eg;
-}
-
 /* One pass of an item through one-server loop x's body (gate cap 1, a
- * pipe of tasks and nested one-server loops): its mean (returned) and scv
- * (*scv), from the first two moments of the whole stay S, its entry
- * (body_entry), then loop_stay; a pass is the geometric sum's term of the
- * same two moments (a pass's time as gen.c's chain makes it, exactly,
- * when the feedback is instant and P of the fitted phases). */
+ * pipe of tasks, choices, pars and nested one-server loops): its mean
+ * (returned) and scv (*scv), from the first two moments of the whole stay
+ * S, its entry (body_entry), then its time inside (approx_pass.c); a pass
+ * is the geometric sum's term of the same two moments (a pass's time as
+ * gen.c's chain makes it, exactly, when the feedback is instant and P of
+ * the fitted phases). */
 static double body_pass(const struct ax_flow *f, const skel_dag *d, int x, const double *mu,
                         const double *lambda, double h, double *scv)
 {
     double m = d->serial_loop[x], vin, vs;
+    ax_pass_in in = { d, mu, f->tscv, lambda, f->olscv, f->obuf, h, f->onode };
     double ein = body_entry(f, d, x, lambda, h, &vin);
-    double es = ein + loop_stay(f, d, f->rlo[x], f->rhi[x], m, mu, lambda, h, &vs);
+    double es = ein + ax_pass_stay(&in, d->pass_at[f->rlo[x]], &vs);
     double p = es / m, c = (vin + vs - m * (m - 1) * p * p) / m / (p * p);
     *scv = c < SKEL_MIN_SCV ? SKEL_MIN_SCV : c > SKEL_MAX_SCV ? SKEL_MAX_SCV : c;
     return p;
@@ -551,6 +480,7 @@ static void flow_ghosts(struct ax_flow *f, const skel_dag *d, const int *ps_node
                         const double *mu)
 {
     f->ng = 0;
+    f->onode = ps_node;
     for (int i = 0; ps_node && i < d->ntasks; i++)
         if (d->serial_loop[d->serial_of[i]] > 0) {
             f->gtask[f->ng] = i;

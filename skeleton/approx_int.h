@@ -15,6 +15,7 @@
  *   approx_link.c     links with a buffer or phases (approx_link.h)
  *   approx_flowm.c    par/choice/loop steps: a task's fork, join, choice, loop
  *   approx_flow.c     loops over several stages: their serial reduction evaluated
+ *   approx_pass.c     ... a one-server loop's stay: its body's choices, pars, loops
  */
 #ifndef SKELSCHED_SKELETON_APPROX_INT_H
 #define SKELSCHED_SKELETON_APPROX_INT_H
@@ -496,6 +497,22 @@ void ax_lat_free(skel_approx *a);
 
 /* approx.c: an approximation of d with only opts copied (both builders start here) */
 skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+
+/* approx_pass.c: the time of an item in a one-server loop (approx_flow.c) */
+typedef struct ax_pass_in {
+    const skel_dag *d;
+    const double *mu;         /* per original task: its compute rate (stretched) */
+    const double *tscv;       /* ... its work's scv */
+    const double *lambda;     /* per original edge: the move's rate */
+    const double *lscv;       /* ... its link's scv */
+    const int *buffer;        /* ... the items its link holds (0: a rendezvous) */
+    double handoff;           /* a buffered link's hand-off and take */
+    const int *node;          /* per original task: its node (Sharing=ps), or NULL */
+} ax_pass_in;
+
+/* The whole stay of an item in the one-server loop at d->pass[at]: its
+ * mean (returned) and variance (*var). */
+double ax_pass_stay(const ax_pass_in *in, int at, double *var);
 
 /* approx_flow.c: par/choice/loop flows (d->serial set) */
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);

@@ -164,6 +164,16 @@ typedef struct skel_gate {
     double mean;         /* the loop's mean iterations (passes per entry) */
 } skel_gate;
 
+/* One node of a one-server loop's subtree (dag_serial.c), in preorder: its
+ * children follow it, each after the previous one's subtree. */
+typedef struct skel_pass {
+    skel_kind kind;      /* TASK, PIPE, CHOICE, PAR or LOOP */
+    int lo, hi;          /* its tasks */
+    double prob;         /* a CHOICE's child: its probability */
+    double mean;         /* LOOP: its mean passes */
+    int size;            /* nodes of its subtree, itself included */
+} skel_pass;
+
 typedef struct skel_edge {
     int from, to;        /* task indices, or SKEL_IN / SKEL_OUT */
 } skel_edge;
@@ -193,9 +203,14 @@ typedef struct skel_dag {
                                 loop answered by one task (serial_loop) map to it */
     double *serial_loop;     /* per task of serial: the mean of the loop over
                                 several stages it stands for (cap 1, its body a
-                                pipe of tasks: one task, a loop over one stage,
+                                pipe of tasks, choices, pars and such loops:
+                                one task, a loop over one stage,
                                 each computation one pass through the body,
                                 approx_flow.c); 0: a task of the tree */
+    skel_pass *pass;         /* the subtrees of the one-server loops, outermost,
+                                each in preorder (approx_pass.c walks them) */
+    int *pass_at;            /* per task: where in pass the one-server loop whose
+                                body it starts is (the outermost), -1 else */
 } skel_dag;
 
 /* Derive the flows and edges of a finished tree. Returns a dag owned by
