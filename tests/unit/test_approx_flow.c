@@ -708,11 +708,14 @@ int main(void)
     tcase_add_test(tc, test_flow_ps_server);
     tcase_add_test(tc, test_flow_nested_ps);
     tcase_add_test(tc, test_flow_nested_end);
-    tcase_add_test(tc, test_flow_choice_body);
-    tcase_add_test(tc, test_flow_par_body);
     tcase_add_test(tc, test_flow_bad_rate);
     tcase_add_test(tc, test_flow_big);
     suite_add_tcase(s, tc);
+    TCase *tb = tcase_create("body");   /* CK_RUN_CASE=body: choices and pars in a loop */
+    tcase_set_timeout(tb, 300);
+    tcase_add_test(tb, test_flow_choice_body);
+    tcase_add_test(tb, test_flow_par_body);
+    suite_add_tcase(s, tb);
     TCase *tp = tcase_create("purchase");   /* CK_RUN_CASE=purchase: this alone */
     tcase_set_timeout(tp, 300);
     tcase_add_test(tp, test_flow_purchase);
