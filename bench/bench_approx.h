@@ -107,5 +107,6 @@ int ba_flow_suite(int ncases);        /* (f) bench_approx_flows.c */
 int ba_deals_of_deals(int ncases);    /* (e) bench_approx_deals.c */
 int ba_wide_deals(int ncases);        /* (g) bench_approx_deals.c */
 int ba_estimate_cost(long events);    /* "est" bench_approx_est.c */
+int ba_coverage(long runs);           /* "cov" bench_approx_cov.c */
 
 #endif

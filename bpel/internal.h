@@ -16,7 +16,7 @@
  * libxml2 reported a namespace diagnostic on a well-formed file. */
 xmlDocPtr bpel_xml_parse(const char *buf, size_t len, const char *file, int *nswarn, diag *err);
 
-/* What an activity becomes (map.c builds them, translate.c turns them into
+/* What an activity becomes (map*.c build them, translate.c turns them into
  * a skeleton). */
 typedef enum bpel_kind {
     BPEL_TASK,      /* a stage with a rate */

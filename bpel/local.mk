@@ -5,7 +5,7 @@ bpel_libbpel_la_SOURCES = \
 	bpel/bpel.h bpel/internal.h \
 	bpel/xml.c \
 	bpel/params.c \
-	bpel/map.c \
+	bpel/map.c bpel/map_int.h bpel/map_task.c bpel/map_choice.c bpel/map_links.c \
 	bpel/reduce.c \
 	bpel/translate.c \
 	bpel/warn.c

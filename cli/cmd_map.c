@@ -22,7 +22,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: skelsched map SKELETON --platform FILE [--pin t0=NODE]... [--candidates FILE]\n"
             "                     [--top K] [--budget SECONDS] [--style producer|stream]\n"
-            "                     [--sharing ps|static] [--buffer N] [--link-scv C] [--json]\n"
+            "                     [--sharing ps|static] [--buffer N] [--link-scv C]\n"
+            "                     [--max-states N] [--json]\n"
             "\n"
             "Search the placements of the skeleton's tasks on the platform's nodes and rank\n"
             "them by the job's steady-state throughput: items through the skeleton per\n"
@@ -42,6 +43,8 @@ static void usage(FILE *f)
             "                     --buffer); default: the platform's Buffer=, 0 = rendezvous\n"
             "  --link-scv C       squared coefficient of variation of a move's time;\n"
             "                     overrides LinkSCV=\n"
+            "  --max-states N     derive the chain up to N states (default 2000000; the\n"
+            "                     plugin's MaxStates=); past it the approximate search answers\n"
             "  --json             one JSON object on standard output\n"
             "\n"
             "Placements that differ only by swapping interchangeable nodes (same speed,\n"
@@ -54,6 +57,7 @@ typedef struct map_args {
     char *pins;              /* all --pin values joined by ',' */
     int top, json;
     double budget;
+    unsigned long max_states;   /* --max-states (0: the search's default) */
     skel_style style;
 } map_args;
 
@@ -73,7 +77,7 @@ static int add_pin(map_args *a, const char *v)
 
 typedef enum map_opt {
     MAP_HELP, MAP_PLATFORM, MAP_CANDIDATES, MAP_PIN, MAP_TOP, MAP_BUDGET, MAP_SHARING, MAP_BUFFER,
-    MAP_LINK_SCV, MAP_STYLE, MAP_JSON
+    MAP_LINK_SCV, MAP_STYLE, MAP_JSON, MAP_MAX_STATES
 } map_opt;
 
 static const cli_opt map_opts[] = {
@@ -83,6 +87,7 @@ static const cli_opt map_opts[] = {
     { "--budget", MAP_BUDGET, CLI_VALUE },       { "--sharing", MAP_SHARING, CLI_VALUE },
     { "--buffer", MAP_BUFFER, CLI_VALUE },       { "--link-scv", MAP_LINK_SCV, CLI_VALUE },
     { "--style", MAP_STYLE, CLI_VALUE },         { "--json", MAP_JSON, CLI_FLAG },
+    { "--max-states", MAP_MAX_STATES, CLI_VALUE },
     { NULL, 0, CLI_FLAG }
 };
 
@@ -120,6 +125,11 @@ static int take_option(map_args *a, int c, const char *v)
         }
         break;
     case MAP_JSON: a->json = 1; break;
+    case MAP_MAX_STATES:
+        if (cli_ulong_in("map", "--max-states", v, 1, 4000000000ULL, &u) < 0)
+            return 2;
+        a->max_states = (unsigned long)u;
+        break;
     }
     return -1;
 }
@@ -453,6 +463,7 @@ int cmd_map(int argc, char **argv)
     so.ncandidates = ncand;
     so.top = a.top;
     so.budget = a.budget;
+    so.max_states = a.max_states;
     so.tree = in.tree;
     if (!a.json && isatty(STDERR_FILENO)) {
         so.progress = progress;

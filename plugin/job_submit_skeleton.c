@@ -1,7 +1,7 @@
 /* job_submit/skeleton: Slurm's entry points only (22.05 to 25.11; what
  * differs between releases is in skcompat.h/.c). The work (reading
  * #SKEL lines and skeleton.conf, choosing nodes, the environment) is in
- * slurm/skelslurm.c; this file moves data between Slurm's job descriptor
+ * slurm/ (skelslurm.h); this file moves data between Slurm's job descriptor
  * and that library.
  *
  * Controller safety: slurmctld calls job_submit holding its config, job,

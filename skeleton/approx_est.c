@@ -302,9 +302,6 @@ static double pass_items(skel_approx *a, const double *mu, const double *lambda,
     return out;
 }
 
-/* Student's t for 95% with AX_EST_BATCHES - 1 degrees of freedom. */
-#define AX_EST_T95 2.262
-
 /* From no item. */
 static uint64_t cold(skel_approx *a)
 {
@@ -320,32 +317,26 @@ static uint64_t cold(skel_approx *a)
     return AX_EST_SEED;
 }
 
-/* The 95% half-width of the batches' rates x[0..AX_EST_BATCHES). */
-double ax_batch_half(const double *x)
+/* The rate of m sub-batches of nb items taking dt[0..m) seconds, and
+ * (*se) its standard error by batch means: AX_EST_BATCHES batches of m /
+ * AX_EST_BATCHES consecutive sub-batches each (m a multiple of
+ * AX_EST_BATCHES), their rates' standard deviation over the square root
+ * of their number. -1 when no time passed. */
+double ax_est_look(const double *dt, int m, long nb, double *se)
 {
-    double m = 0, v = 0;
-    for (int k = 0; k < AX_EST_BATCHES; k++)
-        m += x[k] / AX_EST_BATCHES;
-    for (int k = 0; k < AX_EST_BATCHES; k++)
-        v += (x[k] - m) * (x[k] - m) / (AX_EST_BATCHES - 1);
-    return AX_EST_T95 * sqrt(v / AX_EST_BATCHES);
-}
-
-/* The rate and the 95% half-width (*half) of m sub-batches of nb items
- * taking dt[0..m) seconds: AX_EST_BATCHES batches of m / AX_EST_BATCHES
- * consecutive sub-batches each (m a multiple of AX_EST_BATCHES). */
-static double batch_rate(const double *dt, int m, long nb, double *half)
-{
-    double x[AX_EST_BATCHES], t = 0;
+    double x[AX_EST_BATCHES], t = 0, mean = 0, v = 0;
     int g = m / AX_EST_BATCHES;
     for (int k = 0; k < AX_EST_BATCHES; k++) {
         double b = 0;
         for (int q = k * g; q < (k + 1) * g; q++)
             b += dt[q];
         x[k] = b > 0 ? (double)(g * nb) / b : 0;
+        mean += x[k] / AX_EST_BATCHES;
         t += b;
     }
-    *half = ax_batch_half(x);
+    for (int k = 0; k < AX_EST_BATCHES; k++)
+        v += (x[k] - mean) * (x[k] - mean) / (AX_EST_BATCHES - 1);
+    *se = sqrt(v / AX_EST_BATCHES);
     return t > 0 ? (double)(m * nb) / t : -1;
 }
 
@@ -362,7 +353,12 @@ _Static_assert((AX_EST_ITEMS - AX_EST_FIRST) % AX_EST_STEP == 0,
  * counted in sub-batches of AX_EST_SUB, their AX_EST_BATCHES batches'
  * 95% half-width checked, and while it is above AX_EST_REL of the rate
  * AX_EST_STEP more items run (the batches regrouped: each longer by a
- * tenth of the step), up to AX_EST_ITEMS items. */
+ * tenth of the step), up to AX_EST_ITEMS items. The half-width is
+ * AX_EST_CRIT standard errors, not Student's t (2.262 for 9 degrees of
+ * freedom): a check passes more often when its half-width happens to be
+ * low, so that with t the interval where the rule stopped held the rate
+ * 92-94% of the time (bench_approx cov, docs/approximation.md "The
+ * estimate's cost"). */
 double ax_est_batches(ax_est_run run, void *ctx, double t0, double *half, long *items)
 {
     enum { MAXSUB = AX_EST_ITEMS / AX_EST_SUB };
@@ -377,7 +373,9 @@ double ax_est_batches(ax_est_run run, void *ctx, double t0, double *half, long *
             dt[m] = t1 - t;
             t = t1;
         }
-        rate = batch_rate(dt, m, AX_EST_SUB, half);
+        double se;
+        rate = ax_est_look(dt, m, AX_EST_SUB, &se);
+        *half = AX_EST_CRIT * se;
         *items = (long)m * AX_EST_SUB;
         if (rate < 0 || *half <= AX_EST_REL * rate)
             return rate;

@@ -35,6 +35,11 @@
 #define AX_EST_REL 0.01      /* the half-width is above this part of the rate */
 #define AX_EST_SUB 1250      /* items a run of the sampler counts at once (a
                                 tenth of AX_EST_STEP: the batches regroup them) */
+#define AX_EST_CRIT 2.7      /* the half-width's standard errors at every look:
+                                wider than Student's t for the repeated looks
+                                (Pocock's idea), calibrated by bench_approx cov so
+                                that the interval where the rule stops holds the
+                                rate >= 95% of the time (ax_est_batches) */
 #define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
 #define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
@@ -85,6 +90,11 @@
                                  caller does not size them (approx_window.c
                                  block_budget): spec11-purchase.bpel's, 10,434, by
                                  the windows alone -45.3% within deal_states */
+#define AX_PAR_STATE_SECS 2e-5  /* under a deadline, a par's block is counted this
+                                 many seconds a reachable state (explored, then
+                                 solved: spec11-purchase.bpel's, 10,434, built and
+                                 evaluated in 90 ms of CPU, 240 ms at load 11) */
+#define AX_PAR_SHARE 0.5      /* ... and may take this share of the time left */
 #define AX_DEAL_LINKS 8192    /* a deal's whole window holding buffered or phased
                                  links: its reachable states may reach this many
                                  (not deal_states) before the links are simplified
@@ -443,13 +453,13 @@ int ax_est_links(skel_approx *a, const double *scv, const int *buffer, diag *err
 void ax_est_keep_links(skel_approx *a, skel_approx *b);
 /* The estimate's sampling (approx_est.c): a uniform in [0, 1), an
  * exponential time, a time of gen.c's phase-type distribution for its
- * squared coefficient of variation; the 95% half-width of AX_EST_BATCHES
- * batches' rates. Its fixed seed: an evaluation is a function of its rates. */
+ * squared coefficient of variation; the rate of m sub-batches and its
+ * standard error by AX_EST_BATCHES batches' means. Its fixed seed: an evaluation is a function of its rates. */
 #define AX_EST_SEED 0x9E3779B97F4A7C15ULL
 double ax_uniform(uint64_t *s);
 double ax_draw(uint64_t *s, double mean);
 double ax_draw_ph(uint64_t *s, double mean, double scv);
-double ax_batch_half(const double *x);
+double ax_est_look(const double *dt, int m, long nb, double *se);
 /* A run of the estimate's sampler: the time the n-th item from now
  * leaves (last: the latest so far), -1 when it cannot (a deadlock, not an
  * event graph). ax_est_batches: its rate (items per second) by batch

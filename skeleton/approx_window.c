@@ -150,21 +150,37 @@ int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
     return r < 0 ? -1 : r > 0;
 }
 
+/* The reachable states of a par's block the time left before the
+ * deadline affords (all of AX_PAR_STATES without one): AX_PAR_SHARE of
+ * it at AX_PAR_STATE_SECS a state (the block explored, then solved in
+ * each sweep of the evaluation that must answer by then). */
+static unsigned long par_affordable(const skel_approx *a)
+{
+    if (a->o.deadline <= 0)
+        return AX_PAR_STATES;
+    double n = AX_PAR_SHARE * (a->o.deadline - clock_now()) / AX_PAR_STATE_SECS;
+    return n <= 0 ? 0 : n >= AX_PAR_STATES ? AX_PAR_STATES : (unsigned long)n;
+}
+
 /* The reachable states within which window w may take block blk whole
  * (budget: the window's own). A par's block up to AX_PAR_STATES, unless
- * the caller sizes the windows (deal_states given) or sets a deadline (the
- * search always does: search_scale.c's evaluations carry one, ten seconds
- * even without a budget, so the search keeps deal_states): a par of three branches of 2, 3 and 2 tasks between two tasks
- * (spec11-purchase.bpel, 10,434 states, its block the whole model) had
- * windows of the fork and some branches within deal_states, each lattice
- * held in part as independent delays, -45.3% by the windows alone; whole
- * it is exact (docs/approximation.md "Par, choice and loop"). */
+ * the caller sizes the windows (deal_states given), and under a deadline
+ * (the search's evaluations always carry one: ten seconds without a
+ * budget) only as far as the time left affords (par_affordable; until
+ * 2026-11-27 not at all, so the search kept deal_states): a par of three
+ * branches of 2, 3 and 2 tasks between two tasks (spec11-purchase.bpel,
+ * 10,434 states, its block the whole model) had windows of the fork and
+ * some branches within deal_states, each lattice held in part as
+ * independent delays, -45.3% by the windows alone; whole it is exact
+ * (docs/approximation.md "Par, choice and loop"). */
 static int block_budget(const skel_approx *a, int blk, int budget)
 {
     unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
-    if (!ax_par_fork(a, blk) || a->given_deal || a->o.deadline > 0 || par <= (unsigned long)budget)
+    if (!ax_par_fork(a, blk) || a->given_deal || par <= (unsigned long)budget)
         return budget;
-    return (int)par;
+    unsigned long time = par_affordable(a);
+    par = time < par ? time : par;
+    return par <= (unsigned long)budget ? budget : (int)par;
 }
 
 /* Add tasks to window w (its tasks last in wtask): y, or with blk >= 0

@@ -14,7 +14,7 @@ AM_TESTS_ENVIRONMENT = SHARED_DIR='$(SHARED_DIR)'; export SHARED_DIR; \
 # test cases that need more set their own with tcase_set_timeout.)
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_lu_order tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_amoget tests/unit/test_search tests/unit/test_search_prove tests/unit/test_search_psbound tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim tests/unit/test_share tests/unit/test_link tests/unit/test_lump
+UNIT_TESTS = tests/unit/test_pepa tests/unit/test_solve tests/unit/test_lu_order tests/unit/test_skel tests/unit/test_skel_control tests/unit/test_skel_amoget tests/unit/test_search tests/unit/test_search_prove tests/unit/test_search_psbound tests/unit/test_search_par tests/unit/test_bpel tests/unit/test_transient tests/unit/test_slurm tests/unit/test_bounds tests/unit/test_sim tests/unit/test_share tests/unit/test_link tests/unit/test_lump
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 tests_unit_test_pepa_SOURCES = tests/unit/test_pepa.c tests/unit/testutil.h tests/unit/suite.h
@@ -46,6 +46,9 @@ tests_unit_test_search_prove_LDADD = skeleton/libskeleton.la pepa/libpepa.la bas
 tests_unit_test_search_psbound_SOURCES = tests/unit/test_search_psbound.c tests/unit/placed.h
 tests_unit_test_search_psbound_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_search_psbound_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
+tests_unit_test_search_par_SOURCES = tests/unit/test_search_par.c tests/unit/placed.h
+tests_unit_test_search_par_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_search_par_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_share_SOURCES = tests/unit/test_share.c tests/unit/placed.h
 tests_unit_test_share_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_share_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)

@@ -299,7 +299,9 @@ expect_out "approx deal of deals buffer" "^throughput +1\.[12] items/s"
 printf 'Sharing=static LinkSCV=0.25 DefaultLatency=0.2 LocalLatency=0.01\nNodeName=a Speed=1\nNodeName=b Speed=3\n' > "$TMP/scv.conf"
 expect_exit 0 "approx deal of deals phases" -- solve --method approx --platform "$TMP/scv.conf" "$TMP/dd86.skel"
 expect_out "approx deal of deals phases" "^method +approx, a deal the windows cannot answer: its event graph's"
-expect_out "approx deal of deals phases" "^throughput +0\.4[6-8] items/s"
+# (0.4747 +- 0.0053 at 2.7 standard errors, printed 0.5: the digits its
+# half-width justifies; 0.47 with Student's t, 0.0044)
+expect_out "approx deal of deals phases" "^throughput +0\.(4[6-8]|5) items/s"
 # not an event graph (a farm's choice): sampled event by event, 0.9236 +-
 # 0.0055 against simulate's 0.9252 +- 0.0023 on task, deal(8), deal(6),
 # farm(3), task (printed 0.9, the digits its half-width justifies; a rough

@@ -55,24 +55,32 @@ static double fixed_pass(void *ctx, long n, double last)
 }
 
 /* ax_est_batches' sequential stopping on the half-width, on fixed inputs
- * (their half-widths, by 10 batches of 4, 5, 6, 7, 8 calls: a = 0.05,
- * after 1.02: 3.78%, 1.63%, 1.35%, 0.88% of the rate; after 1.05: 3.78%,
- * 2.12%, 1.92%, 1.76%, 1.84%): it counts 50,000 items, then 12,500 more
+ * (their half-widths at 2.7 standard errors, by 10 batches of 4, 5, 6, 7,
+ * 8 calls: a = 0.05, after 1.015: 4.51%, 1.89%, 1.55%, 0.92% of the rate;
+ * after 1.02: 4.51%, 1.95%, 1.61%, 1.05%, 0.89%; after 1.05: 4.51%,
+ * 2.52%, 2.29%, 2.10%, 2.20%): it counts 50,000 items, then 12,500 more
  * at a time, and stops at the first count whose half-width is within 1%
- * (87,500 items, 70 calls), or at 100,000 (80 calls); a steady rate stops
- * at the first 50,000 (40 calls, half-width 0 but rounding). The rate is
- * the items over their time. Doubling (100,000 at once after 50,000) or
- * any other count fails it. */
+ * (87,500 items, 70 calls; 100,000, 80 calls), or at 100,000 (80 calls)
+ * above it; a steady rate stops at the first 50,000 (40 calls, half-width
+ * 0 but rounding). The rate is the items over their time. Doubling
+ * (100,000 at once after 50,000), any other count, or Student's t at each
+ * look (2.262 standard errors: after 1.02 would stop at 87,500, 0.88%)
+ * fails it. */
 START_TEST(test_est_batches_sequential)
 {
-    fixed_run f = { 0, 0.05, 1.02 };
+    fixed_run e = { 0, 0.05, 1.015 };
     double half = -1;
     long items = 0;
-    double x = ax_est_batches(fixed_pass, &f, 7.0, &half, &items);
-    ck_assert_msg(f.calls == 70 && items == 87500, "%d calls, %ld items", f.calls, items);
-    /* 50,000 items in 50,000 s, then 30 x 1,250 in 1.02 s each */
-    ck_assert_msg(fabs(x - 87500.0 / 88250.0) < 1e-12, "rate %.12g", x);
-    ck_assert_msg(half <= 0.01 * x && half > 0.0085 * x, "half-width %.3g of %.6g", half, x);
+    double x = ax_est_batches(fixed_pass, &e, 7.0, &half, &items);
+    ck_assert_msg(e.calls == 70 && items == 87500, "%d calls, %ld items", e.calls, items);
+    /* 50,000 items in 50,000 s, then 30 x 1,250 in 1.015 s each */
+    ck_assert_msg(fabs(x - 87500.0 / 88062.5) < 1e-12, "rate %.12g", x);
+    ck_assert_msg(half <= 0.01 * x && half > 0.009 * x, "half-width %.3g of %.6g", half, x);
+    fixed_run f = { 0, 0.05, 1.02 };
+    x = ax_est_batches(fixed_pass, &f, 0.0, &half, &items);
+    ck_assert_msg(f.calls == 80 && items == 100000 && half <= 0.01 * x && half > 0.0085 * x,
+                  "%d calls, %ld items, half-width %.3g of %.6g", f.calls, items, half, x);
+    ck_assert_msg(fabs(x - 100000.0 / 101000.0) < 1e-12, "rate %.12g", x);
     fixed_run g = { 0, 0.05, 1.05 };
     x = ax_est_batches(fixed_pass, &g, 0.0, &half, &items);
     ck_assert_msg(g.calls == 80 && items == 100000 && half > 0.01 * x,
@@ -82,6 +90,42 @@ START_TEST(test_est_batches_sequential)
     x = ax_est_batches(fixed_pass, &h, 0.0, &half, &items);
     ck_assert_msg(h.calls == 40 && items == 50000 && x == 1.0 && half < 1e-12,
                   "steady: %d calls, %ld items, rate %.12g, half %.3g", h.calls, items, x, half);
+}
+END_TEST
+
+/* A sampler of rate 1 whose runs of n items take n + sqrt(n) cv Z seconds
+ * (Z standard normal: per-item coefficient of variation cv). */
+typedef struct normal_run {
+    uint64_t seed;
+    double cv;
+} normal_run;
+
+static double normal_pass(void *ctx, long n, double last)
+{
+    normal_run *r = ctx;
+    double u = ax_uniform(&r->seed), v = ax_uniform(&r->seed);
+    double z = sqrt(-2 * log(1 - u)) * cos(6.283185307179586 * v);
+    return last + (double)n + sqrt((double)n) * r->cv * z;
+}
+
+/* The printed 95% half-width holds the rate at least 95% of the time under
+ * the stopping rule (its looks at 50,000 to 100,000 items): 20,000 seeded
+ * runs of the sampler above at per-item cv 1.3, where the rule stops at
+ * every look (bench_approx cov: 95.75%). With Student's t at each look
+ * (2.262: the review's 92.2%) it fails: a check passes more often when its
+ * half-width happens to be low. */
+START_TEST(test_est_batches_coverage)
+{
+    enum { RUNS = 20000 };
+    long hit = 0;
+    for (long k = 0; k < RUNS; k++) {
+        normal_run r = { 0x9E3779B97F4A7C15ULL * (uint64_t)(k + 1), 1.3 };
+        double half;
+        long items;
+        double x = ax_est_batches(normal_pass, &r, 0, &half, &items);
+        hit += fabs(x - 1) <= half;
+    }
+    ck_assert_msg(hit >= RUNS * 95 / 100, "coverage %.2f%% of %d runs", 100.0 * hit / RUNS, RUNS);
 }
 END_TEST
 
@@ -109,8 +153,10 @@ START_TEST(test_dd_estimate)
                                      &half);
         ck_assert_msg(fabs(ar.throughput - sim) <= half + 0.01 * sim,
                       "%s: approx %.6g, simulated %.6g +- %.3g", sk[k], ar.throughput, sim, half);
-        /* its sampling error, by batch means (five seeds: 0.8393-0.8429) */
-        ck_assert_msg(ar.converged && ar.half_width > 0 && ar.half_width < 0.01 * ar.throughput,
+        /* its sampling error, by batch means (five seeds: 0.8393-0.8429),
+         * within 1% or at the cap (deal(8) into deal(6) on three nodes:
+         * 1.09% at 100,000 items, 2.7 standard errors) */
+        ck_assert_msg(ar.converged && ar.half_width > 0 && ar.half_width < 0.012 * ar.throughput,
                       "%s: half-width %.3g of %.6g", sk[k], ar.half_width, ar.throughput);
         items_checked(&ar);
     }
@@ -255,6 +301,7 @@ int main(void)
     TCase *tc = tcase_create("estimate");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, test_est_batches_sequential);
+    tcase_add_test(tc, test_est_batches_coverage);
     tcase_add_test(tc, test_dd_estimate);
     tcase_add_test(tc, test_dd_estimate_limits);
     tcase_add_test(tc, test_dd_estimate_phases);

@@ -623,7 +623,8 @@ END_TEST
  * skeleton): one par of three branches of 2, 3 and 2 tasks between two
  * tasks, 9 tasks, 10,434 reachable states. Its par's block is past
  * deal_states, so by the windows alone (the whole model past
- * cut_whole_states, or the search's deadline) its windows held the fork
+ * cut_whole_states, or until 2026-11-27 any deadline: the search's,
+ * tests/unit/test_search_par.c) its windows held the fork
  * and some branches, each lattice held in part as independent delays:
  * -45.3% on the default platform (bench_approx part (f)). Against the
  * whole model as one window (exact, test_flow_exact). */

@@ -970,6 +970,12 @@ START_TEST(conf_budget_cap_and_describe)
     const char *bad = "CPUs=4\nNodeName=n1 Speed=1\n";
     ck_assert_ptr_null(slurmsk_conf_parse(bad, strlen(bad), "skeleton.conf", &err));
     ck_assert_msg(strstr(err.msg, "NodeName"), "%s", err.msg);
+    /* an error after a CPUs= line: the CPUs= lines kept so far are freed
+     * with the rest (they leaked: ASan's leak check) */
+    const char *late = "NodeName=n1 Speed=1 CPUs=2\nBudget=abc\n";
+    diag_clear(&err);
+    ck_assert_ptr_null(slurmsk_conf_parse(late, strlen(late), "skeleton.conf", &err));
+    ck_assert_msg(strstr(err.msg, "skeleton.conf:2:") && strstr(err.msg, "Budget="), "%s", err.msg);
 }
 END_TEST
 
