@@ -288,7 +288,8 @@ END_TEST
  * loops (APPROX_FLOW_KIND=2, cases 9 and 0), where the loop's task took
  * the node of its heaviest body task and was counted computing there
  * through its whole pass: -11.37% and +7.83% before, +1.41% and +0.27%
- * with the ghosts. */
+ * with the ghosts, +1.47% and +0.10% with their sharers weighed by the
+ * pass's phases (test_flow_ps_phase). */
 START_TEST(test_flow_ps_server)
 {
     static const char l9[] = "pipe(7); task(\"t\", 0.62, data=1e5); loop(1.16); pipe(2);"
