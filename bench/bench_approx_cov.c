@@ -30,7 +30,8 @@
  * variation. */
 typedef struct cov_run {
     uint64_t seed;
-    double cv;
+    double cv, rho;   /* rho: the time's correlation with the control */
+    double z;         /* the control's sum (mean 0) */
 } cov_run;
 
 static double cov_normal(uint64_t *s)   /* Box-Muller */
@@ -42,14 +43,17 @@ static double cov_normal(uint64_t *s)   /* Box-Muller */
 static double cov_pass(void *ctx, long n, double last)
 {
     cov_run *r = ctx;
-    return last + (double)n + sqrt((double)n) * r->cv * cov_normal(&r->seed);
+    double e = cov_normal(&r->seed), c = r->rho > 0 ? cov_normal(&r->seed) : 0;
+    double sd = sqrt((double)n) * r->cv;
+    r->z += sd * c;
+    return last + (double)n + sd * (r->rho * c + sqrt(1 - r->rho * r->rho) * e);
 }
 
 /* One run's largest |rate - 1| over its standard error at the looks,
  * drawn afresh from the same seed as its stopped run. */
 static double cov_worst(uint64_t seed, double cv)
 {
-    cov_run r = { seed, cv };
+    cov_run r = { seed, cv, 0, 0 };
     double dt[COV_SUBS], worst = 0;
     for (int m = 0; m < COV_SUBS; m++)
         dt[m] = cov_pass(&r, AX_EST_SUB, 0);
@@ -68,28 +72,30 @@ static int cmp_double(const void *x, const void *y)
     return (p > q) - (p < q);
 }
 
-/* One cv: its row. */
-static void cov_row(double cv, long runs, double *worst)
+/* One cv: its row; rho > 0: with a control of that correlation (cv is
+ * then the time's, the residual's cv times sqrt(1 - rho^2)). */
+static void cov_row(double cv, double rho, long runs, double *worst)
 {
     long hit = 0, early = 0, early_hit = 0, all = 0;
     double items_sum = 0;
     for (long k = 0; k < runs; k++) {
         uint64_t seed = 0x2545F4914F6CDD1DULL * (uint64_t)(k + 1) + (uint64_t)(1000 * cv);
-        cov_run r = { seed, cv };
-        double half;
+        cov_run r = { seed, cv, rho, 0 };
+        double half, w = 1, prev;
         long items;
-        double x = ax_est_batches(cov_pass, &r, 0, &half, &items);
+        ax_est_cv ctl = { &r.z, &w, 1 };
+        double x = ax_est_batches(cov_pass, &r, rho > 0 ? &ctl : NULL, &prev, 0, &half, &items);
         int in = fabs(x - 1) <= half;
         hit += in;
         early += items < AX_EST_ITEMS;
         early_hit += items < AX_EST_ITEMS && in;
         items_sum += (double)items;
-        worst[k] = cov_worst(seed, cv);
+        worst[k] = rho > 0 ? 0 : cov_worst(seed, cv);
         all += worst[k] <= AX_EST_CRIT;
     }
     qsort(worst, (size_t)runs, sizeof *worst, cmp_double);
     double p = (double)hit / (double)runs;
-    printf("%5.2f %7ld %8.2f%% %6.2f %9.2f%% (%6ld) %9.0f %10.2f%% %9.3f\n", cv, runs, 100 * p,
+    printf("%5.2f %4.2f %7ld %8.2f%% %6.2f %9.2f%% (%6ld) %9.0f %10.2f%% %9.3f\n", cv, rho, runs, 100 * p,
            100 * sqrt(p * (1 - p) / (double)runs), early ? 100.0 * early_hit / early : 0,
            early, items_sum / runs, 100.0 * all / runs, worst[(long)(0.95 * runs)]);
 }
@@ -104,10 +110,14 @@ int ba_coverage(long runs)
     printf("\nbench_approx: the estimate's printed 95%% half-width (%.3f standard errors) "
            "under its stopping rule, sampler of rate 1, %ld runs per per-item cv\n",
            AX_EST_CRIT, runs);
-    printf("%5s %7s %9s %6s %10s %8s %9s %11s %9s\n", "cv", "runs", "coverage", "se",
+    printf("%5s %4s %7s %9s %6s %10s %8s %9s %11s %9s\n", "cv", "rho", "runs", "coverage", "se",
            "early-stop", "(runs)", "items", "all-looks", "c(95%)");
     for (size_t k = 0; k < sizeof cvs / sizeof cvs[0]; k++)
-        cov_row(cvs[k], runs, worst);
+        cov_row(cvs[k], 0, runs, worst);
+    printf("with a control variate of correlation rho (%.3f standard errors; all-looks not "
+           "measured)\n", AX_EST_CRIT_CV);
+    for (size_t k = 0; k < sizeof cvs / sizeof cvs[0]; k++)
+        cov_row(cvs[k] / sqrt(1 - 0.81), 0.9, runs, worst);
     free(worst);
     return 0;
 }

@@ -400,6 +400,11 @@ static void free_est(skel_approx *a)
     free(a->est_free);
     free(a->est_slow);
     free(a->est_cnt);
+    free(a->est_z);
+    free(a->est_w);
+    free(a->est_prev);
+    free(a->est_pilot);
+    free(a->est_pdt);
     free(a->est_iv);
     free(a->est_ivoff);
     free(a->est_ivn);

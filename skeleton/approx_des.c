@@ -87,6 +87,9 @@ typedef struct des {
                              the heap: a comparison reads no other array) */
     int hn;
     uint64_t seed;
+    double *z;            /* the controls (skel_approx est_z): per task its work's
+                             draws less their means, per edge its moves', then
+                             the hand-offs' */
     double now;
     long out;             /* items that left */
 } des;
@@ -205,14 +208,24 @@ static double move_phase(const des *s, int e)
     return ph->mean[ph->h2 ? s->eph[e] : 0];
 }
 
-/* Activity x enabled and not running: its clock drawn (of this mean);
- * disabled: stopped (an Erlang rendezvous keeps its phases done). */
+/* Activity x's control: its edge's (a move's phase), or the hand-offs'. */
+static double *control_of(const des *s, int x)
+{
+    return &s->z[s->T + (s->cap[x / 2] == 0 ? x / 2 : s->E)];
+}
+
+/* Activity x (a move, hand-off or take) enabled and not running: its
+ * clock drawn (of this mean); disabled: stopped (an Erlang rendezvous
+ * keeps its phases done). */
 static void offer(des *s, int x, int on, double mean)
 {
-    if (!on)
+    if (!on) {
         cancel(s, x);
-    else if (s->pos[x] < 0)
-        schedule(s, x, s->now + ax_draw(&s->seed, mean));
+    } else if (s->pos[x] < 0) {
+        double t = ax_draw(&s->seed, mean);
+        *control_of(s, x) += t - mean;
+        schedule(s, x, s->now + t);
+    }
 }
 
 static void update_edge(des *s, int e)
@@ -274,7 +287,9 @@ static void node_schedule(des *s, int r)
 /* Task i's next phase: its work, in seconds alone, from its node's now. */
 static void next_phase(des *s, int i)
 {
-    s->fin[i] = s->vt[s->rep[i]] + ax_draw(&s->seed, s->pmean[i]);
+    double t = ax_draw(&s->seed, s->pmean[i]);
+    s->z[i] += t - s->pmean[i];
+    s->fin[i] = s->vt[s->rep[i]] + t;
 }
 
 /* Task i starts computing: its work's phases (Erlang-k, or one of H2's
@@ -374,8 +389,9 @@ static void handoff_end(des *s, int e)
         k++;
     s->slot_edge[k] = e;
     s->held[e]++;
-    schedule(s, act_slot(s, (int)k),
-             s->now + ax_draw_ph(&s->seed, 1 / s->lambda[e], s->a->est_scv[e]));
+    double t = ax_draw_ph(&s->seed, 1 / s->lambda[e], s->a->est_scv[e]);
+    s->z[s->T + e] += t - 1 / s->lambda[e];
+    schedule(s, act_slot(s, (int)k), s->now + t);
     sent(s, i);
     update_edge(s, e);
 }
@@ -590,18 +606,24 @@ static double run_batch(void *ctx, long n, double last)
     return run_items(ctx, n);
 }
 
-/* The run: AX_EST_WARM items, then batches (ax_est_batches); their rate
+/* The run: AX_EST_WARM items (the control's pilot their last,
+ * ax_est_pilot), then batches (ax_est_batches); their rate
  * (items per second; -1 on a deadlock), *half its 95% half-width, *items
  * the items counted; per task its computes' share of the items (thr) and
  * its seconds computing per second (util). */
 static double des_run(skel_approx *a, des *s, double *half, long *items)
 {
-    double t0 = run_items(s, AX_EST_WARM);
+    for (int g = 0; g <= s->T + s->E; g++)   /* the controls from 0: each evaluation alike */
+        s->z[g] = 0;
+    double t0 = run_items(s, AX_EST_WARM - AX_EST_PILOT * AX_EST_CHUNK);
+    ax_est_cv cv = { 0 };
+    if (t0 >= 0 && ax_est_pilot(run_batch, s, a, &cv, &t0) < 0)
+        t0 = -1;
     for (int i = 0; i < s->T; i++) {
         s->busy[i] = 0;
         s->done[i] = 0;
     }
-    double x = ax_est_batches(run_batch, s, t0, half, items);
+    double x = ax_est_batches(run_batch, s, &cv, a->est_prev, t0, half, items);
     double t = x > 0 ? s->now : t0;
     for (int i = 0; x > 0 && i < s->T; i++) {
         a->thr[i] = s->done[i] / (t - t0);
@@ -614,7 +636,7 @@ double ax_des_eval(skel_approx *a, const double *mu, const double *lambda, const
                    double *half, long *items, diag *err)
 {
     des s = { .a = a, .d = a->d, .mu = mu, .lambda = lambda, .T = a->ntasks,
-              .E = a->nedges, .seed = AX_EST_SEED };
+              .E = a->nedges, .seed = AX_EST_SEED, .z = a->est_z };
     s.nact = 2 * s.E + s.T + (int)a->est_roff[s.E];
     double x = -2;
     if (des_alloc(&s) < 0) {

@@ -11,8 +11,10 @@
  * move from i into j ends is max(i computed n, j sent its previous item)
  * plus the move's time (the max-plus recursion, Baccelli, Cohen, Olsder
  * and Quadrat 1992), and the steady throughput is the recursion's rate,
- * sampled here (ax_est_batches: 50,000 items, then 12,500 more at a time
- * up to 100,000 until the 95% half-width is within 1%) with a fixed seed: nothing stored per state.
+ * sampled here (approx_estcv.c ax_est_batches: 37,500 items, then 12,500
+ * more at a time up to 100,000 until the 95% half-width is within 1%, a
+ * control variate on the draws) with a fixed seed: nothing stored per
+ * state.
  * Static sharing and rendezvous moves are this model exactly (the answer
  * is off by its sampling only), and so is processor sharing with every
  * node computing one task; where a node computes several, the model is
@@ -214,13 +216,27 @@ double ax_draw_ph(uint64_t *s, double mean, double scv)
 /* Edge e's move time (none: 0, a move within a node of no edge). */
 static double move_time(const skel_approx *a, const double *lambda, int e, uint64_t *seed)
 {
-    return e >= 0 ? ax_draw_ph(seed, 1 / lambda[e], a->est_scv[e]) : 0;
+    if (e < 0)
+        return 0;
+    double x = ax_draw_ph(seed, 1 / lambda[e], a->est_scv[e]);
+    a->est_z[a->ntasks + e] += x - 1 / lambda[e];
+    return x;
 }
 
 /* Task i's compute time: its work's phases, slowed by processor sharing. */
 static double compute_time(const skel_approx *a, const double *mu, int i, uint64_t *seed)
 {
-    return ax_draw_ph(seed, a->est_slow[i] / mu[i], a->scv[i]);
+    double m = a->est_slow[i] / mu[i], x = ax_draw_ph(seed, m, a->scv[i]);
+    a->est_z[i] += x - m;
+    return x;
+}
+
+/* A hand-off's or take's time (mean 1/handoff), its control kept. */
+static double handoff_time(const skel_approx *a, uint64_t *seed)
+{
+    double x = ax_draw(seed, 1 / a->handoff);
+    a->est_z[a->ntasks + a->nedges] += x - 1 / a->handoff;
+    return x;
 }
 
 /* A compute of task x from c0 to c1, recorded (the overlap pass). */
@@ -253,11 +269,11 @@ static double buffered(skel_approx *a, const double *lambda, int e, int i, int j
 {
     long nb = a->est_roff[e + 1] - a->est_roff[e];
     double *slot = &a->est_ring[a->est_roff[e] + a->est_ecnt[e]++ % nb];
-    double in = (*slot > c ? *slot : c) + ax_draw(seed, 1 / a->handoff);
+    double in = (*slot > c ? *slot : c) + handoff_time(a, seed);
     a->est_free[i] = in;
     double arrived = in + move_time(a, lambda, e, seed);
     double at = a->est_free[j] > arrived ? a->est_free[j] : arrived;
-    *slot = at + ax_draw(seed, 1 / a->handoff);
+    *slot = at + handoff_time(a, seed);
     return *slot;
 }
 
@@ -312,75 +328,11 @@ static uint64_t cold(skel_approx *a)
     }
     for (int e = 0; e < a->nedges; e++)
         a->est_ecnt[e] = 0;
+    for (int g = 0; g <= a->ntasks + a->nedges; g++)
+        a->est_z[g] = 0;
     for (long k = 0; k < a->est_roff[a->nedges]; k++)
         a->est_ring[k] = 0;
     return AX_EST_SEED;
-}
-
-/* The rate of m sub-batches of nb items taking dt[0..m) seconds, and
- * (*se) its standard error by batch means: AX_EST_BATCHES batches of m /
- * AX_EST_BATCHES consecutive sub-batches each (m a multiple of
- * AX_EST_BATCHES), their rates' standard deviation over the square root
- * of their number. -1 when no time passed. */
-double ax_est_look(const double *dt, int m, long nb, double *se)
-{
-    double x[AX_EST_BATCHES], t = 0, mean = 0, v = 0;
-    int g = m / AX_EST_BATCHES;
-    for (int k = 0; k < AX_EST_BATCHES; k++) {
-        double b = 0;
-        for (int q = k * g; q < (k + 1) * g; q++)
-            b += dt[q];
-        x[k] = b > 0 ? (double)(g * nb) / b : 0;
-        mean += x[k] / AX_EST_BATCHES;
-        t += b;
-    }
-    for (int k = 0; k < AX_EST_BATCHES; k++)
-        v += (x[k] - mean) * (x[k] - mean) / (AX_EST_BATCHES - 1);
-    *se = sqrt(v / AX_EST_BATCHES);
-    return t > 0 ? (double)(m * nb) / t : -1;
-}
-
-/* The checks regroup whole sub-batches into AX_EST_BATCHES equal batches,
- * and the last check falls on the cap. */
-_Static_assert(AX_EST_FIRST % (AX_EST_SUB * AX_EST_BATCHES) == 0,
-               "the first check's sub-batches split into equal batches");
-_Static_assert(AX_EST_STEP % (AX_EST_SUB * AX_EST_BATCHES) == 0,
-               "each step keeps the batches equal");
-_Static_assert((AX_EST_ITEMS - AX_EST_FIRST) % AX_EST_STEP == 0,
-               "the last check counts exactly AX_EST_ITEMS items");
-
-/* Batch means, stopped sequentially on the half-width: AX_EST_FIRST items
- * counted in sub-batches of AX_EST_SUB, their AX_EST_BATCHES batches'
- * 95% half-width checked, and while it is above AX_EST_REL of the rate
- * AX_EST_STEP more items run (the batches regrouped: each longer by a
- * tenth of the step), up to AX_EST_ITEMS items. The half-width is
- * AX_EST_CRIT standard errors, not Student's t (2.262 for 9 degrees of
- * freedom): a check passes more often when its half-width happens to be
- * low, so that with t the interval where the rule stopped held the rate
- * 92-94% of the time (bench_approx cov, docs/approximation.md "The
- * estimate's cost"). */
-double ax_est_batches(ax_est_run run, void *ctx, double t0, double *half, long *items)
-{
-    enum { MAXSUB = AX_EST_ITEMS / AX_EST_SUB };
-    double dt[MAXSUB], t = t0, rate = -1;
-    int m = 0;
-    for (int goal = AX_EST_FIRST / AX_EST_SUB; t0 >= 0 && goal <= MAXSUB;
-         goal += AX_EST_STEP / AX_EST_SUB) {
-        for (; m < goal; m++) {
-            double t1 = run(ctx, AX_EST_SUB, t);
-            if (t1 < 0)
-                return -1;
-            dt[m] = t1 - t;
-            t = t1;
-        }
-        double se;
-        rate = ax_est_look(dt, m, AX_EST_SUB, &se);
-        *half = AX_EST_CRIT * se;
-        *items = (long)m * AX_EST_SUB;
-        if (rate < 0 || *half <= AX_EST_REL * rate)
-            return rate;
-    }
-    return rate;
 }
 
 /* The recursion's state for ax_est_batches. */
@@ -406,8 +358,12 @@ static double sampled(skel_approx *a, const double *mu, const double *lambda, in
     est_run r = { .a = a, .mu = mu, .lambda = lambda, .seed = cold(a), .start = start };
     double *iv = a->est_iv;
     a->est_iv = NULL;                 /* recorded by the overlap pass only */
-    double t0 = pass_items(a, mu, lambda, AX_EST_WARM, &r.seed, start, 0);
-    double x = ax_est_batches(run_pass, &r, t0, half, items);
+    double t0 = pass_items(a, mu, lambda, AX_EST_WARM - AX_EST_PILOT * AX_EST_CHUNK, &r.seed,
+                           start, 0);
+    ax_est_cv cv = { 0 };
+    if (t0 >= 0 && ax_est_pilot(run_pass, &r, a, &cv, &t0) < 0)
+        t0 = -1;
+    double x = ax_est_batches(run_pass, &r, &cv, a->est_prev, t0, half, items);
     a->est_iv = iv;
     return x;
 }
@@ -587,6 +543,12 @@ int ax_est_alloc(skel_approx *a, diag *err)
     a->est_free = malloc(nt * sizeof *a->est_free);
     a->est_slow = malloc(nt * sizeof *a->est_slow);
     a->est_cnt = malloc(nt * sizeof *a->est_cnt);
+    size_t ng = nt + (size_t)a->nedges + 1;   /* the control's groups, candidates */
+    a->est_z = calloc(ng, sizeof *a->est_z);
+    a->est_w = calloc(ng, sizeof *a->est_w);
+    a->est_prev = calloc(ng, sizeof *a->est_prev);
+    a->est_pilot = malloc(AX_EST_PILOT * (2 * nt + 1) * sizeof *a->est_pilot);
+    a->est_pdt = malloc(AX_EST_PILOT * sizeof *a->est_pdt);
     a->est_ivn = calloc(nt, sizeof *a->est_ivn);
     a->est_ivoff = calloc(nt + 1, sizeof *a->est_ivoff);
     a->est_roff = calloc((size_t)a->nedges + 1, sizeof *a->est_roff);   /* no buffer */
@@ -608,7 +570,8 @@ int ax_est_alloc(skel_approx *a, diag *err)
         a->util = calloc(nt, sizeof *a->util);
     if (!a->thr)
         a->thr = calloc(nt, sizeof *a->thr);
-    return a->est_free && a->est_slow && a->est_cnt && a->est_ivn && a->est_ivoff && a->util &&
+    return a->est_free && a->est_slow && a->est_cnt && a->est_z && a->est_w && a->est_prev &&
+                   a->est_pilot && a->est_pdt && a->est_ivn && a->est_ivoff && a->util &&
                    a->thr && a->est_roff && a->est_ecnt && a->est_scv && a->scv
                ? 0
                : ax_oom(err);

@@ -11,6 +11,7 @@
  *   approx_group.c    counted deals: members cut, coupled by items in flight
  *   approx_layer.c    the windows of deals of deals: grown by whole round robins
  *   approx_est.c      the last resort of deals of deals: the cycle bound, scaled
+ *   approx_estcv.c    its batch means, stopping rule and control variate
  *   approx.c          the public entry (skeleton.h): workspace, evaluation
  *   approx_link.c     links with a buffer or phases (approx_link.h)
  *   approx_flowm.c    par/choice/loop steps: a task's fork, join, choice, loop
@@ -30,16 +31,21 @@
 #define AX_EST_WARM SKEL_APPROX_EST_WARM    /* the estimate's recursion: items before */
 #define AX_EST_ITEMS SKEL_APPROX_EST_ITEMS  /* it counts, items it counts (approx_est.c), */
 #define AX_EST_BATCHES 10    /* in batches, whose means give its 95% half-width */
-#define AX_EST_FIRST 50000   /* the items counted first, then AX_EST_STEP more */
+#define AX_EST_FIRST 37500   /* the items counted first, then AX_EST_STEP more */
 #define AX_EST_STEP 12500    /* at a time while */
 #define AX_EST_REL 0.01      /* the half-width is above this part of the rate */
 #define AX_EST_SUB 1250      /* items a run of the sampler counts at once (a
                                 tenth of AX_EST_STEP: the batches regroup them) */
-#define AX_EST_CRIT 2.7      /* the half-width's standard errors at every look:
+#define AX_EST_CRIT 2.8      /* the half-width's standard errors at every look:
                                 wider than Student's t for the repeated looks
                                 (Pocock's idea), calibrated by bench_approx cov so
                                 that the interval where the rule stops holds the
                                 rate >= 95% of the time (ax_est_batches) */
+#define AX_EST_CRIT_CV 2.9   /* ... and with the control variate (8 degrees of
+                                freedom; approx_estcv.c) */
+#define AX_EST_PILOT 64      /* the control's pilot: chunks of */
+#define AX_EST_CHUNK 125     /* items, the warm-up's last (approx_estcv.c) */
+#define AX_EST_PICKS 3       /* candidates the control weighs at most */
 #define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
 #define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
@@ -335,6 +341,13 @@ struct skel_approx {
                                  (approx_est.c): no windows */
     double *est_free, *est_slow;   /* per task: the estimate's recursion (approx_est.c) */
     long *est_cnt;
+    double *est_z;            /* per task, then per edge, then the hand-offs: the
+                                 sum of its draws less their means (the estimate's
+                                 control variate, mean 0; approx_estcv.c) */
+    double *est_w, *est_prev; /* per such group: its weight in the control, the
+                                 sum when last seen */
+    double *est_pilot, *est_pdt;  /* the pilot's chunks: their candidates (2T + 1
+                                 each), their times */
     double *est_iv;           /* the overlap pass's computes (start, end), per task
                                  from est_ivoff[i] (est_ivn[i] of them); NULL: none */
     long *est_ivoff, *est_ivn;
@@ -468,7 +481,16 @@ double ax_est_look(const double *dt, int m, long nb, double *se);
  * until the half-width is within AX_EST_REL of the rate or AX_EST_ITEMS
  * are counted. */
 typedef double (*ax_est_run)(void *ctx, long n, double last);
-double ax_est_batches(ax_est_run run, void *ctx, double t0, double *half, long *items);
+/* approx_estcv.c: the control variate (z: the groups' sums, est_z; w:
+ * their weights, NULL: no control), its pilot, the batch means. */
+typedef struct ax_est_cv {
+    const double *z, *w;
+    int nz;
+} ax_est_cv;
+int ax_est_pilot(ax_est_run run, void *ctx, skel_approx *a, ax_est_cv *cv, double *t);
+double ax_est_look_cv(const double *dt, const double *c, int m, long nb, double *se);
+double ax_est_batches(ax_est_run run, void *ctx, const ax_est_cv *cv, double *prev, double t0,
+                      double *half, long *items);
 /* approx_des.c: the estimate where the skeleton is not an event graph (a
  * farm's choice) or a node is shared: its semantics sampled event by
  * event. Applies when every step holds tasks or the world only (no

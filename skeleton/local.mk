@@ -21,7 +21,7 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/search_classes.c skeleton/search_construct.c skeleton/search_moves.c \
 	skeleton/search_more.c skeleton/search_polish.c skeleton/search_memo.c skeleton/search_lump.c \
 	skeleton/approx.c skeleton/approx_int.h skeleton/approx_machine.c skeleton/approx_chain.c \
-	skeleton/approx_window.c skeleton/approx_layer.c skeleton/approx_est.c skeleton/approx_des.c skeleton/approx_member.c skeleton/approx_solve.c \
+	skeleton/approx_window.c skeleton/approx_layer.c skeleton/approx_est.c skeleton/approx_estcv.c skeleton/approx_des.c skeleton/approx_member.c skeleton/approx_solve.c \
 	skeleton/approx_fixed.c skeleton/approx_share.c skeleton/approx_group.c \
 	skeleton/approx_link.c skeleton/approx_link.h skeleton/approx_flow.c skeleton/approx_flowm.c \
 	skeleton/approx_lattice.c
