@@ -41,6 +41,7 @@
 #define SKEL_MAX_LOOP_CAP 64       /* items inside one loop over several stages */
 #define SKEL_MIN_SCV 0.01          /* squared coefficients of variation: Erlang-100 */
 #define SKEL_MAX_SCV 100.0
+#define SKEL_APPROX_PHASES 16      /* skel_approx_opts.phase_w per task */
 #define SKEL_MAX_BUFFER 16         /* items one link holds (Buffer=) */
 
 /* ---- the skeleton hierarchy tree ------------------------------------- */
@@ -698,6 +699,12 @@ typedef struct skel_approx_opts {
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
+    const int *phase_n;      /* per task: its work as this many exponential phases
+                                in a row, at rates phase_w[i * SKEL_APPROX_PHASES + j]
+                                times its rate (sum of 1 / w: 1), in place of scv's;
+                                0 or NULL: scv's (a one-server loop's pass laid out,
+                                approx_flow.c) */
+    const double *phase_w;
     const double *link_scv;  /* per edge: squared coefficient of variation of its
                                 move's time (skel_model.link_scv); NULL: 1 */
     const int *buffer;       /* per edge: items its link holds (skel_model.buffer);

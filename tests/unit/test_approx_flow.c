@@ -288,7 +288,8 @@ END_TEST
  * loops (APPROX_FLOW_KIND=2, cases 9 and 0), where the loop's task took
  * the node of its heaviest body task and was counted computing there
  * through its whole pass: -11.37% and +7.83% before, +1.41% and +0.27%
- * with the ghosts. */
+ * with the ghosts, +1.47% and +0.10% with their sharers weighed by the
+ * pass's phases (test_flow_ps_phase). */
 START_TEST(test_flow_ps_server)
 {
     static const char l9[] = "pipe(7); task(\"t\", 0.62, data=1e5); loop(1.16); pipe(2);"
@@ -327,13 +328,56 @@ START_TEST(test_flow_ps_server)
 }
 END_TEST
 
+/* A one-server loop's body task shares its node with the stage before
+ * the loop, which hands the loop its item and computes its next one as
+ * the pass begins: bench_approx part (f)'s own loop cases 6 and 14
+ * (APPROX_FLOW_KIND=2), producer style. In case 6's chain, with t0 and
+ * t1 alone on a node (docs/approximation.md), P(t0 computes | t1
+ * computes) is 0.42; the ghosts took it given the pass, 0.085, and the
+ * approximation read +7.37% and +4.00%. Each sharer weighed by the pass's
+ * phases in which a ghost computes (approx_share.c ax_cond_phase,
+ * ax_ghost_given): +5.55% and +1.39%. */
+START_TEST(test_flow_ps_phase)
+{
+    static const char l6[] = "pipe(7); task(\"t\", 2.22, data=1e5); loop(1.2); pipe(2);"
+                             " task(\"t\", 1.03); task(\"t\", 0.709); task(\"t\", 6.42);"
+                             " loop(1.75); task(\"t\", 0.541, data=1e5);"
+                             " task(\"t\", 7.66, data=1e5); loop(1.63); task(\"t\", 5.42);"
+                             " task(\"t\", 0.6);";
+    static const char p6[] = "LocalLatency=0.0425024 DefaultLatency=0.353645 Input=h0 Output=h1\n"
+                             "NodeName=h0 Speed=5\nNodeName=h1 Speed=4\n";
+    static const int n6[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
+    static const char l14[] = "pipe(7); task(\"t\", 0.482, data=1e5); loop(2.07);"
+                              " task(\"t\", 5.13); task(\"t\", 2.27); loop(1.28); pipe(2);"
+                              " task(\"t\", 1.58, data=1e5); task(\"t\", 0.954);"
+                              " task(\"t\", 2.63, data=1e5); loop(1.2);"
+                              " task(\"t\", 0.801, data=1e5); task(\"t\", 0.306);";
+    static const char p14[] = "LocalLatency=0.0129277 DefaultLatency=0.225466 Input=h0 Output=h1\n"
+                              "NodeName=h0 Speed=6\nNodeName=h1 Speed=1\nNodeName=h2 Speed=7\n"
+                              "NodeName=h3 Speed=6\n"
+                              "Link=h0,h2 Latency=0.0396917 Bandwidth=1e+06\n"
+                              "Link=h0,h3 Latency=0.289204 Bandwidth=1e+06\n"
+                              "Link=h1,h3 Latency=0.00122939 Bandwidth=1e+08\n";
+    static const int n14[] = { 2, 0, 3, 1, 2, 1, 0, 0 };
+    double e6 = rel_err_on(l6, SKEL_STYLE_PRODUCER, n6, p6, 0, NULL);
+    double e14 = rel_err_on(l14, SKEL_STYLE_PRODUCER, n14, p14, 0, NULL);
+    if (getenv("FLOW_VERBOSE"))
+        printf("ps phase: case 6 %+.4f%%, case 14 %+.4f%%\n", 100 * e6, 100 * e14);
+    ck_assert_msg(fabs(e6) <= 0.06, "case 6: error %.3g%%", 100 * e6);
+    ck_assert_msg(fabs(e14) <= 0.02, "case 14: error %.3g%%", 100 * e14);
+}
+END_TEST
+
 /* Nested loops under processor sharing: a one-server loop first in an
  * outer loop's body, every placement of its 5 tasks on 3 nodes (243).
  * The outer loop is one server too (its pass holding the inner loop's
- * stay), every body task a ghost of it: mean |error| 1.50%, largest
- * 6.22%. The outer loop as the serial reduction, Little's law bounding
- * its gate, the inner one server with its ghosts: 3.08% and 14.4%
- * (without the inner ghosts, 4.91% and 19.5%), which both bounds fail. */
+ * stay), every body task a ghost of it, its pass in phases (approx_flow.c
+ * want_phases) and each sharer weighed with a ghost where it computes:
+ * mean |error| 1.20%, largest 3.88% (1.50% and 6.22% with the ghosts
+ * conditioned on the pass, which the largest's bound fails). The outer
+ * loop as the serial reduction, Little's law bounding its gate, the inner
+ * one server with its ghosts: 3.08% and 14.4% (without the inner ghosts,
+ * 4.91% and 19.5%). */
 #define NPS_NODES "LocalLatency=0.01 DefaultLatency=0.05 Input=h0 Output=h1\n" \
     "NodeName=h0 Speed=2\nNodeName=h1 Speed=3\nNodeName=h2 Speed=4\n"
 
@@ -401,14 +445,16 @@ START_TEST(test_flow_nested_ps)
                              " task(\"a\", 5); task(\"b\", 4); task(\"c\", 3); task(\"d\", 4);";
     double mean, worst;
     nested_sweep(nl, SKEL_STYLE_STREAM, NPS_NODES, &mean, &worst);
-    ck_assert_msg(mean <= 0.02 && worst <= 0.08, "mean |error| %.3g%%, largest %.3g%%",
+    ck_assert_msg(mean <= 0.02 && worst <= 0.05, "mean |error| %.3g%%, largest %.3g%%",
                   100 * mean, 100 * worst);
 }
 END_TEST
 
 /* A one-server loop last in an outer loop's body (both end at one task),
  * docs/approximation.md's two skeletons, producer style, under processor
- * sharing: 2.03% / 6.24% (mean / largest |error|) and 2.16% / 7.15%. The
+ * sharing: 1.20% / 2.99% (mean / largest |error|) and 1.15% / 2.81%
+ * (approx_flow.c want_phases, ghost_layout); 2.03% / 6.24% and 2.16% /
+ * 7.15% with the ghosts conditioned on the pass as a whole. The
  * outer loop as the serial reduction bounded by Little's law, against the
  * chain with the loops' means kept (dag.c's fix of the same day): 6.39% /
  * 23.5% and 5.26% / 24.9% (against the chain that swapped the means,
@@ -425,7 +471,7 @@ START_TEST(test_flow_nested_end)
     for (int c = 0; c < 2; c++) {
         double mean, worst;
         nested_sweep(skel[c], SKEL_STYLE_PRODUCER, plat[c], &mean, &worst);
-        ck_assert_msg(mean <= 0.03 && worst <= 0.09, "skeleton %d: mean |error| %.3g%%, "
+        ck_assert_msg(mean <= 0.015 && worst <= 0.04, "skeleton %d: mean |error| %.3g%%, "
                       "largest %.3g%%", c, 100 * mean, 100 * worst);
     }
 }
@@ -708,6 +754,7 @@ int main(void)
     tcase_add_test(tc, test_flow_links);
     tcase_add_test(tc, test_flow_nested_gate);
     tcase_add_test(tc, test_flow_ps_server);
+    tcase_add_test(tc, test_flow_ps_phase);
     tcase_add_test(tc, test_flow_nested_ps);
     tcase_add_test(tc, test_flow_nested_end);
     tcase_add_test(tc, test_flow_bad_rate);
