@@ -321,6 +321,9 @@ static void free_machines(skel_approx *a)
     free(a->pcond);
     free(a->pjs);
     free(a->pxs);
+    free(a->lph);
+    free(a->pph);
+    free(a->pphs);
 }
 
 /* The counted deals (approx_group.c). */
@@ -567,6 +570,8 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     a->ghost_node = tmp.ghost_node;   /* the caller's sharers (approx_flow.c) */
     a->ghost_p = tmp.ghost_p;
     a->ghost_of = tmp.ghost_of;
+    a->ghost_ov = tmp.ghost_ov;
+    a->ghost_nph = tmp.ghost_nph;
     a->nghost = tmp.nghost;
     ax_est_keep_links(a, b);          /* the links the caller placed, for the estimate */
     skel_approx_free(b);

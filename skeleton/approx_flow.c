@@ -10,11 +10,12 @@
  * multiplies the tasks' computations back by their visits: the items
  * through the skeleton are the reduced graph's. The gate's cap is kept as
  * a bound only (gate_bound), but for a loop whose gate admits one item
- * over a pipe of tasks: that body is one server, one task of the reduced
- * graph looping over itself, each computation one pass through the body
- * (its computations and moves one after the other, body_pass), of Erlang
- * or H2 phases fitted to the pass's first two moments (the workspace is
- * built again when the fit's phases change). */
+ * over a pipe of tasks, choices, pars and such loops: that body is one
+ * server, one task of the reduced graph looping over itself, each
+ * computation one pass through the body (its computations and moves one
+ * after the other, a choice's branches mixed, a par's longest,
+ * approx_pass.c), of Erlang or H2 phases fitted to the pass's first two
+ * moments (the workspace is built again when the fit's phases change). */
 #include "approx_int.h"
 
 #include <limits.h>
@@ -51,6 +52,11 @@ struct ax_flow {
     double *rscv;             /* per reduced task: the scv it was built with (a pass's
                                  fit for a one-server loop) */
     double *want;             /* per reduced task: the scv this evaluation fits */
+    int *rphn;                /* per reduced task: a one-server pass's phases in a row
+                                 it was built with (pass_layout; 0: rscv's fit), */
+    double *rphw;             /* their rates over the pass's (AX_GPH per task), */
+    int *wantn;               /* and this evaluation's */
+    double *wantw;
     int *rnode;               /* per reduced task: its node (Sharing=ps) */
     double *slow;             /* per original task: its computations' stretch by its
                                  node's sharers (a one-server body's task under ps,
@@ -63,7 +69,13 @@ struct ax_flow {
     int *gown;                /* its reduced task (the owner), */
     double *gp;               /* its probability of computing given that the owner
                                  computes (a pass) */
+    double *gov;              /* AX_GPH per ghost: its share of each of the owner's
+                                 computing phases (ghost_layout), */
+    int *gnph;                /* their number (1: none laid out) */
     int ng;
+    const int *onode;         /* per original task: its node (Sharing=ps; NULL:
+                                 static), this evaluation's (a par's branches
+                                 share theirs in a pass, approx_pass.c) */
 };
 
 static double task_visits(const skel_dag *d, int i)
@@ -198,6 +210,10 @@ static int flow_alloc(struct ax_flow *f, const skel_dag *d)
     f->rhi = malloc(nr * sizeof *f->rhi);
     f->rscv = malloc(nr * sizeof *f->rscv);
     f->want = malloc(nr * sizeof *f->want);
+    f->rphn = calloc(nr, sizeof *f->rphn);
+    f->rphw = calloc(nr * AX_GPH, sizeof *f->rphw);
+    f->wantn = calloc(nr, sizeof *f->wantn);
+    f->wantw = calloc(nr * AX_GPH, sizeof *f->wantw);
     f->rnode = malloc(nr * sizeof *f->rnode);
     f->odiv = malloc(no * sizeof *f->odiv);
     f->olscv = malloc(no * sizeof *f->olscv);
@@ -209,7 +225,9 @@ static int flow_alloc(struct ax_flow *f, const skel_dag *d)
     f->gnode = calloc(nt, sizeof *f->gnode);
     f->gown = calloc(nt, sizeof *f->gown);
     f->gp = calloc(nt, sizeof *f->gp);
-    return f->slow && f->mueff && f->gtask && f->gnode && f->gown && f->gp && f->emap &&
+    f->gov = calloc(nt * AX_GPH, sizeof *f->gov);
+    f->gnph = calloc(nt, sizeof *f->gnph);
+    return f->rphn && f->rphw && f->wantn && f->wantw && f->gov && f->gnph && f->slow && f->mueff && f->gtask && f->gnode && f->gown && f->gp && f->emap &&
            f->ediv && f->lambda && f->link_scv && f->buffer && f->ein && f->mu && f->extra &&
            f->rlo && f->rhi && f->rscv && f->want && f->rnode && f->odiv && f->olscv &&
            f->obuf && f->tscv ? 0 : -1;
@@ -217,9 +235,10 @@ static int flow_alloc(struct ax_flow *f, const skel_dag *d)
 
 /* The reduced workspace for opts o (per original task and edge) and, per
  * reduced task, the scv to build it with (NULL: a one-server loop's pass
- * exponential until an evaluation fits it). */
+ * exponential until an evaluation fits it) or its phases in a row (rn,
+ * rw: pass_layout's; NULL: none). */
 static struct ax_flow *flow_new(const skel_dag *d, const skel_approx_opts *o,
-                                const double *rscv, diag *err)
+                                const double *rscv, const int *rn, const double *rw, diag *err)
 {
     struct ax_flow *f = calloc(1, sizeof *f);
     if (!f)
@@ -230,12 +249,18 @@ static struct ax_flow *flow_new(const skel_dag *d, const skel_approx_opts *o,
         goto fail;
     }
     map_tasks(f, d, o, rscv);
+    if (rn) {
+        memcpy(f->rphn, rn, (size_t)f->nr * sizeof *f->rphn);
+        memcpy(f->rphw, rw, (size_t)f->nr * AX_GPH * sizeof *f->rphw);
+    }
     for (int i = 0; i < d->ntasks; i++)
         f->slow[i] = 1;           /* the ghosts' gp start at 0 (calloc) */
     skel_approx_opts io = o ? *o : (skel_approx_opts){ 0 };
     io.link_scv = f->link_scv;
     io.buffer = f->buffer;
     io.scv = f->rscv;
+    io.phase_n = f->rphn;
+    io.phase_w = f->rphw;
     if (map_edges(f, d, o, err) < 0 || !(f->inner = skel_approx_new(d->serial, &io, err)))
         goto fail;
     return f;
@@ -256,7 +281,7 @@ skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *
         skel_approx_free(a);
         return NULL;
     }
-    if (!(a->flow = flow_new(d, opts, NULL, err))) {
+    if (!(a->flow = flow_new(d, opts, NULL, NULL, NULL, err))) {
         skel_approx_free(a);
         return NULL;
     }
@@ -271,22 +296,23 @@ void ax_flow_free(struct ax_flow *f)
     void *v[] = { f->emap, f->ediv, f->mu, f->odiv, f->extra, f->lambda, f->link_scv,
                   f->buffer, f->rlo, f->rhi, f->olscv, f->obuf, f->tscv, f->rscv, f->want,
                   f->rnode, f->ein, f->slow, f->mueff, f->gtask, f->gnode, f->gown,
-                  f->gp };
+                  f->gp, f->gov, f->gnph, f->rphn, f->rphw, f->wantn, f->wantw };
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
         free(v[k]);
     free(f);
 }
 
 /* Flow a's reduced workspace built again for link kinds scv and buffer
- * (per original edge) and task scv rscv (per reduced task). */
+ * (per original edge) and task scv rscv or phases rn, rw (per reduced
+ * task). */
 static int flow_rebuild(skel_approx *a, const double *scv, const int *buffer, const double *rscv,
-                        diag *err)
+                        const int *rn, const double *rw, diag *err)
 {
     skel_approx_opts o = a->o;
     o.link_scv = scv;
     o.buffer = buffer;
     o.handoff = a->handoff;
-    struct ax_flow *g = flow_new(a->d, &o, rscv, err);
+    struct ax_flow *g = flow_new(a->d, &o, rscv, rn, rw, err);
     if (!g)
         return -1;
     struct ax_flow *f = a->flow;
@@ -297,7 +323,10 @@ static int flow_rebuild(skel_approx *a, const double *scv, const int *buffer, co
     memcpy(g->gnode, f->gnode, nt * sizeof *g->gnode);
     memcpy(g->gown, f->gown, nt * sizeof *g->gown);
     memcpy(g->gp, f->gp, nt * sizeof *g->gp);
+    memcpy(g->gov, f->gov, nt * AX_GPH * sizeof *g->gov);
+    memcpy(g->gnph, f->gnph, nt * sizeof *g->gnph);
     g->ng = f->ng;
+    g->onode = f->onode;
     ax_flow_free(f);
     a->flow = g;
     return 0;
@@ -309,7 +338,7 @@ int ax_flow_links(skel_approx *a, const double *scv, const int *buffer, diag *er
     int same = 1;
     for (int e = 0; e < a->d->nedges && same; e++)
         same = f->olscv[e] == scv[e] && f->obuf[e] == buffer[e];
-    if (!same && flow_rebuild(a, scv, buffer, f->rscv, err) < 0)
+    if (!same && flow_rebuild(a, scv, buffer, f->rscv, f->rphn, f->rphw, err) < 0)
         return -1;
     a->flow->inner->handoff = a->handoff;
     return 0;
@@ -328,16 +357,6 @@ static void add_move(double *sum, int ntasks, int x, int y, double t)
         sum[x] += t;
     if (y >= 0 && y < ntasks)
         sum[y] += t;
-}
-
-/* Mean (returned) and variance (*v) of move e's time inside a one-server
- * body: over a link that holds items, hand-off, transit and take (gen.c). */
-static double body_move(const struct ax_flow *f, int e, const double *lambda, double h,
-                        double *v)
-{
-    double t = 1 / lambda[e];
-    *v = f->olscv[e] * t * t + (f->obuf[e] > 0 ? 2 / (h * h) : 0);
-    return t + (f->obuf[e] > 0 ? 2 / h : 0);
 }
 
 /* The time an item spends inside one-server loop x's body before its
@@ -362,86 +381,20 @@ static double body_entry(const struct ax_flow *f, const skel_dag *d, int x,
     return w > 0 ? t / w : 0;
 }
 
-/* The loop nested in one-server body [lo, hi) whose body starts at task i,
- * the widest (-1: none). */
-static int inner_gate(const skel_dag *d, int lo, int hi, int i)
-{
-    int best = -1;
-    for (int g = 0; g < d->ngates; g++)
-        if (d->gates[g].lo == i && gate_inside(&d->gates[g], lo, hi) &&
-            (best < 0 || d->gates[g].hi > d->gates[best].hi))
-            best = g;
-    return best;
-}
-
-/* Whether move a -> b lies inside a loop nested in [lo, hi) (its own). */
-static int inner_move(const skel_dag *d, int lo, int hi, int a, int b)
-{
-    for (int k = 0; k < d->ngates; k++) {
-        const skel_gate *g = &d->gates[k];
-        if (gate_inside(g, lo, hi) && a >= g->lo && a < g->hi && b >= g->lo && b < g->hi)
-            return 1;
-    }
-    return 0;
-}
-
-/* The moves of loop body [lo, hi) itself (not its nested loops'): the
- * forward ones' mean and variance summed into mom[0], mom[1], the
- * feedback's into mom[2], mom[3]. */
-static void level_moves(const struct ax_flow *f, const skel_dag *d, int lo, int hi,
-                        const double *lambda, double h, double mom[4])
-{
-    for (int e = 0; e < d->nedges; e++) {
-        int a = d->edges[e].from, b = d->edges[e].to;
-        if (a < lo || a >= hi || b < lo || b >= hi || inner_move(d, lo, hi, a, b))
-            continue;
-        double v, t = body_move(f, e, lambda, h, &v);
-        mom[b > a ? 0 : 2] += t;
-        mom[b > a ? 1 : 3] += v;
-    }
-}
-
-/* The whole stay S of an item in a loop of mean m over the pipe [lo, hi)
- * of tasks and nested one-server loops (each of its own stay): the
- * computations and forward moves of the first pass P, then N - 1 more (N
- * geometric of mean m), each after the feedback move F: E S = E P + (m-1)
- * E G, Var S = Var P + (m-1) Var G + m (m-1) (E G)^2, G = F + P. Mean
- * returned, variance in *var. */
-static double loop_stay(const struct ax_flow *f, const skel_dag *d, int lo, int hi, double m,
-                        const double *mu, const double *lambda, double h, double *var)
-{
-    double mom[4] = { 0 };
-    for (int i = lo; i < hi;) {
-        int g = inner_gate(d, lo, hi, i);
-        if (g >= 0) {
-            double v, t = loop_stay(f, d, i, d->gates[g].hi, d->gates[g].mean, mu, lambda, h, &v);
-            mom[0] += t;
-            mom[1] += v;
-            i = d->gates[g].hi;
-        } else {
-            mom[0] += 1 / mu[i];
-            mom[1] += f->tscv[i] / (mu[i] * mu[i]);
-            i++;
-        }
-    }
-    level_moves(f, d, lo, hi, lambda, h, mom);
-    double eg = mom[0] + mom[2];
-    *var = mom[1] + (m - 1) * (mom[1] + mom[3]) + m * (m - 1) * eg * eg;
-    return mom[0] + (m - 1) * eg;
-}
-
 /* One pass of an item through one-server loop x's body (gate cap 1, a
- * pipe of tasks and nested one-server loops): its mean (returned) and scv
- * (*scv), from the first two moments of the whole stay S, its entry
- * (body_entry), then loop_stay; a pass is the geometric sum's term of the
- * same two moments (a pass's time as gen.c's chain makes it, exactly,
- * when the feedback is instant and P of the fitted phases). */
+ * pipe of tasks, choices, pars and nested one-server loops): its mean
+ * (returned) and scv (*scv), from the first two moments of the whole stay
+ * S, its entry (body_entry), then its time inside (approx_pass.c); a pass
+ * is the geometric sum's term of the same two moments (a pass's time as
+ * gen.c's chain makes it, exactly, when the feedback is instant and P of
+ * the fitted phases). */
 static double body_pass(const struct ax_flow *f, const skel_dag *d, int x, const double *mu,
                         const double *lambda, double h, double *scv)
 {
     double m = d->serial_loop[x], vin, vs;
+    ax_pass_in in = { d, mu, f->tscv, lambda, f->olscv, f->obuf, h, f->onode };
     double ein = body_entry(f, d, x, lambda, h, &vin);
-    double es = ein + loop_stay(f, d, f->rlo[x], f->rhi[x], m, mu, lambda, h, &vs);
+    double es = ein + ax_pass_stay(&in, d->pass_at[f->rlo[x]], &vs);
     double p = es / m, c = (vin + vs - m * (m - 1) * p * p) / m / (p * p);
     *scv = c < SKEL_MIN_SCV ? SKEL_MIN_SCV : c > SKEL_MAX_SCV ? SKEL_MAX_SCV : c;
     return p;
@@ -464,6 +417,113 @@ static double server_passes(const struct ax_flow *f, const skel_dag *d, int x)
 static double fit_scv(double c)
 {
     return c > 1 ? c : 1.0 / skel_erlang_phases(c);
+}
+
+/* A one-server pass laid out at mean times (pass_layout): per segment its
+ * length and what computes in it, a body task (>= 0), a nested loop's
+ * stay (-2 - its gate) or nothing (-1: the entry, the feedback, a move). */
+typedef struct ax_lay {
+    double len[AX_GPH];
+    int who[AX_GPH];
+    int n;
+} ax_lay;
+
+static int lay_add(ax_lay *l, double len, int who)
+{
+    if (!(len > 0))
+        return 0;
+    if (l->n == AX_GPH)
+        return -1;
+    l->len[l->n] = len;
+    l->who[l->n++] = who;
+    return 0;
+}
+
+/* Whether body [lo, hi) holds a nested loop. */
+static int nested(const skel_dag *d, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++)
+        if (inner_gate(d, lo, hi, i) >= 0)
+            return 1;
+    return 0;
+}
+
+/* Whether one-server loop x's body holds only exponential work and
+ * rendezvous moves of exponential time, which a pass in phases keeps. */
+static int layable(const struct ax_flow *f, const skel_dag *d, int x)
+{
+    for (int i = f->rlo[x]; i < f->rhi[x]; i++)
+        if (f->tscv[i] != 1)
+            return 0;
+    for (int e = 0; e < d->nedges; e++) {
+        int a = d->edges[e].from, b = d->edges[e].to;
+        int in = (a >= f->rlo[x] && a < f->rhi[x]) || (b >= f->rlo[x] && b < f->rhi[x]);
+        if (in && (f->olscv[e] != 1 || f->obuf[e] > 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* One-server loop x's pass laid out at mean times (mu per original task,
+ * stretched): the entry, the body's tasks and nested loops' stays with
+ * the moves between them, then the feedback move (its share of a pass: a
+ * pass is followed by another with probability 1 - 1/mean). -1: more than
+ * AX_GPH segments. */
+static int pass_layout(const struct ax_flow *f, const skel_dag *d, int x, const double *mu,
+                       const double *lambda, double h, ax_lay *l)
+{
+    int lo = f->rlo[x], hi = f->rhi[x], fb = skel_dag_edge(d, hi - 1, lo), rc = 0;
+    double m = d->serial_loop[x], v, pre = body_entry(f, d, x, lambda, h, &v) / m;
+    l->n = 0;
+    double post = fb >= 0 ? body_move(f, fb, lambda, h, &v) * (m - 1) / m : 0;
+    rc |= lay_add(l, pre, -1);
+    for (int i = lo; i < hi;) {
+        int g = inner_gate(d, lo, hi, i), end = g >= 0 ? d->gates[g].hi : i + 1;
+        double len = g >= 0 ? loop_stay(f, d, i, end, d->gates[g].mean, mu, lambda, h, &v)
+                            : 1 / mu[i];
+        rc |= lay_add(l, len, g >= 0 ? -2 - g : i);
+        int e = end < hi ? skel_dag_edge(d, end - 1, end) : -1;
+        rc |= lay_add(l, e >= 0 ? body_move(f, e, lambda, h, &v) : 0, -1);
+        i = end;
+    }
+    rc |= lay_add(l, post, -1);
+    return rc < 0 || l->n < 2 ? -1 : 0;
+}
+
+/* Under processor sharing, the pass of a one-server loop x with a nested
+ * loop as its layout's phases in a row (exponential, of the segments'
+ * mean lengths) rather than the fit of its two moments, so that the
+ * windows know which body task or nested loop computes (approx_share.c's
+ * pairs by phase): an Erlang phase of the fit spreads a nested loop's
+ * stay over the pass. Only there: one-level loops keep the fit, whose
+ * fewer local states leave the windows room (bench_approx part (f)'s own
+ * loop cases: p95 3.74% with the fit, 4.22% with the phases; nested
+ * sweeps' largest 5.1-5.3% with the fit, 3.9-4.1% with the phases;
+ * docs/approximation.md). Its rates kept when within AX_FLOW_H2_TOL of
+ * those built (not rebuilt). 0: not laid out. */
+static int want_phases(struct ax_flow *f, const skel_dag *d, int x, const double *mu,
+                       const double *lambda, double h)
+{
+    ax_lay l;
+    f->wantn[x] = 0;
+    memset(f->wantw + (size_t)x * AX_GPH, 0, AX_GPH * sizeof *f->wantw);
+    if (!f->ng || !nested(d, f->rlo[x], f->rhi[x]) || !layable(f, d, x) ||
+        pass_layout(f, d, x, mu, lambda, h, &l) < 0)
+        return 0;
+    double t = 0, t2 = 0, *w = f->wantw + (size_t)x * AX_GPH;
+    const double *b = f->rphw + (size_t)x * AX_GPH;
+    for (int j = 0; j < l.n; j++)
+        t += l.len[j], t2 += l.len[j] * l.len[j];
+    int same = f->rphn[x] == l.n;
+    for (int j = 0; j < l.n; j++) {
+        w[j] = t / l.len[j];
+        same = same && fabs(w[j] / b[j] - 1) < AX_FLOW_H2_TOL;
+    }
+    f->wantn[x] = l.n;
+    f->want[x] = same ? f->rscv[x] : t2 / (t * t);
+    if (same)
+        memcpy(w, b, AX_GPH * sizeof *w);
+    return 1;
 }
 
 /* The reduced graph's rates. Its moves take the visits' share of the
@@ -503,6 +563,7 @@ static void reduce_rates(struct ax_flow *f, const skel_dag *d, const double *mu,
             if (f->want[x] > 1 && f->rscv[x] > 1 &&
                 fabs(f->want[x] / f->rscv[x] - 1) < AX_FLOW_H2_TOL)
                 f->want[x] = f->rscv[x];   /* H2 phases close enough: not rebuilt */
+            want_phases(f, d, x, mu, lambda, h);
         } else
             f->mu[x] = 1 / (task_visits(d, i) / mu[i] + add);
     }
@@ -551,6 +612,7 @@ static void flow_ghosts(struct ax_flow *f, const skel_dag *d, const int *ps_node
                         const double *mu)
 {
     f->ng = 0;
+    f->onode = ps_node;
     for (int i = 0; ps_node && i < d->ntasks; i++)
         if (d->serial_loop[d->serial_of[i]] > 0) {
             f->gtask[f->ng] = i;
@@ -566,14 +628,22 @@ static void flow_ghosts(struct ax_flow *f, const skel_dag *d, const int *ps_node
 static int refit(skel_approx *a, diag *err)
 {
     struct ax_flow *f = a->flow;
+    size_t nr = (size_t)f->nr;
     for (int x = 0; x < f->nr; x++)
-        if (f->want[x] != f->rscv[x]) {
-            double *want = malloc((size_t)f->nr * sizeof *want);
-            if (!want)
-                return ax_oom(err);
-            memcpy(want, f->want, (size_t)f->nr * sizeof *want);
-            int rc = flow_rebuild(a, f->olscv, f->obuf, want, err);
+        if (f->want[x] != f->rscv[x] || f->wantn[x] != f->rphn[x] ||
+            memcmp(f->wantw + (size_t)x * AX_GPH, f->rphw + (size_t)x * AX_GPH,
+                   AX_GPH * sizeof *f->rphw) != 0) {
+            double *want = malloc(nr * (1 + AX_GPH) * sizeof *want);
+            int *wn = malloc(nr * sizeof *wn);
+            int rc = want && wn ? 0 : ax_oom(err);
+            if (rc == 0) {
+                memcpy(want, f->want, nr * sizeof *want);
+                memcpy(want + nr, f->wantw, nr * AX_GPH * sizeof *want);
+                memcpy(wn, f->wantn, nr * sizeof *wn);
+                rc = flow_rebuild(a, f->olscv, f->obuf, want, wn, want + nr, err);
+            }
             free(want);
+            free(wn);
             if (rc < 0)
                 return -1;
             a->flow->inner->handoff = a->handoff;
@@ -603,20 +673,23 @@ static void flow_results(skel_approx *a, const double *mu, double thru, double s
 }
 
 /* The stretch of body task i's computations by its node's sharers that
- * compute while its loop's task s does (a pass), 1 / E[1 / (1 + N)]: the
- * reduced graph's tasks there and the other one-server bodies' ghosts,
- * each with its probability given that s computes (approx_share.c's
- * pairs), taken independent. */
+ * compute while it does, 1 / E[1 / (1 + N)]: the reduced graph's tasks
+ * there, each with its probability given that its loop's task s computes
+ * in the phases task i's work is laid out over (ghost_layout; approx_
+ * share.c's pairs by phase), and the other one-server bodies' ghosts,
+ * given that s computes, taken independent. */
 static double body_slow(const struct ax_flow *f, const int *ps_node, int i)
 {
     double pb[AX_PB_MAX + 2] = { 1 }, mean = 0;
     const skel_approx *in = f->inner;
-    int m = 0, s = f->gown[0], n = ps_node[i];
+    int m = 0, g = 0, n = ps_node[i];
     for (int k = 0; k < f->ng; k++)
-        s = f->gtask[k] == i ? f->gown[k] : s;
+        g = f->gtask[k] == i ? k : g;
+    int s = f->gown[g];
     for (int y = 0; y < f->nr; y++)
         if (f->rnode[y] == n)
-            ax_pb_add(pb, &m, &mean, ax_cond_busy(in, s, y));
+            ax_pb_add(pb, &m, &mean, ax_cond_phase(in, s, y, f->gov + (size_t)g * AX_GPH,
+                                                   f->gnph[g]));
     for (int k = 0; k < f->ng; k++)
         if (f->gown[k] != s && (k == 0 || f->gown[k - 1] != f->gown[k])) {
             double q = ax_ghost_share(in, f->gown[k], n);
@@ -650,6 +723,62 @@ static double flow_restretch(skel_approx *a, const double *mu, const int *ps_nod
     return ch;
 }
 
+/* The part of [s0, s1) (density dens) in each of nph equal phases of
+ * [0, t), per phase's length, into ov. */
+static void lay_phases(double *ov, int nph, double t, double s0, double s1, double dens)
+{
+    for (int j = 0; j < nph; j++) {
+        double a = fmax(s0, t * j / nph), b = fmin(s1, t * (j + 1) / nph);
+        ov[j] = b > a ? (b - a) * dens / (t / nph) : 0;
+    }
+}
+
+/* The part of segment j of layout l that task b computes: 1 in its own,
+ * its time per pass spread evenly over a nested loop's stay holding it. */
+static double lay_share(const struct ax_flow *f, const skel_dag *d, int x, const ax_lay *l,
+                        int j, int b, const double *mu)
+{
+    int g = -2 - l->who[j];
+    if (l->who[j] == b)
+        return 1;
+    if (g < 0 || b < d->gates[g].lo || b >= d->gates[g].hi)
+        return 0;
+    return task_visits(d, b) / mu[b] / server_passes(f, d, x) / l->len[j];
+}
+
+/* Ghost k's share of each computing phase of its owner x's pass (approx_
+ * share.c weighs the sharers of its node by the phases in which it
+ * computes): its layout's segments when the pass is built as them
+ * (want_phases), else the Erlang fit's equal phases in a row over the
+ * layout; one phase under H2 or past AX_GPH. The stage before the loop,
+ * which computes its next item as the pass begins, shares the node with
+ * the body's first task far more than with the pass on average (bench
+ * f-loop-6: P(it computes | that task computes) 0.42 in the chain, 0.085
+ * given the pass). */
+static void ghost_layout(struct ax_flow *f, const skel_dag *d, int k, const double *mu,
+                         const double *lambda, double h)
+{
+    int x = f->gown[k], b = f->gtask[k];
+    int nph = f->rphn[x] > 0 ? f->rphn[x] : f->rscv[x] > 1 ? 1 : skel_erlang_phases(f->rscv[x]);
+    double *ov = f->gov + (size_t)k * AX_GPH, t = 0, s0 = 0, s1 = 0, dens = 0;
+    ax_lay l;
+    f->gnph[k] = 1;
+    if (nph < 2 || nph > AX_GPH || pass_layout(f, d, x, mu, lambda, h, &l) < 0 ||
+        (f->rphn[x] > 0 && l.n != nph))
+        return;
+    f->gnph[k] = nph;
+    for (int j = 0; j < l.n; j++) {
+        double sh = lay_share(f, d, x, &l, j, b, mu);
+        if (f->rphn[x] > 0)
+            ov[j] = sh;
+        else if (sh > 0)
+            s0 = t, s1 = t + l.len[j], dens = sh;
+        t += l.len[j];
+    }
+    if (f->rphn[x] == 0)
+        lay_phases(ov, nph, t, s0, s1, dens);
+}
+
 /* One evaluation of the reduced graph at this evaluation's stretches. */
 static int flow_pass(skel_approx *a, const double *lambda, const int *ps_node,
                      skel_approx_result *r, diag *err)
@@ -662,7 +791,11 @@ static int flow_pass(skel_approx *a, const double *lambda, const int *ps_node,
     f->inner->ghost_node = f->gnode;
     f->inner->ghost_p = f->gp;
     f->inner->ghost_of = f->gown;
+    f->inner->ghost_ov = f->gov;
+    f->inner->ghost_nph = f->gnph;
     f->inner->nghost = node ? f->ng : 0;
+    for (int k = 0; node && k < f->ng; k++)
+        ghost_layout(f, a->d, k, f->mueff, lambda, a->handoff);
     if (skel_approx_eval(f->inner, f->mu, f->lambda, node, r, err) < 0)
         return -1;
     r->whole = 0;   /* the reduction's chain, not the model's */

@@ -113,12 +113,35 @@ static int exchange(fm *m, const skel_flow *f, int k, int alt, int from, int to,
     return add_lattice(m, f, k, alt, send, st, ng);
 }
 
+/* Task i's computing phases: the caller's (opts.phase_n), else H2's two
+ * branches or Erlang-k's k. */
+static int fm_phases(const skel_approx *a, int i)
+{
+    if (a->o.phase_n && a->o.phase_n[i] > 0)
+        return a->o.phase_n[i];
+    return a->scv[i] > 1 ? 2 : skel_erlang_phases(a->scv[i]);
+}
+
+/* Task i's work is H2's two branches (not phases in a row). */
+static int fm_h2(const skel_approx *a, int i)
+{
+    return a->scv[i] > 1 && !(a->o.phase_n && a->o.phase_n[i] > 0);
+}
+
+/* The rate over mu of phase ph of task i's K in a row. */
+static double fm_rate(const skel_approx *a, int i, int ph, int K)
+{
+    if (a->o.phase_n && a->o.phase_n[i] > 0)
+        return a->o.phase_w[(size_t)i * SKEL_APPROX_PHASES + (size_t)ph];
+    return K;
+}
+
 /* The end of the computation at c (its K phases, c .. c + K - 1, or H2's
  * two branches) into t with weight w. */
 static int comp_end(fm *m, int c, int t, double w, int comp0)
 {
     double sc = m->a->scv[m->i];
-    if (sc > 1) {
+    if (fm_h2(m->a, m->i)) {
         double p, ra, rb;
         skel_h2(sc, &p, &ra, &rb);
         if (ax_ltr_into(m->a, m->cap, m->i, (ax_ltr){ c, t, -1, 0, 1, ra * w }, comp0, m->err) < 0)
@@ -126,9 +149,10 @@ static int comp_end(fm *m, int c, int t, double w, int comp0)
         return ax_ltr_into(m->a, m->cap, m->i, (ax_ltr){ c + 1, t, -1, 0, 1, rb * w }, comp0,
                            m->err);
     }
-    int K = skel_erlang_phases(sc);
-    return ax_ltr_into(m->a, m->cap, m->i, (ax_ltr){ c + K - 1, t, -1, 0, 1, K * w }, comp0,
-                       m->err);
+    int K = fm_phases(m->a, m->i);
+    return ax_ltr_into(m->a, m->cap, m->i,
+                       (ax_ltr){ c + K - 1, t, -1, 0, 1, fm_rate(m->a, m->i, K - 1, K) * w },
+                       comp0, m->err);
 }
 
 /* The computation at c (phases before its end) and, per alternative of
@@ -137,12 +161,13 @@ static int comp_end(fm *m, int c, int t, double w, int comp0)
 static int comp_round(fm *m, int c, int kd, int next, int next_comp)
 {
     const skel_flow *D = &m->a->d->dst[m->i];
-    double sc = m->a->scv[m->i];
-    int K = sc > 1 ? 2 : skel_erlang_phases(sc), na = D->nsteps ? skel_flow_nalts(D, kd) : 1;
+    int K = fm_phases(m->a, m->i), na = D->nsteps ? skel_flow_nalts(D, kd) : 1;
+    int h2 = fm_h2(m->a, m->i);
     for (int ph = 0; ph < K; ph++)
         m->busy[c + ph] = 1;
-    for (int ph = 0; sc <= 1 && ph < K - 1; ph++)
-        if (ax_ltr_into(m->a, m->cap, m->i, (ax_ltr){ c + ph, c + ph + 1, -1, 0, 0, (double)K },
+    for (int ph = 0; !h2 && ph < K - 1; ph++)
+        if (ax_ltr_into(m->a, m->cap, m->i,
+                        (ax_ltr){ c + ph, c + ph + 1, -1, 0, 0, fm_rate(m->a, m->i, ph, K) },
                         -1, m->err) < 0)
             return -1;
     for (int al = 0; al < na; al++) {
@@ -166,8 +191,7 @@ static int comp_round(fm *m, int c, int kd, int next, int next_comp)
 static int fm_round(fm *m, const int *start, int k, int l)
 {
     const skel_flow *S = &m->a->d->src[m->i], *D = &m->a->d->dst[m->i];
-    double sc = m->a->scv[m->i];
-    int K = sc > 1 ? 2 : skel_erlang_phases(sc), ns = S->nsteps, nd = D->nsteps;
+    int K = fm_phases(m->a, m->i), ns = S->nsteps, nd = D->nsteps;
     int next = start[(k + 1) % l], nc = ns ? -1 : next, c = start[k];
     if (ns) {
         if ((c = fm_state(m, K, m->err)) < 0)
@@ -182,8 +206,7 @@ static int fm_round(fm *m, const int *start, int k, int l)
 int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err)
 {
     int ns = a->d->src[i].nsteps;
-    double sc = a->scv[i];
-    int K = sc > 1 ? 2 : skel_erlang_phases(sc), rc = 0;
+    int K = fm_phases(a, i), rc = 0;
     fm m = { a, cap, i, 0, 0, calloc(AX_FM_MAX, 1), malloc(AX_FM_MAX * sizeof *m.rx), err };
     int *start = l <= AX_FM_MAX ? malloc((size_t)l * sizeof *start) : NULL;
     if (l > AX_FM_MAX) {            /* a state a round at least */

@@ -16,6 +16,7 @@
  *   approx_link.c     links with a buffer or phases (approx_link.h)
  *   approx_flowm.c    par/choice/loop steps: a task's fork, join, choice, loop
  *   approx_flow.c     loops over several stages: their serial reduction evaluated
+ *   approx_pass.c     ... a one-server loop's stay: its body's choices, pars, loops
  */
 #ifndef SKELSCHED_SKELETON_APPROX_INT_H
 #define SKELSCHED_SKELETON_APPROX_INT_H
@@ -66,6 +67,8 @@
 #define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
                                  three tasks (its move's and the first neighbour) */
 #define AX_WMAX 16            /* tasks in one window */
+#define AX_GPH SKEL_APPROX_PHASES             /* an owner's computing phases a ghost's share is laid
+                                 out over (approx_flow.c ghost_layout; more: one) */
 #define AX_GOWN 2             /* ghosts' owners in a window conditioned on per state
                                  (approx_solve.c; more: by their pairs) */
 #define AX_COUNT_MAX 65536    /* a counted deal's member's window (approx_group.c)
@@ -277,7 +280,17 @@ struct skel_approx {
     const int *ghost_of;      /* its owner (ghosts of one owner consecutive), */
     const double *ghost_p;    /* and its probability of computing given that its
                                  owner computes; */
+    const double *ghost_ov;   /* per ghost AX_GPH: its share of each of its owner's
+                                 computing phases (the pass laid out, phase j its
+                                 j-th Erlang phase), */
+    const int *ghost_nph;     /* and their number (1: no layout, ghost_p alone); */
     int nghost;               /* how many (0: none) */
+    signed char *lph;         /* ps with ghosts: per local state (as busy) its
+                                 computing phase (rank among the task's busy
+                                 states; 0 under H2), -1 not computing */
+    double *pph, *pphs;       /* per pair (x, y), x an owner, per phase j of x
+                                 (AX_GPH): P(x in j, y computes) then P(x in j),
+                                 the last sweep's (pph) and this one's sums (pphs) */
     int64_t *pkey;            /* ps: ordered pairs (x, y) of tasks on one node that
                                  some solved window holds, x * ntasks + y, sorted */
     double *pcond;            /* per pair: P(y computes | x computes) */
@@ -499,6 +512,12 @@ void ax_window_pairs(skel_approx *a, const ax_win *w);   /* into the sweep's sum
 double ax_pairs_update(skel_approx *a);             /* returns their largest change */
 double ax_cond_busy(const skel_approx *a, int x, int y);   /* P(y computes | x does) */
 double ax_ghost_share(const skel_approx *a, int o, int node);   /* owner o's ghosts there */
+/* P(a ghost of owner o on node computes | x computes, o computes), from
+ * the phases of o in which x computes; ax_ghost_share without them. */
+double ax_ghost_given(const skel_approx *a, int o, int node, int x);
+/* P(y computes | o computes in the phases weighted by ov, nph of them):
+ * a ghost's sharer given that the ghost computes; ax_cond_busy without. */
+double ax_cond_phase(const skel_approx *a, int o, int y, const double *ov, int nph);
 
 /* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
  * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0
@@ -532,6 +551,22 @@ void ax_lat_free(skel_approx *a);
 
 /* approx.c: an approximation of d with only opts copied (both builders start here) */
 skel_approx *ax_alloc(const skel_dag *d, const skel_approx_opts *opts, diag *err);
+
+/* approx_pass.c: the time of an item in a one-server loop (approx_flow.c) */
+typedef struct ax_pass_in {
+    const skel_dag *d;
+    const double *mu;         /* per original task: its compute rate (stretched) */
+    const double *tscv;       /* ... its work's scv */
+    const double *lambda;     /* per original edge: the move's rate */
+    const double *lscv;       /* ... its link's scv */
+    const int *buffer;        /* ... the items its link holds (0: a rendezvous) */
+    double handoff;           /* a buffered link's hand-off and take */
+    const int *node;          /* per original task: its node (Sharing=ps), or NULL */
+} ax_pass_in;
+
+/* The whole stay of an item in the one-server loop at d->pass[at]: its
+ * mean (returned) and variance (*var). */
+double ax_pass_stay(const ax_pass_in *in, int at, double *var);
 
 /* approx_flow.c: par/choice/loop flows (d->serial set) */
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);

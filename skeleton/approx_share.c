@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../base/mem.h"
 
@@ -81,10 +82,63 @@ static int share_node(const skel_approx *a, int x, int y)
            ax_ghost_share(a, y, a->node[x]) >= 0;
 }
 
+/* The positions of window w among which its pairs are measured: its
+ * first AX_PAIR_CORE, or all of them in a window of every task when some
+ * task has ghosts. Such a window has no boundary to distort a pair, and
+ * the ghosts' stretches (approx_flow.c body_slow) and the windows' owners
+ * outside (share_ghosts) read P(y computes | owner computes) of any pair,
+ * which fell back to y's marginal beyond the first three tasks. */
+static int pair_core(const skel_approx *a, const ax_win *w)
+{
+    return a->nghost > 0 && w->nt == a->ntasks ? w->nt : AX_PAIR_CORE;
+}
+
 /* Is the pair at positions p < q of window w measured there? */
 static int core_pair(const skel_approx *a, const ax_win *w, int p, int q)
 {
-    return q < AX_PAIR_CORE && share_node(a, a->wtask[w->t0 + p], a->wtask[w->t0 + q]);
+    return q < pair_core(a, w) && share_node(a, a->wtask[w->t0 + p], a->wtask[w->t0 + q]);
+}
+
+/* Per local state its computing phase (ghosts' owners: approx_flow.c lays
+ * a pass's body out over them): the rank among its task's busy states, 0
+ * for all under H2 (two branches, not phases in a row); -1 when not
+ * computing. Once per workspace. */
+static int phase_index(skel_approx *a, diag *err)
+{
+    if (a->lph)
+        return 0;
+    if (!(a->lph = malloc((size_t)a->nbusy + 1)))
+        return ax_oom(err);
+    for (int i = 0; i < a->ntasks; i++)
+        for (int l = 0, r = 0; l < a->nloc[i]; l++) {
+            int b = a->busy[a->loff[i] + l];
+            a->lph[a->loff[i] + l] = (signed char)(!b ? -1 : a->scv[i] > 1 || r >= AX_GPH ? 0 : r);
+            r += b;
+        }
+    return 0;
+}
+
+/* The computing phases of task x (its busy states; 1 under H2). */
+static int phases_of(const skel_approx *a, int x)
+{
+    int k = 0;
+    for (int l = 0; l < a->nloc[x]; l++)
+        k += a->busy[a->loff[x] + l];
+    return a->scv[x] > 1 ? 1 : k;
+}
+
+/* The phases' sums for this evaluation's pairs (ghosts only), empty. */
+static int phase_sums(skel_approx *a, diag *err)
+{
+    size_t m = (size_t)(a->npair ? a->npair : 1) * 2 * AX_GPH;
+    if (!a->nghost)
+        return 0;
+    if (phase_index(a, err) < 0 || mem_grow((void **)&a->pph, m, sizeof *a->pph) < 0 ||
+        mem_grow((void **)&a->pphs, m, sizeof *a->pphs) < 0)
+        return ax_oom(err);
+    memset(a->pph, 0, m * sizeof *a->pph);
+    memset(a->pphs, 0, m * sizeof *a->pphs);
+    return 0;
 }
 
 /* This evaluation's pairs (sorted, unique), from the windows it solves.
@@ -116,37 +170,65 @@ int ax_build_pairs(skel_approx *a, diag *err)
         return ax_oom(err);
     for (int k = 0; k < n; k++)
         a->pcond[k] = a->pbusy[a->pkey[k] % a->ntasks];
-    return 0;
+    return phase_sums(a, err);
 }
 
 /* Window w's joint probabilities of computing of its measured pairs,
  * into the sweep's sums. */
+/* One window state's probability p into the phases' sums of the pairs
+ * (px[k], py[k]) whose first or second is a ghosts' owner: by the owner's
+ * phase in it (c: its local combination), with whether the other computes
+ * (busy: the positions computing). */
+static void phase_state(skel_approx *a, const ax_win *w, ax_code c, int nc, const int *px,
+                        const int *py, int np, unsigned busy, double p)
+{
+    int ph[AX_WMAX];
+    for (int q = 0; q < nc; q++) {
+        int x = a->wtask[w->t0 + q];
+        ph[q] = a->lph[a->loff[x] + c % a->nloc[x]];
+        c /= a->nloc[x];
+    }
+    for (int k = 0; k < np; k++)
+        for (int d = 0; d < 2; d++) {
+            int o = d ? py[k] : px[k], y = d ? px[k] : py[k];
+            int key = ph[o] >= 0 ? pair_find(a, a->wtask[w->t0 + o], a->wtask[w->t0 + y]) : -1;
+            if (key < 0)
+                continue;
+            double *v = a->pphs + (size_t)key * 2 * AX_GPH;
+            v[ph[o]] += busy >> y & 1 ? p : 0;
+            v[AX_GPH + ph[o]] += p;
+        }
+}
+
 void ax_window_pairs(skel_approx *a, const ax_win *w)
 {
-    int px[AX_PAIR_CORE * AX_PAIR_CORE], py[AX_PAIR_CORE * AX_PAIR_CORE], np = 0;
+    int px[AX_WMAX * AX_WMAX], py[AX_WMAX * AX_WMAX], np = 0, nc = pair_core(a, w);
     for (int p = 0; a->npair && p < w->nt; p++)
         for (int q = p + 1; q < w->nt; q++)
             if (core_pair(a, w, p, q))
                 px[np] = p, py[np++] = q;
     if (!np)
         return;
-    int x[AX_PAIR_CORE], n[AX_PAIR_CORE];
-    double jb[AX_PAIR_CORE * AX_PAIR_CORE] = { 0 }, mb[AX_PAIR_CORE] = { 0 };
-    for (int p = 0; p < AX_PAIR_CORE && p < w->nt; p++)
+    nc = nc < w->nt ? nc : w->nt;
+    int x[AX_WMAX], n[AX_WMAX];
+    double jb[AX_WMAX * AX_WMAX] = { 0 }, mb[AX_WMAX] = { 0 };
+    for (int p = 0; p < nc; p++)
         x[p] = a->wtask[w->t0 + p], n[p] = a->nloc[x[p]];
     const double *pi = a->pi + w->p0;
     const ax_code *code = a->code + w->p0;
     for (int s = 0; s < w->n; s++) {
         ax_code c = code[s] % w->nl;
         unsigned busy = 0;
-        for (int p = 0; p < AX_PAIR_CORE && p < w->nt; p++) {
+        for (int p = 0; p < nc; p++) {
             busy |= (unsigned)a->busy[a->loff[x[p]] + c % n[p]] << p;
             c /= n[p];
         }
-        for (int p = 0; p < AX_PAIR_CORE && p < w->nt; p++)
+        for (int p = 0; p < nc; p++)
             mb[p] += busy >> p & 1 ? pi[s] : 0;
         for (int k = 0; k < np; k++)
             jb[k] += (busy >> px[k] & 1) && (busy >> py[k] & 1) ? pi[s] : 0;
+        if (a->nghost)
+            phase_state(a, w, code[s] % w->nl, nc, px, py, np, busy, pi[s]);
     }
     for (int k = 0; k < np; k++) {
         int kx = pair_find(a, x[px[k]], x[py[k]]), ky = pair_find(a, x[py[k]], x[px[k]]);
@@ -166,5 +248,53 @@ double ax_pairs_update(skel_approx *a)
         ch = fmax(ch, fabs(c - a->pcond[k]));
         a->pcond[k] = c;
     }
+    size_t m = (size_t)a->npair * 2 * AX_GPH;
+    if (a->nghost && a->npair) {
+        memcpy(a->pph, a->pphs, m * sizeof *a->pph);
+        memset(a->pphs, 0, m * sizeof *a->pphs);
+    }
     return ch;
+}
+
+/* The measured phases of pair (o, x) (o computing in phase j, x computing,
+ * then o in phase j) when o has nph phases and some window measured them;
+ * NULL else. */
+static const double *pair_phases(const skel_approx *a, int o, int x, int nph)
+{
+    int k = a->pph ? pair_find(a, o, x) : -1;
+    if (k < 0 || nph < 2 || nph != phases_of(a, o))
+        return NULL;
+    const double *v = a->pph + (size_t)k * 2 * AX_GPH;
+    double t = 0;
+    for (int j = 0; j < nph; j++)
+        t += v[j];
+    return t > 0 ? v : NULL;
+}
+
+double ax_ghost_given(const skel_approx *a, int o, int node, int x)
+{
+    double q = -1;
+    for (int k = 0; k < a->nghost; k++) {
+        if (a->ghost_of[k] != o || a->ghost_node[k] != node)
+            continue;
+        const double *v = a->ghost_ov ? pair_phases(a, o, x, a->ghost_nph[k]) : NULL;
+        double s = 0, t = 0;
+        for (int j = 0; v && j < a->ghost_nph[k]; j++) {
+            s += v[j] * a->ghost_ov[(size_t)k * AX_GPH + (size_t)j];
+            t += v[j];
+        }
+        q = (q < 0 ? 0 : q) + (v ? s / t : a->ghost_p[k]);
+    }
+    return q;
+}
+
+double ax_cond_phase(const skel_approx *a, int o, int y, const double *ov, int nph)
+{
+    const double *v = pair_phases(a, o, y, nph);
+    double s = 0, t = 0;
+    for (int j = 0; v && j < nph; j++) {
+        s += v[j] * ov[j];
+        t += v[AX_GPH + j] * ov[j];
+    }
+    return v && t > 0 ? fmin(1, s / t) : ax_cond_busy(a, o, y);
 }

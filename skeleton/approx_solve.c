@@ -217,7 +217,10 @@ typedef struct ax_shr {      /* processor sharing in one window (share_factors) 
 /* The ghosts on x's node (approx_flow.c's one-server bodies), per owner:
  * an owner in window w and among the first AX_GOWN is kept for a state's
  * condition (its position and share into sh), any other enters pb while x
- * computes, P(owner computes | x computes) times its share. */
+ * computes, P(owner computes | x computes) times its share. The share is
+ * the ghosts' given that x computes, from the owner's phases in which it
+ * does (ax_ghost_given): a stage that hands the loop its item computes
+ * its next one while the body's first task does. */
 static void share_ghosts(skel_approx *a, const ax_win *w, int p, ax_shr *sh, double *pb, int *m,
                          double *mean)
 {
@@ -227,7 +230,7 @@ static void share_ghosts(skel_approx *a, const ax_win *w, int p, ax_shr *sh, dou
         int o = a->ghost_of[k];
         if (k > 0 && a->ghost_of[k - 1] == o)
             continue;             /* one owner's ghosts once */
-        double q = ax_ghost_share(a, o, a->node[x]);
+        double q = ax_ghost_given(a, o, a->node[x], x);   /* while x computes */
         int op = q >= 0 ? ax_win_pos(a, w, o) : -1;
         if (q >= 0 && op >= 0 && sh->nown[p] < AX_GOWN) {
             sh->opos[p][sh->nown[p]] = op;

@@ -752,6 +752,8 @@ void skel_dag_free(skel_dag *d)
     free(d->serial_visits);
     free(d->serial_of);
     free(d->serial_loop);
+    free(d->pass);
+    free(d->pass_at);
     free(d->visits);
     free(d->gates);
     free(d->out_hi);

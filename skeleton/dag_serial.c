@@ -9,19 +9,25 @@
  * farms, deals) is copied as it is. This is the visit-ratio reduction of
  * bpel/reduce.c: it keeps each task's load per item, and loses the gate
  * (at most cap items inside the body) and the feedback's order. So a loop
- * whose gate admits one item and whose body is a pipe of tasks becomes one
- * task looping over itself instead (one_server): the body is one server,
- * and the gate is kept. serial_of maps the tasks (d->serial_of). Also the questions asked of a step with
+ * whose gate admits one item and whose body is a pipe of tasks, choices,
+ * pars and such loops becomes one task looping over itself instead
+ * (one_server): the body is one server, and the gate is kept; its subtree
+ * is kept in d->pass for the pass's time (approx_pass.c). serial_of maps
+ * the tasks (d->serial_of). Also the questions asked of a step with
  * alternatives (gen.c, approx_flowm.c). */
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../base/mem.h"
 
 typedef struct serial_ctx {
     skel_tree *t;             /* the reduction being built */
     const skel_tree *src;     /* the tree reduced */
     double *vis;              /* per original task: its visits per item */
     skel_node **copy;         /* per original task: the task standing for it */
+    skel_pass *pass;          /* the one-server loops' subtrees (d->pass) */
+    int npass, cap_pass;
+    int *pass_at;             /* d->pass_at */
     diag *err;
 } serial_ctx;
 
@@ -45,37 +51,87 @@ static int gated(const skel_node *n)
     return n->kind == SKEL_LOOP && !skel_node_one_stage(n->children[0]);
 }
 
+static int one_server(const skel_node *n);
+
+/* Whether an element of a one-server body enters and leaves by one task:
+ * a task, a one-server loop, or a pipe that begins and ends with such. */
+static int single_ends(const skel_node *n)
+{
+    if (n->kind == SKEL_PIPE)
+        return single_ends(n->children[0]) && single_ends(n->children[n->nchildren - 1]);
+    return n->kind == SKEL_TASK || one_server(n);
+}
+
+/* Whether n can be part of a one-server body: a task, a one-server loop,
+ * or a pipe, choice or par of such, each choice or par between two
+ * elements of single ends and each of its branches of single ends (so
+ * every move of a pass is between two known tasks, approx_pass.c). */
+static int server_part(const skel_node *n)
+{
+    if (n->kind == SKEL_TASK || n->kind == SKEL_LOOP)
+        return n->kind == SKEL_TASK || one_server(n);
+    if (n->kind != SKEL_PIPE && n->kind != SKEL_CHOICE && n->kind != SKEL_PAR)
+        return 0;
+    for (int k = 0; k < n->nchildren; k++) {
+        const skel_node *x = n->children[k];
+        if (!server_part(x))
+            return 0;
+        if (n->kind != SKEL_PIPE && !single_ends(x))
+            return 0;
+        if (n->kind == SKEL_PIPE && !single_ends(x) &&
+            (k == 0 || k == n->nchildren - 1 || !single_ends(n->children[k - 1]) ||
+             !single_ends(n->children[k + 1])))
+            return 0;
+    }
+    return 1;
+}
+
 /* A gated loop whose gate admits one item and whose body is a pipe of
- * tasks and of such loops (nested: the inner gate then holds the one item
- * the outer one lets in): the body is then one server, an item's passes
- * through it one after the other, and the loop is one task looping over
- * itself (each computation a pass, approx_flow.c's rates) with its gates
- * kept exactly. */
+ * tasks, of such loops (nested: the inner gate then holds the one item
+ * the outer one lets in), and of choices and pars of those (server_part):
+ * the body is then one server, an item's passes through it one after the
+ * other, and the loop is one task looping over itself (each computation a
+ * pass, approx_flow.c's rates) with its gates kept exactly. */
 static int one_server(const skel_node *n)
 {
     const skel_node *b = n->children[0];
     if (!gated(n) || n->cap > 1 || b->kind != SKEL_PIPE || b->nchildren < 2)
         return 0;
-    for (int k = 0; k < b->nchildren; k++)
-        if (b->children[k]->kind != SKEL_TASK && !one_server(b->children[k]))
-            return 0;
-    return 1;
+    return server_part(b) && single_ends(b);
 }
 
-/* The visits per item of the tasks of one_server loop n's body, the loop
- * entered v times per item (nested loops' means multiply), all standing
- * for task s. */
+/* The visits per item of the tasks of one-server element n, entered v
+ * times per item (nested loops' means and choices' probabilities
+ * multiply), all standing for task s. */
 static void server_visits(serial_ctx *c, const skel_node *n, double v, skel_node *s)
 {
-    const skel_node *b = n->children[0];
-    for (int k = 0; k < b->nchildren; k++) {
-        const skel_node *x = b->children[k];
-        if (x->kind == SKEL_TASK) {
-            c->vis[x->index] = v * n->mean;
-            c->copy[x->index] = s;
-        } else
-            server_visits(c, x, v * n->mean, s);
+    if (n->kind == SKEL_TASK) {
+        c->vis[n->index] = v;
+        c->copy[n->index] = s;
+        return;
     }
+    double w = n->kind == SKEL_LOOP ? v * n->mean : v;
+    for (int k = 0; k < n->nchildren; k++)
+        server_visits(c, n->children[k], n->kind == SKEL_CHOICE ? w * n->children[k]->prob : w,
+                      s);
+}
+
+/* Append the subtree at n to the passes' preorder (approx_pass.c). */
+static int pass_add(serial_ctx *c, const skel_node *n)
+{
+    int at = c->npass;
+    if (at == c->cap_pass) {
+        int nc = c->cap_pass ? 2 * c->cap_pass : 16;
+        if (mem_grow((void **)&c->pass, (size_t)nc, sizeof *c->pass) < 0)
+            return diag_set(c->err, "out of memory");
+        c->cap_pass = nc;
+    }
+    c->pass[c->npass++] = (skel_pass){ n->kind, n->lo, n->hi, n->prob, n->mean, 1 };
+    for (int k = 0; k < n->nchildren; k++)
+        if (pass_add(c, n->children[k]) < 0)
+            return -1;
+    c->pass[at].size = c->npass - at;
+    return 0;
 }
 
 /* An inner node of the same kind, with its choice weights and loop mean. */
@@ -108,7 +164,8 @@ static skel_node *copy_server(serial_ctx *c, const skel_node *n, double v)
         return NULL;
     k->mean = n->mean;
     server_visits(c, n, v, s);
-    return k;
+    c->pass_at[n->lo] = c->npass;
+    return pass_add(c, n) < 0 ? NULL : k;
 }
 
 static skel_node *serial_copy(serial_ctx *c, const skel_node *n, double v)
@@ -161,14 +218,19 @@ int skel_dag_serial_attach(skel_dag *d, const skel_tree *t, diag *err)
     int n = skel_tree_ntasks(t);
     serial_ctx c = { .t = skel_tree_new(skel_tree_file(t)), .src = t, .err = err };
     d->serial_visits = calloc((size_t)n + 1, sizeof *d->serial_visits);
+    d->pass_at = malloc(((size_t)n + 1) * sizeof *d->pass_at);
     c.copy = calloc((size_t)n + 1, sizeof *c.copy);
     c.vis = d->serial_visits;
-    if (!c.t || !d->serial_visits || !c.copy) {
+    c.pass_at = d->pass_at;
+    if (!c.t || !d->serial_visits || !c.copy || !d->pass_at) {
         skel_tree_free(c.t);
         free(c.copy);
         return diag_set(err, "out of memory");
     }
+    for (int i = 0; i <= n; i++)
+        d->pass_at[i] = -1;
     skel_node *r = serial_copy(&c, root, 1.0);
+    d->pass = c.pass;   /* freed with d */
     if (r && skel_tree_finish(c.t, r, err) == 0 && serial_maps(d, t, c.t, c.copy, err) == 0)
         d->serial = skel_dag_build(c.t, d->style, err);
     skel_tree_free(c.t);

@@ -41,6 +41,7 @@
 #define SKEL_MAX_LOOP_CAP 64       /* items inside one loop over several stages */
 #define SKEL_MIN_SCV 0.01          /* squared coefficients of variation: Erlang-100 */
 #define SKEL_MAX_SCV 100.0
+#define SKEL_APPROX_PHASES 16      /* skel_approx_opts.phase_w per task */
 #define SKEL_MAX_BUFFER 16         /* items one link holds (Buffer=) */
 
 /* ---- the skeleton hierarchy tree ------------------------------------- */
@@ -164,6 +165,16 @@ typedef struct skel_gate {
     double mean;         /* the loop's mean iterations (passes per entry) */
 } skel_gate;
 
+/* One node of a one-server loop's subtree (dag_serial.c), in preorder: its
+ * children follow it, each after the previous one's subtree. */
+typedef struct skel_pass {
+    skel_kind kind;      /* TASK, PIPE, CHOICE, PAR or LOOP */
+    int lo, hi;          /* its tasks */
+    double prob;         /* a CHOICE's child: its probability */
+    double mean;         /* LOOP: its mean passes */
+    int size;            /* nodes of its subtree, itself included */
+} skel_pass;
+
 typedef struct skel_edge {
     int from, to;        /* task indices, or SKEL_IN / SKEL_OUT */
 } skel_edge;
@@ -193,9 +204,14 @@ typedef struct skel_dag {
                                 loop answered by one task (serial_loop) map to it */
     double *serial_loop;     /* per task of serial: the mean of the loop over
                                 several stages it stands for (cap 1, its body a
-                                pipe of tasks: one task, a loop over one stage,
+                                pipe of tasks, choices, pars and such loops:
+                                one task, a loop over one stage,
                                 each computation one pass through the body,
                                 approx_flow.c); 0: a task of the tree */
+    skel_pass *pass;         /* the subtrees of the one-server loops, outermost,
+                                each in preorder (approx_pass.c walks them) */
+    int *pass_at;            /* per task: where in pass the one-server loop whose
+                                body it starts is (the outermost), -1 else */
 } skel_dag;
 
 /* Derive the flows and edges of a finished tree. Returns a dag owned by
@@ -683,6 +699,12 @@ typedef struct skel_approx_opts {
     const double *scv;       /* per task: squared coefficient of variation of its
                                 work (skel_model.scv: Erlang-k below 1, H2 above);
                                 NULL: exponential */
+    const int *phase_n;      /* per task: its work as this many exponential phases
+                                in a row, at rates phase_w[i * SKEL_APPROX_PHASES + j]
+                                times its rate (sum of 1 / w: 1), in place of scv's;
+                                0 or NULL: scv's (a one-server loop's pass laid out,
+                                approx_flow.c) */
+    const double *phase_w;
     const double *link_scv;  /* per edge: squared coefficient of variation of its
                                 move's time (skel_model.link_scv); NULL: 1 */
     const int *buffer;       /* per edge: items its link holds (skel_model.buffer);
