@@ -359,6 +359,85 @@ static void add_move(double *sum, int ntasks, int x, int y, double t)
         sum[y] += t;
 }
 
+/* Mean (returned) and variance (*v) of move e's time inside a one-server
+ * body: over a link that holds items, hand-off, transit and take (gen.c). */
+static double body_move(const struct ax_flow *f, int e, const double *lambda, double h,
+                        double *v)
+{
+    double t = 1 / lambda[e];
+    *v = f->olscv[e] * t * t + (f->obuf[e] > 0 ? 2 / (h * h) : 0);
+    return t + (f->obuf[e] > 0 ? 2 / h : 0);
+}
+
+/* (loopps's pass_layout; approx_pass.c walks the body's tree for the pass)
+ * The loop nested in one-server body [lo, hi) whose body starts at task i,
+ * the widest (-1: none). */
+static int inner_gate(const skel_dag *d, int lo, int hi, int i)
+{
+    int best = -1;
+    for (int g = 0; g < d->ngates; g++)
+        if (d->gates[g].lo == i && gate_inside(&d->gates[g], lo, hi) &&
+            (best < 0 || d->gates[g].hi > d->gates[best].hi))
+            best = g;
+    return best;
+}
+
+/* Whether move a -> b lies inside a loop nested in [lo, hi) (its own). */
+static int inner_move(const skel_dag *d, int lo, int hi, int a, int b)
+{
+    for (int k = 0; k < d->ngates; k++) {
+        const skel_gate *g = &d->gates[k];
+        if (gate_inside(g, lo, hi) && a >= g->lo && a < g->hi && b >= g->lo && b < g->hi)
+            return 1;
+    }
+    return 0;
+}
+
+/* The moves of loop body [lo, hi) itself (not its nested loops'): the
+ * forward ones' mean and variance summed into mom[0], mom[1], the
+ * feedback's into mom[2], mom[3]. */
+static void level_moves(const struct ax_flow *f, const skel_dag *d, int lo, int hi,
+                        const double *lambda, double h, double mom[4])
+{
+    for (int e = 0; e < d->nedges; e++) {
+        int a = d->edges[e].from, b = d->edges[e].to;
+        if (a < lo || a >= hi || b < lo || b >= hi || inner_move(d, lo, hi, a, b))
+            continue;
+        double v, t = body_move(f, e, lambda, h, &v);
+        mom[b > a ? 0 : 2] += t;
+        mom[b > a ? 1 : 3] += v;
+    }
+}
+
+/* The whole stay S of an item in a loop of mean m over the pipe [lo, hi)
+ * of tasks and nested one-server loops (each of its own stay): the
+ * computations and forward moves of the first pass P, then N - 1 more (N
+ * geometric of mean m), each after the feedback move F: E S = E P + (m-1)
+ * E G, Var S = Var P + (m-1) Var G + m (m-1) (E G)^2, G = F + P. Mean
+ * returned, variance in *var. */
+static double loop_stay(const struct ax_flow *f, const skel_dag *d, int lo, int hi, double m,
+                        const double *mu, const double *lambda, double h, double *var)
+{
+    double mom[4] = { 0 };
+    for (int i = lo; i < hi;) {
+        int g = inner_gate(d, lo, hi, i);
+        if (g >= 0) {
+            double v, t = loop_stay(f, d, i, d->gates[g].hi, d->gates[g].mean, mu, lambda, h, &v);
+            mom[0] += t;
+            mom[1] += v;
+            i = d->gates[g].hi;
+        } else {
+            mom[0] += 1 / mu[i];
+            mom[1] += f->tscv[i] / (mu[i] * mu[i]);
+            i++;
+        }
+    }
+    level_moves(f, d, lo, hi, lambda, h, mom);
+    double eg = mom[0] + mom[2];
+    *var = mom[1] + (m - 1) * (mom[1] + mom[3]) + m * (m - 1) * eg * eg;
+    return mom[0] + (m - 1) * eg;
+}
+
 /* The time an item spends inside one-server loop x's body before its
  * first computation: over an entry link that holds items, its transit and
  * take (the gate counts it in as it is handed off); mean returned,
