@@ -245,7 +245,7 @@ static double uniform(uint64_t *s)
 }
 
 /* The exact throughput of one placement (the search over that candidate). */
-static double judge(built *b, const skel_platform *p, const int *pl)
+static double judge(const built *b, const skel_platform *p, const int *pl)
 {
     diag err;
     diag_clear(&err);
@@ -584,8 +584,10 @@ static int table_prove(void)
 
 /* One search of the purchase process with the chain refused (a state cap
  * of 5,000: its chain has 10,434 states) and budget (0: none), its answer
- * judged by the answer's own exact chain. Prints a row; 1 when the
- * estimate is more than 5% off (the goal), -1 when not answered. */
+ * judged by the answer's own exact chain. Prints a row; -1 when not
+ * answered (or not judged), 1 when the approximation valued the answer and
+ * is more than 5% off (the goal; a row valued by the bound is an upper
+ * bound, not an estimate, and is not counted), else 0. */
 static int par_row(const built *b, const skel_platform *p, int nodes, double budget)
 {
     diag err;
@@ -597,19 +599,24 @@ static int par_row(const built *b, const skel_platform *p, int nodes, double bud
     double t0 = clock_now(), c0 = cpu_now();
     skel_search_result *r = skel_search(b->model, b->dag, p, &o, &err);
     double secs = clock_now() - t0, cpu = cpu_now() - c0;
-    if (!r) {
-        fprintf(stderr, "bench_scale: purchase: %s\n", err.msg);
+    if (!r || r->nranked < 1) {
+        fprintf(stderr, "bench_scale: purchase: %s\n", r ? "no placement ranked" : err.msg);
+        skel_search_result_free(r);
         return -1;
     }
-    double x = r->ranked[0].throughput, ex = judge((built *)b, p, r->ranked[0].placement);
+    double x = r->ranked[0].throughput, ex = judge(b, p, r->ranked[0].placement);
+    int approx = strstr(r->estimator ? r->estimator : "", "approximation") != NULL;
     char bud[16];
     snprintf(bud, sizeof bud, budget > 0 ? "%g ms" : "none", 1000 * budget);
     printf("%-8d %-8s %-12s %-9s %10.6g %10.6g %+8.2f%% %9.1f %9.1f\n", nodes, bud,
-           skel_search_method_name(r->method),
-           strstr(r->estimator ? r->estimator : "", "approximation") ? "approx" : "bound", x,
+           skel_search_method_name(r->method), approx ? "approx" : "bound", x,
            ex, 100 * (x / ex - 1), 1000 * secs, 1000 * cpu);
     skel_search_result_free(r);
-    return fabs(x / ex - 1) > 0.05;
+    if (!(ex > 0)) {
+        fprintf(stderr, "bench_scale: purchase: the answer's placement was not solved\n");
+        return -1;
+    }
+    return approx && fabs(x / ex - 1) > 0.05;
 }
 
 /* Table 4: a par inside the search (issue 15). The purchase process with
@@ -624,7 +631,7 @@ static int table_par(void)
 {
     static const double budgets[] = { 0, 20, 10, 2, 0.05 };
     static const int plats[] = { 16, 256 };
-    int fails = 0;
+    int fails = 0, off = 0;
     printf("\nbench_scale: the purchase process (a par, 10,434 states) searched with the chain "
            "refused (state cap 5,000)\n");
     printf("%-8s %-8s %-12s %-9s %10s %10s %9s %9s %9s\n", "nodes", "budget", "method",
@@ -642,13 +649,18 @@ static int table_par(void)
             free(ptext);
             return 1;
         }
-        for (size_t q = 0; q < sizeof budgets / sizeof *budgets; q++)
-            fails += par_row(&b, p, plats[k], budgets[q]) < 0;
+        for (size_t q = 0; q < sizeof budgets / sizeof *budgets; q++) {
+            int rc = par_row(&b, p, plats[k], budgets[q]);
+            fails += rc < 0;
+            off += rc > 0;
+        }
         unbuild(&b);
         skel_platform_free(p);
         free(ptext);
     }
-    return fails > 0;
+    printf("estimates more than 5%% off their placement's exact throughput: %d (of the rows "
+           "valued by the approximation)\n", off);
+    return fails > 0 || off > 0;
 }
 
 int main(void)

@@ -16,6 +16,7 @@
 #include "opt.h"
 #include "../skeleton/skeleton.h"
 #include "../base/mem.h"
+#include "../slurm/skelslurm.h"
 
 static void usage(FILE *f)
 {
@@ -126,7 +127,7 @@ static int take_option(map_args *a, int c, const char *v)
         break;
     case MAP_JSON: a->json = 1; break;
     case MAP_MAX_STATES:
-        if (cli_ulong_in("map", "--max-states", v, 1, 4000000000ULL, &u) < 0)
+        if (cli_ulong_in("map", "--max-states", v, 1, SLURMSK_MAX_STATES_LIMIT, &u) < 0)
             return 2;
         a->max_states = (unsigned long)u;
         break;
@@ -275,14 +276,25 @@ static void progress(void *ctx, double done, double seconds)
     b->shown = 1;
 }
 
+/* The bottleneck's name, "tN", or "-" when the search could not name it
+ * (an estimate's task of unknown visit ratio: skel_search_entry). */
+static const char *bottleneck_name(const skel_search_entry *e, char *buf, size_t size)
+{
+    if (e->bottleneck == SKEL_BOTTLENECK_UNKNOWN)
+        return "-";
+    snprintf(buf, size, "t%d", e->bottleneck);
+    return buf;
+}
+
 /* One ranked placement (key: as for cli_json_object): its nodes,
  * throughput, rank, bottleneck, and the utilisation of every node it uses
- * and of every task. */
+ * and of every task; an unknown one (NAN) is null, as is an unknown
+ * bottleneck. */
 static void json_placement(cli_json *j, const char *key, const skel_search_result *r,
                            const skel_platform *p, const skel_search_entry *e)
 {
     char bottleneck[32];
-    snprintf(bottleneck, sizeof bottleneck, "t%d", e->bottleneck);
+    bottleneck_name(e, bottleneck, sizeof bottleneck);
     cli_json_object(j, key);
     cli_json_array(j, "placement");
     for (int i = 0; i < r->ntasks; i++)
@@ -290,7 +302,10 @@ static void json_placement(cli_json *j, const char *key, const skel_search_resul
     cli_json_end(j);
     cli_json_number(j, "throughput", e->throughput);
     cli_json_int(j, "rank", e->rank);
-    cli_json_string(j, "bottleneck", bottleneck);
+    if (e->bottleneck == SKEL_BOTTLENECK_UNKNOWN)
+        cli_json_null(j, "bottleneck");
+    else
+        cli_json_string(j, "bottleneck", bottleneck);
     cli_json_object(j, "utilisation");
     for (int n = 0; n < r->nnodes; n++) {
         int used = 0;
@@ -404,8 +419,7 @@ static void print_table(const map_args *a, const skel_search_result *r, const sk
     for (int i = 0; i < r->nranked; i++) {
         const skel_search_entry *e = &r->ranked[i];
         char bn[16];
-        snprintf(bn, sizeof bn, "t%d", e->bottleneck);
-        printf("%-5d %-14.10g %-10s", e->rank, e->throughput, bn);
+        printf("%-5d %-14.10g %-10s", e->rank, e->throughput, bottleneck_name(e, bn, sizeof bn));
         for (int t = 0; t < r->ntasks; t++)
             printf(" %s", p->nodes[e->placement[t]].name);
         putchar('\n');
@@ -416,7 +430,9 @@ static void print_table(const map_args *a, const skel_search_result *r, const sk
         int used = 0;
         for (int t = 0; t < r->ntasks && !used; t++)
             used = b->placement[t] == j;
-        if (used)
+        if (used && isnan(b->node_util[j]))   /* unknown: skel_search_entry */
+            printf("  %-20s -\n", p->nodes[j].name);
+        else if (used)
             printf("  %-20s %.6f\n", p->nodes[j].name, b->node_util[j]);
     }
 }

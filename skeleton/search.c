@@ -459,24 +459,37 @@ static int exact_phase(search *s)
     return confirm_and_search(s);
 }
 
-/* Utilisations from the estimate x: X_i = x v_i where the visit ratio is
- * known, 0 (unknown) elsewhere. */
+/* Utilisations from the estimate x: X_i = x v_i where the visit ratio v_i
+ * is known. With par, choice or loop steps (d->extended) those are the
+ * dag's visits (a par's branches once per item, a choice's by its
+ * probability, a loop's by its mean, as the capacity bound reads them);
+ * otherwise search_visit_ratios'. Where v_i is unknown (a farm's workers:
+ * the placement sets their shares) the task's utilisation is NAN, and so
+ * is its node's, and the bottleneck is not named: a 0 read as an idle
+ * node, and the argmax of the known ones need not be the bottleneck. */
 static void approx_utils(search *s, skel_search_entry *e)
 {
+    const double *v = s->d->extended ? s->d->visits : s->visit;
     diag tmp;
     diag_clear(&tmp);
     for (int j = 0; j < s->nn; j++)
         e->node_util[j] = 0;
-    e->bottleneck = 0;
-    if (skel_place_rates(s->m, s->p, e->placement, s->mu, s->lambda, &tmp) < 0)
-        return;
+    e->bottleneck = SKEL_BOTTLENECK_UNKNOWN;
+    int rated = skel_place_rates(s->m, s->p, e->placement, s->mu, s->lambda, &tmp) == 0;
+    int known = rated;
     for (int i = 0; i < s->nt; i++) {
-        double xi = s->visit[i] > 0 ? e->throughput * s->visit[i] : 0;
         int j = e->placement[i];
+        if (!rated || !(v[i] > 0)) {
+            e->task_util[i] = e->node_util[j] = NAN;
+            known = 0;
+            continue;
+        }
+        double xi = e->throughput * v[i];
         e->task_util[i] = xi / s->mu[i] < 1 ? xi / s->mu[i] : 1;
         e->node_util[j] += e->task_util[i] * s->mu[i] / (s->m->work[i] * s->p->nodes[j].speed);
     }
-    e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
+    if (known)
+        e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
 }
 
 /* The best sound bound on every placement the search has without the

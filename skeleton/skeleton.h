@@ -561,10 +561,17 @@ typedef struct skel_search_entry {
     int *placement;          /* ntasks node indices: task i runs on placement[i] */
     double throughput;       /* the job's, items per second */
     int rank;                /* 1-based; equal for ties (1e-9 relative) */
-    int bottleneck;          /* task of highest utilisation */
-    double *task_util;       /* ntasks: fraction of time each task computes */
-    double *node_util;       /* nnodes: work done / capacity of each node */
+    int bottleneck;          /* task of highest utilisation; SKEL_BOTTLENECK_UNKNOWN
+                                when some task's utilisation is unknown */
+    double *task_util;       /* ntasks: fraction of time each task computes; NAN
+                                when unknown (an estimate's task of unknown visit
+                                ratio: approx_utils in search.c) */
+    double *node_util;       /* nnodes: work done / capacity of each node; NAN when
+                                a task on it has an unknown utilisation */
 } skel_search_entry;
+
+/* skel_search_entry.bottleneck when it cannot be named. */
+#define SKEL_BOTTLENECK_UNKNOWN (-1)
 
 /* The phases of a search, in their order, for timing them
  * (skel_search_result.phase_secs; bench_scale's SCALE_PHASES=1). */

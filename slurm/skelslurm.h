@@ -24,6 +24,7 @@
 #define SLURMSK_MAX_DIRECTIVE 4096             /* characters of one #SKEL line */
 #define SLURMSK_MAX_CONF ((size_t)1 << 20)     /* bytes of skeleton.conf */
 #define SLURMSK_MAX_TASKS_LIMIT 1024           /* hard ceiling of MaxTasks= */
+#define SLURMSK_MAX_STATES_LIMIT 100000000UL   /* hard ceiling of MaxStates= (and map --max-states) */
 #define SLURMSK_MAX_ITEMS 1e15                 /* --items */
 
 /* The longest a decision may run, whatever Budget= says: slurmctld holds

@@ -75,9 +75,11 @@ int slurmsk_conf_key(void *ctx, const skel_conf_item *it, diag *err)
                            it->value);
         c->budget = v / 1000.0;
     } else if (strcasecmp(it->key, "MaxStates") == 0) {
-        if (slurmsk_parse_number(it->value, &v) < 0 || v < 1 || v > 1e8 || v != floor(v))
+        if (slurmsk_parse_number(it->value, &v) < 0 || v < 1 ||
+            v > (double)SLURMSK_MAX_STATES_LIMIT || v != floor(v))
             return diag_at(err, it->file, it->line, it->col,
-                           "MaxStates= must be an integer in 1 .. 100000000, not '%s'", it->value);
+                           "MaxStates= must be an integer in 1 .. %lu, not '%s'",
+                           SLURMSK_MAX_STATES_LIMIT, it->value);
         c->max_states = (unsigned long)v;
     } else if (strcasecmp(it->key, "MaxTasks") == 0) {
         if (slurmsk_parse_number(it->value, &v) < 0 || v < 1 || v > SLURMSK_MAX_TASKS_LIMIT ||

@@ -166,13 +166,50 @@ printf 'LocalLatency=0.001\nDefaultLatency=0.05\nInput=local\nOutput=local\nNode
 expect_exit 0 "par search" -- map "$TMP/purchase.skel" --platform "$TMP/p4.conf" --max-states 5000 --top 1
 expect_out "par search method" "^method +approximate: .*more than 5000 states"
 expect_out "par search evaluator" "valued by the analytical approximation"
+cp "$TMP/out" "$TMP/par.out"
 x=$(awk '$1 == "1" { print $2 }' "$TMP/out")
 place=$(awk '$1 == "1" { for (i = 4; i <= NF; i++) printf "%st%d=%s", (i > 4 ? "," : ""), i - 4, $i }' "$TMP/out")
 expect_exit 0 "par search exact" -- solve "$TMP/purchase.skel" --platform "$TMP/p4.conf" --place "$place"
 ex=$(awk '$1 == "comp_0" { print $2 }' "$TMP/out")
 if awk -v x="$x" -v e="$ex" 'BEGIN { d = x / e - 1; exit !(e > 0 && d <= 0.05 && d >= -0.05) }'; then ok; else
     fail "par search: answer $x, exact $ex of its placement $place"; fi
+# its utilisations (docs/mapping.md "Utilisations of an estimate"): the par's
+# visit ratios are known (every branch once per item), so the answer's
+# node utilisations and bottleneck are those of the exact chain at the same
+# placement (all tasks pinned, the chain fits: 10,434 states) to 1e-6 (the old
+# code: 0.000000 on every node, bottleneck t0, as if idle)
+pins=$(echo "$place" | sed 's/,/ --pin /g')
+# shellcheck disable=SC2086
+expect_exit 0 "par search utilisation exact" -- map "$TMP/purchase.skel" --platform "$TMP/p4.conf" --top 1 --pin $pins
+expect_out "par search utilisation exact" "^optimal +yes"
+awk '/^utilisation of/ { u = 1; next } u && NF == 2 { print $1, $2 } $1 == "1" { print "bottleneck", $3 }' "$TMP/out" > "$TMP/util.exact"
+awk '/^utilisation of/ { u = 1; next } u && NF == 2 { print $1, $2 } $1 == "1" { print "bottleneck", $3 }' "$TMP/par.out" > "$TMP/util.approx"
+if [ "$(wc -l < "$TMP/util.exact")" -eq 5 ] && grep -q '^bottleneck t[0-9]$' "$TMP/util.exact" &&
+   awk 'NR == FNR { e[$1] = $2; next }
+        !($1 in e) { exit 1 }
+        $1 == "bottleneck" { if ($2 != e[$1]) exit 1; next }
+        { d = $2 - e[$1]; if (!(e[$1] > 0.1) || d > 1e-6 || d < -1e-6) exit 1; n++ }
+        END { exit n != 4 }' "$TMP/util.exact" "$TMP/util.approx"; then ok; else
+    fail "par search utilisation: approximate answer"; sed 's/^/  | approx /' "$TMP/util.approx"
+    sed 's/^/  | exact /' "$TMP/util.exact"; fi
+expect_exit 0 "par search json" -- map "$TMP/purchase.skel" --platform "$TMP/p4.conf" --max-states 5000 --top 1 --json
+expect_out "par search json bottleneck" '"bottleneck": "t[0-9]", "utilisation": \{"a": 0\.[1-9]'
+# a farm's workers' visit ratios are not known to the estimate (the
+# placement sets their shares): their utilisations and nodes' are "-"
+# (JSON null) and no bottleneck is named, never 0 nor an argmax of the rest
+printf 'pipe(2); task("a", 2); par(2); farm(3, "w", 3); task("c", 1);\n' > "$TMP/parfarm.skel"
+expect_exit 0 "unknown utilisation" -- map "$TMP/parfarm.skel" --platform "$TMP/p4.conf" --max-states 20 --top 1
+expect_out "unknown utilisation method" "^method +approximate"
+expect_out "unknown utilisation bottleneck" "^1 +[0-9.]+ +- +"
+expect_out "unknown utilisation node" "^  [a-d] +-$"
+if grep -Eq '^  [a-d] +0\.0+$' "$TMP/out"; then fail "unknown utilisation: a node at 0"; else ok; fi
+expect_exit 0 "unknown utilisation json" -- map "$TMP/parfarm.skel" --platform "$TMP/p4.conf" --max-states 20 --top 1 --json
+expect_out "unknown utilisation json" '"bottleneck": null, "utilisation": \{.*null.*"task_utilisation": \[[0-9.]+, (null|[0-9.]+)'
+expect_out "unknown utilisation json task" '"task_utilisation": \[[^]]*null'
 expect_exit 2 "bad max-states" -- map "$TMP/purchase.skel" --platform "$TMP/p4.conf" --max-states 0
-expect_err "bad max-states" "--max-states must be 1 .. 4000000000"
+expect_err "bad max-states" "--max-states must be 1 .. 100000000$"
+# the plugin's MaxStates= range (SLURMSK_MAX_STATES_LIMIT), not 4e9
+expect_exit 2 "max-states past MaxStates" -- map "$TMP/purchase.skel" --platform "$TMP/p4.conf" --max-states 100000001
+expect_err "max-states past MaxStates" "^skelsched map: --max-states must be 1 .. 100000000$"
 
 finish
