@@ -12,27 +12,55 @@
  * geometric sum of its passes, each after the first behind the feedback
  * move. Times are kept as their first two moments (means and second
  * moments of independent parts combine exactly through the sums and
- * mixtures); a par's longest branch needs the branches' distributions:
- * each is fitted to its two moments (a mixture of two Erlangs of adjacent
- * orders below an scv of 1, Tijms 1994; a balanced-means H2 above, as
- * gen.c makes a task's work) and the moments of the largest are integrated
- * from the product of their distribution functions. */
+ * mixtures); a par's longest branch needs the branches' distributions,
+ * and under processor sharing their tasks on one node share it: each
+ * branch is built as gen.c's phases (pass_ph) and the par's chain of the
+ * branches' positions solved, the node's phases sharing it (par_chain).
+ * Where a branch holds a loop or a par, or the chain is too large, each is
+ * fitted to its two moments (a mixture of two Erlangs of adjacent orders
+ * below an scv of 1, Tijms 1994; a balanced-means H2 above) and the
+ * moments of the largest are integrated from the product of their
+ * distribution functions, the branches independent. */
 #include "approx_int.h"
 
 #include <math.h>
+#include <stdlib.h>
 
-#define AX_PASS_STATES 4096   /* a par's chain of its branches' stages, at most */
-#define AX_PASS_STAGES 64     /* stages of one branch in it */
+#define AX_PASS_STATES 4096   /* a par's chain of its branches' phases, at most */
+#define AX_PASS_STAGES 64     /* phases of one branch in it */
+#define AX_PASS_EDGES 96      /* ... and transitions between them */
 #define AX_PASS_STEPS 4096    /* Simpson intervals of a par's integral */
 #define AX_PASS_TAIL 1e-12    /* ... over [0, T], T where the longest branch's
                                  survival falls below this */
 
-/* One exponential stage of a par's branch: its rate, and its node under
+/* An edge's end not yet joined: the next part's start (the branch's end
+ * once it is built), or held while a choice's other branches are built. */
+enum { PASS_OPEN = -1, PASS_HELD = -2 };
+
+/* One exponential phase of a par's branch: its rate, and its node under
  * processor sharing (-1: a move, or static sharing). */
 typedef struct pass_stage {
     double rate;
     int node;
 } pass_stage;
+
+/* A move of a branch's phase graph from phase `from` (-1: the branch's
+ * start) to phase `to`, with probability p. */
+typedef struct pass_edge {
+    int from, to;
+    double p;
+} pass_edge;
+
+/* A par's branch as gen.c's chain has it: phases appended in order, every
+ * edge to a later phase (or the end, numbered n), so that the par's chain
+ * of the branches' positions is solved by back substitution. */
+typedef struct pass_ph {
+    pass_stage st[AX_PASS_STAGES];
+    pass_edge e[AX_PASS_EDGES];
+    int n, ne;
+    int at[AX_PASS_STAGES + 2];   /* edges from phase f: by[at[f + 1] .. at[f + 2]) */
+    int by[AX_PASS_EDGES];
+} pass_ph;
 
 typedef struct pass_mom {
     double m1, m2;            /* mean and second moment */
@@ -144,83 +172,225 @@ static pass_mom mom_max(const pass_fit *f, int n, double longest)
 
 static pass_mom pass_elem(const ax_pass_in *in, int at);
 
-/* Append move x -> y to st[*n] as one exponential stage (no node), if it
- * is one (a rendezvous without phases); returns 0, or -1. */
-static int stage_move(const ax_pass_in *in, int x, int y, pass_stage *st, int *n)
+/* Append a time of mean `mean` and scv `scv` to branch g as gen.c makes
+ * it (skel_erlang_phases, skel_h2), on node `node`: every open edge leads
+ * to its first phase (an H2's two, as p and 1 - p); 0, or -1 when full. */
+static int ph_part(pass_ph *g, double mean, double scv, int node)
+{
+    double p = 1, ra = 1, rb = 1;
+    int h2 = scv > 1, k = h2 ? 2 : skel_erlang_phases(scv), first = g->n, ne = g->ne;
+    if (h2)
+        skel_h2(scv, &p, &ra, &rb);
+    if (g->n + k > AX_PASS_STAGES || 2 * g->ne + k + 1 > AX_PASS_EDGES)
+        return -1;
+    for (int j = 0; j < k; j++)
+        g->st[g->n++] = (pass_stage){ h2 ? (j ? rb : ra) / mean : k / mean, node };
+    for (int e = 0; e < ne; e++) {
+        if (g->e[e].to != PASS_OPEN)
+            continue;
+        if (h2)
+            g->e[g->ne++] = (pass_edge){ g->e[e].from, first + 1, g->e[e].p * (1 - p) };
+        g->e[e].to = first;
+        g->e[e].p *= p;
+    }
+    for (int j = first; j < g->n; j++)   /* Erlang: on to the next; H2: both out */
+        g->e[g->ne++] = (pass_edge){ j, h2 || j == g->n - 1 ? PASS_OPEN : j + 1, 1 };
+    return 0;
+}
+
+/* Move x -> y's phases (none where there is none): a buffered link's
+ * hand-off, its transit, its take (pass_move). */
+static int ph_move(const ax_pass_in *in, int x, int y, pass_ph *g)
 {
     int e = skel_dag_edge(in->d, x, y);
     if (e < 0)
         return 0;
-    if (in->lscv[e] != 1 || in->buffer[e] > 0 || *n == AX_PASS_STAGES)
+    if (in->buffer[e] == 0)
+        return ph_part(g, 1 / in->lambda[e], in->lscv[e], -1);
+    double h = 1 / in->handoff;
+    return ph_part(g, h, 1, -1) < 0 || ph_part(g, 1 / in->lambda[e], in->lscv[e], -1) < 0
+                   ? -1 : ph_part(g, h, 1, -1);
+}
+
+static int ph_elem(const ax_pass_in *in, int at, pass_ph *g);
+static int ph_split(const ax_pass_in *in, int at, int x, int y, pass_ph *g);
+
+/* Branch c between tasks x and y: its move in, its time, its move out. */
+static int ph_branch(const ax_pass_in *in, int c, int x, int y, pass_ph *g)
+{
+    const skel_pass *b = &in->d->pass[c];
+    if (b->kind == SKEL_CHOICE || b->kind == SKEL_PAR)
+        return ph_split(in, c, x, y, g);
+    return ph_move(in, x, b->lo, g) < 0 || ph_elem(in, c, g) < 0 ? -1
+                                                                  : ph_move(in, b->hi - 1, y, g);
+}
+
+/* Set every edge ending at `from` to end at `to`. */
+static void ph_relink(pass_ph *g, int from, int to)
+{
+    for (int e = 0; e < g->ne; e++)
+        g->e[e].to = g->e[e].to == from ? to : g->e[e].to;
+}
+
+/* A choice between x and y inside a par's branch: the open edges lead to
+ * each branch with its probability; a nested par is not one branch's
+ * phases (-1). */
+static int ph_split(const ax_pass_in *in, int at, int x, int y, pass_ph *g)
+{
+    const skel_pass *n = &in->d->pass[at];
+    pass_edge open[AX_PASS_EDGES];
+    int no = 0, first = 1;
+    if (n->kind != SKEL_CHOICE)
         return -1;
-    st[(*n)++] = (pass_stage){ in->lambda[e], -1 };
+    for (int e = 0; e < g->ne; e++)
+        if (g->e[e].to == PASS_OPEN)
+            open[no++] = g->e[e];
+    for (int c = at + 1; c < at + n->size; c += in->d->pass[c].size, first = 0) {
+        for (int e = 0, k = 0; e < g->ne && first; e++)   /* the first branch reuses them */
+            if (g->e[e].to == PASS_OPEN)
+                g->e[e].p = open[k++].p * in->d->pass[c].prob;
+        for (int k = 0; k < no && !first; k++) {
+            if (g->ne == AX_PASS_EDGES)
+                return -1;
+            g->e[g->ne++] = (pass_edge){ open[k].from, PASS_OPEN, open[k].p * in->d->pass[c].prob };
+        }
+        if (ph_branch(in, c, x, y, g) < 0)
+            return -1;
+        ph_relink(g, PASS_OPEN, PASS_HELD);
+    }
+    ph_relink(g, PASS_HELD, PASS_OPEN);
     return 0;
 }
 
-/* Branch c of a par between tasks x and y as exponential stages (its
- * move in, its tasks and the moves between, its move out), each task's on
- * its node under processor sharing; the count, or -1 when the branch is
- * not a task or a pipe of tasks of exponential work and plain moves. */
-static int branch_stages(const ax_pass_in *in, int c, int x, int y, pass_stage *st)
+/* Element `at`: a task's work on its node, a pipe's elements and moves
+ * (pass_pipe); a loop is not (-1). */
+static int ph_elem(const ax_pass_in *in, int at, pass_ph *g)
 {
-    const skel_pass *b = &in->d->pass[c];
-    int n = 0, prev = x;
-    if (b->kind != SKEL_TASK && (b->kind != SKEL_PIPE || b->size != b->hi - b->lo + 1))
-        return -1;   /* a pipe of tasks alone has one node per task and itself */
-    for (int i = b->lo; i < b->hi; prev = i++) {
-        if (stage_move(in, prev, i, st, &n) < 0 || in->tscv[i] != 1 || n == AX_PASS_STAGES)
+    const skel_pass *n = &in->d->pass[at], *prev = NULL;
+    if (n->kind == SKEL_TASK)
+        return ph_part(g, 1 / in->mu[n->lo], in->tscv[n->lo], in->node ? in->node[n->lo] : -1);
+    if (n->kind != SKEL_PIPE)
+        return -1;
+    for (int c = at + 1; c < at + n->size; prev = &in->d->pass[c], c += in->d->pass[c].size) {
+        const skel_pass *x = &in->d->pass[c], *next = &in->d->pass[c + x->size];
+        int rc = !single(x) ? ph_split(in, c, prev->hi - 1, next->lo, g)
+                 : prev && single(prev) && ph_move(in, prev->hi - 1, x->lo, g) < 0 ? -1
+                 : ph_elem(in, c, g);
+        if (rc < 0)
             return -1;
-        st[n++] = (pass_stage){ in->mu[i], in->node ? in->node[i] : -1 };
     }
-    return stage_move(in, prev, y, st, &n) < 0 ? -1 : n;
+    return 0;
+}
+
+/* Branch c of the par as its phase graph, edges indexed by their phase. */
+static int ph_build(const ax_pass_in *in, int c, int x, int y, pass_ph *g)
+{
+    g->n = 0;
+    g->ne = 1;
+    g->e[0] = (pass_edge){ -1, PASS_OPEN, 1 };
+    if (ph_branch(in, c, x, y, g) < 0)
+        return -1;
+    ph_relink(g, PASS_OPEN, g->n);
+    for (int f = 0; f < g->n + 2; f++)
+        g->at[f] = 0;
+    for (int e = 0; e < g->ne; e++)
+        g->at[g->e[e].from + 2]++;
+    for (int f = 1; f < g->n + 2; f++)
+        g->at[f] += g->at[f - 1];
+    int next[AX_PASS_STAGES + 2];
+    for (int f = 0; f < g->n + 2; f++)
+        next[f] = g->at[f];
+    for (int e = 0; e < g->ne; e++)
+        g->by[next[g->e[e].from + 1]++] = e;
+    return 0;
+}
+
+/* A par's chain: its branches' graphs, the states' mixed radix, and each
+ * state's moments of the time to the last branch's end. */
+typedef struct pass_chain {
+    pass_ph g[SKEL_MAX_GROUPS];
+    int nb, radix[SKEL_MAX_GROUPS];
+    double m1[AX_PASS_STATES], m2[AX_PASS_STATES];
+} pass_chain;
+
+/* State s's moments from those it moves to (all of higher code): each
+ * branch's phase at its rate, shared with the other branches' phases on
+ * its node (Sharing=ps). */
+static void chain_state(pass_chain *ch, int s)
+{
+    int pos[SKEL_MAX_GROUPS];
+    for (int b = 0; b < ch->nb; b++)
+        pos[b] = s / ch->radix[b] % (ch->g[b].n + 1);
+    double r = 0, a1 = 0, a2 = 0;
+    for (int b = 0; b < ch->nb; b++) {
+        const pass_ph *g = &ch->g[b];
+        if (pos[b] == g->n)
+            continue;
+        int node = g->st[pos[b]].node, share = 0;
+        for (int o = 0; o < ch->nb && node >= 0; o++)
+            share += pos[o] < ch->g[o].n && ch->g[o].st[pos[o]].node == node;
+        double q = g->st[pos[b]].rate / (share > 1 ? share : 1);
+        r += q;
+        for (int k = g->at[pos[b] + 1]; k < g->at[pos[b] + 2]; k++) {
+            const pass_edge *e = &g->e[g->by[k]];
+            int t = s + (e->to - pos[b]) * ch->radix[b];
+            a1 += q * e->p * ch->m1[t];
+            a2 += q * e->p * ch->m2[t];
+        }
+    }
+    ch->m1[s] = r > 0 ? (1 + a1) / r : 0;
+    ch->m2[s] = r > 0 ? (2 * ch->m1[s] + a2) / r : 0;
+}
+
+/* The moments from the branches' starts (branch b on, state code s so
+ * far, weight w). */
+static pass_mom chain_start(const pass_chain *ch, int b, int s, double w)
+{
+    if (b == ch->nb)
+        return (pass_mom){ w * ch->m1[s], w * ch->m2[s] };
+    pass_mom t = { 0, 0 };
+    const pass_ph *g = &ch->g[b];
+    for (int k = g->at[0]; k < g->at[1]; k++) {
+        const pass_edge *e = &g->e[g->by[k]];
+        pass_mom u = chain_start(ch, b + 1, s + e->to * ch->radix[b], w * e->p);
+        t = (pass_mom){ t.m1 + u.m1, t.m2 + u.m2 };
+    }
+    return t;
 }
 
 /* The first two moments of a par's longest branch from the chain of its
- * branches' stages (each branch's position; a state's moments from those
- * of the states it moves to, all of higher code: back substitution), the
- * branches' tasks on one node sharing it (Sharing=ps); 0 when a branch is
- * not of stages or the chain passes AX_PASS_STATES. */
+ * branches' phases, the branches' tasks on one node sharing it; 0 when a
+ * branch holds a par or a loop or the chain passes AX_PASS_STATES. */
 static int par_chain(const ax_pass_in *in, int at, int x, int y, pass_mom *out)
 {
-    pass_stage st[SKEL_MAX_GROUPS][AX_PASS_STAGES];
-    int len[SKEL_MAX_GROUPS], radix[SKEL_MAX_GROUPS], nb = 0, states = 1;
+    pass_chain *ch = calloc(1, sizeof *ch);
     const skel_pass *n = &in->d->pass[at];
-    for (int c = at + 1; c < at + n->size; c += in->d->pass[c].size, nb++) {
-        if (nb == SKEL_MAX_GROUPS || (len[nb] = branch_stages(in, c, x, y, st[nb])) < 0 ||
-            (long)states * (len[nb] + 1) > AX_PASS_STATES)
-            return 0;
-        radix[nb] = states;
-        states *= len[nb] + 1;
-    }
-    double m1[AX_PASS_STATES], m2[AX_PASS_STATES];
-    for (int s = states - 1; s >= 0; s--) {
-        int pos[SKEL_MAX_GROUPS];
-        for (int b = 0; b < nb; b++)
-            pos[b] = s / radix[b] % (len[b] + 1);
-        double r = 0, a1 = 0, a2 = 0;
-        for (int b = 0; b < nb; b++) {
-            if (pos[b] == len[b])
-                continue;
-            int node = st[b][pos[b]].node, share = 0;
-            for (int o = 0; o < nb && node >= 0; o++)
-                share += pos[o] < len[o] && st[o][pos[o]].node == node;
-            double q = st[b][pos[b]].rate / (share > 1 ? share : 1);
-            r += q;
-            a1 += q * m1[s + radix[b]];
-            a2 += q * m2[s + radix[b]];
+    int states = 1, ok = ch != NULL;
+    for (int c = at + 1; ok && c < at + n->size; c += in->d->pass[c].size, ch->nb++) {
+        ok = ch->nb < SKEL_MAX_GROUPS && ph_build(in, c, x, y, &ch->g[ch->nb]) == 0 &&
+             (long)states * (ch->g[ch->nb].n + 1) <= AX_PASS_STATES;
+        if (ok) {
+            ch->radix[ch->nb] = states;
+            states *= ch->g[ch->nb].n + 1;
         }
-        m1[s] = r > 0 ? (1 + a1) / r : 0;
-        m2[s] = r > 0 ? (2 * m1[s] + a2) / r : 0;
     }
-    *out = (pass_mom){ m1[0], m2[0] };
-    return 1;
+    for (int s = states - 1; ok && s >= 0; s--)
+        chain_state(ch, s);
+    if (ok)
+        *out = chain_start(ch, 0, 0, 1);
+    free(ch);
+    return ok;
 }
+
+static pass_mom pass_split(const ax_pass_in *in, int at, int x, int y);
 
 /* Branch c of a choice or par entered from task x, left to task y: its
  * move in, its time, its move out. */
 static pass_mom pass_branch(const ax_pass_in *in, int c, int x, int y)
 {
     const skel_pass *b = &in->d->pass[c];
+    if (!single(b))   /* a choice's par: each of its branches moves in and out */
+        return pass_split(in, c, x, y);
     pass_mom t = mom_add(pass_move(in, x, b->lo), pass_elem(in, c));
     return mom_add(t, pass_move(in, b->hi - 1, y));
 }

@@ -64,8 +64,9 @@ static int single_ends(const skel_node *n)
 
 /* Whether n can be part of a one-server body: a task, a one-server loop,
  * or a pipe, choice or par of such, each choice or par between two
- * elements of single ends and each of its branches of single ends (so
- * every move of a pass is between two known tasks, approx_pass.c). */
+ * elements of single ends and each of its branches of single ends or (a
+ * choice's) a par of such (so every move of a pass is between two known
+ * tasks, approx_pass.c). */
 static int server_part(const skel_node *n)
 {
     if (n->kind == SKEL_TASK || n->kind == SKEL_LOOP)
@@ -76,7 +77,8 @@ static int server_part(const skel_node *n)
         const skel_node *x = n->children[k];
         if (!server_part(x))
             return 0;
-        if (n->kind != SKEL_PIPE && !single_ends(x))
+        if (n->kind != SKEL_PIPE && !single_ends(x) &&
+            !(n->kind == SKEL_CHOICE && x->kind == SKEL_PAR))
             return 0;
         if (n->kind == SKEL_PIPE && !single_ends(x) &&
             (k == 0 || k == n->nchildren - 1 || !single_ends(n->children[k - 1]) ||

@@ -556,6 +556,46 @@ START_TEST(test_flow_par_body)
 }
 END_TEST
 
+/* A par in a one-server loop's body whose branches are not exponential
+ * stages (work or a link of scv 0.5, a link that holds an item, a branch
+ * holding a choice), two of them on one node under processor sharing: the
+ * par's pass is the chain of the branches' phases as gen.c makes them, the
+ * node shared in it. Fitted and integrated as independent, the branches
+ * lost the sharing: the review's /tmp/r18 skeletons (producer style) were
+ * +6.73%, +15.64%, +10.01%, +9.12%, +7.83% (the serial reduction before
+ * them -16.93%, -3.91%, +3.56%, -5.83%, -26.50%); now beside. */
+#define PAR_BODY(b, c) "pipe(3); task(\"a\", 5); loop(2); pipe(3); task(\"f\", 4); par(2); " \
+    b "; " c "; task(\"j\", 5); task(\"z\", 4);"
+START_TEST(test_flow_par_shared)
+{
+    static const char c1[] = PAR_BODY("task(\"b\", 3, scv=0.5)", "task(\"c\", 3, scv=0.5)"),
+                      c1e[] = PAR_BODY("task(\"b\", 3)", "task(\"c\", 3)"),
+                      c10[] = PAR_BODY("pipe(3); task(\"p\", 6); choice(1, 1); task(\"q\", 3);"
+                                       " task(\"r\", 5); task(\"s\", 6)", "task(\"c\", 3)");
+    static const int h2[] = { 0, 1, 2, 2, 1, 0 }, h1[] = { 0, 1, 1, 1, 1, 0 },
+                     p10[] = { 0, 1, 2, 2, 2, 2, 2, 1, 0 };
+    static const struct {
+        const char *skel, *plat;
+        const int *pl;
+        int held;
+        double tol;
+    } cases[] = {
+        { c1, MIX_NODES, h2, 0, 0.005 },                     /* -0.04% */
+        { c1, MIX_NODES, h1, 0, 0.005 },                     /* -0.00% */
+        { c1e, "DefaultBuffer=1\n" MIX_NODES, h1, 1, 0.005 },  /* +0.05% */
+        { c1e, "LinkSCV=0.5\n" MIX_NODES, h1, 1, 0.04 },       /* -2.46% */
+        { c10, MIX_NODES, p10, 0, 0.005 },                   /* -0.04% */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        double e = rel_err_on(cases[k].skel, SKEL_STYLE_PRODUCER, cases[k].pl, cases[k].plat,
+                              cases[k].held, NULL);
+        if (getenv("FLOW_VERBOSE"))
+            printf("par shared, case %zu: %+.4f%%\n", k, 100 * e);
+        ck_assert_msg(fabs(e) <= cases[k].tol, "case %zu: error %.3g%%", k, 100 * e);
+    }
+}
+END_TEST
+
 /* A loop over two stages on links that hold two items (DefaultBuffer=2):
  * its serial reduction takes the platform's buffers, as the windows of
  * any other skeleton do. It kept the rendezvous it was built with, and
@@ -765,6 +805,10 @@ int main(void)
     tcase_add_test(tb, test_flow_choice_body);
     tcase_add_test(tb, test_flow_par_body);
     suite_add_tcase(s, tb);
+    TCase *tsh = tcase_create("shared");   /* CK_RUN_CASE=shared: a par's node shared */
+    tcase_set_timeout(tsh, 300);
+    tcase_add_test(tsh, test_flow_par_shared);
+    suite_add_tcase(s, tsh);
     TCase *tp = tcase_create("purchase");   /* CK_RUN_CASE=purchase: this alone */
     tcase_set_timeout(tp, 300);
     tcase_add_test(tp, test_flow_purchase);
