@@ -609,8 +609,9 @@ static double run_batch(void *ctx, long n, double last)
 /* The run: AX_EST_WARM items (the control's pilot their last,
  * ax_est_pilot), then batches (ax_est_batches); their rate
  * (items per second; -1 on a deadlock), *half its 95% half-width, *items
- * the items counted; per task its computes' share of the items (thr) and
- * its seconds computing per second (util). */
+ * the items counted; per task its computes per second (thr) and its
+ * seconds computing per second (util), both per item counted times the
+ * rate, so that the sinks' rows sum to it. */
 static double des_run(skel_approx *a, des *s, double *half, long *items)
 {
     for (int g = 0; g <= s->T + s->E; g++)   /* the controls from 0: each evaluation alike */
@@ -624,10 +625,12 @@ static double des_run(skel_approx *a, des *s, double *half, long *items)
         s->done[i] = 0;
     }
     double x = ax_est_batches(run_batch, s, &cv, a->est_prev, t0, half, items);
-    double t = x > 0 ? s->now : t0;
+    /* per item counted, each task's computes and seconds computing, at
+     * the estimate's rate x: with the control x is not the plain count
+     * over time, and the table's rows must sum to the headline */
     for (int i = 0; x > 0 && i < s->T; i++) {
-        a->thr[i] = s->done[i] / (t - t0);
-        a->util[i] = s->busy[i] / (t - t0);
+        a->thr[i] = x * s->done[i] / (double)*items;
+        a->util[i] = x * s->busy[i] / (double)*items;
     }
     return x;
 }

@@ -181,14 +181,22 @@ static void pilot_row(const skel_approx *a, const double *dz, double *row)
 }
 
 /* Solves the n x n system m x = b (n <= AX_EST_PICKS + 1) into b by
- * elimination with partial pivoting: 0, or -1 when singular. */
+ * elimination with partial pivoting: 0, or -1 when singular (a pivot
+ * below AX_EST_PIVOT of its column's scale: a candidate the others
+ * nearly make, whose coefficient would be noise). */
 static int small_solve(double m[AX_EST_PICKS + 1][AX_EST_PICKS + 1], double *b, int n)
 {
+    double scale[AX_EST_PICKS + 1];   /* each column's largest, before elimination */
+    for (int i = 0; i < n; i++) {
+        scale[i] = 0;
+        for (int r = 0; r < n; r++)
+            scale[i] = fmax(scale[i], fabs(m[r][i]));
+    }
     for (int i = 0; i < n; i++) {
         int p = i;
         for (int r = i + 1; r < n; r++)
             p = fabs(m[r][i]) > fabs(m[p][i]) ? r : p;
-        if (!(fabs(m[p][i]) > 1e-300))
+        if (!(fabs(m[p][i]) > AX_EST_PIVOT * scale[i]))
             return -1;
         for (int k = 0; k < n; k++) {
             double x = m[i][k];
@@ -245,9 +253,13 @@ static double pilot_fit(const skel_approx *a, const int *picks, int q, double *b
 }
 
 /* Greedily, up to AX_EST_PICKS candidates, each the one that lowers the
- * pilot's residual most; their number returned, the last fit in beta. */
+ * pilot's residual most; their number returned, the last fit in beta;
+ * none (0) unless the fit leaves below AX_EST_CV_KEEP of the chunk
+ * times' own sum of squares (a control that explains little costs the
+ * batches a degree of freedom and its coefficient's noise for nothing). */
 static int pilot_pick(const skel_approx *a, int *picks, double *beta)
 {
+    double sst = pilot_fit(a, picks, 0, beta);
     int K = 2 * a->ntasks + 1, q = 0;
     for (; q < AX_EST_PICKS && q < K; q++) {
         double best = INFINITY, b[AX_EST_PICKS + 1];
@@ -267,7 +279,7 @@ static int pilot_pick(const skel_approx *a, int *picks, double *beta)
             break;
         picks[q] = pick;
     }
-    return q > 0 && isfinite(pilot_fit(a, picks, q, beta)) ? q : 0;
+    return q > 0 && pilot_fit(a, picks, q, beta) < AX_EST_CV_KEEP * sst ? q : 0;
 }
 
 /* The control's weight per group (est_w) from the picks' coefficients:
@@ -299,7 +311,7 @@ static void pilot_weights(skel_approx *a, const int *picks, int q, const double 
  * fit). -1 when the sampler cannot run. */
 int ax_est_pilot(ax_est_run run, void *ctx, skel_approx *a, ax_est_cv *cv, double *t)
 {
-    int K = 2 * a->ntasks + 1, G = a->ntasks + a->nedges + 1, picks[AX_EST_PICKS];
+    int K = 2 * a->ntasks + 1, G = a->ntasks + a->nedges + 1, picks[AX_EST_PICKS] = { 0 };
     double beta[AX_EST_PICKS + 1];
     cv->z = a->est_z;
     cv->nz = G;

@@ -46,7 +46,11 @@
                                 freedom; approx_estcv.c) */
 #define AX_EST_PILOT 64      /* the control's pilot: chunks of */
 #define AX_EST_CHUNK 125     /* items, the warm-up's last (approx_estcv.c) */
-#define AX_EST_PICKS 3       /* candidates the control weighs at most */
+#define AX_EST_PICKS 3       /* candidates the control weighs at most, */
+#define AX_EST_CV_KEEP 0.65  /* kept when the pilot's fit leaves below this part
+                                of its sum of squares (docs/approximation.md) */
+#define AX_EST_PIVOT 1e-10   /* the pilot's fit singular: a pivot below this
+                                part of its column's largest entry */
 #define AX_EST_ROUNDS 4      /* processor sharing: its rounds, */
 #define AX_EST_OV 5000       /* and the items whose computes' overlaps set them */
 #define AX_DENSE_MAX 128      /* sub-chains solved by elimination up to this size
