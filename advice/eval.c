@@ -47,6 +47,12 @@ int adv_evaluate(const skel_tree *t, skel_style style, const skel_platform *p, c
     if (!(r = skel_search_one(m, d, p, place, 0, err)))
         goto done;
     const skel_search_entry *e = &r->ranked[0];
+    /* advice reads every task's utilisation and replicates the
+     * bottleneck: an answer that knows neither cannot be advised on */
+    if (e->bottleneck == SKEL_BOTTLENECK_UNKNOWN) {
+        diag_set(err, "the tasks' utilisations of this placement are unknown (an estimate), so there is no bottleneck to advise on");
+        goto done;
+    }
     out->ntasks = nt;
     out->bottleneck = e->bottleneck;
     out->states = r->states;

@@ -605,6 +605,11 @@ static int par_row(const built *b, const skel_platform *p, int nodes, double bud
         return -1;
     }
     double x = r->ranked[0].throughput, ex = judge(b, p, r->ranked[0].placement);
+    if (!(ex > 0)) {
+        fprintf(stderr, "bench_scale: purchase: the answer's placement was not solved\n");
+        skel_search_result_free(r);
+        return -1;
+    }
     int approx = strstr(r->estimator ? r->estimator : "", "approximation") != NULL;
     char bud[16];
     snprintf(bud, sizeof bud, budget > 0 ? "%g ms" : "none", 1000 * budget);
@@ -612,10 +617,6 @@ static int par_row(const built *b, const skel_platform *p, int nodes, double bud
            skel_search_method_name(r->method), approx ? "approx" : "bound", x,
            ex, 100 * (x / ex - 1), 1000 * secs, 1000 * cpu);
     skel_search_result_free(r);
-    if (!(ex > 0)) {
-        fprintf(stderr, "bench_scale: purchase: the answer's placement was not solved\n");
-        return -1;
-    }
     return approx && fabs(x / ex - 1) > 0.05;
 }
 

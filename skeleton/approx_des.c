@@ -625,12 +625,14 @@ static double des_run(skel_approx *a, des *s, double *half, long *items)
         s->done[i] = 0;
     }
     double x = ax_est_batches(run_batch, s, &cv, a->est_prev, t0, half, items);
-    /* per item counted, each task's computes and seconds computing, at
-     * the estimate's rate x: with the control x is not the plain count
-     * over time, and the table's rows must sum to the headline */
+    /* per item counted, each task's computes at the estimate's rate x:
+     * with the control x is not the plain count over time, and the
+     * table's rows must sum to the headline. Its seconds computing per
+     * second stay the plain fraction of the time run, which cannot
+     * exceed 1 as x times them could (the control's correction) */
     for (int i = 0; x > 0 && i < s->T; i++) {
         a->thr[i] = x * s->done[i] / (double)*items;
-        a->util[i] = x * s->busy[i] / (double)*items;
+        a->util[i] = s->busy[i] / (s->now - t0);
     }
     return x;
 }
