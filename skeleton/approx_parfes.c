@@ -47,8 +47,10 @@ typedef struct fes_chain {
     int ncomp, rad[FES_COMP]; /* the states' codes: components, radices */
     int64_t *code;            /* per state */
     unsigned *sbusy;          /* per state: the positions computing */
-    double ext[FES_COMP];     /* per position: the busy probabilities of its node's
-                                 other tasks outside this chain (ps), this round */
+    double fac[FES_COMP][FES_COMP + 1];   /* ps, per position and count c of the
+                                 other positions computing on its node: E[1 / (1 + c
+                                 + N)], N its node's other tasks outside this chain
+                                 computing (independent, at their busy probabilities) */
     fes_tr *tr;               /* sorted by target */
     int *first;               /* per state: its incoming tr[first[s] .. first[s + 1]) */
     unsigned char *ready;     /* closed: the last task waits for an item */
@@ -624,29 +626,35 @@ static void set_rates(const skel_approx *a, const struct ax_fes *f, fes_chain *c
                    : u->kind == FES_LAMBDA ? a->lambda[u->idx]
                                            : f->br[u->idx].R[u->n];
         if (u->kind == FES_MU && node) {
-            double share = 1 + c->ext[u->pos];
+            int cnt = 0;
             for (int q = 0; q < c->np; q++)
-                share += q != u->pos && (u->busy >> q & 1) && node[c->ptask[q]] == node[u->idx];
-            r /= share;
+                cnt += q != u->pos && (u->busy >> q & 1) && node[c->ptask[q]] == node[u->idx];
+            r *= c->fac[u->pos][cnt];
         }
         c->rate[t] = r * u->w;
         c->out[u->from] += c->rate[t];
     }
 }
 
-/* Chain c's ext: per position, the busy probabilities pb of the other
- * tasks on its node that the chain does not hold. */
-static void set_ext(const skel_approx *a, fes_chain *c, const int *node, const double *pb)
+/* Chain c's fac: per position, its node's other tasks the chain does not
+ * hold as a Poisson-binomial of their busy probabilities pb (so E[1 /
+ * (1 + c + N)], not 1 / (1 + c + E[N]), which Jensen puts low). */
+static void set_fac(const skel_approx *a, fes_chain *c, const int *node, const double *pb)
 {
-    for (int p = 0; p < c->np; p++) {
-        int x = c->ptask[p];
-        c->ext[p] = 0;
-        for (int y = 0; node && y < a->ntasks; y++) {
+    double d[AX_PB_MAX + 2];
+    for (int p = 0; node && p < c->np; p++) {
+        int x = c->ptask[p], m = 0;
+        double mean = 0;
+        d[0] = 1;
+        for (int y = 0; y < a->ntasks; y++) {
             int in = 0;
             for (int q = 0; q < c->np; q++)
                 in |= c->ptask[q] == y;
-            c->ext[p] += !in && node[y] == node[x] ? pb[y] : 0;
+            if (!in && node[y] == node[x])
+                ax_pb_add(d, &m, &mean, pb[y]);
         }
+        for (int k = 0; k <= c->np; k++)
+            c->fac[p][k] = ax_pb_inv(d, m, mean, 1 + k);
     }
 }
 
@@ -736,7 +744,7 @@ static double fes_once(skel_approx *a, const int *node, const double *pb, int *c
     for (int b = 0; b < f->nb; b++)
         for (int n = 1; n < f->br[b].k + 1 && f->br[b].k > 1; n++) {
             fes_chain *c = &f->br[b].closed[n - 1];
-            set_ext(a, c, node, pb);
+            set_fac(a, c, node, pb);
             set_rates(a, f, c, node);
             int it = solve_chain(c, FES_TOL, FES_SWEEPS);
             *conv &= it > 0;
@@ -749,7 +757,7 @@ static double fes_once(skel_approx *a, const int *node, const double *pb, int *c
                 f->br[b].busy[(n - 1) * f->br[b].k + q] = p;
             }
         }
-    set_ext(a, &f->red, node, pb);
+    set_fac(a, &f->red, node, pb);
     set_rates(a, f, &f->red, node);
     int it = solve_chain(&f->red, FES_TOL, FES_SWEEPS);
     *conv &= it > 0;
