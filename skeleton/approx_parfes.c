@@ -614,7 +614,7 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
 /* Chain c's rates: its transitions' from the task and move rates and the
  * branches' R. Under processor sharing (node) a computation's rate is
  * divided among its node's tasks computing: those of this chain exactly
- * (the source state's), the others by their busy probabilities (ext). */
+ * (the source state's), the others by their busy probabilities (fac). */
 static void set_rates(const skel_approx *a, const struct ax_fes *f, fes_chain *c,
                       const int *node)
 {
