@@ -591,7 +591,8 @@ typedef struct ax_lay {
  * `pre` (its entry's share), its body walked as ax_pass_stay walks it (a
  * pipe in series, a choice's branches over the choice's mean time each at
  * its probability, a par's branches at once), then its feedback move's
- * share of a pass. -1: more than AX_GPH segments or AX_LAY_PIECES pieces. */
+ * share of a pass. -1: fewer than two segments, more than AX_GPH, or more
+ * than AX_LAY_PIECES pieces (not laid out). */
 int ax_pass_layout(const ax_pass_in *in, int at, double pre, ax_lay *l);
 
 /* The share of segment j of l that task b computes. */

@@ -20,7 +20,11 @@
  * fitted to its two moments (a mixture of two Erlangs of adjacent orders
  * below an scv of 1, Tijms 1994; a balanced-means H2 above) and the
  * moments of the largest are integrated from the product of their
- * distribution functions, the branches independent. */
+ * distribution functions, the branches independent.
+ *
+ * The same walk lays a pass out at mean times for approx_flow.c's ghosts
+ * (ax_pass_layout): which body task computes when, the phases their node's
+ * sharers are weighed by under processor sharing. */
 #include "approx_int.h"
 
 #include <math.h>
@@ -626,7 +630,7 @@ int ax_pass_layout(const ax_pass_in *in, int at, double pre, ax_lay *l)
     l->np = 0;
     l->n = 0;
     double body = lay_elem(&c, at + 1, pre, 1, 1);
-    return c.full ? -1 : lay_cut(l, pre, body, pre + body + post);
+    return c.full || lay_cut(l, pre, body, pre + body + post) < 0 || l->n < 2 ? -1 : 0;
 }
 
 double ax_lay_share(const ax_lay *l, int j, int b)
