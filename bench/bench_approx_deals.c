@@ -119,6 +119,9 @@ static void dd_table(ba_sample *sm)
             printf("%-8s %d of %d answered by the estimate of last resort, the others by the "
                    "windows (or the whole model)\n", name[order[k]], sm[order[k]].nest,
                    sm[order[k]].n);
+    for (int k = 0; k < DD_NSAMPLE; k++)
+        if (sm[k].cov_n)
+            ba_est_seeds_row(name[k], &sm[k]);
     if (!getenv("APPROX_NO_LARGE"))
         dd_large();
 }
@@ -137,6 +140,8 @@ int ba_deals_of_deals(int ncases)
             (pass < 2 && getenv("APPROX_DD_EST_ONLY")))
             continue;
         ba_opts o = { .no_before = 1, .cut_whole = pass == 1 ? 0 : 1, .estimate = pass == 2 };
+        const char *seeds = getenv("APPROX_EST_SEEDS");   /* the estimate's coverage */
+        o.est_seeds = pass == 2 && seeds ? atoi(seeds) : 0;
         int rs = pass == 2 ? 4 : pass, fs = pass == 2 ? 5 : 2 + pass;   /* their rows */
         uint64_t s = 20261126;   /* part (e)'s seed: each pass the same cases */
         for (int k = 0; k < ncases && rc == 0; k++)
