@@ -44,8 +44,8 @@
  *                                half-width's coverage under its stopping rule, RUNS
  *                                seeded runs per row from SEED (0: the seeds that chose
  *                                the constants), APPROX_NO_COV=1 skips it;
- *                                APPROX_EST_SEEDS=N with dd: part (e)'s estimate also on
- *                                N fresh seeds a case, its coverage of the exact chain)
+ *                                part (e)'s estimate also on 20 fresh seeds a case, its
+ *                                coverage of the exact chain, APPROX_EST_SEEDS=N: N)
  *                                (APPROX_NO_FLOWS=1 skips it, APPROX_NO_WIDE=1 part (g));
  *                                SRCDIR, SHARED_DIR locate the inputs;
  *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs

@@ -1,6 +1,7 @@
-/* bench_approx part (e) with APPROX_EST_SEEDS=N: the estimate of last
- * resort's coverage on real models (docs/approximation.md "The
- * estimate's cost"). bench_approx cov feeds the stopping rule independent
+/* bench_approx part (e), the estimate's pass (20 fresh seeds a case,
+ * APPROX_EST_SEEDS=N another number): the estimate of last resort's
+ * coverage on real models (docs/approximation.md "The estimate's cost").
+ * bench_approx cov feeds the stopping rule independent
  * normal sub-batches; a model's sub-batches are correlated, its start
  * transient, its control fitted by a pilot. Here each case whose exact
  * chain is known is estimated afresh on N seeds (opts.est_seed 1..N, none
