@@ -570,6 +570,36 @@ typedef struct ax_pass_in {
  * mean (returned) and variance (*var). */
 double ax_pass_stay(const ax_pass_in *in, int at, double *var);
 
+#define AX_LAY_PIECES 64      /* a layout's pieces, at most (more: not laid out) */
+
+/* Task `task` computing over [s0, s1) of a pass with density dens (its
+ * share of that time: a choice's branch its probability's, a nested
+ * loop's task its time spread over the loop's stay). */
+typedef struct ax_lay_piece {
+    double s0, s1, dens;
+    int task;
+} ax_lay_piece;
+
+/* A one-server pass laid out at mean times (ax_pass_layout): its segments
+ * (at[j], len[j]: cut wherever a piece starts or ends) and its pieces. */
+typedef struct ax_lay {
+    double at[AX_GPH], len[AX_GPH];
+    int n;
+    ax_lay_piece pc[AX_LAY_PIECES];
+    int np;
+} ax_lay;
+
+/* The pass of the one-server loop at d->pass[at] laid out at mean times:
+ * `pre` (its entry's share), its body walked as ax_pass_stay walks it (a
+ * pipe in series, a choice's branches over the choice's mean time each at
+ * its probability, a par's branches at once), then its feedback move's
+ * share of a pass. -1: fewer than two segments, more than AX_GPH, or more
+ * than AX_LAY_PIECES pieces (not laid out). */
+int ax_pass_layout(const ax_pass_in *in, int at, double pre, ax_lay *l);
+
+/* The share of segment j of l that task b computes. */
+double ax_lay_share(const ax_lay *l, int j, int b);
+
 /* approx_flow.c: par/choice/loop flows (d->serial set) */
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
 void ax_flow_free(struct ax_flow *f);
