@@ -346,13 +346,6 @@ done:
 
 /* ---------------------------------------------------------------- direct */
 
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The calling thread's CPU seconds. */
 static double thread_cpu_now(void)
 {
@@ -376,9 +369,9 @@ static int timed_on(const pepa_ctmc *q, pepa_method m, int umf, int threads, dou
     pepa_solve_result r;
     diag e;
     diag_clear(&e);
-    double c0 = cpu_now(), w0 = clock_now();
+    double c0 = clock_cpu(), w0 = clock_now();
     int rc = umf ? pepa_solve_direct_umfpack(q, &o, pi, &r, &e) : pepa_solve(q, &o, pi, &r, &e);
-    *cpu = cpu_now() - c0;
+    *cpu = clock_cpu() - c0;
     *wall = clock_now() - w0;
     *its = r.iterations;
     if (rc)
@@ -507,9 +500,9 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
                       double *flops, double *bytes, int64_t *split, diag *e)
 {
     double *b = calloc((size_t)m, sizeof *b), *y = malloc((size_t)m * sizeof *y);
-    double t0 = cpu_now();
+    double t0 = clock_cpu();
     pepa_lu *lu = b && y ? pepa_lu_analyse(m, p, ix, *order, flops, bytes, e) : NULL;
-    double t1 = cpu_now();
+    double t1 = clock_cpu();
     if (lu) {
         *order = pepa_lu_ordering(lu);
         pepa_lu_set_threads(lu, threads);
@@ -518,7 +511,7 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
     int rc = lu ? pepa_lu_factor(lu, p, ix, x, 1, prec, e) : -1;
     t[3] = clock_now() - w1;
     t[4] = thread_cpu_now() - c1;
-    double t2 = cpu_now();
+    double t2 = clock_cpu();
     if (rc == 0) {
         b[0] = 1.0;
         pepa_lu_solve(lu, b, y);
@@ -526,7 +519,7 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
     }
     t[0] = t1 - t0;
     t[1] = t2 - t1;
-    t[2] = cpu_now() - t2;
+    t[2] = clock_cpu() - t2;
     pepa_lu_free(lu);
     free(y);
     free(b);
@@ -690,14 +683,14 @@ static void solve_phases_row(const char *name, const pepa_ctmc *q, int threads)
     for (int k = 0; k < PHASE_RUNS; k++) {
         diag e;
         diag_clear(&e);
-        double c0 = cpu_now(), w0 = clock_now();
+        double c0 = clock_cpu(), w0 = clock_now();
         if (pepa_solve(q, &o, pi, &r[k], &e)) {
             printf("  (%s: %s)\n", name, e.msg);
             free(pi);
             return;
         }
         w[k] = clock_now() - w0;
-        c[k] = cpu_now() - c0;
+        c[k] = clock_cpu() - c0;
     }
     free(pi);
     int mid = 0;
