@@ -174,6 +174,55 @@ START_TEST(test_fes_purchase_deadline)
                100 * e, r.fes, cpu);
     ck_assert_msg(r.fes == 2179, "purchase: reduced chain of %d states", r.fes);
     ck_assert_msg(fabs(e) < 0.01, "purchase: %+.2f%%", 100 * e);
+    ck_assert_msg(cpu < 0.05 + 0.01, "purchase: %.3f CPU s with a 50 ms deadline", cpu);
+}
+END_TEST
+
+/* h38 (/tmp/r21 of review 21): a par of three pipes of 8 tasks, its
+ * reduced chain 12,250 states, its tasks on six nodes in turn
+ * under processor sharing: 1.7 s to answer (50 rounds, 20,000 sweeps a
+ * chain at most), the deadline unread, so `skelsched map --budget 0.05`
+ * took 1.2-1.6 s. Under a 50 ms (300 ms) deadline it now answers or is
+ * out of time building (solving) the chains, the search then ranking by
+ * its bound, within the plugin's goal, the budget and 10 ms, of CPU
+ * (steadier than wall time on a loaded machine; the wall bound only
+ * catches a hang). */
+static const double h38_budgets[] = { 0.05, 0.3 };   /* out of time building; solving */
+
+START_TEST(test_fes_h38_deadline)
+{
+    double budget = h38_budgets[_i];
+    static const char sk[] =
+        "pipe(3); task(\"a\",2); par(3); pipe(8); task(\"b\",1); task(\"b\",1.7); "
+        "task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); task(\"b\",1.7); "
+        "task(\"b\",2.4); pipe(8); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
+        "task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
+        "pipe(8); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); "
+        "task(\"b\",1); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"z\",2);";
+    placed x;
+    placed_build(&x, sk, SKEL_STYLE_PRODUCER,
+                 "LocalLatency=0.0001 DefaultLatency=0.01\nNodeName=n[1-6] Speed=1\n");
+    int pl[26];
+    for (int i = 0; i < 26; i++)
+        pl[i] = i % 6;
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts o = { 0 };
+    o.scv = x.model->scv;
+    double w0 = clock_now(), c0 = cpu_now();
+    o.deadline = w0 + budget;
+    skel_approx *a = skel_approx_new(x.dag, &o, &err);
+    skel_approx_result r = { 0 };
+    int rc = a ? skel_approx_place(a, x.model, x.plat, pl, &r, &err) : -1;
+    double cpu = cpu_now() - c0, wall = clock_now() - w0;
+    if (getenv("FES_VERBOSE"))
+        printf("h38, %g s: rc %d %.10g (%d states) %.4f CPU s %.4f s: %s\n", budget, rc,
+               r.throughput, r.fes, cpu, wall, rc ? err.msg : "");
+    ck_assert_msg(rc == 0 || strstr(err.msg, "out of time"), "h38: %s", err.msg);
+    ck_assert_msg(cpu < budget + 0.01 && wall < budget + 0.5, "h38: %.3f s (%.3f CPU s), %g s "
+                  "deadline", wall, cpu, budget);
+    skel_approx_free(a);
+    placed_free(&x);
 }
 END_TEST
 
@@ -214,6 +263,7 @@ int main(void)
     tcase_add_loop_test(tc, test_fes_small, 0, (int)(sizeof cases / sizeof *cases));
     tcase_add_test(tc, test_fes_parbig);
     tcase_add_test(tc, test_fes_purchase_deadline);
+    tcase_add_loop_test(tc, test_fes_h38_deadline, 0, 2);
     tcase_add_test(tc, test_fes_long_branch);
     suite_add_tcase(s, tc);
     return run_suite(s);
