@@ -124,7 +124,8 @@ tests_unit_test_approx_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpep
 
 check_PROGRAMS += tests/unit/test_approx_est
 TESTS += tests/unit/test_approx_est
-tests_unit_test_approx_est_SOURCES = tests/unit/test_approx_est.c tests/unit/placed.h tests/unit/approx_sim.h
+tests_unit_test_approx_est_SOURCES = tests/unit/test_approx_est.c tests/unit/placed.h tests/unit/approx_sim.h \
+	tests/unit/estgen.c tests/unit/estgen.h
 tests_unit_test_approx_est_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_approx_est_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 
