@@ -14,7 +14,7 @@ bench_bench_map_SOURCES = bench/bench_map.c
 bench_bench_map_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_scale
-bench_bench_scale_SOURCES = bench/bench_scale.c
+bench_bench_scale_SOURCES = bench/bench_scale.c tests/unit/searchgen.c tests/unit/searchgen.h
 bench_bench_scale_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_transient
