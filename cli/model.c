@@ -51,8 +51,12 @@ void cli_model_free(cli_model *cm)
 static int until_arg(const char *cmd, const char *v, double *until)
 {
     double d;
-    if (cli_double(cmd, "--until", v, &d) < 0 || !(d > 0) || !isfinite(d))
+    if (cli_double(cmd, "--until", v, &d) < 0)
         return -1;
+    if (!(d > 0) || !isfinite(d)) {
+        fprintf(stderr, "skelsched %s: --until must be a positive, finite time, not '%s'\n", cmd, v);
+        return -1;
+    }
     *until = d;
     return 0;
 }
@@ -61,8 +65,12 @@ static int until_arg(const char *cmd, const char *v, double *until)
 static int points_arg(const char *cmd, const char *v, int *points)
 {
     unsigned long long u;
-    if (cli_ulong(cmd, "--points", v, &u) < 0 || u < 2 || u > 10000000)
+    if (cli_ulong(cmd, "--points", v, &u) < 0)
         return -1;
+    if (u < 2 || u > 10000000) {
+        fprintf(stderr, "skelsched %s: --points must be 2 .. 10000000, not %s\n", cmd, v);
+        return -1;
+    }
     *points = (int)u;
     return 0;
 }
