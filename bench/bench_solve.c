@@ -48,6 +48,11 @@
  * the factorisation's wall time, and GFlop/s its flops over it; "caller"
  * the calling thread's CPU time in it (on two threads, about what it
  * would take on two idle cores: the helper's work runs beside it).
+ * A last table gives where a whole direct solve's time goes, on one thread
+ * and on two: the Gauss-Seidel sweeps choosing the state to pin, the
+ * analysis (ordering and symbolic), the numerical factorisation, the
+ * solves with refinement, and what is in none of them; wall and CPU.
+ *        bench_solve phases   (that last table alone)
  *        bench_solve lu2      (the closed networks' factorisation alone,
  *                              one thread against two, alternated)
  *        bench_solve bound    (the closed networks' direct solve against
@@ -665,6 +670,61 @@ static void bound_table(void)
 }
 #endif
 
+/* bench_solve direct's last table: where a whole direct solve's time
+ * goes (pepa_solve_phases), on threads threads, the run of median wall
+ * time of three: each phase's wall and CPU seconds (CPU: the process's,
+ * both threads), the whole solve's, and what is in no phase (building
+ * the matrix, normalising, the residual check). */
+#define PHASE_RUNS 3
+static void solve_phases_row(const char *name, const pepa_ctmc *q, int threads)
+{
+    double *pi = malloc(q->n * sizeof *pi), w[PHASE_RUNS], c[PHASE_RUNS];
+    pepa_solve_result r[PHASE_RUNS];
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = PEPA_METHOD_DIRECT;
+    o.lu_threads = threads;
+    o.tol = 1e-12;
+    if (!pi)
+        return;
+    for (int k = 0; k < PHASE_RUNS; k++) {
+        diag e;
+        diag_clear(&e);
+        double c0 = cpu_now(), w0 = clock_now();
+        if (pepa_solve(q, &o, pi, &r[k], &e)) {
+            printf("  (%s: %s)\n", name, e.msg);
+            free(pi);
+            return;
+        }
+        w[k] = clock_now() - w0;
+        c[k] = cpu_now() - c0;
+    }
+    free(pi);
+    int mid = 0;
+    for (int k = 0; k < PHASE_RUNS; k++) {
+        int below = 0;
+        for (int j = 0; j < PHASE_RUNS; j++)
+            below += w[j] < w[k];
+        mid = below == PHASE_RUNS / 2 ? k : mid;
+    }
+    const pepa_solve_phases *p = &r[mid].phases;
+    double rest = w[mid] - p->pin[0] - p->analyse[0] - p->factor[0] - p->refine[0];
+    printf("%-15s %2d %6.3f/%5.3f %6.3f/%5.3f %6.3f/%5.3f %6.3f/%5.3f %6.3f %6.3f/%5.3f\n",
+           name, threads, p->pin[0], p->pin[1], p->analyse[0], p->analyse[1], p->factor[0],
+           p->factor[1], p->refine[0], p->refine[1], rest, w[mid], c[mid]);
+}
+
+static void solve_phases_table(pepa_ctmc *const *qs, const char *const *names, int nq)
+{
+    printf("\nwhole direct solve by phase, wall/CPU seconds (median wall of %d runs)\n",
+           PHASE_RUNS);
+    printf("%-15s %2s %12s %12s %12s %12s %6s %12s\n", "chain", "T", "pin (GS)", "analyse",
+           "factor", "refine", "other", "total");
+    for (int k = 0; k < nq; k++)
+        for (int t = 1; t <= 2 && qs[k]; t++)
+            solve_phases_row(names[k], qs[k], t);
+}
+
 /* The machine's load (1-minute average, as `uptime` says), printed beside
  * the timings: the wall times mean little without it. */
 static void print_load(const char *when)
@@ -712,6 +772,8 @@ static void direct_table(void)
 #ifdef HAVE_UMFPACK
     phase_table(qs, direct_names, NQ);
 #endif
+    solve_phases_table(qs, direct_names, NQ);
+    print_load("after the phase tables");
     for (int k = 0; k < NQ; k++)
         pepa_ctmc_free(qs[k]);
 }
@@ -759,6 +821,16 @@ int main(int argc, char **argv)
         return 0;
     }
 #ifdef HAVE_UMFPACK
+    if (strcmp(which, "phases") == 0) {
+        pepa_ctmc *qs[NQ];
+        direct_chains(qs);
+        print_load("before");
+        solve_phases_table(qs, direct_names, NQ);
+        print_load("after");
+        for (int k = 0; k < NQ; k++)
+            pepa_ctmc_free(qs[k]);
+        return 0;
+    }
     if (strcmp(which, "lu2") == 0) {
         lu2_table();
         return 0;

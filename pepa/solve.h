@@ -177,6 +177,17 @@ typedef enum pepa_decision {
                                failed analysis or factorisation), iterated on */
 } pepa_decision;
 
+/* Where a direct solve's time went, each phase's wall seconds ([0]) and
+ * the process's CPU seconds ([1]: both threads where two run): the
+ * Gauss-Seidel sweeps that choose the state to pin, the multifrontal
+ * LU's analysis (fill-reducing ordering and CHOLMOD's symbolic analysis;
+ * UMFPACK's symbolic analysis where it factorises), the numerical
+ * factorisation(s), and the solves with their refinement. Summed over
+ * the pins tried; zero for what did not run (an iterative method). */
+typedef struct pepa_solve_phases {
+    double pin[2], analyse[2], factor[2], refine[2];
+} pepa_solve_phases;
+
 typedef struct pepa_solve_result {
     pepa_method method;   /* the method actually used (never AUTO) */
     long iterations;      /* sweeps / Krylov iterations; 1 for direct */
@@ -195,6 +206,7 @@ typedef struct pepa_solve_result {
                              lu.h's AUTO 1 or 2) */
     uint32_t probe_states; /* states of the sub-chain whose fill decided
                              (PEPA_DECIDE_PROBE), else 0 */
+    pepa_solve_phases phases; /* the direct method's time, by phase */
 } pepa_solve_result;
 
 /* "asked", "direct", "size", ... (the enum's names, lower case). */

@@ -36,13 +36,36 @@
 #include "solve.h"
 #include "internal.h"
 #include "lu.h"
+#include "../base/clock.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef HAVE_UMFPACK
 #include <suitesparse/umfpack.h>
+
+/* A phase's clock (pepa_solve_phases): when it was started, wall and
+ * CPU seconds. */
+typedef struct lap {
+    double wall, cpu;
+} lap;
+
+static lap lap_start(void)
+{
+    lap l = {clock_now(), clock_cpu()};
+    return l;
+}
+
+/* The time since *l added to acc (wall, CPU); *l restarted. */
+static void lap_add(lap *l, double acc[2])
+{
+    lap now = lap_start();
+    acc[0] += now.wall - l->wall;
+    acc[1] += now.cpu - l->cpu;
+    *l = now;
+}
 
 /* From this size on, an explicit request factorises by nested dissection
  * and the multifrontal LU (see factorise). */
@@ -254,7 +277,9 @@ static int factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSpa
     void *sym = NULL;
     int rc = 0;
     c->res->orderings++;
+    lap t = lap_start();
     SuiteSparse_long st = umfpack_dl_symbolic(m, m, Ap, Ai, Ax, &sym, control, info);
+    lap_add(&t, c->res->phases.analyse);
     if (st != UMFPACK_OK)
         return diag_set(err, "direct solver: UMFPACK symbolic analysis failed: %s",
                         umf_status((double)st));
@@ -265,6 +290,7 @@ static int factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const SuiteSpa
         rc = over_caps(bytes, flops, c->bytes, c->flops, err);
     } else {
         st = umfpack_dl_numeric(Ap, Ai, Ax, sym, num, control, info);
+        lap_add(&t, c->res->phases.factor);
         if (st != UMFPACK_OK)
             rc = diag_set(err, "direct solver: UMFPACK factorisation failed: %s",
                           umf_status((double)st));
@@ -417,7 +443,9 @@ static int mf_other_order(SuiteSparse_long m, const SuiteSparse_long *Ap,
         diag none;                      /* its failure is no failure: the caps' message stands */
         diag_clear(&none);
         c->res->orderings++;
+        lap t = lap_start();
         lu = pepa_lu_analyse(m, Ap, Ai, other, &flops, &bytes, &none);
+        lap_add(&t, c->res->phases.analyse);
     }
     if (!lu || bytes > c->bytes || flops > c->flops) {
         pepa_lu_free(lu);
@@ -467,7 +495,9 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
 {
     double flops, bytes, fo, bo;
     pepa_lu *other;
+    lap t = lap_start();
     f->mf = pepa_lu_analyse(m, Ap, Ai, PEPA_LU_AUTO, &flops, &bytes, err);
+    lap_add(&t, c->res->phases.analyse);
     if (!f->mf)
         return -1;
     int tried = pepa_lu_take_other(f->mf, &other, &fo, &bo);
@@ -487,13 +517,15 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
     }
     pepa_lu_set_threads(f->mf, c->threads);
     f->prec = PEPA_LU_SINGLE;
+    t = lap_start();
     int rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL);
     mf_threads(f->mf, c->res);
-    if (rc == 0)
-        return 0;
-    f->prec = PEPA_LU_DOUBLE;           /* a pivot lost in single precision */
-    rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
-    mf_threads(f->mf, c->res);          /* the factors kept: one thread */
+    if (rc != 0) {
+        f->prec = PEPA_LU_DOUBLE;       /* a pivot lost in single precision */
+        rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
+        mf_threads(f->mf, c->res);      /* the factors kept: one thread */
+    }
+    lap_add(&t, c->res->phases.factor);
     return rc;
 }
 
@@ -555,14 +587,19 @@ static int pinned(const pepa_ctmc *q, uint32_t r, const caps *c, double *x, doub
     }
     double control[UMFPACK_CONTROL];
     factors f = {.control = control};
+    pepa_solve_phases *ph = &c->res->phases;
     int rc = factorise(m, Ap, Ai, Ax, c, &f, err);
+    lap t = lap_start();
     if (rc == 0)
         rc = solve_refine(m, Ap, Ai, Ax, &f, b, x, d, rr, err);
+    lap_add(&t, ph->refine);
     if (rc == 2) {                          /* single precision fell short */
         f.prec = PEPA_LU_DOUBLE;
         rc = pepa_lu_factor(f.mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
+        lap_add(&t, ph->factor);
         if (rc == 0)
             rc = solve_refine(m, Ap, Ai, Ax, &f, b, x, d, rr, err);
+        lap_add(&t, ph->refine);
     }
     umfpack_dl_free_numeric(&f.num);
     pepa_lu_free(f.mf);
@@ -644,13 +681,16 @@ static int direct(const pepa_ctmc *q, const pepa_solve_opts *opts, const caps *c
     res->converged = 0;
     res->orderings = 0;
     res->decision = PEPA_DECIDE_ASKED;  /* until refused */
+    memset(&res->phases, 0, sizeof res->phases);
     int trivial = pepa_solve_trivial(q, opts, pi, res, err);
     if (trivial)
         return trivial < 0 ? -1 : 0;
     double *d = malloc((size_t)n * sizeof *d), xmax;
     if (!d)
         return diag_set(err, "direct solver: out of memory (%u states)", n);
+    lap t = lap_start();
     uint32_t r = guess_pin(q, pi);
+    lap_add(&t, res->phases.pin);
     int rc = pinned(q, r, c, pi, d, err);
     uint32_t best = rc == 0 ? most_probable(n, r, pi, &xmax) : r;
     if (rc == 0 && xmax * PIN_RATIO > 1.0) {

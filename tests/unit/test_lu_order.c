@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
 #include "pepa/solve.h"
@@ -525,6 +526,51 @@ START_TEST(test_lu_two_threads)
     pepa_ctmc_free(q);
 }
 END_TEST
+
+/* pepa_solve_result.phases (solve.h): a direct solve's time by phase.
+ * The multifrontal LU (a 25^3 walk, 15,625 states) and UMFPACK (a 12^3
+ * walk) each spend wall time in every phase, the phases together no more
+ * than the solve's wall time around them; an iterative method leaves
+ * them zero, even in a result a direct solve filled before. */
+static void phases_of(const pepa_ctmc *q, pepa_method m, pepa_solve_result *res, double *wall)
+{
+    double *pi = malloc(q->n * sizeof *pi);
+    ck_assert(pi);
+    pepa_solve_opts o;
+    pepa_solve_opts_init(&o);
+    o.method = m;
+    diag e;
+    diag_clear(&e);
+    double w0 = clock_now();
+    ck_assert_msg(pepa_solve(q, &o, pi, res, &e) == 0, "%s", e.msg);
+    *wall = clock_now() - w0;
+    free(pi);
+}
+
+START_TEST(test_direct_phases)
+{
+    pepa_ctmc *qs[2] = {grid3(25), grid3(12)};
+    for (int k = 0; k < 2; k++) {
+        pepa_solve_result r;
+        double wall;
+        phases_of(qs[k], PEPA_METHOD_DIRECT, &r, &wall);
+        const pepa_solve_phases *p = &r.phases;
+        const double *ph[4] = {p->pin, p->analyse, p->factor, p->refine};
+        double sum = 0.0;
+        for (int i = 0; i < 4; i++) {
+            ck_assert_msg(ph[i][0] > 0.0 && ph[i][1] >= 0.0, "chain %d phase %d: %g, %g", k, i,
+                          ph[i][0], ph[i][1]);
+            sum += ph[i][0];
+        }
+        ck_assert_msg(sum <= wall, "chain %d: phases %g s of %g s", k, sum, wall);
+        ck_assert_int_eq(r.lu_threads, k == 0 ? 1 : 0);    /* which LU ran */
+        phases_of(qs[k], PEPA_METHOD_GS, &r, &wall);
+        ck_assert(p->pin[0] == 0.0 && p->analyse[0] == 0.0 && p->factor[0] == 0.0
+                  && p->refine[0] == 0.0 && p->factor[1] == 0.0);
+        pepa_ctmc_free(qs[k]);
+    }
+}
+END_TEST
 #endif
 
 static Suite *lu_order_suite(void)
@@ -540,6 +586,7 @@ static Suite *lu_order_suite(void)
     tcase_add_test(tc, test_auto_probe);
     tcase_add_test(tc, test_direct_far_oneway);
     tcase_add_test(tc, test_auto_probe_oneway);
+    tcase_add_test(tc, test_direct_phases);
     suite_add_tcase(s, tc);
     TCase *tt = tcase_create("threads");
     tcase_set_timeout(tt, 120);
