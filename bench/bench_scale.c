@@ -130,7 +130,7 @@ static double decide(const char *text, const skel_platform *p, const char **meth
 {
     diag err;
     diag_clear(&err);
-    double c0 = searchgen_cpu_now(), t0 = clock_now();
+    double c0 = clock_cpu(), t0 = clock_now();
     clock_deadline dl = clock_deadline_in(0.05);
     built b;
     skel_search_result *r = NULL;
@@ -145,7 +145,7 @@ static double decide(const char *text, const skel_platform *p, const char **meth
         r = skel_search(b.model, b.dag, p, &o, &err);
     }
     double t = clock_now() - t0;
-    *cpu_secs = searchgen_cpu_now() - c0;
+    *cpu_secs = clock_cpu() - c0;
     *method = r ? skel_search_method_name(r->method) : NULL;
     phases[0] = built_at - t0;
     for (int k = 0; k < SKEL_PHASE_N; k++)
@@ -335,9 +335,9 @@ static void budgeted(built *b, const skel_platform *p, const skel_search_result 
     o.top = 1;
     o.max_states = 100000;
     o.budget = 0.05;
-    double c0 = searchgen_cpu_now();
+    double c0 = clock_cpu();
     skel_search_result *bud = skel_search(b->model, b->dag, p, &o, &err);
-    double cpu = searchgen_cpu_now() - c0;
+    double cpu = clock_cpu() - c0;
     if (!bud)
         return;
     double l = 1 - judge(b, p, bud->ranked[0].placement) / x;
@@ -468,7 +468,7 @@ static int prove(const skel_platform *p, int n, int shared, double *secs,
     diag_clear(&err);
     built b;
     skel_search_result *r = NULL;
-    double t0 = clock_now(), c0 = searchgen_cpu_now();
+    double t0 = clock_now(), c0 = clock_cpu();
     if (build(&b, text, &err) == 0) {
         skel_search_opts o = { 0 };
         o.top = 1;
@@ -477,7 +477,7 @@ static int prove(const skel_platform *p, int n, int shared, double *secs,
         unbuild(&b);
     }
     *secs = clock_now() - t0;
-    double cpu = searchgen_cpu_now() - c0;
+    double cpu = clock_cpu() - c0;
     free(text);
     if (!r) {
         fprintf(stderr, "bench_scale: pipe(%d): %s\n", n, err.msg);

@@ -1,8 +1,5 @@
 /* searchgen: the search of a par with its chain refused (searchgen.h). */
-#define _POSIX_C_SOURCE 200809L
 #include "tests/unit/searchgen.h"
-
-#include <time.h>
 
 #include "base/clock.h"
 
@@ -15,13 +12,6 @@ const char searchgen_purchase[] =
     "    pipe(2); task(\"sched1\", 3); task(\"sched2\", 1.5);\n"
     "  task(\"reply\", 2);\n";
 
-double searchgen_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 skel_search_result *searchgen_refused(skel_model *m, const skel_dag *d, const skel_platform *p,
                                       double budget, double *secs, double *cpu, diag *err)
 {
@@ -29,9 +19,9 @@ skel_search_result *searchgen_refused(skel_model *m, const skel_dag *d, const sk
     o.top = 1;
     o.max_states = SEARCHGEN_REFUSED_STATES;
     o.budget = budget;
-    double t0 = clock_now(), c0 = searchgen_cpu_now();
+    double t0 = clock_now(), c0 = clock_cpu();
     skel_search_result *r = skel_search(m, d, p, &o, err);
     *secs = clock_now() - t0;
-    *cpu = searchgen_cpu_now() - c0;
+    *cpu = clock_cpu() - c0;
     return r;
 }

@@ -15,10 +15,6 @@
  * rates of its own so that the placement matters. */
 extern const char searchgen_purchase[];
 
-/* CPU seconds this process has used: a search's wall time beyond its CPU
- * time is time it waited for a core (the search is one thread). */
-double searchgen_cpu_now(void);
-
 /* The best placement of model m (task graph d) on p by the search with
  * the chain refused (SEARCHGEN_REFUSED_STATES) and budget (0: none); its
  * wall and CPU seconds into *secs and *cpu. Returns the result to free
