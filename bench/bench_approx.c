@@ -35,14 +35,17 @@
  * this file (a)-(c) and the dispatch.
  *
  * usage: bench_approx [cases | large | links [N] | flows [N] | dd [N] | wide [N] | est [EVENTS]
- *                     | cov [RUNS]]
+ *                     | cov [RUNS [SEED]]]
  *                                ("large": part (c) alone, "wide": part (g) alone,
  *                                "links": part (d) alone, "flows": part (f) alone,
  *                                "est": the estimate of last resort's cost alone, against
  *                                the simulation of EVENTS per replication (0: none;
  *                                APPROX_NO_EST=1 skips it in the whole run; "cov": its
  *                                half-width's coverage under its stopping rule, RUNS
- *                                seeded runs per row, APPROX_NO_COV=1 skips it)
+ *                                seeded runs per row from SEED (0: the seeds that chose
+ *                                the constants), APPROX_NO_COV=1 skips it;
+ *                                part (e)'s estimate also on 20 fresh seeds a case, its
+ *                                coverage of the exact chain, APPROX_EST_SEEDS=N: N)
  *                                (APPROX_NO_FLOWS=1 skips it, APPROX_NO_WIDE=1 part (g));
  *                                SRCDIR, SHARED_DIR locate the inputs;
  *                                APPROX_VERBOSE=1 prints every case; APPROX_ONLY=KIND runs
@@ -146,7 +149,7 @@ int main(int argc, char **argv)
     if (strcmp(part, "est") == 0)
         return ba_estimate_cost(given ? atol(argv[2]) : 200000);
     if (strcmp(part, "cov") == 0)
-        return ba_coverage(given ? atol(argv[2]) : 20000);
+        return ba_coverage(given ? atol(argv[2]) : 20000, argc > 3 ? atol(argv[3]) : 0);
     if (strcmp(part, "large") == 0) {
         large_models();
         return 0;
@@ -167,7 +170,7 @@ int main(int argc, char **argv)
         large_models();
     if (!getenv("APPROX_NO_EST") && ba_estimate_cost(400000) != 0)
         return 1;
-    if (!getenv("APPROX_NO_COV") && ba_coverage(20000) != 0)
+    if (!getenv("APPROX_NO_COV") && ba_coverage(20000, 0) != 0)
         return 1;
     return 0;
 }

@@ -40,6 +40,9 @@ typedef struct ba_sample {
     int uncovered, too_big, refused;
     int nest;                    /* of n, answered by the estimate of last resort
                                     (skel_approx_result.estimate) */
+    long cov_n, cov_hit;         /* ba_est_seeds: evaluations on fresh seeds, and of
+                                    them those whose 95% half-width held the exact */
+    double cov_items, cov_bias, cov_cpu;   /* their items, relative errors, CPU s summed */
 } ba_sample;
 
 /* How a part scores its cases (zero: part (a)'s, the defaults). */
@@ -53,6 +56,8 @@ typedef struct ba_opts {
                                     of last resort alone, on every case) */
     int dry;                     /* APPROX_CORPUS: a corpus file not scored, only whether
                                     covered (no evaluation, no score) */
+    int est_seeds;               /* part (e), APPROX_EST_SEEDS=N: the estimate also on
+                                    N fresh seeds per case (ba_est_seeds) */
 } ba_opts;
 
 typedef void (*ba_gen)(int cat, uint64_t *s, ba_sbuf *t);
@@ -85,6 +90,11 @@ void ba_header(void);
 void ba_row(const char *name, ba_sample *sm, const ba_opts *o);
 
 /* bench_approx_case.c: one case scored */
+/* bench_approx_realcov.c: the estimate alone on seeds 1..nseeds (opts.est_seed),
+ * each evaluation's 95% half-width against the exact x, into sm's cov_*. */
+void ba_est_seeds(ba_sample *sm, const skel_dag *d, skel_approx_opts ao, const double *mu,
+                  const double *lambda, const int *ps_node, double x, int nseeds);
+void ba_est_seeds_row(const char *name, const ba_sample *sm);
 int ba_compare(const skel_tree *t, skel_style style, const skel_platform *p, const int *pl,
                ba_sample *sm, const ba_opts *o, const char *label, diag *err);
 int ba_random_case_of(ba_gen gen, const char *name, int cat, uint64_t *s, ba_sample *sm,
@@ -107,6 +117,6 @@ int ba_flow_suite(int ncases);        /* (f) bench_approx_flows.c */
 int ba_deals_of_deals(int ncases);    /* (e) bench_approx_deals.c */
 int ba_wide_deals(int ncases);        /* (g) bench_approx_deals.c */
 int ba_estimate_cost(long events);    /* "est" bench_approx_est.c */
-int ba_coverage(long runs);           /* "cov" bench_approx_cov.c */
+int ba_coverage(long runs, long base);           /* "cov" bench_approx_cov.c */
 
 #endif

@@ -69,6 +69,9 @@ static int case_score(cmp_case *c, const skel_tree *t, const skel_platform *p, c
     double x = c->exact->ranked[0].throughput;
     ba_record(sm, label, t, c->exact->states, x, &ar, exact_s, clock_now() - t1);
     sm->nest += ar.estimate != 0;
+    if (o->est_seeds > 0)
+        ba_est_seeds(sm, c->d, c->ao, c->mu, c->lambda, p->sharing == SKEL_SHARE_PS ? pl : NULL,
+                     x, o->est_seeds);
     if (!o->no_before)
         ba_methods_err(sm, o, c->d, c->ao, c->m, p, pl, c->mu, c->lambda, x, &ar);
     return 0;

@@ -10,6 +10,8 @@
 
 #define DD_NSAMPLE 6   /* part (e)'s rows: random and fixed; decomposed, whole, and
                           by the estimate of last resort alone */
+#define DD_EST_SEEDS 20 /* fresh seeds a case for the estimate's coverage of the exact
+                           chain (APPROX_EST_SEEDS=N another number, 0 none) */
 
 static const char dd_nodes[] =
     "Sharing=static\nLocalLatency=0.01 DefaultLatency=0.2 Input=a Output=c\n"
@@ -119,6 +121,9 @@ static void dd_table(ba_sample *sm)
             printf("%-8s %d of %d answered by the estimate of last resort, the others by the "
                    "windows (or the whole model)\n", name[order[k]], sm[order[k]].nest,
                    sm[order[k]].n);
+    for (int k = 0; k < DD_NSAMPLE; k++)
+        if (sm[k].cov_n)
+            ba_est_seeds_row(name[k], &sm[k]);
     if (!getenv("APPROX_NO_LARGE"))
         dd_large();
 }
@@ -126,7 +131,8 @@ static void dd_table(ba_sample *sm)
 /* Part (e): deals of deals by the decomposition alone (cut_whole_states 1)
  * and, on the same random cases, by default (the whole model as one
  * window where it fits: the exact chain); APPROX_DD_NO_WHOLE=1 the first
- * pass alone; APPROX_DD_EST_ONLY=1 the estimate's pass alone. */
+ * pass alone; APPROX_DD_EST_ONLY=1 the estimate's pass alone, which also
+ * runs each case on DD_EST_SEEDS fresh seeds (ba_est_seeds). */
 int ba_deals_of_deals(int ncases)
 {
     ba_sample *sm = calloc(DD_NSAMPLE, sizeof *sm);   /* random, then fixed: pass 0, 1 */
@@ -137,6 +143,8 @@ int ba_deals_of_deals(int ncases)
             (pass < 2 && getenv("APPROX_DD_EST_ONLY")))
             continue;
         ba_opts o = { .no_before = 1, .cut_whole = pass == 1 ? 0 : 1, .estimate = pass == 2 };
+        const char *seeds = getenv("APPROX_EST_SEEDS");   /* the estimate's coverage */
+        o.est_seeds = pass != 2 ? 0 : seeds ? atoi(seeds) : DD_EST_SEEDS;
         int rs = pass == 2 ? 4 : pass, fs = pass == 2 ? 5 : 2 + pass;   /* their rows */
         uint64_t s = 20261126;   /* part (e)'s seed: each pass the same cases */
         for (int k = 0; k < ncases && rc == 0; k++)

@@ -32,8 +32,8 @@
  *    holds fewer than B, each item's transit of its own (the link's
  *    phases), the receiver's take (at `handoff`) of any item delivered.
  * The throughput is the rate of items leaving (a consumer's computes, the
- * moves out) over AX_EST_ITEMS after AX_EST_WARM, with a 95% half-width by
- * batch means, as the recursion's. Private header approx_int.h. */
+ * moves out) after AX_EST_WARM, up to AX_EST_ITEMS, with a 95% half-width
+ * by batch means, as the recursion's. Private header approx_int.h. */
 #include "approx_int.h"
 
 #include <math.h>
@@ -641,7 +641,7 @@ double ax_des_eval(skel_approx *a, const double *mu, const double *lambda, const
                    double *half, long *items, diag *err)
 {
     des s = { .a = a, .d = a->d, .mu = mu, .lambda = lambda, .T = a->ntasks,
-              .E = a->nedges, .seed = AX_EST_SEED, .z = a->est_z };
+              .E = a->nedges, .seed = ax_est_seed(a), .z = a->est_z };
     s.nact = 2 * s.E + s.T + (int)a->est_roff[s.E];
     double x = -2;
     if (des_alloc(&s) < 0) {

@@ -11,9 +11,10 @@
  * move from i into j ends is max(i computed n, j sent its previous item)
  * plus the move's time (the max-plus recursion, Baccelli, Cohen, Olsder
  * and Quadrat 1992), and the steady throughput is the recursion's rate,
- * sampled here (approx_estcv.c ax_est_batches: 37,500 items, then 12,500
- * more at a time up to 100,000 until the 95% half-width is within 1%, a
- * control variate on the draws) with a fixed seed: nothing stored per
+ * sampled here (approx_estcv.c ax_est_batches: looks at 5,000 items,
+ * then about 1.5 times more each up to 100,000 until the 95% half-width
+ * is within 1%, a control variate on the draws) with a fixed seed
+ * (opts.est_seed another, for measuring its coverage): nothing stored per
  * state.
  * Static sharing and rendezvous moves are this model exactly (the answer
  * is off by its sampling only), and so is processor sharing with every
@@ -185,6 +186,17 @@ double ax_uniform(uint64_t *s)   /* in [0, 1), xorshift64* */
     return (double)((*s * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
 }
 
+uint64_t ax_est_seed(const skel_approx *a)
+{
+    uint64_t k = a->o.est_seed;   /* splitmix64's finaliser: nearby seeds, unrelated streams */
+    if (k == 0)
+        return AX_EST_SEED;
+    k = (k ^ (k >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    k = (k ^ (k >> 27)) * 0x94D049BB133111EBULL;
+    k ^= k >> 31;
+    return k ? k : AX_EST_SEED;   /* xorshift's state must not be 0 */
+}
+
 double ax_draw(uint64_t *s, double mean)   /* exponential */
 {
     return -mean * log(1 - ax_uniform(s));   /* 1 - u exact: log1p's cost not needed */
@@ -332,7 +344,7 @@ static uint64_t cold(skel_approx *a)
         a->est_z[g] = 0;
     for (long k = 0; k < a->est_roff[a->nedges]; k++)
         a->est_ring[k] = 0;
-    return AX_EST_SEED;
+    return ax_est_seed(a);
 }
 
 /* The recursion's state for ax_est_batches. */

@@ -85,14 +85,17 @@ double ax_est_look_cv(const double *dt, const double *c, int m, long nb, double 
     return fit > 0 ? 1 / fit : -1;
 }
 
-/* The checks regroup whole sub-batches into AX_EST_BATCHES equal batches,
- * and the last check falls on the cap; the pilot fits in the warm-up. */
-_Static_assert(AX_EST_FIRST % (AX_EST_SUB * AX_EST_BATCHES) == 0,
-               "the first check's sub-batches split into equal batches");
-_Static_assert(AX_EST_STEP % (AX_EST_SUB * AX_EST_BATCHES) == 0,
-               "each step keeps the batches equal");
-_Static_assert((AX_EST_ITEMS - AX_EST_FIRST) % AX_EST_STEP == 0,
-               "the last check counts exactly AX_EST_ITEMS items");
+/* The looks: counted items, each about 1.5 times the last, whole
+ * sub-batches regrouped into AX_EST_BATCHES equal batches, the last on the
+ * cap. Geometric, so that a case needing n items counts at most 1.5 n
+ * (plus the first look), with few looks for the constant to cover. */
+const long ax_est_looks[AX_EST_NLOOKS] = { 5000, 7500, 12500, 20000, 30000, 45000, 67500,
+                                           AX_EST_ITEMS };
+_Static_assert(AX_EST_ITEMS % (AX_EST_SUB * AX_EST_BATCHES) == 0 &&
+               5000 % (AX_EST_SUB * AX_EST_BATCHES) == 0 &&
+               7500 % (AX_EST_SUB * AX_EST_BATCHES) == 0 &&
+               67500 % (AX_EST_SUB * AX_EST_BATCHES) == 0,
+               "each look's sub-batches split into equal batches");
 _Static_assert(AX_EST_PILOT * AX_EST_CHUNK < AX_EST_WARM, "the pilot is within the warm-up");
 
 /* The control's change since *prev (cv's weights over its groups' sums),
@@ -121,11 +124,11 @@ static double look(const double *dt, const double *c, int m, int with_cv, double
     return x;
 }
 
-/* Batch means, stopped sequentially on the half-width: AX_EST_FIRST items
- * counted in sub-batches of AX_EST_SUB, their AX_EST_BATCHES batches'
- * 95% half-width checked, and while it is above AX_EST_REL of the rate
- * AX_EST_STEP more items run (the batches regrouped: each longer by a
- * tenth of the step), up to AX_EST_ITEMS items; with cv's control (cv
+/* Batch means, stopped sequentially on the half-width: ax_est_looks[0]
+ * items counted in sub-batches of AX_EST_SUB, their AX_EST_BATCHES
+ * batches' 95% half-width checked, and while it is above AX_EST_REL of
+ * the rate more items run up to the next look (the batches regrouped),
+ * up to AX_EST_ITEMS items; with cv's control (cv
  * NULL or its weights NULL: none), per sub-batch its change too. The
  * half-width is AX_EST_CRIT standard errors (AX_EST_CRIT_CV with the
  * control), not Student's t (2.262 for 9 degrees of freedom): a check
@@ -141,9 +144,8 @@ double ax_est_batches(ax_est_run run, void *ctx, const ax_est_cv *cv, double *pr
     int m = 0, with_cv = cv && cv->w;
     for (int g = 0; with_cv && g < cv->nz; g++)
         prev[g] = cv->z[g];
-    for (int goal = AX_EST_FIRST / AX_EST_SUB; t0 >= 0 && goal <= MAXSUB;
-         goal += AX_EST_STEP / AX_EST_SUB) {
-        for (; m < goal; m++) {
+    for (int k = 0; t0 >= 0 && k < AX_EST_NLOOKS; k++) {
+        for (int goal = (int)(ax_est_looks[k] / AX_EST_SUB); m < goal; m++) {
             double t1 = run(ctx, AX_EST_SUB, t);
             if (t1 < 0)
                 return -1;

@@ -359,85 +359,6 @@ static void add_move(double *sum, int ntasks, int x, int y, double t)
         sum[y] += t;
 }
 
-/* Mean (returned) and variance (*v) of move e's time inside a one-server
- * body: over a link that holds items, hand-off, transit and take (gen.c). */
-static double body_move(const struct ax_flow *f, int e, const double *lambda, double h,
-                        double *v)
-{
-    double t = 1 / lambda[e];
-    *v = f->olscv[e] * t * t + (f->obuf[e] > 0 ? 2 / (h * h) : 0);
-    return t + (f->obuf[e] > 0 ? 2 / h : 0);
-}
-
-/* (loopps's pass_layout; approx_pass.c walks the body's tree for the pass)
- * The loop nested in one-server body [lo, hi) whose body starts at task i,
- * the widest (-1: none). */
-static int inner_gate(const skel_dag *d, int lo, int hi, int i)
-{
-    int best = -1;
-    for (int g = 0; g < d->ngates; g++)
-        if (d->gates[g].lo == i && gate_inside(&d->gates[g], lo, hi) &&
-            (best < 0 || d->gates[g].hi > d->gates[best].hi))
-            best = g;
-    return best;
-}
-
-/* Whether move a -> b lies inside a loop nested in [lo, hi) (its own). */
-static int inner_move(const skel_dag *d, int lo, int hi, int a, int b)
-{
-    for (int k = 0; k < d->ngates; k++) {
-        const skel_gate *g = &d->gates[k];
-        if (gate_inside(g, lo, hi) && a >= g->lo && a < g->hi && b >= g->lo && b < g->hi)
-            return 1;
-    }
-    return 0;
-}
-
-/* The moves of loop body [lo, hi) itself (not its nested loops'): the
- * forward ones' mean and variance summed into mom[0], mom[1], the
- * feedback's into mom[2], mom[3]. */
-static void level_moves(const struct ax_flow *f, const skel_dag *d, int lo, int hi,
-                        const double *lambda, double h, double mom[4])
-{
-    for (int e = 0; e < d->nedges; e++) {
-        int a = d->edges[e].from, b = d->edges[e].to;
-        if (a < lo || a >= hi || b < lo || b >= hi || inner_move(d, lo, hi, a, b))
-            continue;
-        double v, t = body_move(f, e, lambda, h, &v);
-        mom[b > a ? 0 : 2] += t;
-        mom[b > a ? 1 : 3] += v;
-    }
-}
-
-/* The whole stay S of an item in a loop of mean m over the pipe [lo, hi)
- * of tasks and nested one-server loops (each of its own stay): the
- * computations and forward moves of the first pass P, then N - 1 more (N
- * geometric of mean m), each after the feedback move F: E S = E P + (m-1)
- * E G, Var S = Var P + (m-1) Var G + m (m-1) (E G)^2, G = F + P. Mean
- * returned, variance in *var. */
-static double loop_stay(const struct ax_flow *f, const skel_dag *d, int lo, int hi, double m,
-                        const double *mu, const double *lambda, double h, double *var)
-{
-    double mom[4] = { 0 };
-    for (int i = lo; i < hi;) {
-        int g = inner_gate(d, lo, hi, i);
-        if (g >= 0) {
-            double v, t = loop_stay(f, d, i, d->gates[g].hi, d->gates[g].mean, mu, lambda, h, &v);
-            mom[0] += t;
-            mom[1] += v;
-            i = d->gates[g].hi;
-        } else {
-            mom[0] += 1 / mu[i];
-            mom[1] += f->tscv[i] / (mu[i] * mu[i]);
-            i++;
-        }
-    }
-    level_moves(f, d, lo, hi, lambda, h, mom);
-    double eg = mom[0] + mom[2];
-    *var = mom[1] + (m - 1) * (mom[1] + mom[3]) + m * (m - 1) * eg * eg;
-    return mom[0] + (m - 1) * eg;
-}
-
 /* The time an item spends inside one-server loop x's body before its
  * first computation: over an entry link that holds items, its transit and
  * take (the gate counts it in as it is handed off); mean returned,
@@ -498,31 +419,11 @@ static double fit_scv(double c)
     return c > 1 ? c : 1.0 / skel_erlang_phases(c);
 }
 
-/* A one-server pass laid out at mean times (pass_layout): per segment its
- * length and what computes in it, a body task (>= 0), a nested loop's
- * stay (-2 - its gate) or nothing (-1: the entry, the feedback, a move). */
-typedef struct ax_lay {
-    double len[AX_GPH];
-    int who[AX_GPH];
-    int n;
-} ax_lay;
-
-static int lay_add(ax_lay *l, double len, int who)
-{
-    if (!(len > 0))
-        return 0;
-    if (l->n == AX_GPH)
-        return -1;
-    l->len[l->n] = len;
-    l->who[l->n++] = who;
-    return 0;
-}
-
 /* Whether body [lo, hi) holds a nested loop. */
 static int nested(const skel_dag *d, int lo, int hi)
 {
-    for (int i = lo; i < hi; i++)
-        if (inner_gate(d, lo, hi, i) >= 0)
+    for (int g = 0; g < d->ngates; g++)
+        if (gate_inside(&d->gates[g], lo, hi))
             return 1;
     return 0;
 }
@@ -544,29 +445,15 @@ static int layable(const struct ax_flow *f, const skel_dag *d, int x)
 }
 
 /* One-server loop x's pass laid out at mean times (mu per original task,
- * stretched): the entry, the body's tasks and nested loops' stays with
- * the moves between them, then the feedback move (its share of a pass: a
- * pass is followed by another with probability 1 - 1/mean). -1: more than
- * AX_GPH segments. */
+ * stretched): its entry's share of a pass (a pass is the stay over the
+ * loop's mean), then the body and the feedback move's share as
+ * approx_pass.c walks them. -1: too many segments. */
 static int pass_layout(const struct ax_flow *f, const skel_dag *d, int x, const double *mu,
                        const double *lambda, double h, ax_lay *l)
 {
-    int lo = f->rlo[x], hi = f->rhi[x], fb = skel_dag_edge(d, hi - 1, lo), rc = 0;
-    double m = d->serial_loop[x], v, pre = body_entry(f, d, x, lambda, h, &v) / m;
-    l->n = 0;
-    double post = fb >= 0 ? body_move(f, fb, lambda, h, &v) * (m - 1) / m : 0;
-    rc |= lay_add(l, pre, -1);
-    for (int i = lo; i < hi;) {
-        int g = inner_gate(d, lo, hi, i), end = g >= 0 ? d->gates[g].hi : i + 1;
-        double len = g >= 0 ? loop_stay(f, d, i, end, d->gates[g].mean, mu, lambda, h, &v)
-                            : 1 / mu[i];
-        rc |= lay_add(l, len, g >= 0 ? -2 - g : i);
-        int e = end < hi ? skel_dag_edge(d, end - 1, end) : -1;
-        rc |= lay_add(l, e >= 0 ? body_move(f, e, lambda, h, &v) : 0, -1);
-        i = end;
-    }
-    rc |= lay_add(l, post, -1);
-    return rc < 0 || l->n < 2 ? -1 : 0;
+    double v, pre = body_entry(f, d, x, lambda, h, &v) / d->serial_loop[x];
+    ax_pass_in in = { d, mu, f->tscv, lambda, f->olscv, f->obuf, h, f->onode };
+    return ax_pass_layout(&in, d->pass_at[f->rlo[x]], pre, l);
 }
 
 /* Under processor sharing, the pass of a one-server loop x with a nested
@@ -802,60 +689,57 @@ static double flow_restretch(skel_approx *a, const double *mu, const int *ps_nod
     return ch;
 }
 
-/* The part of [s0, s1) (density dens) in each of nph equal phases of
- * [0, t), per phase's length, into ov. */
-static void lay_phases(double *ov, int nph, double t, double s0, double s1, double dens)
+/* The part of piece q in each of nph equal phases of [0, t), per phase's
+ * length, added to ov. */
+static void lay_phases(double *ov, int nph, double t, const ax_lay_piece *q)
 {
     for (int j = 0; j < nph; j++) {
-        double a = fmax(s0, t * j / nph), b = fmin(s1, t * (j + 1) / nph);
-        ov[j] = b > a ? (b - a) * dens / (t / nph) : 0;
+        double a = fmax(q->s0, t * j / nph), b = fmin(q->s1, t * (j + 1) / nph);
+        ov[j] += b > a ? (b - a) * q->dens / (t / nph) : 0;
     }
 }
 
-/* The part of segment j of layout l that task b computes: 1 in its own,
- * its time per pass spread evenly over a nested loop's stay holding it. */
-static double lay_share(const struct ax_flow *f, const skel_dag *d, int x, const ax_lay *l,
-                        int j, int b, const double *mu)
-{
-    int g = -2 - l->who[j];
-    if (l->who[j] == b)
-        return 1;
-    if (g < 0 || b < d->gates[g].lo || b >= d->gates[g].hi)
-        return 0;
-    return task_visits(d, b) / mu[b] / server_passes(f, d, x) / l->len[j];
-}
-
-/* Ghost k's share of each computing phase of its owner x's pass (approx_
- * share.c weighs the sharers of its node by the phases in which it
- * computes): its layout's segments when the pass is built as them
- * (want_phases), else the Erlang fit's equal phases in a row over the
- * layout; one phase under H2 or past AX_GPH. The stage before the loop,
- * which computes its next item as the pass begins, shares the node with
- * the body's first task far more than with the pass on average (bench
- * f-loop-6: P(it computes | that task computes) 0.42 in the chain, 0.085
- * given the pass). */
-static void ghost_layout(struct ax_flow *f, const skel_dag *d, int k, const double *mu,
-                         const double *lambda, double h)
+/* Ghost k's share of each computing phase of its owner x's pass laid out
+ * as l (NULL: not laid out; approx_share.c weighs the sharers of its node
+ * by the phases in which it computes): its layout's segments when the
+ * pass is built as them (want_phases), else the Erlang fit's equal phases
+ * in a row over the layout; one phase under H2 or past AX_GPH. The stage
+ * before the loop, which computes its next item as the pass begins,
+ * shares the node with the body's first task far more than with the pass
+ * on average (bench f-loop-6: P(it computes | that task computes) 0.42 in
+ * the chain, 0.085 given the pass). */
+static void ghost_layout(struct ax_flow *f, int k, const ax_lay *l)
 {
     int x = f->gown[k], b = f->gtask[k];
     int nph = f->rphn[x] > 0 ? f->rphn[x] : f->rscv[x] > 1 ? 1 : skel_erlang_phases(f->rscv[x]);
-    double *ov = f->gov + (size_t)k * AX_GPH, t = 0, s0 = 0, s1 = 0, dens = 0;
-    ax_lay l;
+    double *ov = f->gov + (size_t)k * AX_GPH, t = 0;
     f->gnph[k] = 1;
-    if (nph < 2 || nph > AX_GPH || pass_layout(f, d, x, mu, lambda, h, &l) < 0 ||
-        (f->rphn[x] > 0 && l.n != nph))
+    if (nph < 2 || nph > AX_GPH || !l || (f->rphn[x] > 0 && l->n != nph))
         return;
     f->gnph[k] = nph;
-    for (int j = 0; j < l.n; j++) {
-        double sh = lay_share(f, d, x, &l, j, b, mu);
-        if (f->rphn[x] > 0)
-            ov[j] = sh;
-        else if (sh > 0)
-            s0 = t, s1 = t + l.len[j], dens = sh;
-        t += l.len[j];
+    for (int j = 0; j < AX_GPH; j++)
+        ov[j] = j < l->n && f->rphn[x] > 0 ? ax_lay_share(l, j, b) : 0;
+    for (int j = 0; j < l->n; j++)
+        t += l->len[j];
+    for (int p = 0; p < l->np && f->rphn[x] == 0; p++)
+        if (l->pc[p].task == b)
+            lay_phases(ov, nph, t, &l->pc[p]);
+}
+
+/* The ghosts' shares of their owners' phases, each owner's pass laid out
+ * once (its ghosts are consecutive, flow_ghosts). */
+static void ghost_layouts(struct ax_flow *f, const skel_dag *d, const double *mu,
+                          const double *lambda, double h)
+{
+    ax_lay l;
+    int x = -1, ok = 0;
+    for (int k = 0; k < f->ng; k++) {
+        if (f->gown[k] != x) {
+            x = f->gown[k];
+            ok = pass_layout(f, d, x, mu, lambda, h, &l) == 0;
+        }
+        ghost_layout(f, k, ok ? &l : NULL);
     }
-    if (f->rphn[x] == 0)
-        lay_phases(ov, nph, t, s0, s1, dens);
 }
 
 /* One evaluation of the reduced graph at this evaluation's stretches. */
@@ -873,8 +757,8 @@ static int flow_pass(skel_approx *a, const double *lambda, const int *ps_node,
     f->inner->ghost_ov = f->gov;
     f->inner->ghost_nph = f->gnph;
     f->inner->nghost = node ? f->ng : 0;
-    for (int k = 0; node && k < f->ng; k++)
-        ghost_layout(f, a->d, k, f->mueff, lambda, a->handoff);
+    if (node)
+        ghost_layouts(f, a->d, f->mueff, lambda, a->handoff);
     if (skel_approx_eval(f->inner, f->mu, f->lambda, node, r, err) < 0)
         return -1;
     r->whole = 0;   /* the reduction's chain, not the model's */

@@ -32,11 +32,11 @@
 #define AX_EST_WARM SKEL_APPROX_EST_WARM    /* the estimate's recursion: items before */
 #define AX_EST_ITEMS SKEL_APPROX_EST_ITEMS  /* it counts, items it counts (approx_est.c), */
 #define AX_EST_BATCHES 10    /* in batches, whose means give its 95% half-width */
-#define AX_EST_FIRST 37500   /* the items counted first, then AX_EST_STEP more */
-#define AX_EST_STEP 12500    /* at a time while */
+#define AX_EST_NLOOKS 8      /* looks at the counted items ax_est_looks[] (5,000 to
+                                AX_EST_ITEMS, each about 1.5 times the last) while */
 #define AX_EST_REL 0.01      /* the half-width is above this part of the rate */
-#define AX_EST_SUB 1250      /* items a run of the sampler counts at once (a
-                                tenth of AX_EST_STEP: the batches regroup them) */
+#define AX_EST_SUB 250       /* items a run of the sampler counts at once (the
+                                batches regroup them) */
 #define AX_EST_CRIT 2.8      /* the half-width's standard errors at every look:
                                 wider than Student's t for the repeated looks
                                 (Pocock's idea), calibrated by bench_approx cov so
@@ -474,15 +474,17 @@ void ax_est_keep_links(skel_approx *a, skel_approx *b);
  * squared coefficient of variation; the rate of m sub-batches and its
  * standard error by AX_EST_BATCHES batches' means. Its fixed seed: an evaluation is a function of its rates. */
 #define AX_EST_SEED 0x9E3779B97F4A7C15ULL
+uint64_t ax_est_seed(const skel_approx *a);   /* AX_EST_SEED, or opts.est_seed's stream */
 double ax_uniform(uint64_t *s);
 double ax_draw(uint64_t *s, double mean);
 double ax_draw_ph(uint64_t *s, double mean, double scv);
 double ax_est_look(const double *dt, int m, long nb, double *se);
+extern const long ax_est_looks[AX_EST_NLOOKS];   /* approx_estcv.c */
 /* A run of the estimate's sampler: the time the n-th item from now
  * leaves (last: the latest so far), -1 when it cannot (a deadlock, not an
  * event graph). ax_est_batches: its rate (items per second) by batch
  * means, from t0 (-1 when the run failed), *half its 95% half-width,
- * *items the items counted: AX_EST_FIRST, then AX_EST_STEP more at a time
+ * *items the items counted: ax_est_looks[0], then each look in turn
  * until the half-width is within AX_EST_REL of the rate or AX_EST_ITEMS
  * are counted. */
 typedef double (*ax_est_run)(void *ctx, long n, double last);
@@ -567,6 +569,36 @@ typedef struct ax_pass_in {
 /* The whole stay of an item in the one-server loop at d->pass[at]: its
  * mean (returned) and variance (*var). */
 double ax_pass_stay(const ax_pass_in *in, int at, double *var);
+
+#define AX_LAY_PIECES 64      /* a layout's pieces, at most (more: not laid out) */
+
+/* Task `task` computing over [s0, s1) of a pass with density dens (its
+ * share of that time: a choice's branch its probability's, a nested
+ * loop's task its time spread over the loop's stay). */
+typedef struct ax_lay_piece {
+    double s0, s1, dens;
+    int task;
+} ax_lay_piece;
+
+/* A one-server pass laid out at mean times (ax_pass_layout): its segments
+ * (at[j], len[j]: cut wherever a piece starts or ends) and its pieces. */
+typedef struct ax_lay {
+    double at[AX_GPH], len[AX_GPH];
+    int n;
+    ax_lay_piece pc[AX_LAY_PIECES];
+    int np;
+} ax_lay;
+
+/* The pass of the one-server loop at d->pass[at] laid out at mean times:
+ * `pre` (its entry's share), its body walked as ax_pass_stay walks it (a
+ * pipe in series, a choice's branches over the choice's mean time each at
+ * its probability, a par's branches at once), then its feedback move's
+ * share of a pass. -1: fewer than two segments, more than AX_GPH, or more
+ * than AX_LAY_PIECES pieces (not laid out). */
+int ax_pass_layout(const ax_pass_in *in, int at, double pre, ax_lay *l);
+
+/* The share of segment j of l that task b computes. */
+double ax_lay_share(const ax_lay *l, int j, int b);
 
 /* approx_flow.c: par/choice/loop flows (d->serial set) */
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);

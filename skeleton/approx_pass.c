@@ -20,7 +20,11 @@
  * fitted to its two moments (a mixture of two Erlangs of adjacent orders
  * below an scv of 1, Tijms 1994; a balanced-means H2 above) and the
  * moments of the largest are integrated from the product of their
- * distribution functions, the branches independent. */
+ * distribution functions, the branches independent.
+ *
+ * The same walk lays a pass out at mean times for approx_flow.c's ghosts
+ * (ax_pass_layout): which body task computes when, the phases their node's
+ * sharers are weighed by under processor sharing. */
 #include "approx_int.h"
 
 #include <math.h>
@@ -468,4 +472,174 @@ double ax_pass_stay(const ax_pass_in *in, int at, double *var)
     pass_mom s = pass_elem(in, at);
     *var = s.m2 - s.m1 * s.m1;
     return s.m1;
+}
+
+/* The layout's walk (ax_pass_layout): pieces appended to l, an element
+ * laid from time t0 with its times scaled by k and its densities by w
+ * (a choice's branch stretched over the choice's span); each returns the
+ * element's mean time, unscaled, as pass_elem's. */
+typedef struct lay_walk {
+    const ax_pass_in *in;
+    ax_lay *l;
+    int full;                 /* a piece did not fit */
+} lay_walk;
+
+static void lay_piece(lay_walk *c, double s0, double s1, double dens, int task)
+{
+    if (!(s1 > s0) || !(dens > 0))
+        return;
+    if (c->l->np == AX_LAY_PIECES) {
+        c->full = 1;
+        return;
+    }
+    c->l->pc[c->l->np++] = (ax_lay_piece){ s0, s1, dens, task };
+}
+
+static double lay_elem(lay_walk *c, int at, double t0, double k, double w);
+
+/* Whether a task of the par's branch b shares its node (Sharing=ps) with
+ * a task of another of its branches (the par at `at`). */
+static int lay_shared(const ax_pass_in *in, int at, int b)
+{
+    const skel_pass *n = &in->d->pass[at], *br = &in->d->pass[b];
+    for (int i = br->lo; in->node && i < br->hi; i++)
+        for (int o = n->lo; o < n->hi; o++)
+            if ((o < br->lo || o >= br->hi) && in->node[o] == in->node[i])
+                return 1;
+    return 0;
+}
+
+/* A choice's or par's branches between x and y over its span (pass_split's
+ * mean): a par's all at once, each at its own means, but a branch sharing
+ * a node with another stretched over the whole span (processor sharing:
+ * they finish together; laid at their own means, the branches of a par
+ * on one node bunch up at its start, a gap after them: test_approx_flow's
+ * par body, all on one node, -6.42% that way, -3.52% stretched by the
+ * span's growth alone); a choice's each stretched over the span at its
+ * share of it (p T_c / span: its time per pass kept). */
+static double lay_split(lay_walk *c, int at, int x, int y, double t0, double k, double w)
+{
+    const skel_pass *n = &c->in->d->pass[at];
+    double span = pass_split(c->in, at, x, y).m1;
+    for (int b = at + 1; b < at + n->size; b += c->in->d->pass[b].size) {
+        const skel_pass *br = &c->in->d->pass[b];
+        double tb = pass_branch(c->in, b, x, y).m1, kb = k, wb = w;
+        if (n->kind == SKEL_CHOICE && tb > 0 && span > 0) {
+            kb = k * span / tb;
+            wb = w * br->prob * tb / span;
+        } else if (tb > 0 && lay_shared(c->in, at, b))
+            kb = k * span / tb;
+        if (!single(br))
+            lay_split(c, b, x, y, t0, kb, wb);
+        else {
+            double in = pass_move(c->in, x, br->lo).m1;
+            lay_elem(c, b, t0 + kb * in, kb, wb);
+        }
+    }
+    return span;
+}
+
+static double lay_pipe(lay_walk *c, int at, double t0, double k, double w)
+{
+    const skel_pass *n = &c->in->d->pass[at], *prev = NULL;
+    double t = 0;
+    for (int b = at + 1; b < at + n->size; b += c->in->d->pass[b].size) {
+        const skel_pass *x = &c->in->d->pass[b], *next = &c->in->d->pass[b + x->size];
+        if (!single(x))
+            t += lay_split(c, b, prev->hi - 1, next->lo, t0 + k * t, k, w);
+        else {
+            if (prev && single(prev))
+                t += pass_move(c->in, prev->hi - 1, x->lo).m1;
+            t += lay_elem(c, b, t0 + k * t, k, w);
+        }
+        prev = x;
+    }
+    return t;
+}
+
+/* A nested loop: its stay one span, each of its body's pieces spread over
+ * it at the loop's mean passes (an Erlang phase would spread it over the
+ * whole outer pass, approx_flow.c want_phases). */
+static double lay_loop(lay_walk *c, int at, double t0, double k, double w)
+{
+    ax_lay *body = malloc(sizeof *body);
+    double stay = pass_loop(c->in, at).m1, m = c->in->d->pass[at].mean;
+    if (!body) {
+        c->full = 1;
+        return stay;
+    }
+    body->np = 0;
+    lay_walk b = { c->in, body, 0 };
+    lay_elem(&b, at + 1, 0, 1, 1);
+    c->full |= b.full;
+    for (int p = 0; p < body->np && stay > 0; p++) {
+        const ax_lay_piece *q = &body->pc[p];
+        lay_piece(c, t0, t0 + k * stay, w * m * (q->s1 - q->s0) * q->dens / stay, q->task);
+    }
+    free(body);
+    return stay;
+}
+
+static double lay_elem(lay_walk *c, int at, double t0, double k, double w)
+{
+    const skel_pass *n = &c->in->d->pass[at];
+    if (n->kind == SKEL_LOOP)
+        return lay_loop(c, at, t0, k, w);
+    if (n->kind == SKEL_PIPE)
+        return lay_pipe(c, at, t0, k, w);
+    double t = 1 / c->in->mu[n->lo];
+    lay_piece(c, t0, t0 + k * t, w, n->lo);
+    return t;
+}
+
+/* The segments of layout l over [0, total): cut at every piece's ends,
+ * ends closer than a billionth of the pass merged. */
+static int lay_cut(ax_lay *l, double pre, double body, double total)
+{
+    double cut[2 * AX_LAY_PIECES + 4] = { 0, pre, pre + body };
+    int nc = 3;
+    for (int p = 0; p < l->np; p++) {
+        cut[nc++] = l->pc[p].s0;
+        cut[nc++] = l->pc[p].s1;
+    }
+    for (int i = 1; i < nc; i++)   /* insertion sort: a few dozen */
+        for (int j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            double t = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = t;
+        }
+    cut[nc++] = total;
+    l->n = 0;
+    for (int i = 1, s = 0; i < nc; i++) {
+        if (cut[i] - cut[s] <= 1e-9 * total)
+            continue;
+        if (l->n == AX_GPH)
+            return -1;
+        l->at[l->n] = cut[s];
+        l->len[l->n++] = cut[i] - cut[s];
+        s = i;
+    }
+    return 0;
+}
+
+int ax_pass_layout(const ax_pass_in *in, int at, double pre, ax_lay *l)
+{
+    const skel_pass *n = &in->d->pass[at], *b = &in->d->pass[at + 1];
+    double m = n->mean, post = pass_move(in, b->hi - 1, b->lo).m1 * (m - 1) / m;
+    lay_walk c = { in, l, 0 };
+    l->np = 0;
+    l->n = 0;
+    double body = lay_elem(&c, at + 1, pre, 1, 1);
+    return c.full || lay_cut(l, pre, body, pre + body + post) < 0 || l->n < 2 ? -1 : 0;
+}
+
+double ax_lay_share(const ax_lay *l, int j, int b)
+{
+    double s = 0, a = l->at[j], e = a + l->len[j];
+    for (int p = 0; p < l->np; p++) {
+        const ax_lay_piece *q = &l->pc[p];
+        double o = fmin(e, q->s1) - fmax(a, q->s0);
+        s += q->task == b && o > 0 ? o * q->dens : 0;
+    }
+    return s / l->len[j];
 }

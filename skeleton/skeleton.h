@@ -749,6 +749,10 @@ typedef struct skel_approx_opts {
                                 sampled; approx_est.c; for comparisons); by itself
                                 it answers only deals of deals whose windows refuse
                                 or do not converge */
+    unsigned long est_seed;  /* the estimate's random stream: 0 the fixed default (an
+                                evaluation a function of its rates); another value
+                                another stream, to measure its coverage on fresh
+                                seeds (bench_approx realcov) */
 } skel_approx_opts;
 
 enum { SKEL_APPROX_EST_GRAPH = 1, SKEL_APPROX_EST_PAIRS = 2, SKEL_APPROX_EST_EVENTS = 3 };
@@ -795,7 +799,8 @@ typedef struct skel_approx_result {
     double half_width;       /* GRAPH, EVENTS: the throughput's 95% half-width
                                 (its sampling, by batch means); 0: none given */
     long items;              /* GRAPH, EVENTS: the items sampled, warm-up included
-                                (batches doubled until the half-width is within 1%
+                                (looks from 5,000 counted items, each about 1.5
+                                times the last, until the half-width is within 1%
                                 of the throughput, up to SKEL_APPROX_EST_WARM +
                                 SKEL_APPROX_EST_ITEMS); 0: none */
 } skel_approx_result;
