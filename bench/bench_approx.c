@@ -23,6 +23,8 @@
  *       task, 2-12 tasks, on (a)'s platforms, from a seed of their own; and
  *       every BPEL process of ../shared/corpus/bpel as the CLI translates
  *       it, against the chain where it fits, else the simulation's CI;
+ *   (h) par blocks past one window, their branches flow-equivalent servers
+ *       (bench_approx_parfes.c): named cases and random blocks, static and ps;
  *   (g) deals of 5-10 single tasks between 0-2 tasks either side, on (a)'s
  *       platforms, from a seed of their own, against the exact chain, and
  *       the same cases with such deals never counted (the method before).
@@ -34,7 +36,7 @@
  * bench_approx.h), bench_approx_links.c (d), _flows.c (f), _deals.c (e, g);
  * this file (a)-(c) and the dispatch.
  *
- * usage: bench_approx [cases | large | links [N] | flows [N] | dd [N] | wide [N] | est [EVENTS]
+ * usage: bench_approx [cases | large | links [N] | flows [N] | parfes [N] | dd [N] | wide [N] | est [EVENTS]
  *                     | cov [RUNS [SEED]]]
  *                                ("large": part (c) alone, "wide": part (g) alone,
  *                                "links": part (d) alone, "flows": part (f) alone,
@@ -156,6 +158,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(part, "links") == 0)
         return ba_link_suite(given ? n : 120);
+    if (strcmp(part, "parfes") == 0)
+        return ba_parfes_suite(given ? n : 60);
     if (strcmp(part, "flows") == 0)
         return ba_flow_suite(given ? n : 200);
     if (random_and_corpus(argc > 1 ? atoi(argv[1]) : 400) != 0)
@@ -163,6 +167,8 @@ int main(int argc, char **argv)
     if (!getenv("APPROX_NO_LINKS") && ba_link_suite(120) != 0)
         return 1;
     if (!getenv("APPROX_NO_FLOWS") && ba_flow_suite(200) != 0)
+        return 1;
+    if (!getenv("APPROX_NO_PARFES") && ba_parfes_suite(60) != 0)
         return 1;
     if (!getenv("APPROX_NO_WIDE") && ba_wide_deals(60) != 0)
         return 1;

@@ -114,6 +114,7 @@ int ba_compare_links(const skel_tree *t, skel_style style, const skel_platform *
                      diag *err);
 int ba_link_suite(int ncases);        /* (d) bench_approx_links.c */
 int ba_flow_suite(int ncases);        /* (f) bench_approx_flows.c */
+int ba_parfes_suite(int ncases);      /* (h) bench_approx_parfes.c */
 int ba_deals_of_deals(int ncases);    /* (e) bench_approx_deals.c */
 int ba_wide_deals(int ncases);        /* (g) bench_approx_deals.c */
 int ba_estimate_cost(long events);    /* "est" bench_approx_est.c */

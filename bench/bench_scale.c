@@ -564,12 +564,37 @@ static int table_prove(void)
  * answered (or not judged), 1 when the approximation valued the answer and
  * is more than 5% off (the goal; a row valued by the bound is an upper
  * bound, not an estimate, and is not counted), else 0. */
+#define PAR_REPS 20   /* searches of a 50 ms row: its times' p50 and p99 */
+
+/* The search of b on p, its wall and CPU seconds into *secs, *cpu (a
+ * 50 ms budget: PAR_REPS searches, the medians; p99 of the wall into
+ * *p99, the largest of 20). */
+static skel_search_result *par_search(const built *b, const skel_platform *p, double budget,
+                                      double *secs, double *cpu, double *p99, diag *err)
+{
+    int reps = budget > 0 && budget < 1 ? PAR_REPS : 1;
+    double w[PAR_REPS], c[PAR_REPS];
+    skel_search_result *r = NULL;
+    for (int k = 0; k < reps; k++) {
+        skel_search_result_free(r);
+        r = searchgen_refused(b->model, b->dag, p, budget, &w[k], &c[k], err);
+        if (!r)
+            return NULL;
+    }
+    qsort(w, (size_t)reps, sizeof *w, cmp_double);
+    qsort(c, (size_t)reps, sizeof *c, cmp_double);
+    *secs = w[reps / 2];
+    *cpu = c[reps / 2];
+    *p99 = w[reps - 1];
+    return r;
+}
+
 static int par_row(const built *b, const skel_platform *p, int nodes, double budget)
 {
     diag err;
     diag_clear(&err);
-    double secs, cpu;
-    skel_search_result *r = searchgen_refused(b->model, b->dag, p, budget, &secs, &cpu, &err);
+    double secs, cpu, p99;
+    skel_search_result *r = par_search(b, p, budget, &secs, &cpu, &p99, &err);
     if (!r || r->nranked < 1) {
         fprintf(stderr, "bench_scale: purchase: %s\n", r ? "no placement ranked" : err.msg);
         skel_search_result_free(r);
@@ -584,9 +609,9 @@ static int par_row(const built *b, const skel_platform *p, int nodes, double bud
     int approx = strstr(r->estimator ? r->estimator : "", "approximation") != NULL;
     char bud[16];
     snprintf(bud, sizeof bud, budget > 0 ? "%g ms" : "none", 1000 * budget);
-    printf("%-8d %-8s %-12s %-9s %10.6g %10.6g %+8.2f%% %9.1f %9.1f\n", nodes, bud,
+    printf("%-8d %-8s %-12s %-9s %10.6g %10.6g %+8.2f%% %9.1f %9.1f %9.1f\n", nodes, bud,
            skel_search_method_name(r->method), approx ? "approx" : "bound", x,
-           ex, 100 * (x / ex - 1), 1000 * secs, 1000 * cpu);
+           ex, 100 * (x / ex - 1), 1000 * secs, 1000 * p99, 1000 * cpu);
     skel_search_result_free(r);
     return approx && fabs(x / ex - 1) > 0.05;
 }
@@ -606,8 +631,10 @@ static int table_par(void)
     int fails = 0, off = 0;
     printf("\nbench_scale: the purchase process (a par, 10,434 states) searched with the chain "
            "refused (state cap 5,000)\n");
-    printf("%-8s %-8s %-12s %-9s %10s %10s %9s %9s %9s\n", "nodes", "budget", "method",
-           "valued by", "answer", "exact", "error", "ms", "cpu ms");
+    printf("(a 50 ms budget: %d searches, ms and cpu ms their medians, p99 the largest)\n",
+           PAR_REPS);
+    printf("%-8s %-8s %-12s %-9s %10s %10s %9s %9s %9s %9s\n", "nodes", "budget", "method",
+           "valued by", "answer", "exact", "error", "ms", "p99 ms", "cpu ms");
     for (size_t k = 0; k < sizeof plats / sizeof *plats; k++) {
         char *ptext = class_platform(plats[k]);
         diag err;

@@ -474,6 +474,12 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
         printf("method       approx, a deal the windows cannot answer, not an event graph: a "
                "rough estimate from the per-task cycles, each move's ends a tandem without "
                "buffer (docs/approximation.md)\n");
+    else if (r->fes)
+        printf("method       approx, a par block too large for one window: each branch a "
+               "flow-equivalent server, FES(n,L), the reduced chain %d states, %d round%s%s "
+               "(docs/approximation.md)\n",
+               r->fes, r->iterations, r->iterations == 1 ? "" : "s",
+               r->converged ? "" : " (not converged)");
     else
         printf("method       approx, %d sweeps, last change %.3g%s%s\n", r->iterations, r->change,
                r->converged ? "" : " (not converged)",

@@ -250,7 +250,12 @@ static int build_workspace(skel_approx *a, const skel_approx_opts *opts, diag *e
         return -1;
     ax_par_blocks(a);
     ax_struct_classes(a);
-    return ax_build_windows(a, err) < 0 || alloc_eval(a, err) < 0 || ax_est_alloc(a, err) < 0
+    int fes = a->whole || a->o.no_fes ? 0 : ax_fes_build(a, ax_par_cap(a), err);
+    if (fes < 0)
+        return -1;
+    diag_clear(err);          /* a block of another shape: the windows */
+    return (!fes && ax_build_windows(a, err) < 0) || alloc_eval(a, err) < 0 ||
+                   ax_est_alloc(a, err) < 0
                ? -1
                : 0;
 }
@@ -420,6 +425,7 @@ void skel_approx_free(skel_approx *a)
     if (!a)
         return;
     ax_flow_free(a->flow);
+    ax_fes_free(a->fes);
     ax_links_free(&a->links);
     free_tasks(a);
     free_machines(a);
@@ -631,6 +637,8 @@ static int eval_windows(skel_approx *a, const double *mu, const double *lambda,
         return -1;
     if (a->est)
         return ax_est_eval(a, mu, lambda, ps_node, r, err);
+    if (a->fes)
+        return ax_fes_eval(a, mu, lambda, ps_node, r, err);
     a->mu = mu;
     a->lambda = lambda;
     a->node = ps_node;

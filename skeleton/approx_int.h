@@ -17,6 +17,7 @@
  *   approx_flowm.c    par/choice/loop steps: a task's fork, join, choice, loop
  *   approx_flow.c     loops over several stages: their serial reduction evaluated
  *   approx_pass.c     ... a one-server loop's stay: its body's choices, pars, loops
+ *   approx_parfes.c   a par block too large for a window: branches as FES(n,L)
  */
 #ifndef SKELSCHED_SKELETON_APPROX_INT_H
 #define SKELSCHED_SKELETON_APPROX_INT_H
@@ -218,8 +219,12 @@ typedef struct ax_est_ev {    /* a compute's start (sign 1) or end (-1) */
     int task, sign;
 } ax_est_ev;
 
+struct ax_fes;
+
 struct skel_approx {
     const skel_dag *d;
+    struct ax_fes *fes;       /* a par block too large for one window, its branches
+                                 reduced (approx_parfes.c), which answers; NULL else */
     struct ax_flow *flow;     /* par/choice/loop: the serial reduction's workspace
                                  (approx_flow.c), which answers; NULL else */
     int ntasks, nedges;
@@ -415,6 +420,18 @@ int ax_build_windows(skel_approx *a, diag *err);    /* one per move, at skel_app
 int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n, int budget,
                    int deal, diag *err);
 int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rates need */
+
+/* The reachable states a par's block may have in one window: within
+ * max_states, AX_PAR_STATES and what the deadline affords. */
+unsigned long ax_par_cap(const skel_approx *a);
+
+/* approx_parfes.c: a par block whose tasks' local states multiply past
+ * over, its branches chains of plain tasks, no link with a component: its
+ * reduced chain built into a->fes (1), not this shape (0), -1 on an error */
+int ax_fes_build(skel_approx *a, unsigned long over, diag *err);
+void ax_fes_free(struct ax_fes *f);
+int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                skel_approx_result *r, diag *err);
 
 /* approx_layer.c */
 /* A deal of deals' window w (its move's tasks last in wtask) grown by

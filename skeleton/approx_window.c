@@ -178,9 +178,15 @@ static int block_budget(const skel_approx *a, int blk, int budget)
     unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
     if (!ax_par_fork(a, blk) || a->given_deal || par <= (unsigned long)budget)
         return budget;
-    unsigned long time = par_affordable(a);
-    par = time < par ? time : par;
+    par = ax_par_cap(a);
     return par <= (unsigned long)budget ? budget : (int)par;
+}
+
+unsigned long ax_par_cap(const skel_approx *a)
+{
+    unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
+    unsigned long time = par_affordable(a);
+    return time < par ? time : par;
 }
 
 /* Add tasks to window w (its tasks last in wtask): y, or with blk >= 0

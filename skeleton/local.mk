@@ -24,5 +24,5 @@ skeleton_libskeleton_la_SOURCES = \
 	skeleton/approx_window.c skeleton/approx_layer.c skeleton/approx_est.c skeleton/approx_estcv.c skeleton/approx_des.c skeleton/approx_member.c skeleton/approx_solve.c \
 	skeleton/approx_fixed.c skeleton/approx_share.c skeleton/approx_group.c \
 	skeleton/approx_link.c skeleton/approx_link.h skeleton/approx_flow.c skeleton/approx_flowm.c \
-	skeleton/approx_lattice.c skeleton/approx_pass.c
+	skeleton/approx_lattice.c skeleton/approx_pass.c skeleton/approx_parfes.c
 skeleton_libskeleton_la_LIBADD = -lm

@@ -749,6 +749,9 @@ typedef struct skel_approx_opts {
                                 sampled; approx_est.c; for comparisons); by itself
                                 it answers only deals of deals whose windows refuse
                                 or do not converge */
+    int no_fes;              /* 1: a par block past one window is cut by the windows,
+                                its branches not reduced to flow-equivalent servers
+                                (the method before, kept for comparisons) */
     unsigned long est_seed;  /* the estimate's random stream: 0 the fixed default (an
                                 evaluation a function of its rates); another value
                                 another stream, to measure its coverage on fresh
@@ -783,6 +786,10 @@ typedef struct skel_approx_result {
                                 whole_states or cut_whole_states states, a cost that
                                 work does not count (a par, choice or loop flow's:
                                 those of its reduction's workspace) */
+    int fes;                 /* non-zero: a par block too large for one window answered
+                                by its reduced chain (each branch a flow-equivalent
+                                server, FES(n,L): docs/approximation.md), of this many
+                                states */
     int estimate;            /* non-zero: answered by the estimate of last resort (a
                                 deal of deals whose windows cannot hold its round
                                 robins, or whose fixed point failed), not a fixed

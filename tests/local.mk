@@ -130,6 +130,11 @@ tests_unit_test_approx_est_SOURCES = tests/unit/test_approx_est.c tests/unit/pla
 tests_unit_test_approx_est_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_approx_est_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 
+check_PROGRAMS += tests/unit/test_approx_parfes
+TESTS += tests/unit/test_approx_parfes
+tests_unit_test_approx_parfes_SOURCES = tests/unit/test_approx_parfes.c tests/unit/placed.h
+tests_unit_test_approx_parfes_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_approx_parfes_LDADD = bpel/libbpel.la skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(XML_LIBS) $(CHECK_LIBS)
 check_PROGRAMS += tests/unit/test_approx_flow
 TESTS += tests/unit/test_approx_flow
 tests_unit_test_approx_flow_SOURCES = tests/unit/test_approx_flow.c tests/unit/placed.h

@@ -382,13 +382,16 @@ awk 'BEGIN { printf "pipe(30);"; for (i = 0; i < 30; i++) printf " task(\"t%d\",
 expect_exit 0 "approx buffer pipe(30)" -- solve --method approx --platform "$E/platforms/cluster.conf" \
     --buffer 1 --link-scv 0.5 "$TMP/p30.skel"
 expect_out "approx buffer pipe(30)" "^throughput +[0-9.]+ items/s"
-# a par too large for one window: the fixed point does not converge, and
-# a user told so on standard error, not only in the method line
-# (docs/approximation.md "Pars too large for one window")
+# a par too large for one window (672,714 states exact: 0.2604923241):
+# until 2026-11-27 cut by the windows, 0.1590457 (-38.9%), not converged
+# in 200 sweeps; now each branch a flow-equivalent server, FES(n,L), the
+# reduced chain of 4,393 states, -3.41% (docs/approximation.md "Par blocks
+# too large for one window")
 printf 'pipe(3); task("a",5); par(3); pipe(4); task("b1",3); task("b2",4); task("b3",3); task("b4",4); pipe(4); task("c1",3); task("c2",4); task("c3",5); task("c4",3); pipe(3); task("d1",3); task("d2",4); task("d3",3); task("z",4);\n' > "$TMP/parbig.skel"
-expect_exit 0 "approx not converged" -- solve --method approx "$TMP/parbig.skel"
-expect_out "approx not converged" "^method +approx, 200 sweeps, .*\\(not converged\\)"
-expect_err "approx not converged" "warning: .*parbig.skel: the approximation did not converge in 200 sweeps"
+expect_exit 0 "approx par past a window" -- solve --method approx "$TMP/parbig.skel"
+expect_out "approx par past a window" "^method +approx, a par block too large for one window: each branch a flow-equivalent server, FES\\(n,L\\), the reduced chain 4393 states, [0-9]+ rounds? \\(docs"
+expect_out "approx par past a window" "^throughput +0\\.2516092766 items/s"
+if grep -q "did not converge" "$TMP/err"; then fail "approx par past a window: warned"; else ok; fi
 
 # exports
 expect_exit 0 "export" -- solve --export-prism "$TMP/simple" --export-mm "$TMP/simple.mtx" "$C/pypepa/simple.pepa"

@@ -1,0 +1,800 @@
+/* skeleton/approx_parfes.c: a par block too large for one window, its
+ * branches reduced to flow-equivalent servers (FES(n,L), issue 15).
+ *
+ * Each branch of k >= 2 tasks is closed on itself with n = 1..k items (an
+ * item its last task hands on enters its first task at once when that is
+ * free) and solved alone; R(n), the rate at which an item reaches the last
+ * task while it waits for one, is the flow of that move over the
+ * probability that the last task waits. The reduced chain holds every
+ * other task with its own local machine (the fork, the join, the tasks
+ * before and after, each branch's last task: their computations, Erlang
+ * and H2 phases, and their moves with each other exact) and per branch
+ * the items n in it: the fork hands the branch an item while n < k, the
+ * last task receives one at R(n) while n > 0, its hand-on to the join
+ * takes one out. The state a window holds per branch is (n, the last
+ * task's local state), not the branch's product: parbig.skel's 672,714
+ * exact states are 4,393 so (docs/approximation.md "Par blocks too large
+ * for one window"; the Python prototype measured FES(n) alone -20..-35%).
+ * Private header approx_int.h. */
+#include "approx_int.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/mem.h"
+
+#define FES_COMP (AX_WMAX + 8)   /* components of one chain */
+
+typedef enum fes_kind { FES_MU, FES_LAMBDA, FES_R } fes_kind;
+
+typedef struct fes_tr {       /* a transition of a reduced or closed chain */
+    int from, to;
+    fes_kind kind;
+    int idx;                  /* FES_MU: the task, FES_LAMBDA: the edge, FES_R: the branch */
+    int n;                    /* FES_R: the items in the branch */
+    int meas;                 /* counted: an entry task's item done (reduced), the
+                                 move into the last task (closed) */
+    int pos;                  /* FES_MU: the computing task's position */
+    unsigned busy;            /* FES_MU: the positions computing in the source state */
+    double w;
+} fes_tr;
+
+typedef struct fes_chain {
+    int n, ntr, cap;
+    int np, ptask[FES_COMP];  /* positions holding a task: their tasks */
+    int ncomp, rad[FES_COMP]; /* the states' codes: components, radices */
+    int64_t *code;            /* per state */
+    unsigned *sbusy;          /* per state: the positions computing */
+    double fac[FES_COMP][FES_COMP + 1];   /* ps, per position and count c of the
+                                 other positions computing on its node: E[1 / (1 + c
+                                 + N)], N its node's other tasks outside this chain
+                                 computing (independent, at their busy probabilities) */
+    fes_tr *tr;               /* sorted by target */
+    int *first;               /* per state: its incoming tr[first[s] .. first[s + 1]) */
+    unsigned char *ready;     /* closed: the last task waits for an item */
+    double *out, *rate, *pi;  /* per state, per transition, per state */
+} fes_chain;
+
+typedef struct fes_branch {
+    int k;                    /* tasks */
+    int task[AX_WMAX];        /* first .. last */
+    int ein, epred, eout;     /* fork -> first, the one before -> last, last -> join */
+    fes_chain *closed;        /* k >= 2: per n = 1..k, closed[n - 1] */
+    double *R;                /* per n = 0..k */
+    double *busy;             /* per n = 1..k and task q: P(q computes) closed at n,
+                                 busy[(n - 1) * k + q] */
+} fes_branch;
+
+struct ax_fes {
+    int nb;
+    fes_branch *br;
+    int *bof;                 /* per task: its branch, -1 none */
+    int *pos;                 /* per task: its position in the reduced chain, -1 none */
+    int nc, nheld;            /* components: the held tasks, then the counts */
+    int comp[FES_COMP];       /* held task or branch */
+    int rad[FES_COMP];
+    fes_chain red;
+};
+
+/* Task i is a plain stage: one source step of one member, one destination
+ * step of one member, no alternative. */
+static int plain(const skel_dag *d, int i)
+{
+    const skel_flow *S = &d->src[i], *D = &d->dst[i];
+    return S->nsteps == 1 && D->nsteps == 1 && S->start[1] == 1 && D->start[1] == 1;
+}
+
+/* Branch b from fork member x: plain tasks, each the only source of the
+ * next, up to the one that sends to a task receiving from several. */
+static int follow_branch(const skel_approx *a, int p, int x, fes_branch *b)
+{
+    const skel_dag *d = a->d;
+    b->k = 0;
+    b->ein = skel_dag_edge(d, p, x);
+    for (;;) {
+        if (x < 0 || !plain(d, x) || b->k == AX_WMAX)
+            return -1;
+        b->task[b->k++] = x;
+        int y = d->dst[x].tasks[0];
+        if (y < 0 || !plain(d, y) || y == p)
+            break;
+        x = y;
+    }
+    int last = b->task[b->k - 1];
+    b->eout = skel_dag_edge(d, last, d->dst[last].tasks[0]);
+    b->epred = b->k > 1 ? skel_dag_edge(d, b->task[b->k - 2], last) : b->ein;
+    return b->ein < 0 || b->eout < 0 ? -1 : 0;
+}
+
+static void fes_free_chain(fes_chain *c)
+{
+    free(c->code);
+    free(c->sbusy);
+    free(c->tr);
+    free(c->first);
+    free(c->ready);
+    free(c->out);
+    free(c->rate);
+    free(c->pi);
+}
+
+void ax_fes_free(struct ax_fes *f)
+{
+    if (!f)
+        return;
+    for (int b = 0; b < f->nb; b++) {
+        for (int n = 0; f->br[b].closed && n < f->br[b].k; n++)
+            fes_free_chain(&f->br[b].closed[n]);
+        free(f->br[b].closed);
+        free(f->br[b].R);
+        free(f->br[b].busy);
+    }
+    free(f->br);
+    free(f->bof);
+    free(f->pos);
+    fes_free_chain(&f->red);
+    free(f);
+}
+
+/* The branches of every fork, each a chain of plain tasks (NULL when some
+ * is not: a par nested in a branch, a farm, a choice). */
+static int find_branches(const skel_approx *a, struct ax_fes *f)
+{
+    for (int p = 0; p < a->ntasks; p++) {
+        if (!ax_par_fork(a, p))
+            continue;
+        const skel_flow *D = &a->d->dst[p];
+        for (int j = 0; j < D->start[1]; j++) {
+            if (mem_grow((void **)&f->br, (size_t)f->nb + 1, sizeof *f->br) < 0)
+                return -1;
+            fes_branch *b = &f->br[f->nb];
+            memset(b, 0, sizeof *b);
+            if (follow_branch(a, p, D->tasks[j], b) < 0)
+                return 1;
+            for (int q = 0; q < b->k; q++)
+                f->bof[b->task[q]] = f->nb;
+            f->nb++;
+        }
+    }
+    return f->nb > 0 ? 0 : 1;
+}
+
+/* The components of the reduced chain: every task but the branches'
+ * inner ones, then each branch's count (k + 1 values; 1 for k = 1). */
+static int layout(const skel_approx *a, struct ax_fes *f)
+{
+    f->nc = 0;
+    for (int i = 0; i < a->ntasks; i++) {
+        int b = f->bof[i];
+        f->pos[i] = -1;
+        if (b >= 0 && f->br[b].task[f->br[b].k - 1] != i)
+            continue;
+        if (f->nc == FES_COMP)
+            return 1;
+        f->pos[i] = f->nc;
+        f->comp[f->nc] = i;
+        f->rad[f->nc++] = a->nloc[i];
+    }
+    f->nheld = f->nc;
+    for (int b = 0; b < f->nb; b++) {
+        if (f->nc == FES_COMP)
+            return 1;
+        f->comp[f->nc] = b;
+        f->rad[f->nc++] = f->br[b].k > 1 ? f->br[b].k + 1 : 1;
+    }
+    return 0;
+}
+
+/* ---- the explorer: states as mixed-radix codes, an open-addressed table */
+
+typedef struct fes_gen {
+    const skel_approx *a;
+    const struct ax_fes *f;
+    const fes_branch *cb;     /* closed: the branch; NULL: the reduced chain */
+    int nc, rad[FES_COMP];
+    int64_t *code;            /* per state */
+    int n, cap;
+    int64_t *key;             /* the table: codes, -1 empty */
+    int *val;
+    size_t hcap;
+    fes_chain *c;
+    int limit;
+    unsigned sbusy;           /* the positions computing in the state expanded */
+} fes_gen;
+
+static int64_t encode(const fes_gen *g, const int *loc)
+{
+    int64_t s = 0;
+    for (int p = g->nc - 1; p >= 0; p--)
+        s = s * g->rad[p] + loc[p];
+    return s;
+}
+
+static void decode(const fes_gen *g, int64_t s, int *loc)
+{
+    for (int p = 0; p < g->nc; p++) {
+        loc[p] = (int)(s % g->rad[p]);
+        s /= g->rad[p];
+    }
+}
+
+static int rehash(fes_gen *g)
+{
+    size_t nc = g->hcap ? 2 * g->hcap : 1024;
+    int64_t *key = malloc(nc * sizeof *key);
+    int *val = malloc(nc * sizeof *val);
+    if (!key || !val) {
+        free(key);
+        free(val);
+        return -1;
+    }
+    for (size_t h = 0; h < nc; h++)
+        key[h] = -1;
+    for (int s = 0; s < g->n; s++) {
+        size_t h = (size_t)((uint64_t)g->code[s] * 0x9E3779B97F4A7C15ULL) & (nc - 1);
+        while (key[h] >= 0)
+            h = (h + 1) & (nc - 1);
+        key[h] = g->code[s];
+        val[h] = s;
+    }
+    free(g->key);
+    free(g->val);
+    g->key = key;
+    g->val = val;
+    g->hcap = nc;
+    return 0;
+}
+
+/* The index of state loc, added when new; -1 out of memory, -2 past the limit. */
+static int state_of(fes_gen *g, const int *loc)
+{
+    int64_t s = encode(g, loc);
+    if ((size_t)g->n * 2 >= g->hcap && rehash(g) < 0)
+        return -1;
+    size_t h = (size_t)((uint64_t)s * 0x9E3779B97F4A7C15ULL) & (g->hcap - 1);
+    for (; g->key[h] >= 0; h = (h + 1) & (g->hcap - 1))
+        if (g->key[h] == s)
+            return g->val[h];
+    if (g->n == g->limit)
+        return -2;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 1024;
+        if (mem_grow((void **)&g->code, (size_t)g->cap, sizeof *g->code) < 0)
+            return -1;
+    }
+    g->key[h] = s;
+    g->val[h] = g->n;
+    g->code[g->n] = s;
+    return g->n++;
+}
+
+/* A transition from state s into loc: its target found or added. */
+static int emit(fes_gen *g, int s, const int *loc, fes_tr t)
+{
+    int to = state_of(g, loc);
+    if (to < 0)
+        return to;
+    fes_chain *c = g->c;
+    if (to == s)
+        return 0;             /* a self-loop: no flow */
+    if (c->ntr == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 4096;
+        if (mem_grow((void **)&c->tr, (size_t)c->cap, sizeof *c->tr) < 0)
+            return -1;
+    }
+    t.from = s;
+    t.to = to;
+    t.busy = g->sbusy;
+    c->tr[c->ntr++] = t;
+    return 0;
+}
+
+/* ---- the closed chain of a branch: its tasks, then the items outside */
+
+/* Closed: an item waiting outside enters the first task at once when it
+ * waits for one (its receive's weights: an H2 work's branch). */
+static int emit_closed(fes_gen *g, int s, int *loc, fes_tr t)
+{
+    const skel_approx *a = g->a;
+    int k = g->cb->k, x = g->cb->task[0], rc = 0, hit = 0, l = loc[0];
+    if (loc[k] > 0)
+        for (int q = a->lstart[x]; q < a->lstart[x + 1] && rc == 0; q++) {
+            const ax_ltr *u = &a->ltr[q];
+            if (u->from != l || u->edge != g->cb->ein || u->send)
+                continue;
+            hit = 1;
+            loc[0] = u->to;
+            loc[k]--;
+            fes_tr v = t;
+            v.w *= u->w;
+            rc = emit(g, s, loc, v);
+            loc[0] = l;
+            loc[k]++;
+        }
+    return hit ? rc : emit(g, s, loc, t);
+}
+
+/* Task at position i of the closed branch, in loc, moves or computes by
+ * local transition u. */
+static int closed_step(fes_gen *g, int s, int *loc, int i, const ax_ltr *u)
+{
+    const skel_approx *a = g->a;
+    const fes_branch *b = g->cb;
+    int k = b->k, was = loc[i], rc = 0;
+    if (u->edge < 0 || (u->send && i == k - 1)) {
+        loc[i] = u->to;
+        loc[k] += u->edge >= 0;
+        rc = emit_closed(g, s, loc,
+                         (fes_tr){ 0, 0, u->edge < 0 ? FES_MU : FES_LAMBDA,
+                                   u->edge < 0 ? b->task[i] : u->edge, 0, 0, i, 0, u->w });
+        loc[k] -= u->edge >= 0;
+    } else if (u->send) {     /* a rendezvous with the next task */
+        int y = b->task[i + 1], ly = loc[i + 1];
+        for (int q = a->lstart[y]; q < a->lstart[y + 1] && rc == 0; q++) {
+            const ax_ltr *v = &a->ltr[q];
+            if (v->from != ly || v->edge != u->edge || v->send)
+                continue;
+            loc[i] = u->to;
+            loc[i + 1] = v->to;
+            rc = emit_closed(g, s, loc, (fes_tr){ 0, 0, FES_LAMBDA, u->edge, 0, i == k - 2, 0, 0,
+                                                  u->w * v->w });
+            loc[i + 1] = ly;
+        }
+    }
+    loc[i] = was;
+    return rc;
+}
+
+static int closed_succ(fes_gen *g, int s, int *loc)
+{
+    const skel_approx *a = g->a;
+    for (int i = 0; i < g->cb->k; i++) {
+        int x = g->cb->task[i];
+        for (int q = a->lstart[x]; q < a->lstart[x + 1]; q++) {
+            if (a->ltr[q].from != loc[i] || (a->ltr[q].edge >= 0 && !a->ltr[q].send))
+                continue;
+            int rc = closed_step(g, s, loc, i, &a->ltr[q]);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* ---- the reduced chain */
+
+/* Held task x (position p) moves on edge e with a partner outside it:
+ * the world, a branch's first task (the count goes up while below k), or
+ * (receiving) a branch's inner task (the last task takes an item at R(n)). */
+static int red_alone(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
+{
+    const struct ax_fes *f = g->f;
+    skel_edge e = g->a->d->edges[u->edge];
+    int y = u->send ? e.to : e.from, b = y >= 0 ? f->bof[y] : -1;
+    int cp = b >= 0 ? f->nheld + b : -1, rc = 0, was = loc[p];
+    fes_tr t = { 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w };
+    if (b >= 0 && u->send && loc[cp] == f->br[b].k)
+        return 0;             /* the branch holds k items: the fork waits */
+    if (b >= 0 && !u->send) {
+        if (loc[cp] == 0)
+            return 0;
+        t = (fes_tr){ 0, 0, FES_R, b, loc[cp], 0, 0, 0, u->w };
+    }
+    loc[p] = u->to;
+    if (b >= 0 && u->send)
+        loc[cp]++;
+    rc = emit(g, s, loc, t);
+    if (b >= 0 && u->send)
+        loc[cp]--;
+    loc[p] = was;
+    return rc;
+}
+
+/* ... with held partner y: a rendezvous; a branch's last task handing on
+ * takes an item out of its count. */
+static int red_pair(fes_gen *g, int s, int *loc, int p, const ax_ltr *u, int y)
+{
+    const skel_approx *a = g->a;
+    const struct ax_fes *f = g->f;
+    int x = g->f->comp[p], py = f->pos[y], ly = loc[py], was = loc[p], rc = 0;
+    int b = f->bof[x], cp = b >= 0 && f->br[b].k > 1 ? f->nheld + b : -1;
+    for (int q = a->lstart[y]; q < a->lstart[y + 1] && rc == 0; q++) {
+        const ax_ltr *v = &a->ltr[q];
+        if (v->from != ly || v->edge != u->edge || v->send)
+            continue;
+        loc[p] = u->to;
+        loc[py] = v->to;
+        if (cp >= 0)
+            loc[cp]--;
+        rc = emit(g, s, loc, (fes_tr){ 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w * v->w });
+        if (cp >= 0)
+            loc[cp]++;
+        loc[py] = ly;
+        loc[p] = was;
+    }
+    return rc;
+}
+
+static int red_succ(fes_gen *g, int s, int *loc)
+{
+    const skel_approx *a = g->a;
+    const struct ax_fes *f = g->f;
+    for (int p = 0; p < f->nheld; p++) {
+        int x = f->comp[p], rc = 0;
+        for (int q = a->lstart[x]; q < a->lstart[x + 1] && rc == 0; q++) {
+            const ax_ltr *u = &a->ltr[q];
+            if (u->from != loc[p])
+                continue;
+            if (u->edge < 0) {
+                loc[p] = u->to;
+                rc = emit(g, s, loc,
+                          (fes_tr){ 0, 0, FES_MU, x, 0, u->done && a->entry[x], p, 0, u->w });
+                loc[p] = u->from;
+                continue;
+            }
+            int y = ax_partner(a, u);
+            if (y < 0 || f->pos[y] < 0)
+                rc = red_alone(g, s, loc, p, u);
+            else if (u->send)
+                rc = red_pair(g, s, loc, p, u, y);
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int cmp_target(const void *x, const void *y)
+{
+    const fes_tr *p = x, *q = y;
+    return (p->to > q->to) - (p->to < q->to);
+}
+
+/* The chain's transitions by target, its per-state arrays. */
+static int finish_chain(fes_chain *c, const fes_gen *g)
+{
+    c->n = g->n;
+    qsort(c->tr, (size_t)c->ntr, sizeof *c->tr, cmp_target);
+    c->first = calloc((size_t)c->n + 1, sizeof *c->first);
+    c->ready = calloc((size_t)c->n + 1, 1);
+    c->sbusy = calloc((size_t)c->n + 1, sizeof *c->sbusy);
+    c->out = malloc(((size_t)c->n + 1) * sizeof *c->out);
+    c->pi = malloc(((size_t)c->n + 1) * sizeof *c->pi);
+    c->rate = malloc(((size_t)c->ntr + 1) * sizeof *c->rate);
+    if (!c->first || !c->ready || !c->sbusy || !c->out || !c->pi || !c->rate)
+        return -1;
+    for (int t = 0; t < c->ntr; t++)
+        c->first[c->tr[t].to + 1]++;
+    for (int s = 0; s < c->n; s++) {
+        c->first[s + 1] += c->first[s];
+        c->pi[s] = 1.0 / c->n;
+    }
+    return 0;
+}
+
+/* The positions of chain c computing in local states loc. */
+static unsigned busy_mask(const skel_approx *a, const fes_chain *c, const int *loc)
+{
+    unsigned m = 0;
+    for (int p = 0; p < c->np; p++)
+        m |= (unsigned)a->busy[a->loff[c->ptask[p]] + loc[p]] << p;
+    return m;
+}
+
+/* Explore chain c from loc: the closed chain of branch cb, or the reduced
+ * one (cb NULL). 0, 1 past limit states, -1 out of memory. */
+static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branch *cb,
+                   fes_chain *c, int *loc, int limit)
+{
+    fes_gen g = { .a = a, .f = f, .cb = cb, .c = c, .limit = limit };
+    g.nc = cb ? cb->k + 1 : f->nc;
+    for (int p = 0; p < g.nc; p++)
+        g.rad[p] = cb ? (p < cb->k ? a->nloc[cb->task[p]] : cb->k + 1) : f->rad[p];
+    int rc = 0;
+    if (cb)
+        rc = emit_closed(&g, -1, loc, (fes_tr){ 0 });   /* the start, normalised */
+    else
+        rc = state_of(&g, loc) < 0 ? -1 : 0;
+    c->ntr = 0;                /* the start's own emission: no transition */
+    c->np = cb ? cb->k : f->nheld;
+    c->ncomp = g.nc;
+    for (int p = 0; p < g.nc; p++) {
+        c->rad[p] = g.rad[p];
+        c->ptask[p] = p >= c->np ? -1 : cb ? cb->task[p] : f->comp[p];
+    }
+    for (int s = 0; s < g.n && rc == 0; s++) {
+        decode(&g, g.code[s], loc);
+        g.sbusy = busy_mask(a, c, loc);
+        rc = cb ? closed_succ(&g, s, loc) : red_succ(&g, s, loc);
+    }
+    if (rc == 0)
+        rc = finish_chain(c, &g) < 0 ? -1 : 0;
+    for (int s = 0; rc == 0 && s < c->n; s++) {
+        decode(&g, g.code[s], loc);
+        c->sbusy[s] = busy_mask(a, c, loc);
+        c->ready[s] = cb && ax_is_ready(a, cb->task[cb->k - 1], loc[cb->k - 1], cb->epred, 0);
+    }
+    c->code = g.code;
+    free(g.key);
+    free(g.val);
+    return rc == -2 ? 1 : rc;
+}
+
+/* ---- building, solving, evaluating */
+
+static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, diag *err)
+{
+    b->R = calloc((size_t)b->k + 1, sizeof *b->R);
+    if (b->k < 2)
+        return b->R ? 0 : ax_oom(err);
+    b->closed = calloc((size_t)b->k, sizeof *b->closed);
+    b->busy = calloc((size_t)b->k * (size_t)b->k, sizeof *b->busy);
+    if (!b->R || !b->closed || !b->busy)
+        return ax_oom(err);
+    for (int n = 1; n <= b->k; n++) {
+        int loc[FES_COMP] = { 0 };
+        loc[b->k] = n;
+        int rc = explore(a, f, b, &b->closed[n - 1], loc, AX_COUNT_MAX);
+        if (rc != 0)
+            return rc < 0 ? ax_oom(err)
+                          : diag_set(err, "approximation: a par branch's closed chain at %d "
+                                          "items is above %d states", n, AX_COUNT_MAX);
+    }
+    return 0;
+}
+
+/* The local states' product of the tasks of every par block (the exact
+ * block's size, bounded above). */
+static double block_product(const skel_approx *a)
+{
+    double n = 1;
+    for (int i = 0; i < a->ntasks; i++)
+        if (a->dblk[i] >= 0 || ax_par_fork(a, i))
+            n *= a->nloc[i];
+    return n;
+}
+
+/* The par blocks' tasks alone, their moves with every other task as with
+ * the world: reachable states within cap (0), past it (1), -1 out of
+ * memory. What a window holding the blocks whole would need, about. */
+static int block_past(const skel_approx *a, struct ax_fes *f, unsigned long cap)
+{
+    f->nc = 0;
+    for (int i = 0; i < a->ntasks; i++) {
+        int in = a->dblk[i] >= 0 || ax_par_fork(a, i);   /* a member, or the fork */
+        f->pos[i] = in && f->nc < FES_COMP ? f->nc : -1;
+        if (f->pos[i] >= 0) {
+            f->comp[f->nc] = i;
+            f->rad[f->nc++] = a->nloc[i];
+        }
+    }
+    f->nheld = f->nc;
+    fes_chain c = { 0 };
+    int loc[FES_COMP] = { 0 };
+    int rc = explore(a, f, NULL, &c, loc, cap < AX_COUNT_MAX ? (int)cap : AX_COUNT_MAX);
+    fes_free_chain(&c);
+    return rc;
+}
+
+int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
+{
+    if (!(block_product(a) > (double)over))
+        return 0;                 /* the block fits a window */
+    for (int e = 0; e < a->nedges; e++)
+        if (a->links.n[e] > 0)
+            return 0;             /* a link's component: not covered */
+    for (int i = 0; i < a->ntasks; i++)
+        if ((a->d->src[i].nsteps && skel_flow_nalts(&a->d->src[i], 0) > 1) ||
+            (a->d->dst[i].nsteps && skel_flow_nalts(&a->d->dst[i], 0) > 1))
+            return 0;             /* a choice */
+    struct ax_fes *f = calloc(1, sizeof *f);
+    if (!f || !(f->bof = malloc((size_t)a->ntasks * sizeof *f->bof)) ||
+        !(f->pos = malloc((size_t)a->ntasks * sizeof *f->pos)))
+        return ax_fes_free(f), ax_oom(err);
+    for (int i = 0; i < a->ntasks; i++)
+        f->bof[i] = -1;
+    int rc = block_past(a, f, over);
+    rc = rc < 0 ? rc : rc == 0 ? 1 : find_branches(a, f);
+    rc = rc == 0 ? layout(a, f) : rc;
+    for (int b = 0; rc == 0 && b < f->nb; b++)
+        rc = build_closed(a, f, &f->br[b], err);
+    int loc[FES_COMP] = { 0 };
+    if (rc == 0 && (rc = explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX)) > 0)
+        diag_set(err, "approximation: a par block reduced is above %d states", AX_COUNT_MAX);
+    if (rc != 0) {
+        ax_fes_free(f);
+        return rc < 0 ? -1 : 0;   /* not this shape: the windows */
+    }
+    a->fes = f;
+    return 1;
+}
+
+/* Chain c's rates: its transitions' from the task and move rates and the
+ * branches' R. Under processor sharing (node) a computation's rate is
+ * divided among its node's tasks computing: those of this chain exactly
+ * (the source state's), the others by their busy probabilities (fac). */
+static void set_rates(const skel_approx *a, const struct ax_fes *f, fes_chain *c,
+                      const int *node)
+{
+    for (int s = 0; s < c->n; s++)
+        c->out[s] = 0;
+    for (int t = 0; t < c->ntr; t++) {
+        const fes_tr *u = &c->tr[t];
+        double r = u->kind == FES_MU       ? a->mu[u->idx]
+                   : u->kind == FES_LAMBDA ? a->lambda[u->idx]
+                                           : f->br[u->idx].R[u->n];
+        if (u->kind == FES_MU && node) {
+            int cnt = 0;
+            for (int q = 0; q < c->np; q++)
+                cnt += q != u->pos && (u->busy >> q & 1) && node[c->ptask[q]] == node[u->idx];
+            r *= c->fac[u->pos][cnt];
+        }
+        c->rate[t] = r * u->w;
+        c->out[u->from] += c->rate[t];
+    }
+}
+
+/* Chain c's fac: per position, its node's other tasks the chain does not
+ * hold as a Poisson-binomial of their busy probabilities pb (so E[1 /
+ * (1 + c + N)], not 1 / (1 + c + E[N]), which Jensen puts low). */
+static void set_fac(const skel_approx *a, fes_chain *c, const int *node, const double *pb)
+{
+    double d[AX_PB_MAX + 2];
+    for (int p = 0; node && p < c->np; p++) {
+        int x = c->ptask[p], m = 0;
+        double mean = 0;
+        d[0] = 1;
+        for (int y = 0; y < a->ntasks; y++) {
+            int in = 0;
+            for (int q = 0; q < c->np; q++)
+                in |= c->ptask[q] == y;
+            if (!in && node[y] == node[x])
+                ax_pb_add(d, &m, &mean, pb[y]);
+        }
+        for (int k = 0; k <= c->np; k++)
+            c->fac[p][k] = ax_pb_inv(d, m, mean, 1 + k);
+    }
+}
+
+/* Gauss-Seidel on the balance equations from the last distribution (a
+ * warm start), until no probability moves by more than tol of its value.
+ * Returns the sweeps, negative when not converged. */
+static int solve_chain(fes_chain *c, double tol, int max_sweeps)
+{
+    for (int it = 1; it <= max_sweeps; it++) {
+        double change = 0, sum = 0;
+        for (int s = 0; s < c->n; s++) {
+            double in = 0;
+            for (int t = c->first[s]; t < c->first[s + 1]; t++)
+                in += c->pi[c->tr[t].from] * c->rate[t];
+            double v = c->out[s] > 0 ? in / c->out[s] : c->pi[s];
+            double d = fabs(v - c->pi[s]) / (v > 1e-300 ? v : 1e-300);
+            change = d > change ? d : change;
+            c->pi[s] = v;
+            sum += v;
+        }
+        for (int s = 0; s < c->n; s++)
+            c->pi[s] /= sum;
+        if (change <= tol)
+            return it;
+    }
+    return -max_sweeps;
+}
+
+/* Flow of the chain's counted transitions (and, ready given, over the
+ * probability of its ready states). */
+static double measured(const fes_chain *c, int ready)
+{
+    double flow = 0, p = 0;
+    for (int t = 0; t < c->ntr; t++)
+        if (c->tr[t].meas)
+            flow += c->pi[c->tr[t].from] * c->rate[t];
+    for (int s = 0; ready && s < c->n; s++)
+        p += c->ready[s] ? c->pi[s] : 0;
+    return ready ? (p > 0 ? flow / p : 0) : flow;
+}
+
+#define FES_TOL 1e-10
+#define FES_SWEEPS 20000
+#define FES_PS_ROUNDS 50      /* processor sharing's outer rounds at most, */
+#define FES_PS_TOL 1e-9       /* until no busy probability moves by more */
+
+/* The busy probabilities of the tasks: those the reduced chain holds
+ * from it, a branch's inner ones from its closed chains weighted by the
+ * reduced chain's distribution of the branch's items. */
+static double busy_update(const skel_approx *a, struct ax_fes *f, double *pb)
+{
+    fes_chain *r = &f->red;
+    double *nb = calloc((size_t)a->ntasks + 1, sizeof *nb), change = 0;
+    if (!nb)
+        return INFINITY;
+    int loc[FES_COMP];
+    for (int s = 0; s < r->n; s++) {
+        int64_t code = r->code[s];
+        for (int p = 0; p < r->ncomp; p++) {
+            loc[p] = (int)(code % r->rad[p]);
+            code /= r->rad[p];
+        }
+        for (int p = 0; p < r->np; p++)
+            nb[r->ptask[p]] += (r->sbusy[s] >> p & 1) ? r->pi[s] : 0;
+        for (int b = 0; b < f->nb; b++) {
+            const fes_branch *B = &f->br[b];
+            int n = loc[r->np + b];
+            for (int q = 0; B->k > 1 && n > 0 && q < B->k - 1; q++)
+                nb[B->task[q]] += r->pi[s] * B->busy[(n - 1) * B->k + q];
+        }
+    }
+    for (int i = 0; i < a->ntasks; i++) {
+        change = fmax(change, fabs(nb[i] - pb[i]));
+        pb[i] = nb[i];
+    }
+    free(nb);
+    return change;
+}
+
+/* One solve of every chain at the busy probabilities pb (ps: node; NULL:
+ * static): the throughput; *conv cleared when a chain did not converge,
+ * *sweeps summed. */
+static double fes_once(skel_approx *a, const int *node, const double *pb, int *conv,
+                       long *sweeps)
+{
+    struct ax_fes *f = a->fes;
+    for (int b = 0; b < f->nb; b++)
+        for (int n = 1; n < f->br[b].k + 1 && f->br[b].k > 1; n++) {
+            fes_chain *c = &f->br[b].closed[n - 1];
+            set_fac(a, c, node, pb);
+            set_rates(a, f, c, node);
+            int it = solve_chain(c, FES_TOL, FES_SWEEPS);
+            *conv &= it > 0;
+            *sweeps += it > 0 ? it : -it;
+            f->br[b].R[n] = measured(c, 1);
+            for (int q = 0; q < f->br[b].k; q++) {
+                double p = 0;
+                for (int s = 0; s < c->n; s++)
+                    p += (c->sbusy[s] >> q & 1) ? c->pi[s] : 0;
+                f->br[b].busy[(n - 1) * f->br[b].k + q] = p;
+            }
+        }
+    set_fac(a, &f->red, node, pb);
+    set_rates(a, f, &f->red, node);
+    int it = solve_chain(&f->red, FES_TOL, FES_SWEEPS);
+    *conv &= it > 0;
+    *sweeps += it > 0 ? it : -it;
+    return measured(&f->red, 0);
+}
+
+int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
+                skel_approx_result *r, diag *err)
+{
+    double *pb = calloc((size_t)a->ntasks + 1, sizeof *pb), x = 0;
+    if (!pb)
+        return ax_oom(err);
+    a->mu = mu;
+    a->lambda = lambda;
+    memset(r, 0, sizeof *r);
+    int conv = 1, round = 0;
+    long sweeps = 0;
+    double change = INFINITY;
+    /* processor sharing: rounds until the busy probabilities settle */
+    for (; round < (ps_node ? FES_PS_ROUNDS : 1) && change > FES_PS_TOL; round++) {
+        x = fes_once(a, ps_node, pb, &conv, &sweeps);
+        change = ps_node ? busy_update(a, a->fes, pb) : 0;
+    }
+    for (int i = 0; i < a->ntasks; i++) {
+        a->thr[i] = x;        /* every task of a par computes every item */
+        a->util[i] = ps_node ? pb[i] : x / mu[i];
+    }
+    r->throughput = x;
+    r->bottleneck = skel_argmax_tied(a->util, a->ntasks);
+    r->iterations = round;
+    r->change = change;
+    r->converged = conv && change <= FES_PS_TOL;
+    r->fes = a->fes->red.n;
+    r->work = (double)sweeps * a->fes->red.ntr;
+    free(pb);
+    if (!(x > 0) || !isfinite(x))
+        return diag_set(err, "approximation: the par's reduced chain gave %g items/s", x);
+    return 0;
+}
