@@ -537,10 +537,8 @@ static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, d
         int loc[FES_COMP] = { 0 };
         loc[b->k] = n;
         int rc = explore(a, f, b, &b->closed[n - 1], loc, AX_COUNT_MAX);
-        if (rc != 0)
-            return rc < 0 ? ax_oom(err)
-                          : diag_set(err, "approximation: a par branch's closed chain at %d "
-                                          "items is above %d states", n, AX_COUNT_MAX);
+        if (rc != 0)          /* too large a branch: not this shape (1), the windows */
+            return rc < 0 ? ax_oom(err) : 1;
     }
     return 0;
 }
