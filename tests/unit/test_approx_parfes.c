@@ -187,21 +187,22 @@ END_TEST
  * its bound, within the plugin's goal, the budget and 10 ms, of CPU
  * (steadier than wall time on a loaded machine; the wall bound only
  * catches a hang). */
+static const char h38[] =
+    "pipe(3); task(\"a\",2); par(3); pipe(8); task(\"b\",1); task(\"b\",1.7); "
+    "task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); task(\"b\",1.7); "
+    "task(\"b\",2.4); pipe(8); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
+    "task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
+    "pipe(8); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); "
+    "task(\"b\",1); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"z\",2);";
+#define H38_NODES "LocalLatency=0.0001 DefaultLatency=0.01\nNodeName=n[1-6] Speed=1\n"
+
 static const double h38_budgets[] = { 0.05, 0.3 };   /* out of time building; solving */
 
 START_TEST(test_fes_h38_deadline)
 {
     double budget = h38_budgets[_i];
-    static const char sk[] =
-        "pipe(3); task(\"a\",2); par(3); pipe(8); task(\"b\",1); task(\"b\",1.7); "
-        "task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); task(\"b\",1.7); "
-        "task(\"b\",2.4); pipe(8); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
-        "task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
-        "pipe(8); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); "
-        "task(\"b\",1); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"z\",2);";
     placed x;
-    placed_build(&x, sk, SKEL_STYLE_PRODUCER,
-                 "LocalLatency=0.0001 DefaultLatency=0.01\nNodeName=n[1-6] Speed=1\n");
+    placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
     int pl[26];
     for (int i = 0; i < 26; i++)
         pl[i] = i % 6;
@@ -255,6 +256,36 @@ START_TEST(test_fes_long_branch)
 }
 END_TEST
 
+/* h38 on six nodes in turn without a deadline: the processor-sharing
+ * rounds converge (43 rounds, 0.2594615696). Before, their tolerance
+ * (1e-9 absolute on the busy probabilities) was below what the chains'
+ * relative 1e-10 leaves: 50 rounds stuck at 9.58e-9, "not converged". */
+START_TEST(test_fes_h38_ps)
+{
+    placed x;
+    placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
+    int pl[26];
+    for (int i = 0; i < 26; i++)
+        pl[i] = i % 6;
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts o = { 0 };
+    o.scv = x.model->scv;
+    skel_approx *a = skel_approx_new(x.dag, &o, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result r;
+    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &r, &err) == 0, "%s", err.msg);
+    if (getenv("FES_VERBOSE"))
+        printf("h38 ps: %.10g (%d states, %d rounds, change %.3g)\n", r.throughput, r.fes,
+               r.iterations, r.change);
+    ck_assert_msg(r.fes == 12250, "h38 ps: reduced chain of %d states", r.fes);
+    ck_assert_msg(r.converged, "h38 ps: %d rounds, last change %.3g", r.iterations, r.change);
+    ck_assert_msg(fabs(r.throughput / 0.2594615696 - 1) < 1e-6, "h38 ps: %.10g", r.throughput);
+    skel_approx_free(a);
+    placed_free(&x);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("approx_parfes");
@@ -264,6 +295,7 @@ int main(void)
     tcase_add_test(tc, test_fes_parbig);
     tcase_add_test(tc, test_fes_purchase_deadline);
     tcase_add_loop_test(tc, test_fes_h38_deadline, 0, 2);
+    tcase_add_test(tc, test_fes_h38_ps);
     tcase_add_test(tc, test_fes_long_branch);
     suite_add_tcase(s, tc);
     return run_suite(s);
