@@ -3,8 +3,9 @@
  * (skeleton/approx_est.c ax_est_batches; docs/approximation.md "The
  * estimate's cost").
  *
- * The rule is fed a sampler of known rate 1: each run of n items takes n
- * + sqrt(n) cv Z seconds (Z standard normal, independent: per-item
+ * The rule is fed a sampler of known rate 1 (tests/unit/estgen.c, the
+ * one test_approx_est's coverage check feeds it): each run of n items
+ * takes n + sqrt(n) cv Z seconds (Z standard normal, independent: per-item
  * coefficient of variation cv), and the half-width it prints at the look
  * where it stops is checked to hold 1, over `runs` seeded runs per cv
  * (as the review of 2026-11-27 measured the rule: 20,000 runs at cv 1.0,
@@ -22,41 +23,19 @@
 
 #include "bench/bench_approx.h"
 #include "skeleton/approx_int.h"
+#include "tests/unit/estgen.h"
 
 #define COV_LOOKS AX_EST_NLOOKS
 #define COV_SUBS (AX_EST_ITEMS / AX_EST_SUB)
-
-/* The synthetic sampler: its stream, its per-item coefficient of
- * variation. */
-typedef struct cov_run {
-    uint64_t seed;
-    double cv, rho;   /* rho: the time's correlation with the control */
-    double z;         /* the control's sum (mean 0) */
-} cov_run;
-
-static double cov_normal(uint64_t *s)   /* Box-Muller */
-{
-    double u = ax_uniform(s), v = ax_uniform(s);
-    return sqrt(-2 * log(1 - u)) * cos(6.283185307179586 * v);
-}
-
-static double cov_pass(void *ctx, long n, double last)
-{
-    cov_run *r = ctx;
-    double e = cov_normal(&r->seed), c = r->rho > 0 ? cov_normal(&r->seed) : 0;
-    double sd = sqrt((double)n) * r->cv;
-    r->z += sd * c;
-    return last + (double)n + sd * (r->rho * c + sqrt(1 - r->rho * r->rho) * e);
-}
 
 /* One run's largest |rate - 1| over its standard error at the looks,
  * drawn afresh from the same seed as its stopped run. */
 static double cov_worst(uint64_t seed, double cv)
 {
-    cov_run r = { seed, cv, 0, 0 };
+    estgen_run r = { seed, cv, 0, 0 };
     double dt[COV_SUBS], worst = 0;
     for (int m = 0; m < COV_SUBS; m++)
-        dt[m] = cov_pass(&r, AX_EST_SUB, 0);
+        dt[m] = estgen_pass(&r, AX_EST_SUB, 0);
     for (int k = 0; k < COV_LOOKS; k++) {
         double se, x = ax_est_look(dt, (int)(ax_est_looks[k] / AX_EST_SUB), AX_EST_SUB, &se);
         double z = fabs(x - 1) / se;
@@ -79,11 +58,11 @@ static void cov_row(double cv, double rho, long runs, uint64_t base, double *wor
     double items_sum = 0;
     for (long k = 0; k < runs; k++) {
         uint64_t seed = 0x2545F4914F6CDD1DULL * (uint64_t)(k + 1 + base) + (uint64_t)(1000 * cv);
-        cov_run r = { seed, cv, rho, 0 };
+        estgen_run r = { seed, cv, rho, 0 };
         double half, w = 1, prev;
         long items;
         ax_est_cv ctl = { &r.z, &w, 1 };
-        double x = ax_est_batches(cov_pass, &r, rho > 0 ? &ctl : NULL, &prev, 0, &half, &items);
+        double x = ax_est_batches(estgen_pass, &r, rho > 0 ? &ctl : NULL, &prev, 0, &half, &items);
         int in = fabs(x - 1) <= half;
         hit += in;
         early += items < AX_EST_ITEMS;

@@ -34,6 +34,7 @@
 #include "base/clock.h"
 #include "skeleton/skeleton.h"
 #include "base/mem.h"
+#include "tests/unit/searchgen.h"
 
 #define REPS 11
 #define SUITE 60
@@ -64,15 +65,6 @@ static void add(char **t, size_t *len, size_t *cap, const char *s)
     *len += n;
 }
 
-/* spec11-purchase.bpel's skeleton (a par of three branches of 2, 3 and 2
- * tasks between two tasks, 10,434 states; tests/unit/test_search_par.c's
- * rates) */
-#define PURCHASE                                                                    \
-    "pipe(3);\n  task(\"receive\", 2);\n  par(3);\n"                                 \
-    "    pipe(2); task(\"ship1\", 1); task(\"ship2\", 3);\n"                         \
-    "    pipe(3); task(\"inv1\", 2); task(\"inv2\", 1); task(\"inv3\", 4);\n"         \
-    "    pipe(2); task(\"sched1\", 3); task(\"sched2\", 1.5);\n  task(\"reply\", 2);\n"
-
 /* kind 0: pipe(n) of tasks of rates 1..5; 1: src, farm(n), sink; 2: a pipe
  * of 4 farms of n/4 workers; 3: the purchase process (n unused) */
 static char *skeleton_text(int kind, int n)
@@ -91,7 +83,7 @@ static char *skeleton_text(int kind, int n)
                  "\ttask(\"sink\", 50.0);\n", n);
         add(&t, &len, &cap, line);
     } else if (kind == 3) {
-        add(&t, &len, &cap, PURCHASE);
+        add(&t, &len, &cap, searchgen_purchase);
     } else {
         add(&t, &len, &cap, "pipe(4);\n");
         for (int k = 0; k < 4; k++) {
@@ -130,15 +122,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* CPU seconds this process has used: a decision's wall time beyond its
- * CPU time is time it waited for a core (the search is one thread). */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One decision as the plugin makes it (slurm/decide.c): one deadline 50 ms
  * from its start, then build and search within it. The search's phases
  * into phases. */
@@ -147,7 +130,7 @@ static double decide(const char *text, const skel_platform *p, const char **meth
 {
     diag err;
     diag_clear(&err);
-    double c0 = cpu_now(), t0 = clock_now();
+    double c0 = clock_cpu(), t0 = clock_now();
     clock_deadline dl = clock_deadline_in(0.05);
     built b;
     skel_search_result *r = NULL;
@@ -162,7 +145,7 @@ static double decide(const char *text, const skel_platform *p, const char **meth
         r = skel_search(b.model, b.dag, p, &o, &err);
     }
     double t = clock_now() - t0;
-    *cpu_secs = cpu_now() - c0;
+    *cpu_secs = clock_cpu() - c0;
     *method = r ? skel_search_method_name(r->method) : NULL;
     phases[0] = built_at - t0;
     for (int k = 0; k < SKEL_PHASE_N; k++)
@@ -352,9 +335,9 @@ static void budgeted(built *b, const skel_platform *p, const skel_search_result 
     o.top = 1;
     o.max_states = 100000;
     o.budget = 0.05;
-    double c0 = cpu_now();
+    double c0 = clock_cpu();
     skel_search_result *bud = skel_search(b->model, b->dag, p, &o, &err);
-    double cpu = cpu_now() - c0;
+    double cpu = clock_cpu() - c0;
     if (!bud)
         return;
     double l = 1 - judge(b, p, bud->ranked[0].placement) / x;
@@ -473,14 +456,6 @@ static const char *win_name(int shared)
     return shared < 0 ? "full" : shared ? "sharing" : "default";
 }
 
-/* CPU seconds of this process (its own when a child). */
-static double cpu_secs(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One proof: pipe(n) (table 1's) on 256 nodes in 4 classes, no budget,
  * opts.shared_windows = shared (-1 full-speed windows only, 0 the
  * default, 1 sharing windows whatever the chain).
@@ -493,7 +468,7 @@ static int prove(const skel_platform *p, int n, int shared, double *secs,
     diag_clear(&err);
     built b;
     skel_search_result *r = NULL;
-    double t0 = clock_now(), c0 = cpu_secs();
+    double t0 = clock_now(), c0 = clock_cpu();
     if (build(&b, text, &err) == 0) {
         skel_search_opts o = { 0 };
         o.top = 1;
@@ -502,7 +477,7 @@ static int prove(const skel_platform *p, int n, int shared, double *secs,
         unbuild(&b);
     }
     *secs = clock_now() - t0;
-    double cpu = cpu_secs() - c0;
+    double cpu = clock_cpu() - c0;
     free(text);
     if (!r) {
         fprintf(stderr, "bench_scale: pipe(%d): %s\n", n, err.msg);
@@ -582,19 +557,14 @@ static int table_prove(void)
     return fails > 0;
 }
 
-/* One search of the purchase process with the chain refused (a state cap
- * of 5,000: its chain has 10,434 states) and budget (0: none), its answer
+/* One search of the purchase process with the chain refused
+ * (searchgen_refused, test_search_par's: a state cap of 5,000, its chain
+ * has 10,434 states) and budget (0: none), its answer
  * judged by the answer's own exact chain. Prints a row; -1 when not
  * answered (or not judged), 1 when the approximation valued the answer and
  * is more than 5% off (the goal; a row valued by the bound is an upper
  * bound, not an estimate, and is not counted), else 0. */
 #define PAR_REPS 20   /* searches of a 50 ms row: its times' p50 and p99 */
-
-static int cmp_dbl(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 /* The search of b on p, its wall and CPU seconds into *secs, *cpu (a
  * 50 ms budget: PAR_REPS searches, the medians; p99 of the wall into
@@ -602,24 +572,17 @@ static int cmp_dbl(const void *x, const void *y)
 static skel_search_result *par_search(const built *b, const skel_platform *p, double budget,
                                       double *secs, double *cpu, double *p99, diag *err)
 {
-    skel_search_opts o = { 0 };
-    o.top = 1;
-    o.max_states = 5000;
-    o.budget = budget;
     int reps = budget > 0 && budget < 1 ? PAR_REPS : 1;
     double w[PAR_REPS], c[PAR_REPS];
     skel_search_result *r = NULL;
     for (int k = 0; k < reps; k++) {
         skel_search_result_free(r);
-        double t0 = clock_now(), c0 = cpu_now();
-        r = skel_search(b->model, b->dag, p, &o, err);
-        w[k] = clock_now() - t0;
-        c[k] = cpu_now() - c0;
+        r = searchgen_refused(b->model, b->dag, p, budget, &w[k], &c[k], err);
         if (!r)
             return NULL;
     }
-    qsort(w, (size_t)reps, sizeof *w, cmp_dbl);
-    qsort(c, (size_t)reps, sizeof *c, cmp_dbl);
+    qsort(w, (size_t)reps, sizeof *w, cmp_double);
+    qsort(c, (size_t)reps, sizeof *c, cmp_double);
     *secs = w[reps / 2];
     *cpu = c[reps / 2];
     *p99 = w[reps - 1];
@@ -679,7 +642,7 @@ static int table_par(void)
         skel_platform *p = skel_platform_parse_string(ptext, strlen(ptext), "bench.conf", NULL,
                                                       NULL, &err);
         built b;
-        if (!p || build(&b, PURCHASE, &err) < 0) {
+        if (!p || build(&b, searchgen_purchase, &err) < 0) {
             fprintf(stderr, "bench_scale: %s\n", err.msg);
             skel_platform_free(p);
             free(ptext);

@@ -14,7 +14,7 @@ bench_bench_map_SOURCES = bench/bench_map.c
 bench_bench_map_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_scale
-bench_bench_scale_SOURCES = bench/bench_scale.c
+bench_bench_scale_SOURCES = bench/bench_scale.c tests/unit/searchgen.c tests/unit/searchgen.h
 bench_bench_scale_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la
 
 noinst_PROGRAMS += bench/bench_transient
@@ -28,7 +28,8 @@ bench_bench_rank_LDADD = advice/libadvice.la cost/libcost.la skeleton/libskeleto
 noinst_PROGRAMS += bench/bench_approx
 bench_bench_approx_SOURCES = bench/bench_approx.c bench/bench_approx.h bench/bench_approx_case.c \
 	bench/bench_approx_cov.c bench/bench_approx_deals.c bench/bench_approx_est.c bench/bench_approx_realcov.c bench/bench_approx_flows.c bench/bench_approx_parfes.c bench/bench_approx_gen.c \
-	bench/bench_approx_links.c bench/bench_approx_score.c cli/input.c cli/opt.c cli/util.c
+	bench/bench_approx_links.c bench/bench_approx_score.c cli/input.c cli/opt.c cli/util.c \
+	tests/unit/estgen.c tests/unit/estgen.h
 bench_bench_approx_LDADD = slurm/libskelslurm.la bpel/libbpel.la skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(XML_LIBS)
 
 noinst_PROGRAMS += bench/bench_lump

@@ -116,14 +116,9 @@ static int parse_args(int argc, char **argv, args *a)
 {
     cli_parser p;
     cli_parser_init(&p, "advise", argc, argv, advise_opts, CLI_EXACT);
-    int rc = cli_parse_input(&p, &a->skel, &a->io, take_option, a);
+    int rc = cli_parse_input(&p, &a->skel, &a->io, take_option, a, usage);
     if (rc >= 0)
         return rc;
-    if (!a->skel) {
-        fprintf(stderr, "skelsched advise: expected a skeleton description\n");
-        usage(stderr);
-        return 2;
-    }
     if (a->plot && !a->sweep) {
         fprintf(stderr, "skelsched advise: --plot goes with --sweep\n");
         return 2;

@@ -84,15 +84,7 @@ static int parse_args(int argc, char **argv, args *a)
 {
     cli_parser p;
     cli_parser_init(&p, "estimate", argc, argv, estimate_opts, CLI_EXACT);
-    int rc = cli_parse_input(&p, &a->skel, &a->io, take_option, a);
-    if (rc >= 0)
-        return rc;
-    if (!a->skel) {
-        fprintf(stderr, "skelsched estimate: expected a skeleton description\n");
-        usage(stderr);
-        return 2;
-    }
-    return -1;
+    return cli_parse_input(&p, &a->skel, &a->io, take_option, a, usage);
 }
 
 typedef struct result {

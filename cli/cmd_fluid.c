@@ -60,9 +60,7 @@ static void fluid_applies(const char *path, const pepa_system *s)
 }
 
 typedef struct fluid_args {
-    const char *path, *platform, *place, *plot;
-    double until, *times;    /* times: --times, or NULL (--until, --points) */
-    int points, ntimes, csv, json;
+    cli_series_args s;       /* the operand and the options transient has too */
     tr_opts o;
 } fluid_args;
 
@@ -71,13 +69,10 @@ static int fluid_option(void *args, int c, const char *v)
 {
     fluid_args *a = args;
     double d;
+    int rc = cli_series_option("fluid", &a->s, c, v);
+    if (rc <= 0)
+        return rc;
     switch (c) {
-    case 'u': return cli_until_arg("fluid", v, &a->until);
-    case 'n': return cli_points_arg("fluid", v, &a->points);
-    case 'T':
-        free(a->times);
-        a->times = NULL;
-        return cli_parse_times("fluid", v, &a->times, &a->ntimes);
     case 'r':
     case 'a':
     case 'd': {
@@ -87,11 +82,6 @@ static int fluid_option(void *args, int c, const char *v)
         *(c == 'r' ? &a->o.rtol : c == 'a' ? &a->o.atol : &a->o.delta) = d;
         return 0;
     }
-    case 'c': a->csv = 1; return 0;
-    case 'j': a->json = 1; return 0;
-    case 'p': a->plot = v; return 0;
-    case 'P': a->platform = v; return 0;
-    case 'l': a->place = v; return 0;
     default: return -1;
     }
 }
@@ -117,24 +107,13 @@ static const cli_opt fluid_opts[] = {
 static int parse_args(int argc, char **argv, fluid_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->until = 100;
-    a->points = 101;
+    a->s.until = 100;
+    a->s.points = 101;
     tr_opts_init(&a->o);
     cli_parser p;
     cli_parser_init(&p, "fluid", argc, argv, fluid_opts, CLI_GNU);
-    int operands = 0, rc = cli_parse_gnu(&p, usage, fluid_option, a, &a->path, &operands);
-    if (rc >= 0)
-        return rc;
-    if (operands != 1) {
-        fprintf(stderr, "skelsched fluid: expected one model or skeleton file\n");
-        usage(stderr);
-        return 2;
-    }
-    if (a->csv && a->json) {
-        fprintf(stderr, "skelsched fluid: --csv and --json exclude each other\n");
-        return 2;
-    }
-    return -1;
+    int operands = 0, rc = cli_parse_gnu(&p, usage, fluid_option, a, &a->s.path, &operands);
+    return rc >= 0 ? rc : cli_series_check("fluid", operands, &a->s, usage);
 }
 
 /* What the fluid analysis found. */
@@ -149,29 +128,28 @@ typedef struct fluid_out {
 
 static int compute(fluid_args *a, fluid_out *f, diag *err)
 {
-    if (!a->times) {
-        if (!(a->times = tr_times_linear(a->until, a->points)))
-            return diag_set(err, "out of memory");
-        a->ntimes = a->points;
-    }
-    cli_input_opts io = { .platform = a->platform, .place = a->place, .style = SKEL_STYLE_PRODUCER };
-    if (cli_model_load(a->path, &io, &f->cm, err) < 0 || !(f->fl = tr_fluid_new(f->cm.s, err)))
+    cli_series_args *sa = &a->s;
+    if (cli_series_times(sa, err) < 0)
         return -1;
-    fluid_applies(a->path, f->cm.s);
+    cli_input_opts io = { .platform = sa->platform, .place = sa->place,
+                          .style = SKEL_STYLE_PRODUCER };
+    if (cli_model_load(sa->path, &io, &f->cm, err) < 0 || !(f->fl = tr_fluid_new(f->cm.s, err)))
+        return -1;
+    fluid_applies(sa->path, f->cm.s);
     int nv = tr_fluid_nvars(f->fl);
-    if (!(f->ser = tr_series_new(f->cm.s, a->times, a->ntimes)) ||
+    if (!(f->ser = tr_series_new(f->cm.s, sa->times, sa->ntimes)) ||
         !(f->x = malloc((size_t)nv * sizeof *f->x)) ||
         !(f->thr = malloc((size_t)f->cm.s->nactions * sizeof *f->thr)))
         return diag_set(err, "out of memory");
     tr_fluid_rec rec = { f->fl, f->ser, a->o.delta };
-    if (tr_fluid_solve(f->fl, a->times, a->ntimes, &a->o, tr_fluid_record, &rec, &f->res, err) < 0 ||
+    if (tr_fluid_solve(f->fl, sa->times, sa->ntimes, &a->o, tr_fluid_record, &rec, &f->res, err) < 0 ||
         (f->conv = tr_fluid_fixed_point(f->fl, &a->o, 1e-10, 1e9, f->x, &f->tfix, err)) < 0)
         return -1;
     tr_fluid_throughput(f->fl, f->x, a->o.delta, f->thr);
-    if (a->plot) {
+    if (sa->plot) {
         char title[512];
-        snprintf(title, sizeof title, "Fluid throughput of %s", a->path);
-        if (cli_plot_series(f->ser, f->cm.s, a->plot, title, "throughput (events per unit time)", err) < 0)
+        snprintf(title, sizeof title, "Fluid throughput of %s", sa->path);
+        if (cli_plot_series(f->ser, f->cm.s, sa->plot, title, "throughput (events per unit time)", err) < 0)
             return -1;
     }
     return 0;
@@ -183,7 +161,7 @@ static void print_json(const fluid_args *a, const fluid_out *f)
     cli_json j;
     cli_json_start(&j, stdout);
     cli_json_object(&j, NULL);
-    cli_json_string(&j, "model", a->path);
+    cli_json_string(&j, "model", a->s.path);
     cli_json_string(&j, "method", "fluid");
     cli_json_int(&j, "variables", tr_fluid_nvars(f->fl));
     cli_json_int(&j, "steps", f->res.steps);
@@ -213,8 +191,8 @@ static void print_json(const fluid_args *a, const fluid_out *f)
 static void print_table(const fluid_args *a, const fluid_out *f)
 {
     const pepa_system *s = f->cm.s;
-    printf("model        %s\nvariables    %d\nmethod       fluid (CVODE BDF), %ld steps\n\n", a->path,
-           tr_fluid_nvars(f->fl), f->res.steps);
+    printf("model        %s\nvariables    %d\nmethod       fluid (CVODE BDF), %ld steps\n\n",
+           a->s.path, tr_fluid_nvars(f->fl), f->res.steps);
     cli_print_series(f->ser, s, 0, stdout);
     printf("\nfixed point  %s at t = %.6g\n", f->conv ? "reached" : "NOT reached", f->tfix);
     printf("%-32s %s\n", "action", "throughput");
@@ -234,7 +212,7 @@ int cmd_fluid(int argc, char **argv)
     fluid_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) {
-        free(a.times);
+        free(a.s.times);
         return rc;
     }
     diag err;
@@ -243,9 +221,9 @@ int cmd_fluid(int argc, char **argv)
     memset(&f, 0, sizeof f);
     rc = 1;
     if (compute(&a, &f, &err) == 0) {
-        if (a.csv)
+        if (a.s.csv)
             cli_print_series(f.ser, f.cm.s, 1, stdout);
-        else if (a.json)
+        else if (a.s.json)
             print_json(&a, &f);
         else
             print_table(&a, &f);
@@ -258,6 +236,6 @@ int cmd_fluid(int argc, char **argv)
     tr_series_free(f.ser);
     tr_fluid_free(f.fl);
     cli_model_free(&f.cm);
-    free(a.times);
+    free(a.s.times);
     return rc;
 }

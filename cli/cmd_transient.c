@@ -48,11 +48,9 @@ static void usage(FILE *f)
 }
 
 typedef struct tr_args {
-    const char *path, *platform, *place, *plot, *count_action, *sharing;
-    double until, settle_tol, items;
-    int points, csv, json;
-    double *times;
-    int ntimes;
+    cli_series_args s;       /* the operand and the options fluid has too */
+    const char *count_action, *sharing;
+    double settle_tol, items;
     tr_opts o;
     pepa_derive_opts dopts;
 } tr_args;
@@ -79,8 +77,6 @@ static int number_option(tr_args *a, int c, const char *v)
     unsigned long long u;
     double d;
     switch (c) {
-    case 'u': return cli_until_arg("transient", v, &a->until);
-    case 'n': return cli_points_arg("transient", v, &a->points);
     case 'r':
     case 'a':
         if (cli_double("transient", c == 'r' ? "--rtol" : "--atol", v, &d) < 0 || !(d > 0 && d < 1))
@@ -109,11 +105,10 @@ static int number_option(tr_args *a, int c, const char *v)
 static int tr_option(void *args, int c, const char *v)
 {
     tr_args *a = args;
+    int rc = cli_series_option("transient", &a->s, c, v);
+    if (rc <= 0)
+        return rc;
     switch (c) {
-    case 'T':
-        free(a->times);
-        a->times = NULL;
-        return cli_parse_times("transient", v, &a->times, &a->ntimes);
     case 'm':
         if (tr_method_parse(v, &a->o.method) < 0) {
             fprintf(stderr, "skelsched transient: unknown method '%s' (cvode, uniformisation)\n", v);
@@ -126,11 +121,6 @@ static int tr_option(void *args, int c, const char *v)
             return -1;
         a->sharing = v;
         return 0;
-    case 'c': a->csv = 1; return 0;
-    case 'j': a->json = 1; return 0;
-    case 'p': a->plot = v; return 0;
-    case 'P': a->platform = v; return 0;
-    case 'l': a->place = v; return 0;
     case 'A': a->count_action = v; return 0;
     default: return number_option(a, c, v);
     }
@@ -139,16 +129,10 @@ static int tr_option(void *args, int c, const char *v)
 /* The checks after the options; -1 when they pass, else 2. */
 static int check_args(int operands, tr_args *a)
 {
-    if (operands != 1) {
-        fprintf(stderr, "skelsched transient: expected one model or skeleton file\n");
-        usage(stderr);
-        return 2;
-    }
-    if (a->csv && a->json) {
-        fprintf(stderr, "skelsched transient: --csv and --json exclude each other\n");
-        return 2;
-    }
-    if (!a->times && !(a->until > 0)) {
+    int rc = cli_series_check("transient", operands, &a->s, usage);
+    if (rc >= 0)
+        return rc;
+    if (!a->s.times && !(a->s.until > 0)) {
         fprintf(stderr, "skelsched transient: --until T (or --times) is required\n");
         return 2;
     }
@@ -183,11 +167,11 @@ static int parse_args(int argc, char **argv, tr_args *a)
 {
     memset(a, 0, sizeof *a);
     tr_opts_init(&a->o);
-    a->points = 101;
+    a->s.points = 101;
     a->settle_tol = 0.01;
     cli_parser p;
     cli_parser_init(&p, "transient", argc, argv, transient_opts, CLI_GNU);
-    int operands = 0, rc = cli_parse_gnu(&p, usage, tr_option, a, &a->path, &operands);
+    int operands = 0, rc = cli_parse_gnu(&p, usage, tr_option, a, &a->s.path, &operands);
     return rc >= 0 ? rc : check_args(operands, a);
 }
 
@@ -247,33 +231,31 @@ static int makespan(const tr_args *a, tr_out *t, diag *err)
 
 static int compute(tr_args *a, tr_out *t, diag *err)
 {
-    if (!a->times) {
-        if (!(a->times = tr_times_linear(a->until, a->points)))
-            return diag_set(err, "out of memory");
-        a->ntimes = a->points;
-    }
-    cli_input_opts io = { .platform = a->platform, .place = a->place, .style = SKEL_STYLE_PRODUCER,
-                          .sharing = a->sharing };
-    if (cli_model_load(a->path, &io, &t->cm, err) < 0 || !(t->sp = pepa_derive(t->cm.s, &a->dopts, err)))
+    cli_series_args *sa = &a->s;
+    if (cli_series_times(sa, err) < 0)
         return -1;
-    if (!(t->ser = tr_series_new(t->cm.s, a->times, a->ntimes)) ||
+    cli_input_opts io = { .platform = sa->platform, .place = sa->place,
+                          .style = SKEL_STYLE_PRODUCER, .sharing = a->sharing };
+    if (cli_model_load(sa->path, &io, &t->cm, err) < 0 || !(t->sp = pepa_derive(t->cm.s, &a->dopts, err)))
+        return -1;
+    if (!(t->ser = tr_series_new(t->cm.s, sa->times, sa->ntimes)) ||
         !(t->ss = calloc((size_t)t->cm.s->nactions, sizeof *t->ss)))
         return diag_set(err, "out of memory");
     t->ser->sp = t->sp;
     if ((t->have_ss = steady(t->sp, t->ss, err)) < 0 ||
-        tr_solve(t->sp->q, NULL, a->times, a->ntimes, &a->o, tr_series_record, t->ser, &t->res, err) < 0)
+        tr_solve(t->sp->q, NULL, sa->times, sa->ntimes, &a->o, tr_series_record, t->ser, &t->res, err) < 0)
         return -1;
     if (t->res.warning[0])
-        fprintf(stderr, "%s: %s\n", a->path, t->res.warning);
+        fprintf(stderr, "%s: %s\n", sa->path, t->res.warning);
     if (t->res.mass_error > 1e-9)
-        fprintf(stderr, "%s: warning: probability mass drifted by %.3g (more than 1e-9)\n", a->path,
+        fprintf(stderr, "%s: warning: probability mass drifted by %.3g (more than 1e-9)\n", sa->path,
                 t->res.mass_error);
     if (makespan(a, t, err) < 0)
         return -1;
-    if (a->plot) {
+    if (sa->plot) {
         char title[512];
-        snprintf(title, sizeof title, "Transient throughput of %s (%s)", a->path, tr_method_name(a->o.method));
-        if (cli_plot_series(t->ser, t->cm.s, a->plot, title, "throughput (events per unit time)", err) < 0)
+        snprintf(title, sizeof title, "Transient throughput of %s (%s)", sa->path, tr_method_name(a->o.method));
+        if (cli_plot_series(t->ser, t->cm.s, sa->plot, title, "throughput (events per unit time)", err) < 0)
             return -1;
     }
     return 0;
@@ -306,7 +288,7 @@ static void print_json(const tr_args *a, const tr_out *t)
     cli_json j;
     cli_json_start(&j, stdout);
     cli_json_object(&j, NULL);
-    cli_json_string(&j, "model", a->path);
+    cli_json_string(&j, "model", a->s.path);
     cli_json_int(&j, "states", t->sp->n);
     cli_json_string(&j, "method", tr_method_name(a->o.method));
     cli_json_int(&j, "steps", t->res.steps);
@@ -329,7 +311,7 @@ static void print_json(const tr_args *a, const tr_out *t)
 static void print_table(const tr_args *a, const tr_out *t)
 {
     printf("model        %s\nstates       %u\nmethod       %s, %ld step%s, mass error %.3g\n\n",
-           a->path, t->sp->n, tr_method_name(a->o.method), t->res.steps, t->res.steps == 1 ? "" : "s",
+           a->s.path, t->sp->n, tr_method_name(a->o.method), t->res.steps, t->res.steps == 1 ? "" : "s",
            t->res.mass_error);
     cli_print_series(t->ser, t->cm.s, 0, stdout);
     if (t->have_ss) {
@@ -357,7 +339,7 @@ int cmd_transient(int argc, char **argv)
     tr_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) {
-        free(a.times);
+        free(a.s.times);
         return rc;
     }
     diag err;
@@ -368,9 +350,9 @@ int cmd_transient(int argc, char **argv)
     t.t_make = -1;
     rc = 1;
     if (compute(&a, &t, &err) == 0) {
-        if (a.csv)
+        if (a.s.csv)
             cli_print_series(t.ser, t.cm.s, 1, stdout);
-        else if (a.json)
+        else if (a.s.json)
             print_json(&a, &t);
         else
             print_table(&a, &t);
@@ -382,6 +364,6 @@ int cmd_transient(int argc, char **argv)
     tr_series_free(t.ser);
     pepa_space_free(t.sp);
     cli_model_free(&t.cm);
-    free(a.times);
+    free(a.s.times);
     return rc;
 }

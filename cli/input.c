@@ -218,7 +218,7 @@ void cli_input_free(cli_input *in)
 }
 
 int cli_parse_input(cli_parser *p, const char **file, cli_input_opts *o, cli_take_fn take,
-                    void *cmd_args)
+                    void *cmd_args, void (*usage)(FILE *))
 {
     for (int c, rc; (c = cli_parser_next(p)) != CLI_END;) {
         if (c == CLI_NO_VALUE)
@@ -231,6 +231,11 @@ int cli_parse_input(cli_parser *p, const char **file, cli_input_opts *o, cli_tak
             return 2;
         if ((rc = take(cmd_args, c, p->value)) >= 0)
             return rc;
+    }
+    if (!*file) {
+        fprintf(stderr, "skelsched %s: expected a skeleton description\n", p->cmd);
+        usage(stderr);
+        return 2;
     }
     return -1;
 }

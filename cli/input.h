@@ -8,6 +8,8 @@
 #ifndef SKELSCHED_CLI_INPUT_H
 #define SKELSCHED_CLI_INPUT_H
 
+#include <stdio.h>
+
 #include "base/diag.h"
 #include "pepa/ast.h"
 #include "skeleton/skeleton.h"
@@ -77,9 +79,10 @@ int cli_input_operand(const char *cmd, const char *arg, const char **file);
 /* The option loop of a CLI_EXACT command on a placed skeleton (advise,
  * estimate): CLI_INPUT_OPTS go to o, the first operand to *file, the
  * command's own options to take, which returns -1 to go on or the exit
- * code to stop with. Returns -1 when every argument was taken, else the
- * exit code (2 after a usage error). */
+ * code to stop with. Returns -1 when every argument was taken and *file
+ * was given, else the exit code (2 after a usage error; without *file,
+ * after usage(stderr)). */
 int cli_parse_input(cli_parser *p, const char **file, cli_input_opts *o, cli_take_fn take,
-                    void *cmd_args);
+                    void *cmd_args, void (*usage)(FILE *));
 
 #endif

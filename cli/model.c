@@ -47,26 +47,37 @@ void cli_model_free(cli_model *cm)
     memset(cm, 0, sizeof *cm);
 }
 
-/* Parse "t1,t2,..." into a malloc'd array. */
-int cli_until_arg(const char *cmd, const char *v, double *until)
+/* --until T: positive, finite; -1 after a message on stderr. */
+static int until_arg(const char *cmd, const char *v, double *until)
 {
     double d;
-    if (cli_double(cmd, "--until", v, &d) < 0 || !(d > 0) || !isfinite(d))
+    if (cli_double(cmd, "--until", v, &d) < 0)
         return -1;
+    if (!(d > 0) || !isfinite(d)) {
+        fprintf(stderr, "skelsched %s: --until must be a positive, finite time, not '%s'\n", cmd, v);
+        return -1;
+    }
     *until = d;
     return 0;
 }
 
-int cli_points_arg(const char *cmd, const char *v, int *points)
+/* --points N: 2 .. 10^7; -1 after a message on stderr. */
+static int points_arg(const char *cmd, const char *v, int *points)
 {
     unsigned long long u;
-    if (cli_ulong(cmd, "--points", v, &u) < 0 || u < 2 || u > 10000000)
+    if (cli_ulong(cmd, "--points", v, &u) < 0)
         return -1;
+    if (u < 2 || u > 10000000) {
+        fprintf(stderr, "skelsched %s: --points must be 2 .. 10000000, not %s\n", cmd, v);
+        return -1;
+    }
     *points = (int)u;
     return 0;
 }
 
-int cli_parse_times(const char *cmd, const char *s, double **out, int *n)
+/* Parse "t1,t2,..." into a malloc'd array of n times; -1 with a message
+ * on stderr. */
+static int parse_times(const char *cmd, const char *s, double **out, int *n)
 {
     int cap = 1;
     for (const char *p = s; *p; p++)
@@ -97,6 +108,49 @@ int cli_parse_times(const char *cmd, const char *s, double **out, int *n)
     }
     *out = t;
     *n = k;
+    return 0;
+}
+
+int cli_series_option(const char *cmd, cli_series_args *sa, int c, const char *v)
+{
+    switch (c) {
+    case 'u': return until_arg(cmd, v, &sa->until);
+    case 'n': return points_arg(cmd, v, &sa->points);
+    case 'T':
+        free(sa->times);
+        sa->times = NULL;
+        return parse_times(cmd, v, &sa->times, &sa->ntimes);
+    case 'c': sa->csv = 1; return 0;
+    case 'j': sa->json = 1; return 0;
+    case 'p': sa->plot = v; return 0;
+    case 'P': sa->platform = v; return 0;
+    case 'l': sa->place = v; return 0;
+    default: return 1;
+    }
+}
+
+int cli_series_check(const char *cmd, int operands, const cli_series_args *sa,
+                     void (*usage)(FILE *))
+{
+    if (operands != 1) {
+        fprintf(stderr, "skelsched %s: expected one model or skeleton file\n", cmd);
+        usage(stderr);
+        return 2;
+    }
+    if (sa->csv && sa->json) {
+        fprintf(stderr, "skelsched %s: --csv and --json exclude each other\n", cmd);
+        return 2;
+    }
+    return -1;
+}
+
+int cli_series_times(cli_series_args *sa, diag *err)
+{
+    if (sa->times)
+        return 0;
+    if (!(sa->times = tr_times_linear(sa->until, sa->points)))
+        return diag_set(err, "out of memory");
+    sa->ntimes = sa->points;
     return 0;
 }
 

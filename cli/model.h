@@ -22,14 +22,28 @@ typedef struct cli_model {
 int cli_model_load(const char *path, const cli_input_opts *o, cli_model *cm, diag *err);
 void cli_model_free(cli_model *cm);
 
-/* The options of a time series over [0, until]: --until T (positive,
- * finite) and --points N (2 .. 10^7). -1 after a message on stderr. */
-int cli_until_arg(const char *cmd, const char *v, double *until);
-int cli_points_arg(const char *cmd, const char *v, int *points);
+/* The operand and the options of the series commands (fluid,
+ * transient): --until T (positive, finite), --points N (2 .. 10^7),
+ * --times t1,t2,..., --csv, --json, --plot, --platform, --place. */
+typedef struct cli_series_args {
+    const char *path, *platform, *place, *plot;
+    double until, *times;    /* times: --times (malloc'd), or NULL (--until, --points) */
+    int points, ntimes, csv, json;
+} cli_series_args;
 
-/* Parse "t1,t2,..." into a malloc'd array of n times; -1 with a message
- * on stderr. */
-int cli_parse_times(const char *cmd, const char *s, double **out, int *n);
+/* Option c of command cmd into sa when it is one of those ('u' --until,
+ * 'n' --points, 'T' --times, 'c' --csv, 'j' --json, 'p' --plot,
+ * 'P' --platform, 'l' --place): 0, or -1 after a message on stderr;
+ * 1 when c is none of them. */
+int cli_series_option(const char *cmd, cli_series_args *sa, int c, const char *v);
+
+/* The checks after the options: one operand (else usage), not --csv with
+ * --json. -1 when they pass, else the exit code 2 after a message. */
+int cli_series_check(const char *cmd, int operands, const cli_series_args *sa,
+                     void (*usage)(FILE *));
+
+/* sa->times, when --times did not give them: --points from 0 to --until. */
+int cli_series_times(cli_series_args *sa, diag *err);
 
 /* Plot a time series with gnuplot into file (.svg or .png). */
 int cli_plot_series(const tr_series *ser, const pepa_system *s, const char *file, const char *title,

@@ -29,6 +29,9 @@
 
 typedef enum fes_kind { FES_MU, FES_LAMBDA, FES_R } fes_kind;
 
+/* explore's answers (and -1, out of memory) */
+enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2 };
+
 typedef struct fes_tr {       /* a transition of a reduced or closed chain */
     int from, to;
     fes_kind kind;
@@ -247,7 +250,10 @@ static int rehash(fes_gen *g)
     return 0;
 }
 
-/* The index of state loc, added when new; -1 out of memory, -2 past the limit. */
+#define FES_STATE_PAST (-2)   /* state_of: past the limit */
+#define FES_STATE_LATE (-3)   /* explore: past the deadline */
+
+/* The index of state loc, added when new; -1 out of memory, FES_STATE_PAST. */
 static int state_of(fes_gen *g, const int *loc)
 {
     int64_t s = encode(g, loc);
@@ -258,7 +264,7 @@ static int state_of(fes_gen *g, const int *loc)
         if (g->key[h] == s)
             return g->val[h];
     if (g->n == g->limit)
-        return -2;
+        return FES_STATE_PAST;
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 1024;
         if (mem_grow((void **)&g->code, (size_t)g->cap, sizeof *g->code) < 0)
@@ -484,7 +490,9 @@ static unsigned busy_mask(const skel_approx *a, const fes_chain *c, const int *l
 }
 
 /* Explore chain c from loc: the closed chain of branch cb, or the reduced
- * one (cb NULL). 0, 1 past limit states, -1 out of memory. */
+ * one (cb NULL). FES_EXPLORED, FES_PAST_LIMIT (limit states),
+ * FES_OUT_OF_TIME (the deadline: h38.skel's closed chains and reduced
+ * chain of 12,250 states took most of a 50 ms search), -1 out of memory. */
 static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branch *cb,
                    fes_chain *c, int *loc, int limit)
 {
@@ -505,6 +513,10 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
         c->ptask[p] = p >= c->np ? -1 : cb ? cb->task[p] : f->comp[p];
     }
     for (int s = 0; s < g.n && rc == 0; s++) {
+        if (ax_past_deadline(a, s)) {
+            rc = FES_STATE_LATE;
+            break;
+        }
         decode(&g, g.code[s], loc);
         g.sbusy = busy_mask(a, c, loc);
         rc = cb ? closed_succ(&g, s, loc) : red_succ(&g, s, loc);
@@ -519,7 +531,7 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
     c->code = g.code;
     free(g.key);
     free(g.val);
-    return rc == -2 ? 1 : rc;
+    return rc == FES_STATE_PAST ? FES_PAST_LIMIT : rc == FES_STATE_LATE ? FES_OUT_OF_TIME : rc;
 }
 
 /* ---- building, solving, evaluating */
@@ -537,10 +549,8 @@ static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, d
         int loc[FES_COMP] = { 0 };
         loc[b->k] = n;
         int rc = explore(a, f, b, &b->closed[n - 1], loc, AX_COUNT_MAX);
-        if (rc != 0)
-            return rc < 0 ? ax_oom(err)
-                          : diag_set(err, "approximation: a par branch's closed chain at %d "
-                                          "items is above %d states", n, AX_COUNT_MAX);
+        if (rc != FES_EXPLORED)   /* too large a branch: not this shape (1), the windows */
+            return rc < 0 ? ax_oom(err) : rc;
     }
     return 0;
 }
@@ -596,13 +606,15 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
     for (int i = 0; i < a->ntasks; i++)
         f->bof[i] = -1;
     int rc = block_past(a, f, over);
-    rc = rc < 0 ? rc : rc == 0 ? 1 : find_branches(a, f);
+    rc = rc < 0 || rc == FES_OUT_OF_TIME ? rc : rc == FES_EXPLORED ? 1 : find_branches(a, f);
     rc = rc == 0 ? layout(a, f) : rc;
     for (int b = 0; rc == 0 && b < f->nb; b++)
         rc = build_closed(a, f, &f->br[b], err);
     int loc[FES_COMP] = { 0 };
-    if (rc == 0 && (rc = explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX)) > 0)
+    if (rc == 0 && (rc = explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX)) == FES_PAST_LIMIT)
         diag_set(err, "approximation: a par block reduced is above %d states", AX_COUNT_MAX);
+    if (rc == FES_OUT_OF_TIME)    /* as the windows' build (the search ranks by the bound) */
+        rc = diag_set(err, "approximation: out of time building the par's reduced chain");
     if (rc != 0) {
         ax_fes_free(f);
         return rc < 0 ? -1 : 0;   /* not this shape: the windows */
@@ -659,9 +671,11 @@ static void set_fac(const skel_approx *a, fes_chain *c, const int *node, const d
 }
 
 /* Gauss-Seidel on the balance equations from the last distribution (a
- * warm start), until no probability moves by more than tol of its value.
- * Returns the sweeps, negative when not converged. */
-static int solve_chain(fes_chain *c, double tol, int max_sweeps)
+ * warm start), until no probability moves by more than tol of its value
+ * or the deadline passes (a->late set: a sweep of h38's reduced chain is
+ * about 0.1 ms, its 20,000 sweeps seconds). Returns the sweeps, negative
+ * when not converged. */
+static int solve_chain(skel_approx *a, fes_chain *c, double tol, int max_sweeps)
 {
     for (int it = 1; it <= max_sweeps; it++) {
         double change = 0, sum = 0;
@@ -679,6 +693,10 @@ static int solve_chain(fes_chain *c, double tol, int max_sweeps)
             c->pi[s] /= sum;
         if (change <= tol)
             return it;
+        if (ax_past_deadline(a, c->n > AX_DENSE_MAX ? 0 : it)) {
+            a->late = 1;
+            return -it;
+        }
     }
     return -max_sweeps;
 }
@@ -699,7 +717,9 @@ static double measured(const fes_chain *c, int ready)
 #define FES_TOL 1e-10
 #define FES_SWEEPS 20000
 #define FES_PS_ROUNDS 50      /* processor sharing's outer rounds at most, */
-#define FES_PS_TOL 1e-9       /* until no busy probability moves by more */
+#define FES_PS_TOL 1e-7       /* until no busy probability moves by more (1e-9: h38
+                                 on six nodes stuck at 9.6e-9 for 50 rounds, the floor
+                                 of the chains' relative FES_TOL 1e-10) */
 
 /* The busy probabilities of the tasks: those the reduced chain holds
  * from it, a branch's inner ones from its closed chains weighted by the
@@ -746,9 +766,11 @@ static double fes_once(skel_approx *a, const int *node, const double *pb, int *c
             fes_chain *c = &f->br[b].closed[n - 1];
             set_fac(a, c, node, pb);
             set_rates(a, f, c, node);
-            int it = solve_chain(c, FES_TOL, FES_SWEEPS);
+            int it = solve_chain(a, c, FES_TOL, FES_SWEEPS);
             *conv &= it > 0;
             *sweeps += it > 0 ? it : -it;
+            if (a->late)
+                return 0;
             f->br[b].R[n] = measured(c, 1);
             for (int q = 0; q < f->br[b].k; q++) {
                 double p = 0;
@@ -759,7 +781,7 @@ static double fes_once(skel_approx *a, const int *node, const double *pb, int *c
         }
     set_fac(a, &f->red, node, pb);
     set_rates(a, f, &f->red, node);
-    int it = solve_chain(&f->red, FES_TOL, FES_SWEEPS);
+    int it = a->late ? 0 : solve_chain(a, &f->red, FES_TOL, FES_SWEEPS);
     *conv &= it > 0;
     *sweeps += it > 0 ? it : -it;
     return measured(&f->red, 0);
@@ -777,10 +799,19 @@ int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const in
     int conv = 1, round = 0;
     long sweeps = 0;
     double change = INFINITY;
+    a->late = 0;
     /* processor sharing: rounds until the busy probabilities settle */
     for (; round < (ps_node ? FES_PS_ROUNDS : 1) && change > FES_PS_TOL; round++) {
-        x = fes_once(a, ps_node, pb, &conv, &sweeps);
+        if (round > 0 && ax_past_deadline(a, 0))
+            a->late = 1;
+        if (a->late || (x = fes_once(a, ps_node, pb, &conv, &sweeps), a->late))
+            break;
         change = ps_node ? busy_update(a, a->fes, pb) : 0;
+    }
+    if (a->late) {
+        free(pb);
+        return diag_set(err, "approximation: out of time after %d rounds of the par's "
+                             "reduced chain", round);
     }
     for (int i = 0; i < a->ntasks; i++) {
         a->thr[i] = x;        /* every task of a par computes every item */

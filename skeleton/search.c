@@ -459,37 +459,49 @@ static int exact_phase(search *s)
     return confirm_and_search(s);
 }
 
+/* Entry e's utilisations from its tasks' throughputs xi (NAN: unknown)
+ * at its placement's rates s->mu, for the exact and the approximate
+ * answers alike: task i's the fraction of time it computes, X_i / mu_i,
+ * at most 1 (a time fraction: an estimate's X_i may exceed mu_i, a
+ * solve's only by rounding); node j's the work done over its capacity,
+ * of the tasks' capped times; the bottleneck the task of the highest.
+ * Where a task's X_i is unknown its utilisation is NAN, and so is its
+ * node's, and the bottleneck is not named: a 0 reads as an idle node, and
+ * the argmax of the known ones need not be the bottleneck. */
+void search_utils(search *s, skel_search_entry *e, const double *xi)
+{
+    int known = 1;
+    for (int j = 0; j < s->nn; j++)
+        e->node_util[j] = 0;
+    for (int i = 0; i < s->nt; i++) {
+        int j = e->placement[i];
+        if (isnan(xi[i])) {
+            e->task_util[i] = e->node_util[j] = NAN;
+            known = 0;
+            continue;
+        }
+        double u = xi[i] / s->mu[i];
+        e->task_util[i] = u < 1 ? u : 1;
+        e->node_util[j] += e->task_util[i] * s->mu[i] / (s->m->work[i] * s->p->nodes[j].speed);
+    }
+    e->bottleneck = known ? skel_argmax_tied(e->task_util, s->nt) : SKEL_BOTTLENECK_UNKNOWN;
+}
+
 /* Utilisations from the estimate x: X_i = x v_i where the visit ratio v_i
  * is known. With par, choice or loop steps (d->extended) those are the
  * dag's visits (a par's branches once per item, a choice's by its
  * probability, a loop's by its mean, as the capacity bound reads them);
  * otherwise search_visit_ratios'. Where v_i is unknown (a farm's workers:
- * the placement sets their shares) the task's utilisation is NAN, and so
- * is its node's, and the bottleneck is not named: a 0 read as an idle
- * node, and the argmax of the known ones need not be the bottleneck. */
+ * the placement sets their shares) X_i is unknown (search_utils). */
 static void approx_utils(search *s, skel_search_entry *e)
 {
     const double *v = s->d->extended ? s->d->visits : s->visit;
     diag tmp;
     diag_clear(&tmp);
-    for (int j = 0; j < s->nn; j++)
-        e->node_util[j] = 0;
-    e->bottleneck = SKEL_BOTTLENECK_UNKNOWN;
     int rated = skel_place_rates(s->m, s->p, e->placement, s->mu, s->lambda, &tmp) == 0;
-    int known = rated;
-    for (int i = 0; i < s->nt; i++) {
-        int j = e->placement[i];
-        if (!rated || !(v[i] > 0)) {
-            e->task_util[i] = e->node_util[j] = NAN;
-            known = 0;
-            continue;
-        }
-        double xi = e->throughput * v[i];
-        e->task_util[i] = xi / s->mu[i] < 1 ? xi / s->mu[i] : 1;
-        e->node_util[j] += e->task_util[i] * s->mu[i] / (s->m->work[i] * s->p->nodes[j].speed);
-    }
-    if (known)
-        e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
+    for (int i = 0; i < s->nt; i++)
+        s->xi[i] = rated && v[i] > 0 ? e->throughput * v[i] : NAN;
+    search_utils(s, e, s->xi);
 }
 
 /* The best sound bound on every placement the search has without the

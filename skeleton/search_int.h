@@ -299,6 +299,10 @@ int search_evaluate(search *s);
  * rates of pl in s->mu) among the best s->top. */
 int search_rank(search *s, const int *pl, double x, const double *xi);
 
+/* search.c: entry e's task and node utilisations and bottleneck from its
+ * tasks' throughputs xi (NAN: unknown; its placement's rates in s->mu). */
+void search_utils(search *s, skel_search_entry *e, const double *xi);
+
 /* search.c: phase k ends now (skel_search_result.phase_secs); returns now. */
 double search_mark(search *s, skel_search_phase k);
 

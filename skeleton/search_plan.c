@@ -373,15 +373,6 @@ int search_rank(search *s, const int *pl, double x, const double *xi)
     *e = spare;
     memcpy(e->placement, pl, (size_t)s->nt * sizeof *pl);
     e->throughput = x;
-    e->bottleneck = 0;
-    for (int j = 0; j < s->nn; j++)
-        e->node_util[j] = 0;
-    for (int i = 0; i < s->nt; i++) {
-        int j = pl[i];
-        e->task_util[i] = xi[i] / s->mu[i];
-        /* Work done over capacity: comp_i needs 1/(work_i speed_j) of the node's time. */
-        e->node_util[j] += xi[i] / (s->m->work[i] * s->p->nodes[j].speed);
-    }
-    e->bottleneck = skel_argmax_tied(e->task_util, s->nt);
+    search_utils(s, e, xi);
     return 0;
 }

@@ -563,7 +563,8 @@ typedef struct skel_search_entry {
     int rank;                /* 1-based; equal for ties (1e-9 relative) */
     int bottleneck;          /* task of highest utilisation; SKEL_BOTTLENECK_UNKNOWN
                                 when some task's utilisation is unknown */
-    double *task_util;       /* ntasks: fraction of time each task computes; NAN
+    double *task_util;       /* ntasks: fraction of time each task computes (at
+                                most 1, an estimate's too: search_utils); NAN
                                 when unknown (an estimate's task of unknown visit
                                 ratio: approx_utils in search.c) */
     double *node_util;       /* nnodes: work done / capacity of each node; NAN when

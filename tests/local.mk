@@ -46,7 +46,8 @@ tests_unit_test_search_prove_LDADD = skeleton/libskeleton.la pepa/libpepa.la bas
 tests_unit_test_search_psbound_SOURCES = tests/unit/test_search_psbound.c tests/unit/placed.h
 tests_unit_test_search_psbound_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_search_psbound_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
-tests_unit_test_search_par_SOURCES = tests/unit/test_search_par.c tests/unit/placed.h
+tests_unit_test_search_par_SOURCES = tests/unit/test_search_par.c tests/unit/placed.h \
+	tests/unit/searchgen.c tests/unit/searchgen.h
 tests_unit_test_search_par_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_search_par_LDADD = skeleton/libskeleton.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 tests_unit_test_share_SOURCES = tests/unit/test_share.c tests/unit/placed.h
@@ -124,7 +125,8 @@ tests_unit_test_approx_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpep
 
 check_PROGRAMS += tests/unit/test_approx_est
 TESTS += tests/unit/test_approx_est
-tests_unit_test_approx_est_SOURCES = tests/unit/test_approx_est.c tests/unit/placed.h tests/unit/approx_sim.h
+tests_unit_test_approx_est_SOURCES = tests/unit/test_approx_est.c tests/unit/placed.h tests/unit/approx_sim.h \
+	tests/unit/estgen.c tests/unit/estgen.h
 tests_unit_test_approx_est_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_approx_est_LDADD = skeleton/libskeleton.la sim/libsim.la pepa/libpepa.la base/libbase.la $(CHECK_LIBS)
 

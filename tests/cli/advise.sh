@@ -70,6 +70,8 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 
 # errors
+expect_exit 2 "no skeleton" -- advise --json
+expect_err "no skeleton" "^skelsched advise: expected a skeleton description$"
 expect_exit 2 "plot without sweep" -- advise "$SK" --plot "$TMP/x"
 expect_err "plot without sweep" "--plot goes with --sweep"
 expect_exit 2 "bad replicas" -- advise "$SK" --replicas 1

@@ -51,6 +51,7 @@ expect_out "keys p3l" 'to reach T_e 0\.05 s'
 expect_exit 2 "bad items" -- estimate "$SK" --items 0
 expect_exit 2 "bad grain" -- estimate "$SK" --grain x
 expect_exit 2 "no skeleton" -- estimate
+expect_err "no skeleton" "^skelsched estimate: expected a skeleton description$"
 expect_exit 1 "missing" -- estimate "$TMP/none.skel"
 printf 'NodeName=a\nBspNHalf=1 BspNHalf=2\n' >"$TMP/dup.conf"
 expect_exit 1 "dup key" -- estimate "$SK" --platform "$TMP/dup.conf"

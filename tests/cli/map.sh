@@ -206,6 +206,22 @@ if grep -Eq '^  [a-d] +0\.0+$' "$TMP/out"; then fail "unknown utilisation: a nod
 expect_exit 0 "unknown utilisation json" -- map "$TMP/parfarm.skel" --platform "$TMP/p4.conf" --max-states 20 --top 1 --json
 expect_out "unknown utilisation json" '"bottleneck": null, "utilisation": \{.*null.*"task_utilisation": \[[0-9.]+, (null|[0-9.]+)'
 expect_out "unknown utilisation json task" '"task_utilisation": \[[^]]*null'
+# A task's utilisation is a time fraction, at most 1, in an exact answer
+# and an estimate alike (skeleton/search.c search_utils). A farm, a deal
+# and a last task on identical8 under static sharing, the chain refused,
+# the placement pinned: z (rate 1) shares n1 with the deal's e3, so it
+# computes at 0.5 and the job can pass at most 0.5 items/s, but the
+# approximation estimates 0.525269 (+5.1%): z's X_i / mu_i is 1.050537,
+# shown as 1, and n1's work over capacity counts z's 0.5 of it
+# (0.558363 = 0.5 + e3's 0.058363). (Small, so that the search values it
+# by the approximation, not the bound, under ASan too: about 1 s there.)
+printf 'pipe(3); farm(3, "f", 3.0); deal(3, "e", 3.0); task("z", 1.0);\n' > "$TMP/overcap.skel"
+expect_exit 0 "estimate over capacity" -- map "$TMP/overcap.skel" --platform "$E/platforms/identical8.conf" \
+    --sharing static --max-states 2 --top 1 --pin t0=n6,t1=n2,t2=n3,t3=n7,t4=n2,t5=n1,t6=n1 --json
+expect_out "estimate over capacity method" '"method": "approximate"'
+expect_out "estimate over capacity throughput" '"best": \{[^}]*"throughput": 0\.52526'
+expect_out "estimate over capacity z" '"task_utilisation": \[[^]]*, 1\]'
+expect_out "estimate over capacity n1" '"n1": 0\.55836'
 expect_exit 2 "bad max-states" -- map "$TMP/purchase.skel" --platform "$TMP/p4.conf" --max-states 0
 expect_err "bad max-states" "--max-states must be 1 .. 100000000$"
 # the plugin's MaxStates= range (SLURMSK_MAX_STATES_LIMIT), not 4e9

@@ -12,6 +12,11 @@ expect_exit 2 "bad method" -- transient --until 1 --method magic "$C/pypepa/simp
 expect_exit 2 "bad times" -- transient --times 2,1 "$C/pypepa/simple.pepa"
 expect_exit 2 "csv and json" -- transient --until 1 --csv --json "$C/pypepa/simple.pepa"
 expect_exit 1 "missing file" -- transient --until 1 "$TMP/nope.pepa"
+# a number out of range says so (both exited 2 silently before)
+expect_exit 2 "until out of range" -- transient --until -1 "$C/pypepa/simple.pepa"
+expect_err "until out of range" "^skelsched transient: --until must be a positive, finite time, not '-1'$"
+expect_exit 2 "points out of range" -- fluid --points 1 "$C/pypepa/simple.pepa"
+expect_err "points out of range" "^skelsched fluid: --points must be 2 \\.\\. 10000000, not 1$"
 
 # PC-LAN4: EXPECTED.md's transient values, both methods
 for m in cvode uniformisation; do

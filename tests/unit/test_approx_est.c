@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "skeleton/approx_int.h"
 #include "suite.h"
+#include "tests/unit/estgen.h"
 
 /* NODES and plat_static: approx_sim.h. Six nodes, for processor sharing (on three, six tasks share node a:
  * beyond the placed model's joint local states) */
@@ -93,42 +94,19 @@ START_TEST(test_est_batches_sequential)
 }
 END_TEST
 
-/* A sampler of rate 1 whose runs of n items take n + sqrt(n) cv Z seconds
- * (Z standard normal: per-item coefficient of variation cv); with rho > 0
- * a control z of mean 0 whose change is correlated rho with the time's. */
-typedef struct normal_run {
-    uint64_t seed;
-    double cv, rho, z;
-} normal_run;
-
-static double std_normal(uint64_t *s)
-{
-    double u = ax_uniform(s), v = ax_uniform(s);
-    return sqrt(-2 * log(1 - u)) * cos(6.283185307179586 * v);
-}
-
-static double normal_pass(void *ctx, long n, double last)
-{
-    normal_run *r = ctx;
-    double e = std_normal(&r->seed), c = r->rho > 0 ? std_normal(&r->seed) : 0;
-    double sd = sqrt((double)n) * r->cv;
-    r->z += sd * c;
-    return last + (double)n + sd * (r->rho * c + sqrt(1 - r->rho * r->rho) * e);
-}
-
-/* RUNS seeded runs of the rule on that sampler (with its control when rho
- * > 0): how often the printed half-width held the rate, *items their mean
- * items. */
+/* RUNS seeded runs of the rule on estgen's sampler (tests/unit/estgen.h;
+ * with its control when rho > 0): how often the printed half-width held
+ * the rate, *items their mean items. */
 static double coverage(double cv, double rho, long runs, double *items)
 {
     long hit = 0;
     *items = 0;
     for (long k = 0; k < runs; k++) {
-        normal_run r = { 0x9E3779B97F4A7C15ULL * (uint64_t)(k + 1), cv, rho, 0 };
+        estgen_run r = { 0x9E3779B97F4A7C15ULL * (uint64_t)(k + 1), cv, rho, 0 };
         double half, w = 1, prev;
         long n;
         ax_est_cv ctl = { &r.z, &w, 1 };
-        double x = ax_est_batches(normal_pass, &r, rho > 0 ? &ctl : NULL, &prev, 0, &half, &n);
+        double x = ax_est_batches(estgen_pass, &r, rho > 0 ? &ctl : NULL, &prev, 0, &half, &n);
         hit += fabs(x - 1) <= half;
         *items += (double)n / (double)runs;
     }
@@ -137,7 +115,7 @@ static double coverage(double cv, double rho, long runs, double *items)
 
 /* The printed 95% half-width holds the rate at least 95% of the time under
  * the stopping rule (its looks at 5,000 to 100,000 items): 20,000 seeded
- * runs of the sampler above at per-item cv 1.3, where the rule stops at
+ * runs of estgen's sampler at per-item cv 1.3, where the rule stops at
  * most looks (bench_approx cov: 96.8%). With Student's t at each look
  * (2.262: the review's 92.2% at the looks of before) it fails: a check
  * passes more often when its half-width happens to be low. */

@@ -174,6 +174,115 @@ START_TEST(test_fes_purchase_deadline)
                100 * e, r.fes, cpu);
     ck_assert_msg(r.fes == 2179, "purchase: reduced chain of %d states", r.fes);
     ck_assert_msg(fabs(e) < 0.01, "purchase: %+.2f%%", 100 * e);
+    ck_assert_msg(cpu < 0.05 + 0.01, "purchase: %.3f CPU s with a 50 ms deadline", cpu);
+}
+END_TEST
+
+/* h38 (/tmp/r21 of review 21): a par of three pipes of 8 tasks, its
+ * reduced chain 12,250 states, its tasks on six nodes in turn
+ * under processor sharing: 1.7 s to answer (50 rounds, 20,000 sweeps a
+ * chain at most), the deadline unread, so `skelsched map --budget 0.05`
+ * took 1.2-1.6 s. Under a 50 ms (300 ms) deadline it now answers or is
+ * out of time building (solving) the chains, the search then ranking by
+ * its bound, within the plugin's goal, the budget and 10 ms, of CPU
+ * (steadier than wall time on a loaded machine; the wall bound only
+ * catches a hang). */
+static const char h38[] =
+    "pipe(3); task(\"a\",2); par(3); pipe(8); task(\"b\",1); task(\"b\",1.7); "
+    "task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); task(\"b\",1.7); "
+    "task(\"b\",2.4); pipe(8); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
+    "task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); task(\"b\",1); "
+    "pipe(8); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"b\",3.8); "
+    "task(\"b\",1); task(\"b\",1.7); task(\"b\",2.4); task(\"b\",3.1); task(\"z\",2);";
+#define H38_NODES "LocalLatency=0.0001 DefaultLatency=0.01\nNodeName=n[1-6] Speed=1\n"
+
+static const double h38_budgets[] = { 0.05, 0.3 };   /* out of time building; solving */
+
+START_TEST(test_fes_h38_deadline)
+{
+    double budget = h38_budgets[_i];
+    placed x;
+    placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
+    int pl[26];
+    for (int i = 0; i < 26; i++)
+        pl[i] = i % 6;
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts o = { 0 };
+    o.scv = x.model->scv;
+    double w0 = clock_now(), c0 = cpu_now();
+    o.deadline = w0 + budget;
+    skel_approx *a = skel_approx_new(x.dag, &o, &err);
+    skel_approx_result r = { 0 };
+    int rc = a ? skel_approx_place(a, x.model, x.plat, pl, &r, &err) : -1;
+    double cpu = cpu_now() - c0, wall = clock_now() - w0;
+    if (getenv("FES_VERBOSE"))
+        printf("h38, %g s: rc %d %.10g (%d states) %.4f CPU s %.4f s: %s\n", budget, rc,
+               r.throughput, r.fes, cpu, wall, rc ? err.msg : "");
+    ck_assert_msg(rc == 0 || strstr(err.msg, "out of time"), "h38: %s", err.msg);
+    ck_assert_msg(cpu < budget + 0.01 && wall < budget + 0.5, "h38: %.3f s (%.3f CPU s), %g s "
+                  "deadline", wall, cpu, budget);
+    skel_approx_free(a);
+    placed_free(&x);
+}
+END_TEST
+
+/* A branch of ten Erlang tasks (scv 0.3): its closed chain is past
+ * AX_COUNT_MAX states, so the block is not this shape and goes to the
+ * windows. Before, the closed chain's limit failed the whole approximation
+ * ("a par branch's closed chain at 5 items is above 65536 states"; also
+ * /tmp/r21 h410e.skel, which the windows answer 0.2124251). */
+START_TEST(test_fes_long_branch)
+{
+    static const char sk[] =
+        "pipe(3); task(\"a\",2); par(2); pipe(10); task(\"b\",1,scv=0.3); "
+        "task(\"b\",1.7,scv=0.3); task(\"b\",2.4,scv=0.3); task(\"b\",3.1,scv=0.3); "
+        "task(\"b\",3.8,scv=0.3); task(\"b\",1,scv=0.3); task(\"b\",1.7,scv=0.3); "
+        "task(\"b\",2.4,scv=0.3); task(\"b\",3.1,scv=0.3); task(\"b\",3.8,scv=0.3); "
+        "task(\"c\",1); task(\"z\",2);";
+    diag err;
+    diag_clear(&err);
+    skel_tree *t = skel_parse_string(sk, strlen(sk), "long.skel", &err);
+    ck_assert_msg(t, "%s", err.msg);
+    skel_approx_opts o = { 0 };
+    o.max_states = 50;       /* the block past one window */
+    o.cut_whole_states = 1;
+    skel_approx_result r = approx_tree(t, o);
+    skel_tree_free(t);
+    if (getenv("FES_VERBOSE"))
+        printf("long branch: %.10g (%d states)\n", r.throughput, r.fes);
+    ck_assert_msg(r.fes == 0, "long branch: reduced chain of %d states", r.fes);
+    ck_assert_msg(r.throughput > 0, "long branch: %g", r.throughput);
+}
+END_TEST
+
+/* h38 on six nodes in turn without a deadline: the processor-sharing
+ * rounds converge (43 rounds, 0.2594615696). Before, their tolerance
+ * (1e-9 absolute on the busy probabilities) was below what the chains'
+ * relative 1e-10 leaves: 50 rounds stuck at 9.58e-9, "not converged". */
+START_TEST(test_fes_h38_ps)
+{
+    placed x;
+    placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
+    int pl[26];
+    for (int i = 0; i < 26; i++)
+        pl[i] = i % 6;
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts o = { 0 };
+    o.scv = x.model->scv;
+    skel_approx *a = skel_approx_new(x.dag, &o, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result r;
+    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &r, &err) == 0, "%s", err.msg);
+    if (getenv("FES_VERBOSE"))
+        printf("h38 ps: %.10g (%d states, %d rounds, change %.3g)\n", r.throughput, r.fes,
+               r.iterations, r.change);
+    ck_assert_msg(r.fes == 12250, "h38 ps: reduced chain of %d states", r.fes);
+    ck_assert_msg(r.converged, "h38 ps: %d rounds, last change %.3g", r.iterations, r.change);
+    ck_assert_msg(fabs(r.throughput / 0.2594615696 - 1) < 1e-6, "h38 ps: %.10g", r.throughput);
+    skel_approx_free(a);
+    placed_free(&x);
 }
 END_TEST
 
@@ -185,6 +294,9 @@ int main(void)
     tcase_add_loop_test(tc, test_fes_small, 0, (int)(sizeof cases / sizeof *cases));
     tcase_add_test(tc, test_fes_parbig);
     tcase_add_test(tc, test_fes_purchase_deadline);
+    tcase_add_loop_test(tc, test_fes_h38_deadline, 0, 2);
+    tcase_add_test(tc, test_fes_h38_ps);
+    tcase_add_test(tc, test_fes_long_branch);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

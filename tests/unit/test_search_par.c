@@ -19,24 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "base/clock.h"
 #include "skeleton/skeleton.h"
 
 #include "placed.h"
 #include "suite.h"
-
-/* spec11-purchase.bpel's skeleton (`skelsched bpel`), with rates of its
- * own so that the placement matters. */
-static const char purchase[] =
-    "pipe(3);\n"
-    "  task(\"receive\", 2);\n"
-    "  par(3);\n"
-    "    pipe(2); task(\"ship1\", 1); task(\"ship2\", 3);\n"
-    "    pipe(3); task(\"inv1\", 2); task(\"inv2\", 1); task(\"inv3\", 4);\n"
-    "    pipe(2); task(\"sched1\", 3); task(\"sched2\", 1.5);\n"
-    "  task(\"reply\", 2);\n";
+#include "tests/unit/searchgen.h"
 
 /* Four nodes of three speeds, slower links between nodes than within. */
 static const char platform[] =
@@ -55,19 +43,14 @@ static double exact_of(placed *b, const int *pl)
     return x;
 }
 
-/* The search with the chain refused (a state cap of 5,000) and budget
- * (0: none): its answer, valued by the approximation. */
-static skel_search_result *search_approx(placed *b, double budget, double *secs)
+/* The search with the chain refused (searchgen_refused) and budget (0:
+ * none): its answer, valued by the approximation; its wall and CPU
+ * seconds into *secs and *cpu. */
+static skel_search_result *search_approx(placed *b, double budget, double *secs, double *cpu)
 {
     diag err;
     diag_clear(&err);
-    skel_search_opts o = { 0 };
-    o.top = 1;
-    o.max_states = 5000;
-    o.budget = budget;
-    double t0 = clock_now();
-    skel_search_result *r = skel_search(b->model, b->dag, b->plat, &o, &err);
-    *secs = clock_now() - t0;
+    skel_search_result *r = searchgen_refused(b->model, b->dag, b->plat, budget, secs, cpu, &err);
     ck_assert_msg(r, "%s", err.msg);
     ck_assert_int_ge(r->nranked, 1);
     ck_assert_int_eq(r->method, SKEL_SEARCH_APPROX);
@@ -84,9 +67,9 @@ START_TEST(test_par_search_estimate)
 {
     static const double budgets[] = { 0, 60 };
     placed b;
-    placed_build(&b, purchase, SKEL_STYLE_STREAM, platform);
-    double secs;
-    skel_search_result *r = search_approx(&b, budgets[_i], &secs);
+    placed_build(&b, searchgen_purchase, SKEL_STYLE_STREAM, platform);
+    double secs, cpu;
+    skel_search_result *r = search_approx(&b, budgets[_i], &secs, &cpu);
     double x = r->ranked[0].throughput, ex = exact_of(&b, r->ranked[0].placement);
     if (getenv("PAR_VERBOSE"))
         printf("purchase, budget %g s: answer %.6g by %s, exact %.6g (%+.2f%%), %.2f s\n",
@@ -99,25 +82,15 @@ START_TEST(test_par_search_estimate)
 }
 END_TEST
 
-/* CPU seconds of this process: a decision's wall time beyond it is time
- * it waited for a core on a loaded machine. */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Budget=50ms, as the plugin's default: answered, in at most the budget
  * plus the 10 ms the issue allows of CPU (the block is not attempted: its
  * first estimate alone takes about 90 ms of CPU), and not hung (wall). */
 START_TEST(test_par_search_budget)
 {
     placed b;
-    placed_build(&b, purchase, SKEL_STYLE_STREAM, platform);
-    double secs, c0 = cpu_now();
-    skel_search_result *r = search_approx(&b, 0.05, &secs);
-    double cpu = cpu_now() - c0;
+    placed_build(&b, searchgen_purchase, SKEL_STYLE_STREAM, platform);
+    double secs, cpu;
+    skel_search_result *r = search_approx(&b, 0.05, &secs, &cpu);
     ck_assert(r->ranked[0].throughput > 0);
     ck_assert_msg(cpu < 0.05 + 0.01 && secs < 0.5, "%.3f s (%.3f s of CPU) with a 50 ms budget",
                   secs, cpu);
