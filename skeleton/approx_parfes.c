@@ -489,6 +489,21 @@ static unsigned busy_mask(const skel_approx *a, const fes_chain *c, const int *l
     return m;
 }
 
+/* Whether every code of radices rad fits an int64: a chain whose local
+ * states multiply past INT64_MAX cannot be coded (test_dd_estimate's
+ * deals of deals probed as a block: 21 x 6.9e17, a signed overflow), and
+ * is past any limit explored here. */
+static int codes_fit(const int *rad, int nc)
+{
+    int64_t span = 1;
+    for (int p = 0; p < nc; p++) {
+        if (rad[p] > 1 && span > INT64_MAX / rad[p])
+            return 0;
+        span *= rad[p] > 1 ? rad[p] : 1;
+    }
+    return 1;
+}
+
 /* Explore chain c from loc: the closed chain of branch cb, or the reduced
  * one (cb NULL). FES_EXPLORED, FES_PAST_LIMIT (limit states),
  * FES_OUT_OF_TIME (the deadline: h38.skel's closed chains and reduced
@@ -500,6 +515,8 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
     g.nc = cb ? cb->k + 1 : f->nc;
     for (int p = 0; p < g.nc; p++)
         g.rad[p] = cb ? (p < cb->k ? a->nloc[cb->task[p]] : cb->k + 1) : f->rad[p];
+    if (!codes_fit(g.rad, g.nc))
+        return FES_PAST_LIMIT;
     int rc = 0;
     if (cb)
         rc = emit_closed(&g, -1, loc, (fes_tr){ 0 });   /* the start, normalised */
