@@ -286,6 +286,42 @@ START_TEST(test_fes_h38_ps)
 }
 END_TEST
 
+/* parbig with a deal(2) of workers after its join (/tmp/r21
+ * parbigdeal.skel): each worker receives every other item, half the
+ * throughput (0.1136 of 0.2272); the join, one item a move per branch,
+ * the throughput. Before, every task was given the throughput. */
+START_TEST(test_fes_deal_after)
+{
+    static const char sk[] =
+        "pipe(4); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "
+        "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
+        "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
+        "task(\"d3\",3); task(\"z\",4); deal(2,\"w\",1);";
+    placed x;
+    placed_build(&x, sk, SKEL_STYLE_PRODUCER, "Sharing=static\n" NODES);
+    int pl[15] = { 0 };
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts o = { 0 };
+    o.scv = x.model->scv;
+    skel_approx *a = skel_approx_new(x.dag, &o, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result r;
+    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &r, &err) == 0, "%s", err.msg);
+    const double *thr = skel_approx_task_throughput(a);
+    if (getenv("FES_VERBOSE"))
+        printf("deal after: %.10g, a %.10g z %.10g w %.10g %.10g (%d states)\n", r.throughput,
+               thr[0], thr[12], thr[13], thr[14], r.fes);
+    ck_assert_msg(r.fes > 0, "deal after: not the reduced chain");
+    for (int i = 0; i <= 12; i++)
+        ck_assert_msg(fabs(thr[i] / r.throughput - 1) < 1e-9, "t%d: %.10g", i, thr[i]);
+    for (int i = 13; i <= 14; i++)
+        ck_assert_msg(fabs(thr[i] / r.throughput - 0.5) < 1e-6, "t%d: %.10g", i, thr[i]);
+    skel_approx_free(a);
+    placed_free(&x);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("approx_parfes");
@@ -296,6 +332,7 @@ int main(void)
     tcase_add_test(tc, test_fes_purchase_deadline);
     tcase_add_loop_test(tc, test_fes_h38_deadline, 0, 2);
     tcase_add_test(tc, test_fes_h38_ps);
+    tcase_add_test(tc, test_fes_deal_after);
     tcase_add_test(tc, test_fes_long_branch);
     suite_add_tcase(s, tc);
     return run_suite(s);
