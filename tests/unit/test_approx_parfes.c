@@ -198,23 +198,33 @@ static const char h38[] =
 
 static const double h38_budgets[] = { 0.05, 0.3 };   /* out of time building; solving */
 
-START_TEST(test_fes_h38_deadline)
+/* h38, task i on node i mod 6, approximated within budget seconds (0:
+ * no deadline): skel_approx_place's answer. */
+static int h38_approx(double budget, skel_approx_result *r, diag *err)
 {
-    double budget = h38_budgets[_i];
     placed x;
     placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
     int pl[26];
     for (int i = 0; i < 26; i++)
         pl[i] = i % 6;
-    diag err;
-    diag_clear(&err);
+    diag_clear(err);
     skel_approx_opts o = { 0 };
     o.scv = x.model->scv;
-    double w0 = clock_now(), c0 = cpu_now();
-    o.deadline = w0 + budget;
-    skel_approx *a = skel_approx_new(x.dag, &o, &err);
+    o.deadline = budget > 0 ? clock_now() + budget : 0;
+    skel_approx *a = skel_approx_new(x.dag, &o, err);
+    int rc = a ? skel_approx_place(a, x.model, x.plat, pl, r, err) : -1;
+    skel_approx_free(a);
+    placed_free(&x);
+    return rc;
+}
+
+START_TEST(test_fes_h38_deadline)
+{
+    double budget = h38_budgets[_i];
+    diag err;
     skel_approx_result r = { 0 };
-    int rc = a ? skel_approx_place(a, x.model, x.plat, pl, &r, &err) : -1;
+    double w0 = clock_now(), c0 = cpu_now();
+    int rc = h38_approx(budget, &r, &err);
     double cpu = cpu_now() - c0, wall = clock_now() - w0;
     if (getenv("FES_VERBOSE"))
         printf("h38, %g s: rc %d %.10g (%d states) %.4f CPU s %.4f s: %s\n", budget, rc,
@@ -222,8 +232,6 @@ START_TEST(test_fes_h38_deadline)
     ck_assert_msg(rc == 0 || strstr(err.msg, "out of time"), "h38: %s", err.msg);
     ck_assert_msg(cpu < budget + 0.01 && wall < budget + 0.5, "h38: %.3f s (%.3f CPU s), %g s "
                   "deadline", wall, cpu, budget);
-    skel_approx_free(a);
-    placed_free(&x);
 }
 END_TEST
 
@@ -262,27 +270,15 @@ END_TEST
  * relative 1e-10 leaves: 50 rounds stuck at 9.58e-9, "not converged". */
 START_TEST(test_fes_h38_ps)
 {
-    placed x;
-    placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
-    int pl[26];
-    for (int i = 0; i < 26; i++)
-        pl[i] = i % 6;
     diag err;
-    diag_clear(&err);
-    skel_approx_opts o = { 0 };
-    o.scv = x.model->scv;
-    skel_approx *a = skel_approx_new(x.dag, &o, &err);
-    ck_assert_msg(a, "%s", err.msg);
     skel_approx_result r;
-    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &r, &err) == 0, "%s", err.msg);
+    ck_assert_msg(h38_approx(0, &r, &err) == 0, "%s", err.msg);
     if (getenv("FES_VERBOSE"))
         printf("h38 ps: %.10g (%d states, %d rounds, change %.3g)\n", r.throughput, r.fes,
                r.iterations, r.change);
     ck_assert_msg(r.fes == 12250, "h38 ps: reduced chain of %d states", r.fes);
     ck_assert_msg(r.converged, "h38 ps: %d rounds, last change %.3g", r.iterations, r.change);
     ck_assert_msg(fabs(r.throughput / 0.2594615696 - 1) < 1e-6, "h38 ps: %.10g", r.throughput);
-    skel_approx_free(a);
-    placed_free(&x);
 }
 END_TEST
 
