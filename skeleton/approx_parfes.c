@@ -236,7 +236,7 @@ static int rehash(fes_gen *g)
     for (size_t h = 0; h < nc; h++)
         key[h] = -1;
     for (int s = 0; s < g->n; s++) {
-        size_t h = (size_t)((uint64_t)g->code[s] * 0x9E3779B97F4A7C15ULL) & (nc - 1);
+        size_t h = (size_t)((uint64_t)g->code[s] * 0x9E3779B97F4A7C15ULL >> 17) & (nc - 1);
         while (key[h] >= 0)
             h = (h + 1) & (nc - 1);
         key[h] = g->code[s];
@@ -259,7 +259,7 @@ static int state_of(fes_gen *g, const int *loc)
     int64_t s = encode(g, loc);
     if ((size_t)g->n * 2 >= g->hcap && rehash(g) < 0)
         return -1;
-    size_t h = (size_t)((uint64_t)s * 0x9E3779B97F4A7C15ULL) & (g->hcap - 1);
+    size_t h = (size_t)((uint64_t)s * 0x9E3779B97F4A7C15ULL >> 17) & (g->hcap - 1);
     for (; g->key[h] >= 0; h = (h + 1) & (g->hcap - 1))
         if (g->key[h] == s)
             return g->val[h];
@@ -804,6 +804,42 @@ static double fes_once(skel_approx *a, const int *node, const double *pb, int *c
     return measured(&f->red, 0);
 }
 
+/* Per task the items it receives a second: the reduced chain's flow of
+ * the moves into a held task (a branch's last task: its R moves; the
+ * branch's inner tasks the same), x for a task receiving from none. Not
+ * x for all: a deal's workers after the par each see 1/K of the items
+ * (parbigdeal, deal(2): 0.1136 each, not 0.2272). A step of m members
+ * is one item in m moves (a join's). */
+static void task_flows(skel_approx *a, double x)
+{
+    const struct ax_fes *f = a->fes;
+    const fes_chain *r = &f->red;
+    int *fed = calloc((size_t)a->ntasks + 1, sizeof *fed);
+    for (int i = 0; i < a->ntasks; i++)
+        a->thr[i] = 0;
+    for (int t = 0; t < r->ntr; t++) {
+        const fes_tr *u = &r->tr[t];
+        const fes_branch *B = u->kind == FES_R ? &f->br[u->idx] : NULL;
+        int to = B ? B->task[B->k - 1] : u->kind == FES_LAMBDA ? a->d->edges[u->idx].to : -1;
+        if (to >= 0)
+            a->thr[to] += r->pi[u->from] * r->rate[t];
+    }
+    for (int e = 0; fed && e < a->nedges; e++)
+        if (a->d->edges[e].to >= 0)
+            fed[a->d->edges[e].to] = 1;
+    for (int b = 0; b < f->nb; b++)
+        for (int q = 0; q < f->br[b].k - 1; q++)
+            a->thr[f->br[b].task[q]] = a->thr[f->br[b].task[f->br[b].k - 1]];
+    for (int i = 0; i < a->ntasks; i++) {
+        const skel_flow *S = &a->d->src[i];
+        if (!fed || !fed[i] || S->nsteps < 1)
+            a->thr[i] = x;    /* no move in (or out of memory: every item) */
+        else                  /* a join takes an item in one move per branch */
+            a->thr[i] *= (double)S->nsteps / S->start[S->nsteps];
+    }
+    free(fed);
+}
+
 int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                 skel_approx_result *r, diag *err)
 {
@@ -830,10 +866,9 @@ int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const in
         return diag_set(err, "approximation: out of time after %d rounds of the par's "
                              "reduced chain", round);
     }
-    for (int i = 0; i < a->ntasks; i++) {
-        a->thr[i] = x;        /* every task of a par computes every item */
-        a->util[i] = ps_node ? pb[i] : x / mu[i];
-    }
+    task_flows(a, x);
+    for (int i = 0; i < a->ntasks; i++)
+        a->util[i] = ps_node ? pb[i] : a->thr[i] / mu[i];
     r->throughput = x;
     r->bottleneck = skel_argmax_tied(a->util, a->ntasks);
     r->iterations = round;

@@ -198,23 +198,33 @@ static const char h38[] =
 
 static const double h38_budgets[] = { 0.05, 0.3 };   /* out of time building; solving */
 
-START_TEST(test_fes_h38_deadline)
+/* h38, task i on node i mod 6, approximated within budget seconds (0:
+ * no deadline): skel_approx_place's answer. */
+static int h38_approx(double budget, skel_approx_result *r, diag *err)
 {
-    double budget = h38_budgets[_i];
     placed x;
     placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
     int pl[26];
     for (int i = 0; i < 26; i++)
         pl[i] = i % 6;
-    diag err;
-    diag_clear(&err);
+    diag_clear(err);
     skel_approx_opts o = { 0 };
     o.scv = x.model->scv;
-    double w0 = clock_now(), c0 = cpu_now();
-    o.deadline = w0 + budget;
-    skel_approx *a = skel_approx_new(x.dag, &o, &err);
+    o.deadline = budget > 0 ? clock_now() + budget : 0;
+    skel_approx *a = skel_approx_new(x.dag, &o, err);
+    int rc = a ? skel_approx_place(a, x.model, x.plat, pl, r, err) : -1;
+    skel_approx_free(a);
+    placed_free(&x);
+    return rc;
+}
+
+START_TEST(test_fes_h38_deadline)
+{
+    double budget = h38_budgets[_i];
+    diag err;
     skel_approx_result r = { 0 };
-    int rc = a ? skel_approx_place(a, x.model, x.plat, pl, &r, &err) : -1;
+    double w0 = clock_now(), c0 = cpu_now();
+    int rc = h38_approx(budget, &r, &err);
     double cpu = cpu_now() - c0, wall = clock_now() - w0;
     if (getenv("FES_VERBOSE"))
         printf("h38, %g s: rc %d %.10g (%d states) %.4f CPU s %.4f s: %s\n", budget, rc,
@@ -222,8 +232,6 @@ START_TEST(test_fes_h38_deadline)
     ck_assert_msg(rc == 0 || strstr(err.msg, "out of time"), "h38: %s", err.msg);
     ck_assert_msg(cpu < budget + 0.01 && wall < budget + 0.5, "h38: %.3f s (%.3f CPU s), %g s "
                   "deadline", wall, cpu, budget);
-    skel_approx_free(a);
-    placed_free(&x);
 }
 END_TEST
 
@@ -262,11 +270,32 @@ END_TEST
  * relative 1e-10 leaves: 50 rounds stuck at 9.58e-9, "not converged". */
 START_TEST(test_fes_h38_ps)
 {
+    diag err;
+    skel_approx_result r;
+    ck_assert_msg(h38_approx(0, &r, &err) == 0, "%s", err.msg);
+    if (getenv("FES_VERBOSE"))
+        printf("h38 ps: %.10g (%d states, %d rounds, change %.3g)\n", r.throughput, r.fes,
+               r.iterations, r.change);
+    ck_assert_msg(r.fes == 12250, "h38 ps: reduced chain of %d states", r.fes);
+    ck_assert_msg(r.converged, "h38 ps: %d rounds, last change %.3g", r.iterations, r.change);
+    ck_assert_msg(fabs(r.throughput / 0.2594615696 - 1) < 1e-6, "h38 ps: %.10g", r.throughput);
+}
+END_TEST
+
+/* parbig with a deal(2) of workers after its join (/tmp/r21
+ * parbigdeal.skel): each worker receives every other item, half the
+ * throughput (0.1136 of 0.2272); the join, one item a move per branch,
+ * the throughput. Before, every task was given the throughput. */
+START_TEST(test_fes_deal_after)
+{
+    static const char sk[] =
+        "pipe(4); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "
+        "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
+        "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
+        "task(\"d3\",3); task(\"z\",4); deal(2,\"w\",1);";
     placed x;
-    placed_build(&x, h38, SKEL_STYLE_PRODUCER, H38_NODES);
-    int pl[26];
-    for (int i = 0; i < 26; i++)
-        pl[i] = i % 6;
+    placed_build(&x, sk, SKEL_STYLE_PRODUCER, "Sharing=static\n" NODES);
+    int pl[15] = { 0 };
     diag err;
     diag_clear(&err);
     skel_approx_opts o = { 0 };
@@ -275,12 +304,15 @@ START_TEST(test_fes_h38_ps)
     ck_assert_msg(a, "%s", err.msg);
     skel_approx_result r;
     ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &r, &err) == 0, "%s", err.msg);
+    const double *thr = skel_approx_task_throughput(a);
     if (getenv("FES_VERBOSE"))
-        printf("h38 ps: %.10g (%d states, %d rounds, change %.3g)\n", r.throughput, r.fes,
-               r.iterations, r.change);
-    ck_assert_msg(r.fes == 12250, "h38 ps: reduced chain of %d states", r.fes);
-    ck_assert_msg(r.converged, "h38 ps: %d rounds, last change %.3g", r.iterations, r.change);
-    ck_assert_msg(fabs(r.throughput / 0.2594615696 - 1) < 1e-6, "h38 ps: %.10g", r.throughput);
+        printf("deal after: %.10g, a %.10g z %.10g w %.10g %.10g (%d states)\n", r.throughput,
+               thr[0], thr[12], thr[13], thr[14], r.fes);
+    ck_assert_msg(r.fes > 0, "deal after: not the reduced chain");
+    for (int i = 0; i <= 12; i++)
+        ck_assert_msg(fabs(thr[i] / r.throughput - 1) < 1e-9, "t%d: %.10g", i, thr[i]);
+    for (int i = 13; i <= 14; i++)
+        ck_assert_msg(fabs(thr[i] / r.throughput - 0.5) < 1e-6, "t%d: %.10g", i, thr[i]);
     skel_approx_free(a);
     placed_free(&x);
 }
@@ -296,6 +328,7 @@ int main(void)
     tcase_add_test(tc, test_fes_purchase_deadline);
     tcase_add_loop_test(tc, test_fes_h38_deadline, 0, 2);
     tcase_add_test(tc, test_fes_h38_ps);
+    tcase_add_test(tc, test_fes_deal_after);
     tcase_add_test(tc, test_fes_long_branch);
     suite_add_tcase(s, tc);
     return run_suite(s);
