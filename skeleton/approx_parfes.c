@@ -520,8 +520,10 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
     int rc = 0;
     if (cb)
         rc = emit_closed(&g, -1, loc, (fes_tr){ 0 });   /* the start, normalised */
-    else
-        rc = state_of(&g, loc) < 0 ? -1 : 0;
+    else {                     /* a limit of 0 (no time left) is past, not out of memory */
+        int s0 = state_of(&g, loc);
+        rc = s0 == FES_STATE_PAST ? s0 : s0 < 0 ? -1 : 0;
+    }
     c->ntr = 0;                /* the start's own emission: no transition */
     c->np = cb ? cb->k : f->nheld;
     c->ncomp = g.nc;
@@ -624,12 +626,14 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
         f->bof[i] = -1;
     int rc = block_past(a, f, over);
     rc = rc < 0 || rc == FES_OUT_OF_TIME ? rc : rc == FES_EXPLORED ? 1 : find_branches(a, f);
-    rc = rc == 0 ? layout(a, f) : rc;
+    rc = rc == 0 ? layout(a, f) : rc < 0 ? ax_oom(err) : rc;
     for (int b = 0; rc == 0 && b < f->nb; b++)
         rc = build_closed(a, f, &f->br[b], err);
     int loc[FES_COMP] = { 0 };
     if (rc == 0 && (rc = explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX)) == FES_PAST_LIMIT)
         diag_set(err, "approximation: a par block reduced is above %d states", AX_COUNT_MAX);
+    if (rc < 0 && !err->msg[0])  /* explore's -1: out of memory, unsaid */
+        rc = ax_oom(err);
     if (rc == FES_OUT_OF_TIME)    /* as the windows' build (the search ranks by the bound) */
         rc = diag_set(err, "approximation: out of time building the par's reduced chain");
     if (rc != 0) {
