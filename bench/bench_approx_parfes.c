@@ -86,6 +86,20 @@ static const struct {
                 "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
                 "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
                 "task(\"d3\",3); task(\"z\",4);" },
+    /* a branch holding a par, a choice, a farm (issue 15, 2026-11-27: the cut
+     * windows before, not converged): parbig's shape, fewer tasks (exact fits) */
+    { "nest-par", "pipe(3); task(\"a\",5); par(3); pipe(3); task(\"b1\",3); par(2); "
+                  "task(\"x\",3); task(\"y\",2); task(\"b4\",4); pipe(3); task(\"c1\",3); "
+                  "task(\"c2\",4); task(\"c3\",5); pipe(2); task(\"d1\",3); task(\"d2\",4); "
+                  "task(\"z\",4);" },
+    { "nest-choice", "pipe(3); task(\"a\",5); par(3); pipe(3); task(\"b1\",3); choice(1,2); "
+                     "task(\"x\",3); task(\"y\",2); task(\"b4\",4); pipe(3); task(\"c1\",3); "
+                     "task(\"c2\",4); task(\"c3\",5); pipe(2); task(\"d1\",3); "
+                     "task(\"d2\",4); task(\"z\",4);" },
+    { "nest-farm", "pipe(3); task(\"a\",5); par(3); pipe(3); task(\"b1\",3); "
+                   "farm(2,\"w\",3); task(\"b4\",4); pipe(3); task(\"c1\",3); "
+                   "task(\"c2\",4); task(\"c3\",5); pipe(2); task(\"d1\",3); "
+                   "task(\"d2\",4); task(\"z\",4);" },
 };
 
 static const char *approx_how(const skel_approx_result *r)
