@@ -1,16 +1,19 @@
 /* skeleton/approx_parfes.c: a par block too large for one window, its
  * branches reduced to flow-equivalent servers (FES(n,L), issue 15).
  *
- * Each branch of k >= 2 tasks is closed on itself with n = 1..k items (an
+ * Each branch of k >= 2 tasks (a pipe, or since 2026-11-27 any tasks
+ * entered by one from the fork and left by one to the join: a par, choice,
+ * farm or deal nested in it) is closed on itself with n = 1..cap items (an
  * item its last task hands on enters its first task at once when that is
- * free) and solved alone; R(n), the rate at which an item reaches the last
- * task while it waits for one, is the flow of that move over the
- * probability that the last task waits. The reduced chain holds every
+ * free) and solved alone; R(n, q), the rate of the last task's receive q
+ * (one for a pipe's last task, one per branch and partial receipt for an
+ * inner join), is the flow of q over the probability that the last task is
+ * in q's source state. The reduced chain holds every
  * other task with its own local machine (the fork, the join, the tasks
  * before and after, each branch's last task: their computations, Erlang
  * and H2 phases, and their moves with each other exact) and per branch
- * the items n in it: the fork hands the branch an item while n < k, the
- * last task receives one at R(n) while n > 0, its hand-on to the join
+ * the items n in it: the fork hands the branch an item while n < cap, the
+ * last task receives at R(n, q) while n > 0, its hand-on to the join
  * takes one out. The state a window holds per branch is (n, the last
  * task's local state), not the branch's product: parbig.skel's 672,714
  * exact states are 4,393 so (docs/approximation.md "Par blocks too large
