@@ -124,23 +124,32 @@ static int gate_inside(const skel_gate *g, int lo, int hi)
     return g->lo >= lo && g->hi <= hi && g->hi - g->lo < hi - lo;
 }
 
-/* The feedback moves per item of the loops over exactly tasks [lo, hi)
- * (each entry makes mean - 1; several such loops' means multiply), their
- * entries counted at lo's visits without the loops nested inside them;
- * -1 when no loop is over [lo, hi). */
-static double feedback_visits(const skel_dag *d, int lo, int hi, double q)
+/* The feedback moves per item of the move from x back to y: the
+ * innermost loops holding both (each entry makes mean - 1; several loops
+ * over that one range: their means multiply), their entries counted at y's
+ * visits over q without the loops nested inside them that begin at y.
+ * y is the body's first task, or a later branch's (a choice first in the
+ * body: y's visits carry its branch's probability p, and the feedback
+ * into that branch makes (mean - 1) p). -1 when no loop holds both. */
+static double feedback_visits(const skel_dag *d, int y, int x, double q)
 {
-    double v = task_visits(d, lo) / q, m = 1;
-    int found = 0;
+    int lo = -1, hi = d->ntasks + 1;
     for (int k = 0; k < d->ngates; k++) {
         const skel_gate *g = &d->gates[k];
-        if (g->lo == lo && g->hi == hi) {
+        if (g->lo <= y && g->hi > x && g->hi - g->lo < hi - lo) {
+            lo = g->lo;
+            hi = g->hi;
+        }
+    }
+    double v = task_visits(d, y) / q, m = 1;
+    for (int k = 0; k < d->ngates && lo >= 0; k++) {
+        const skel_gate *g = &d->gates[k];
+        if (g->lo == lo && g->hi == hi)
             m *= g->mean;
-            found = 1;
-        } else if (gate_inside(g, lo, hi) && g->lo == lo)
+        else if (gate_inside(g, lo, hi) && g->lo == y)
             v /= g->mean;
     }
-    return found ? v - v / m : -1;
+    return lo >= 0 ? v - v / m : -1;
 }
 
 /* Whether original task i is in a one-server body other than reduced task
@@ -156,27 +165,30 @@ static int in_server(const skel_dag *d, int i, int other)
  * entries' mean - 1 each (once fewer than the body's before nested loops:
  * an inner loop's feedback, entered m times per item by an outer loop of
  * mean m, took m - 1 feedback moves too many). A move into or out of a
- * one-server body counts at the body's first or last task, times its
- * share of the body's entries or exits (a choice first in the body: the
- * body's first task's visits carry its branch's probability, and each
- * branch is entered from outside). */
+ * one-server body counts at the body's first or last task, over that
+ * task's share of the body's entries or exits, times the move's own share
+ * (a choice first in the body: the body's first task's visits carry its
+ * branch's probability, and each branch is entered from outside); a move
+ * inside a body at its ends' visits as they are (divided by a share, 0
+ * inside, they were infinite: a NaN bound on an outer gate). */
 static double move_visits(const struct ax_flow *f, const skel_dag *d, int e)
 {
     int x = d->edges[e].from, y = d->edges[e].to;
     int rx = x >= 0 ? d->serial_of[x] : -1, ry = y >= 0 ? d->serial_of[y] : -1;
-    double px = 1, py = 1;
-    if (in_server(d, x, ry)) {
+    double px = 1, py = 1, qx = 1, qy = 1;
+    if (in_server(d, x, ry)) {   /* leaves a body: counted at its exits */
         px = f->qout[x];
         x = f->rhi[rx] - 1;
+        qx = f->qout[x] > 0 ? f->qout[x] : 1;
     }
-    if (in_server(d, y, rx)) {
+    if (in_server(d, y, rx)) {   /* enters a body: counted at its entries */
         py = f->qin[y];
         y = f->rlo[ry];
+        qy = f->qin[y] > 0 ? f->qin[y] : 1;
     }
-    double qx = x >= 0 ? f->qout[x] : 1, qy = y >= 0 ? f->qin[y] : 1;
     double va = task_visits(d, x) / qx, vb = task_visits(d, y) / qy, v = va < vb ? va : vb;
     if (x >= 0 && y >= 0 && y < x) {
-        double fb = feedback_visits(d, y, x + 1, qy);
+        double fb = feedback_visits(d, y, x, qy);
         v = fb >= 0 ? fb : v > 1 ? v - 1 : 0;
     }
     return v * px * py;
@@ -824,12 +836,28 @@ static int flow_pass(skel_approx *a, const double *lambda, const int *ps_node,
     double scale = 1;
     for (int g = 0; g < a->d->ngates; g++) {
         double b = gate_bound(f, a->d, &a->d->gates[g], f->mueff, lambda);
+        if (ax_flow_check(b, 1, "a loop's gate bound", err) < 0)
+            return -1;
         if (r->throughput * scale > b)
             scale = b / r->throughput;
     }
     r->throughput *= scale;
+    if (ax_flow_check(r->throughput, 0, "the flows' throughput", err) < 0)
+        return -1;
     flow_results(a, f->mueff, r->throughput, scale);
     return 0;
+}
+
+/* A rate the flows computed: positive and finite (a bound may be
+ * INFINITY: none); else an error, never an answer reported converged (an
+ * infinite visit count once made a gate's bound 0 and the answer 0
+ * items/s, converged). */
+int ax_flow_check(double v, int bound, const char *what, diag *err)
+{
+    if (v > 0 && (isfinite(v) || (bound && v == INFINITY)))
+        return 0;
+    return diag_set(err, "internal error: %s is %g items/s; no answer (report the skeleton)",
+                    what, v);
 }
 
 /* Under Sharing=ps a one-server loop's body tasks share their own nodes

@@ -640,6 +640,9 @@ double ax_lay_share(const ax_lay *l, int j, int b);
 skel_approx *ax_flow_new(const skel_dag *d, const skel_approx_opts *opts, diag *err);
 void ax_flow_free(struct ax_flow *f);
 void ax_flow_deadline(struct ax_flow *f, double deadline);
+/* 0 when v is a rate the flows may report (> 0, finite; bound: INFINITY
+ * too), else -1 with what named in err. */
+int ax_flow_check(double v, int bound, const char *what, diag *err);
 int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                  skel_approx_result *r, diag *err);
 
