@@ -95,9 +95,9 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
     int *ipiv = lu->ipiv + lu->super[s];
 #ifdef PAR_DENSE
     double fl = (double)nc * nc * (2.0 / 3.0 * nc + 2.0 * nb) + 2.0 * nc * (double)nb * nb;
-    if (lu->threads > 1 && fl >= LU_PAR_MIN_FLOPS) {
+    if (lu->threads > 1 && lu->par && fl >= LU_PAR_MIN_FLOPS) {
         lu_par_tally t;
-        info = PAR_DENSE(nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
+        info = PAR_DENSE(lu->par, nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
         lu->split += t.helped > 0;   /* only a front the helper thread worked on */
         lu->unstarted += t.unstarted > 0;
         return info;
