@@ -151,19 +151,21 @@ static void *par_helper(void *p)
     return NULL;
 }
 
-/* Returns the chunks the helper thread did (0: it took none), -1 when it
- * could not be started (the caller then did them all, on one thread). */
+/* Returns the chunks the helper thread did (0: it took none, or b is
+ * NULL: the caller alone), -1 when it could not be started (the caller
+ * then did them all, on one thread). */
 static int par_run(const lu_par_blas *b, lu_par_body *body, void *arg, int n)
 {
     static const lu_par_kern caller = {sgemm_, strsm_};
-    lu_par_step st = {.body = body, .arg = arg, .n = n, .mine = &b->kern, .helped = 0};
+    lu_par_step st = {.body = body, .arg = arg, .n = n, .mine = b ? &b->kern : NULL};
     atomic_init(&st.next, 0);
     pthread_t th;
-    int started = n > 1 && pthread_create(&th, NULL, par_helper, &st) == 0;
+    int wanted = b && n > 1;
+    int started = wanted && pthread_create(&th, NULL, par_helper, &st) == 0;
     par_take(&st, &caller);
     if (started)
         pthread_join(th, NULL);
-    return started || n < 2 ? st.helped : -1;
+    return started || !wanted ? st.helped : -1;
 }
 
 /* Chunks of n columns, and chunk k's columns [*lo, *hi). */

@@ -42,8 +42,8 @@ void lu_par_close(lu_par_blas *b);
  * the nc x nc diagonal block of the panel (nr x nc, leading dimension nr)
  * factorised with row exchanges inside it (ipiv, 1-based), F12 (nc x nb,
  * leading dimension nc) and the panel's lower nb rows solved, F22 (nb x nb)
- * updated; on the caller and a helper thread calling b, *t what the
- * helper did. Returns LAPACK's info
+ * updated; on the caller and a helper thread calling b (b NULL: the
+ * caller alone, the same chunks), *t what the helper did. Returns LAPACK's info
  * (> 0: a zero pivot). */
 int lu_par_dense(const lu_par_blas *b, int nc, int nb, int nr, float *panel, float *f12,
                  float *f22, int *ipiv, lu_par_tally *t);

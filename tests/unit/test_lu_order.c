@@ -458,14 +458,12 @@ static double max_rel_diff(int64_t n, const double *x, const double *y)
 
 /* The LU on two threads (lu.h's pepa_lu_set_threads, lu_par.h) against
  * one, on a 30^3 walk: its top fronts (the root's 900 pivots and more,
- * factorised blocked) are split, and the answers agree: the single-precision
- * factors' solutions with backward errors below 1e-6 and within 4 times
- * one thread's (the two differ by up to 2% where the walk's conditioning
- * amplifies single precision's rounding), the direct method's refined
- * answers within 1e-12 of the largest probability. Two threads give the
- * same factors from run to run, bit for bit: each chunk is computed by the
- * same OpenBLAS code whichever thread takes it (lu_par.h; the helper ran
- * BLIS before, and the last digits varied with the scheduling). */
+ * factorised blocked) are split, and the answers are the same bit for bit,
+ * the single-precision factors' solutions and the direct method's refined
+ * answers, and from run to run: each chunk of a large front is computed by
+ * the same OpenBLAS code whichever thread takes it, and one thread cuts
+ * the front into the same chunks (lu_par.h; before, the helper ran BLIS
+ * and one thread ran sgetrf whole, and the last digits differed). */
 /* The LU of q's pinned columns on one and two threads: the fronts the
  * helper thread did part of (at least two: counted only when
  * it took a chunk, so a helper that never ran fails here), and the two
@@ -481,6 +479,8 @@ static void two_thread_factors(const pepa_ctmc *q)
     lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 2, y2, &s2);
     ck_assert_int_eq(s1, 0);
     ck_assert_msg(s2 >= 2, "%lld fronts split", (long long)s2);
+    ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
+                  "two threads' solution differs from one thread's");
     for (int run = 0; run < 3; run++) {         /* the same bits, however scheduled */
         lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 2, y3, &s2);
         ck_assert_msg(memcmp(y2, y3, (size_t)m * sizeof *y3) == 0,
@@ -515,6 +515,8 @@ static void two_thread_solves(const pepa_ctmc *q)
     }
     double d = max_rel_diff(q->n, pi[0], pi[1]);
     ck_assert_msg(d < 1e-12, "direct answers %g apart", d);
+    ck_assert_msg(memcmp(pi[0], pi[1], q->n * sizeof(double)) == 0,
+                  "direct answers %g apart: not the same bits", d);
     free(pi[1]);
     free(pi[0]);
 }
