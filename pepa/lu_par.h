@@ -14,7 +14,9 @@
  * belongs to one pepa_lu (lu_par_open, lu_par_close), so two LUs
  * factorised at once by two threads of a process use two copies. Where
  * it cannot be loaded (a static BLAS, no dlmopen, glibc's namespaces all
- * taken) lu_par_open returns NULL and the LU runs on one thread.
+ * taken; under valgrind, which reports invalid reads inside glibc's
+ * loader as it maps a second namespace) lu_par_open returns NULL and the
+ * LU runs on one thread, with the same answer bit for bit.
  * (Before, the helper ran BLIS, at half OpenBLAS's speed on this CPU.) */
 #ifndef SKELSCHED_PEPA_LU_PAR_H
 #define SKELSCHED_PEPA_LU_PAR_H
