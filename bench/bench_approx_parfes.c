@@ -10,7 +10,11 @@
  *     join task and 0-1 more, on (a)'s random platforms of 4 nodes at a
  *     random placement, each under static sharing and processor sharing;
  *     at most FES_EXACT_MAX exact states.
- * The reduced chain is forced (max_states 50: every block past a window). */
+ * The reduced chain is forced (max_states 50: every block past a window).
+ * APPROX_VERBOSE=1 prints every random case (its number k first),
+ * APPROX_DUMP=DIR writes case k as DIR/parfes-K.skel, .conf (static
+ * sharing's; without its first line, processor sharing's) and .place,
+ * APPROX_NO_NAMED=1 skips the named cases. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -180,15 +184,20 @@ static int cmp_abs(const void *x, const void *y)
 }
 
 /* One random case under both sharings: its errors into row[sh][n]. */
-static int random_case(uint64_t *s, int phases, double (*err_of)[BA_NSAMPLE], int *cnt,
-                       double *worst, diag *err)
+static int random_case(uint64_t *s, int k, double (*err_of)[BA_NSAMPLE], int *cnt, double *worst,
+                       diag *err)
 {
     ba_sbuf t;
-    int n = random_block(s, phases, &t), pl[32];
+    int phases = k % 2, n = random_block(s, phases, &t), pl[32];
     char *plat = ba_random_platform(4, s, 0);
     for (int i = 0; i < n; i++)
         pl[i] = ba_pick(s, 0, 3);
     int rc = 0;
+    if (plat) {               /* APPROX_DUMP: static sharing's platform (ps: without the line) */
+        char text[9000];
+        snprintf(text, sizeof text, "Sharing=static\n%s", plat);
+        ba_dump_case("parfes", k, 0, t.b, text, pl, n, SKEL_STYLE_PRODUCER);
+    }
     for (int ps = 0; ps < 2 && rc == 0 && plat; ps++) {
         char text[9000];
         snprintf(text, sizeof text, "%s%s", ps ? "" : "Sharing=static\n", plat);
@@ -209,8 +218,8 @@ static int random_case(uint64_t *s, int phases, double (*err_of)[BA_NSAMPLE], in
             if (fabs(e) > fabs(worst[row]))
                 worst[row] = e;
             if (getenv("APPROX_VERBOSE"))
-                printf("%s %s: exact %.6g (%lu st) fes %.6g %+.2f%%\n", ps ? "ps" : "static",
-                       t.b, x, st, f.throughput, 100 * e);
+                printf("%d %s %s: exact %.6g (%lu st) fes %.6g %+.2f%%\n", k,
+                       ps ? "ps" : "static", t.b, x, st, f.throughput, 100 * e);
         }
         diag_clear(err);
         skel_platform_free(p);
@@ -230,10 +239,10 @@ int ba_parfes_suite(int ncases)
     int cnt[FES_NROW] = { 0 }, rc = e ? 0 : -1;
     diag err = { 0 };
     uint64_t s = 20261115;   /* part (h)'s seed */
-    if (rc == 0)
+    if (rc == 0 && !getenv("APPROX_NO_NAMED"))
         rc = named_rows(&err);
     for (int k = 0; k < ncases && rc == 0; k++)
-        rc = random_case(&s, k % 2, e, cnt, worst, &err);
+        rc = random_case(&s, k, e, cnt, worst, &err);
     if (rc == 0) {
         printf("\nbench_approx (h): %d random par blocks (seed 20261115), FES(n,L) |error| "
                "against the exact chain\n| sharing, work | cases | median | p95 | max | "
