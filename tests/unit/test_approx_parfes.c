@@ -131,19 +131,20 @@ static skel_approx_result approx_tree(skel_tree *t, skel_approx_opts o)
     return r;
 }
 
+static const char parbig[] =
+    "pipe(3); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "
+    "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
+    "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
+    "task(\"d3\",3); task(\"z\",4);";
+
 /* parbig: exact 0.2604923241 (`skelsched solve`, 672,714 states, and the
  * prototype's own chain, /work/wt-parfes scratch/parfes); the cut windows
  * gave 0.1590457 (-38.9%), not converged in 200 sweeps. */
 START_TEST(test_fes_parbig)
 {
-    static const char sk[] =
-        "pipe(3); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "
-        "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
-        "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
-        "task(\"d3\",3); task(\"z\",4);";
     diag err;
     diag_clear(&err);
-    skel_tree *t = skel_parse_string(sk, strlen(sk), "parbig.skel", &err);
+    skel_tree *t = skel_parse_string(parbig, strlen(parbig), "parbig.skel", &err);
     ck_assert_msg(t, "%s", err.msg);
     skel_approx_opts o = { 0 };
     skel_approx_result r = approx_tree(t, o);
@@ -331,6 +332,20 @@ START_TEST(test_fes_h38_ps)
 }
 END_TEST
 
+/* x approximated at placement pl (every block past a window as the
+ * defaults say): the approximation, to free, its result into *r. */
+static skel_approx *approx_placed(placed *x, const int *pl, skel_approx_result *r)
+{
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts o = { 0 };
+    o.scv = x->model->scv;
+    skel_approx *a = skel_approx_new(x->dag, &o, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    ck_assert_msg(skel_approx_place(a, x->model, x->plat, pl, r, &err) == 0, "%s", err.msg);
+    return a;
+}
+
 /* parbig with a deal(2) of workers after its join (/tmp/r21
  * parbigdeal.skel): each worker receives every other item, half the
  * throughput (0.1136 of 0.2272); the join, one item a move per branch,
@@ -345,14 +360,8 @@ START_TEST(test_fes_deal_after)
     placed x;
     placed_build(&x, sk, SKEL_STYLE_PRODUCER, "Sharing=static\n" NODES);
     int pl[15] = { 0 };
-    diag err;
-    diag_clear(&err);
-    skel_approx_opts o = { 0 };
-    o.scv = x.model->scv;
-    skel_approx *a = skel_approx_new(x.dag, &o, &err);
-    ck_assert_msg(a, "%s", err.msg);
     skel_approx_result r;
-    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &r, &err) == 0, "%s", err.msg);
+    skel_approx *a = approx_placed(&x, pl, &r);
     const double *thr = skel_approx_task_throughput(a);
     if (getenv("FES_VERBOSE"))
         printf("deal after: %.10g, a %.10g z %.10g w %.10g %.10g (%d states)\n", r.throughput,
@@ -376,13 +385,8 @@ END_TEST
  * +25..38%, which processor sharing then took for load on their nodes. */
 START_TEST(test_fes_ps_busy)
 {
-    static const char sk[] =
-        "pipe(3); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "
-        "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
-        "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
-        "task(\"d3\",3); task(\"z\",4);";
     placed x;
-    placed_build(&x, sk, SKEL_STYLE_PRODUCER,
+    placed_build(&x, parbig, SKEL_STYLE_PRODUCER,
                  "LocalLatency=1 DefaultLatency=1\nNodeName=n[0-12] Speed=1\n");
     int pl[13];
     double mu[13], lambda[64];
@@ -392,12 +396,8 @@ START_TEST(test_fes_ps_busy)
     diag err;
     diag_clear(&err);
     ck_assert_msg(skel_place_rates(x.model, x.plat, pl, mu, lambda, &err) == 0, "%s", err.msg);
-    skel_approx_opts o = { 0 };
-    o.scv = x.model->scv;
-    skel_approx *a = skel_approx_new(x.dag, &o, &err);
-    ck_assert_msg(a, "%s", err.msg);
     skel_approx_result r;
-    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &r, &err) == 0, "%s", err.msg);
+    skel_approx *a = approx_placed(&x, pl, &r);
     ck_assert_msg(r.fes > 0 && r.converged, "ps busy: %d states, converged %d", r.fes,
                   r.converged);
     const double *u = skel_approx_task_util(a), *thr = skel_approx_task_throughput(a);
