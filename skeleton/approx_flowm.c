@@ -360,9 +360,8 @@ static void fork_mates(skel_approx *a, int p, int s0, int sk)
 void ax_par_blocks(skel_approx *a)
 {
     for (int p = 0; p < a->ntasks; p++) {
-        if (step_groups(&a->d->dst[p]) < 2 ||
-            (a->dblk[p] >= 0 && step_groups(&a->d->dst[a->dblk[p]]) > 1))
-            continue;           /* not a fork, or in a par's block already */
+        if (step_groups(&a->d->dst[p]) < 2)
+            continue;           /* a fork's mate: its branches are in a block already */
         int sk, s0 = fork_span(a, p, &sk);
         int c = join_of(a, sk);
         for (int x = s0; c >= 0 && x <= c; x++)
