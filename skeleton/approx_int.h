@@ -612,6 +612,10 @@ typedef struct ax_pass_in {
 /* The whole stay of an item in the one-server loop at d->pass[at]: its
  * mean (returned) and variance (*var). */
 double ax_pass_stay(const ax_pass_in *in, int at, double *var);
+/* The probability that an entry into one-server element `at` of d->pass
+ * starts at task (last 0), or that it is left from task (last 1): a
+ * choice first in a body or branch has several (approx_pass.c). */
+double ax_pass_end_prob(const skel_dag *d, int at, int task, int last);
 
 #define AX_LAY_PIECES 64      /* a layout's pieces, at most (more: not laid out) */
 
