@@ -111,6 +111,11 @@
                                  many seconds a reachable state (explored, then
                                  solved: spec11-purchase.bpel's, 10,434, built and
                                  evaluated in 90 ms of CPU, 240 ms at load 11) */
+#define AX_PAR_FORKS_STATE_SECS 8e-5   /* ... and a block of several forks this
+                                 many: m5's, 47,162 states, 3.65-3.71 s of CPU for
+                                 solve --method approx (2026-11-27 22:01 UTC, load 14,
+                                 two runs), 7.7e-5 s a state; at 2e-5 it was counted
+                                 0.94 s and taken under deadlines it overran */
 #define AX_PAR_SHARE 0.5      /* ... and may take this share of the time left */
 #define AX_DEAL_LINKS 8192    /* a deal's whole window holding buffered or phased
                                  links: its reachable states may reach this many

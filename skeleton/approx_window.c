@@ -151,14 +151,15 @@ int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
 }
 
 /* The reachable states of a par's block the time left before the
- * deadline affords (all of AX_PAR_STATES without one): AX_PAR_SHARE of
- * it at AX_PAR_STATE_SECS a state (the block explored, then solved in
- * each sweep of the evaluation that must answer by then). */
-static unsigned long par_affordable(const skel_approx *a, unsigned long top)
+ * deadline affords (all of top without one): AX_PAR_SHARE of it at
+ * secs a state (the block explored, then solved in each sweep of the
+ * evaluation that must answer by then; AX_PAR_STATE_SECS, or for a block
+ * of several forks AX_PAR_FORKS_STATE_SECS). */
+static unsigned long par_affordable(const skel_approx *a, unsigned long top, double secs)
 {
     if (a->o.deadline <= 0)
         return top;
-    double n = AX_PAR_SHARE * (a->o.deadline - clock_now()) / AX_PAR_STATE_SECS;
+    double n = AX_PAR_SHARE * (a->o.deadline - clock_now()) / secs;
     return n <= 0 ? 0 : n >= (double)top ? top : (unsigned long)n;
 }
 
@@ -209,14 +210,15 @@ static int block_budget(const skel_approx *a, int blk, int budget)
     unsigned long par = cap < top ? cap : top;
     if (!ax_par_fork(a, blk) || a->given_deal || par <= (unsigned long)budget)
         return budget;
-    par = par_affordable(a, par);
+    par = par_affordable(a, par, top > AX_PAR_STATES ? AX_PAR_FORKS_STATE_SECS
+                                                     : AX_PAR_STATE_SECS);
     return par <= (unsigned long)budget ? budget : (int)par;
 }
 
 unsigned long ax_par_cap(const skel_approx *a)
 {
     unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
-    return par_affordable(a, par);
+    return par_affordable(a, par, AX_PAR_STATE_SECS);
 }
 
 /* Add tasks to window w (its tasks last in wtask): y, or with blk >= 0
