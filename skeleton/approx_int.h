@@ -537,6 +537,12 @@ double ax_ghost_given(const skel_approx *a, int o, int node, int x);
 /* P(y computes | o computes in the phases weighted by ov, nph of them):
  * a ghost's sharer given that the ghost computes; ax_cond_busy without. */
 double ax_cond_phase(const skel_approx *a, int o, int y, const double *ov, int nph);
+/* Ghost k's share of its owner's computing phase j (its layout's, where
+ * it is laid out over the owner's phases), else of the whole pass. */
+double ax_ghost_phase(const skel_approx *a, int k, int j);
+/* Task x's computing phase in its local state l; -1: not computing (or
+ * no phases kept: no ghosts). */
+int ax_local_phase(const skel_approx *a, int x, int l);
 
 /* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
  * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0
