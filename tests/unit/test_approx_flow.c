@@ -329,6 +329,18 @@ START_TEST(test_flow_ps_server)
 }
 END_TEST
 
+/* bench_approx part (f)'s own loop case 6 (APPROX_FLOW_KIND=2), producer
+ * style: a loop of mean 1.2 over t1, t2, t1 on the node of t0, the stage
+ * before the loop (test_flow_ps_phase, test_flow_ps_couple). */
+static const char l6[] = "pipe(7); task(\"t\", 2.22, data=1e5); loop(1.2); pipe(2);"
+                         " task(\"t\", 1.03); task(\"t\", 0.709); task(\"t\", 6.42);"
+                         " loop(1.75); task(\"t\", 0.541, data=1e5);"
+                         " task(\"t\", 7.66, data=1e5); loop(1.63); task(\"t\", 5.42);"
+                         " task(\"t\", 0.6);";
+static const char p6[] = "LocalLatency=0.0425024 DefaultLatency=0.353645 Input=h0 Output=h1\n"
+                         "NodeName=h0 Speed=5\nNodeName=h1 Speed=4\n";
+static const int n6[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
+
 /* A one-server loop's body task shares its node with the stage before
  * the loop, which hands the loop its item and computes its next one as
  * the pass begins: bench_approx part (f)'s own loop cases 6 and 14
@@ -340,14 +352,6 @@ END_TEST
  * ax_ghost_given): +5.55% and +1.39%. */
 START_TEST(test_flow_ps_phase)
 {
-    static const char l6[] = "pipe(7); task(\"t\", 2.22, data=1e5); loop(1.2); pipe(2);"
-                             " task(\"t\", 1.03); task(\"t\", 0.709); task(\"t\", 6.42);"
-                             " loop(1.75); task(\"t\", 0.541, data=1e5);"
-                             " task(\"t\", 7.66, data=1e5); loop(1.63); task(\"t\", 5.42);"
-                             " task(\"t\", 0.6);";
-    static const char p6[] = "LocalLatency=0.0425024 DefaultLatency=0.353645 Input=h0 Output=h1\n"
-                             "NodeName=h0 Speed=5\nNodeName=h1 Speed=4\n";
-    static const int n6[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
     static const char l14[] = "pipe(7); task(\"t\", 0.482, data=1e5); loop(2.07);"
                               " task(\"t\", 5.13); task(\"t\", 2.27); loop(1.28); pipe(2);"
                               " task(\"t\", 1.58, data=1e5); task(\"t\", 0.954);"
@@ -381,14 +385,6 @@ END_TEST
  * owner_factor): +3.92%, -0.61%, -1.42%. */
 START_TEST(test_flow_ps_couple)
 {
-    static const char l6[] = "pipe(7); task(\"t\", 2.22, data=1e5); loop(1.2); pipe(2);"
-                             " task(\"t\", 1.03); task(\"t\", 0.709); task(\"t\", 6.42);"
-                             " loop(1.75); task(\"t\", 0.541, data=1e5);"
-                             " task(\"t\", 7.66, data=1e5); loop(1.63); task(\"t\", 5.42);"
-                             " task(\"t\", 0.6);";
-    static const char p6[] = "LocalLatency=0.0425024 DefaultLatency=0.353645 Input=h0 Output=h1\n"
-                             "NodeName=h0 Speed=5\nNodeName=h1 Speed=4\n";
-    static const int n6[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
     static const char l22[] = "pipe(5); task(\"t\", 0.473); loop(2.44); pipe(2); task(\"t\", 2.08);"
                               " task(\"t\", 0.695); task(\"t\", 9.94); loop(1.71); pipe(2);"
                               " task(\"t\", 2.8); task(\"t\", 0.503); task(\"t\", 4.23, data=1e5);";
