@@ -250,18 +250,7 @@ void ax_decode(const skel_approx *a, const ax_win *w, ax_code c, int *loc)
     }
 }
 
-/* Window states found so far: product code -> index, open addressing.
- * It starts small and doubles at half full, so a window of a few states
- * costs a few hundred bytes, not the state cap (a farm of 1000 workers
- * builds a window per worker). */
-typedef struct ax_hash {
-    ax_code *key;             /* -1: empty */
-    int *val;
-    size_t mask;              /* slots - 1, slots a power of two >= 64 */
-    size_t used;              /* filled slots, kept <= (mask + 1) / 2 */
-} ax_hash;
-
-static int hash_init(ax_hash *h, size_t slots)
+int ax_hash_init(ax_hash *h, size_t slots)
 {
     h->mask = slots - 1;
     h->used = 0;
@@ -273,10 +262,12 @@ static int hash_init(ax_hash *h, size_t slots)
     return 0;
 }
 
-static void hash_free(ax_hash *h)
+void ax_hash_free(ax_hash *h)
 {
     free(h->key);
     free(h->val);
+    h->key = NULL;
+    h->val = NULL;
 }
 
 /* The slot of code c (found, or the empty one where it goes). */
@@ -288,14 +279,20 @@ static size_t hash_slot(const ax_hash *h, ax_code c)
     return i;
 }
 
+int ax_hash_find(const ax_hash *h, ax_code c)
+{
+    size_t i = hash_slot(h, c);
+    return h->key[i] == -1 ? -1 : h->val[i];
+}
+
 /* Enter code c with index v, doubling the table first if it is half
  * full (the probe in hash_slot then always finds an empty slot). */
-static int hash_put(ax_hash *h, ax_code c, int v)
+int ax_hash_put(ax_hash *h, ax_code c, int v)
 {
     if (2 * (h->used + 1) > h->mask + 1) {
         ax_hash g;
-        if (hash_init(&g, 2 * (h->mask + 1)) < 0) {
-            hash_free(&g);
+        if (ax_hash_init(&g, 2 * (h->mask + 1)) < 0) {
+            ax_hash_free(&g);
             return -1;
         }
         for (size_t i = 0; i <= h->mask; i++)
@@ -305,7 +302,7 @@ static int hash_put(ax_hash *h, ax_code c, int v)
                 g.val[j] = h->val[i];
             }
         g.used = h->used;
-        hash_free(h);
+        ax_hash_free(h);
         *h = g;
     }
     size_t i = hash_slot(h, c);
@@ -361,8 +358,8 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
     ax_hash h;
     if (window_radix(a, w, stride) < 0)
         return 0;
-    if (hash_init(&h, 64) < 0 || code_room(a, 1, &cap) < 0 || hash_put(&h, 0, 0) < 0) {
-        hash_free(&h);
+    if (ax_hash_init(&h, 64) < 0 || code_room(a, 1, &cap) < 0 || ax_hash_put(&h, 0, 0) < 0) {
+        ax_hash_free(&h);
         return ax_oom(err);
     }
     a->code[a->npi] = 0;
@@ -374,15 +371,15 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
         for (int p = 0; p < ax_ncomp(w); p++)
             loc[p] = (int)(s % w->nl / stride[p] % ax_comp_n(a, w, p));
         if (state_trans(a, w, s, loc, stride, b, err) < 0) {
-            hash_free(&h);
+            ax_hash_free(&h);
             return -1;
         }
         for (int k = k0; k < b->n && tail <= limit; k++) {
             ax_code to = b->v[k].to;
-            if (h.key[hash_slot(&h, to)] != -1)
+            if (ax_hash_find(&h, to) >= 0)
                 continue;
-            if (code_room(a, (size_t)tail + 1, &cap) < 0 || hash_put(&h, to, tail) < 0) {
-                hash_free(&h);
+            if (code_room(a, (size_t)tail + 1, &cap) < 0 || ax_hash_put(&h, to, tail) < 0) {
+                ax_hash_free(&h);
                 return ax_oom(err);
             }
             a->code[a->npi + (size_t)tail++] = to;
@@ -392,11 +389,11 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
     w->nc = b->n - w->c0;
     if (n) {
         for (int k = w->c0; k < b->n; k++) {
-            b->v[k].from = h.val[hash_slot(&h, b->v[k].from)];
-            b->v[k].to = h.val[hash_slot(&h, b->v[k].to)];
+            b->v[k].from = ax_hash_find(&h, b->v[k].from);
+            b->v[k].to = ax_hash_find(&h, b->v[k].to);
         }
     }
-    hash_free(&h);
+    ax_hash_free(&h);
     return n;
 }
 

@@ -396,6 +396,21 @@ int ax_is_ready(const skel_approx *a, int x, int l, int e, int send);
 int ax_nchoices(const skel_approx *a, int x, int l);
 
 /* approx_chain.c */
+/* States found so far: product code -> index, open addressing (the
+ * windows' explorer and approx_parfes.c's chains). It starts small and
+ * doubles at half full, so a window of a few states costs a few hundred
+ * bytes, not the state cap (a farm of 1000 workers builds a window per
+ * worker). Codes are >= 0. */
+typedef struct ax_hash {
+    ax_code *key;             /* -1: empty */
+    int *val;
+    size_t mask;              /* slots - 1, slots a power of two */
+    size_t used;              /* filled slots, kept <= (mask + 1) / 2 */
+} ax_hash;
+int ax_hash_init(ax_hash *h, size_t slots);         /* slots a power of two; -1 OOM */
+void ax_hash_free(ax_hash *h);
+int ax_hash_find(const ax_hash *h, ax_code c);      /* c's index, -1 absent */
+int ax_hash_put(ax_hash *h, ax_code c, int v);      /* c absent: enter it; -1 OOM */
 /* Position of task x in window w, or -1; of w's partner bit for edge e, or -1. */
 int ax_win_pos(const skel_approx *a, const ax_win *w, int x);
 int ax_win_bit(const skel_approx *a, const ax_win *w, int e);

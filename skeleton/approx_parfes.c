@@ -199,9 +199,7 @@ typedef struct fes_gen {
     int nc, rad[FES_COMP];
     int64_t *code;            /* per state */
     int n, cap;
-    int64_t *key;             /* the table: codes, -1 empty */
-    int *val;
-    size_t hcap;
+    ax_hash h;                /* code -> state */
     fes_chain *c;
     int limit;
     unsigned sbusy;           /* the positions computing in the state expanded */
@@ -223,33 +221,6 @@ static void decode(const fes_gen *g, int64_t s, int *loc)
     }
 }
 
-static int rehash(fes_gen *g)
-{
-    size_t nc = g->hcap ? 2 * g->hcap : 1024;
-    int64_t *key = malloc(nc * sizeof *key);
-    int *val = malloc(nc * sizeof *val);
-    if (!key || !val) {
-        free(key);
-        free(val);
-        return -1;
-    }
-    for (size_t h = 0; h < nc; h++)
-        key[h] = -1;
-    for (int s = 0; s < g->n; s++) {
-        size_t h = (size_t)((uint64_t)g->code[s] * 0x9E3779B97F4A7C15ULL >> 17) & (nc - 1);
-        while (key[h] >= 0)
-            h = (h + 1) & (nc - 1);
-        key[h] = g->code[s];
-        val[h] = s;
-    }
-    free(g->key);
-    free(g->val);
-    g->key = key;
-    g->val = val;
-    g->hcap = nc;
-    return 0;
-}
-
 #define FES_STATE_PAST (-2)   /* state_of: past the limit */
 #define FES_STATE_LATE (-3)   /* explore: past the deadline */
 
@@ -257,12 +228,9 @@ static int rehash(fes_gen *g)
 static int state_of(fes_gen *g, const int *loc)
 {
     int64_t s = encode(g, loc);
-    if ((size_t)g->n * 2 >= g->hcap && rehash(g) < 0)
-        return -1;
-    size_t h = (size_t)((uint64_t)s * 0x9E3779B97F4A7C15ULL >> 17) & (g->hcap - 1);
-    for (; g->key[h] >= 0; h = (h + 1) & (g->hcap - 1))
-        if (g->key[h] == s)
-            return g->val[h];
+    int found = ax_hash_find(&g->h, s);
+    if (found >= 0)
+        return found;
     if (g->n == g->limit)
         return FES_STATE_PAST;
     if (g->n == g->cap) {
@@ -270,8 +238,8 @@ static int state_of(fes_gen *g, const int *loc)
         if (mem_grow((void **)&g->code, (size_t)g->cap, sizeof *g->code) < 0)
             return -1;
     }
-    g->key[h] = s;
-    g->val[h] = g->n;
+    if (ax_hash_put(&g->h, s, g->n) < 0)
+        return -1;
     g->code[g->n] = s;
     return g->n++;
 }
@@ -518,7 +486,9 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
     if (!codes_fit(g.rad, g.nc))
         return FES_PAST_LIMIT;
     int rc = 0;
-    if (cb)
+    if (ax_hash_init(&g.h, 1024) < 0)
+        rc = -1;
+    else if (cb)
         rc = emit_closed(&g, -1, loc, (fes_tr){ 0 });   /* the start, normalised */
     else {                     /* a limit of 0 (no time left) is past, not out of memory */
         int s0 = state_of(&g, loc);
@@ -548,8 +518,7 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
         c->ready[s] = cb && ax_is_ready(a, cb->task[cb->k - 1], loc[cb->k - 1], cb->epred, 0);
     }
     c->code = g.code;
-    free(g.key);
-    free(g.val);
+    ax_hash_free(&g.h);
     return rc == FES_STATE_PAST ? FES_PAST_LIMIT : rc == FES_STATE_LATE ? FES_OUT_OF_TIME : rc;
 }
 
