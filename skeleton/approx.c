@@ -578,6 +578,7 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     a->ghost_of = tmp.ghost_of;
     a->ghost_ov = tmp.ghost_ov;
     a->ghost_nph = tmp.ghost_nph;
+    a->ghost_par = tmp.ghost_par;
     a->nghost = tmp.nghost;
     ax_est_keep_links(a, b);          /* the links the caller placed, for the estimate */
     skel_approx_free(b);

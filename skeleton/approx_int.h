@@ -289,6 +289,10 @@ struct skel_approx {
                                  computing phases (the pass laid out, phase j its
                                  j-th Erlang phase), */
     const int *ghost_nph;     /* and their number (1: no layout, ghost_p alone); */
+    const int *ghost_par;     /* per ghost 1: its loop's body holds a par, whose
+                                 branches compute at once: its share the mean
+                                 while the owner computes, no owner factor
+                                 (approx_solve.c); NULL: none */
     int nghost;               /* how many (0: none) */
     signed char *lph;         /* ps with ghosts: per local state (as busy) its
                                  computing phase (rank among the task's busy

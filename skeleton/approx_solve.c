@@ -250,19 +250,29 @@ static int state_phase(const skel_approx *a, const ax_shr *sh, ax_code s, int p)
     return ax_local_phase(a, x, (int)(sh->code[s] % sh->nl / sh->rad[p] % a->nloc[x]));
 }
 
+/* 1 when owner o's loop body holds a par (ghost_par). */
+static int owner_par(const skel_approx *a, int o)
+{
+    for (int k = 0; a->ghost_par && k < a->nghost; k++)
+        if (a->ghost_of[k] == o)
+            return a->ghost_par[k];
+    return 0;
+}
+
 /* Owner o's ghosts on node into slot u of b, at position op: their share
  * of each of o's phases, and mean the share while o computes, its phase
- * not known. */
+ * not known. A body holding a par: mean in every phase (its branches
+ * compute at once, which the phases' shares do not hold). */
 static void owner_shares(const skel_approx *a, ax_pbs *b, int op, int o, int node, double mean)
 {
-    int u = b->nown++;
+    int u = b->nown++, par = owner_par(a, o);
     b->opos[u] = op;
     b->oqm[u] = fmin(1, mean);
     for (int j = 0; j < AX_GPH; j++) {
         double q = 0;
-        for (int k = 0; k < a->nghost; k++)
+        for (int k = 0; k < a->nghost && !par; k++)
             q += a->ghost_of[k] == o && a->ghost_node[k] == node ? ax_ghost_phase(a, k, j) : 0;
-        b->oq[u][j] = fmin(1, q);
+        b->oq[u][j] = par ? b->oqm[u] : fmin(1, q);
     }
 }
 
@@ -389,8 +399,11 @@ static void ghost_sharers(const skel_approx *a, const ax_win *w, int k, ax_pbs *
 static void share_owned(skel_approx *a, const ax_win *w, ax_shr *sh)
 {
     sh->ng = 0;
+    /* at most AX_WMAX ghosts kept (sh's arrays): one past them leaves its
+     * owner's rate to the windows' mean stretch, as every ghost did before
+     * owner_factor; a ghost of a body holding a par likewise (ghost_par) */
     for (int k = 0; k < a->nghost && sh->ng < AX_WMAX; k++) {
-        int op = ax_win_pos(a, w, a->ghost_of[k]);
+        int op = a->ghost_par && a->ghost_par[k] ? -1 : ax_win_pos(a, w, a->ghost_of[k]);
         unsigned mask = 0;
         for (int q = 0; op >= 0 && q < w->nt; q++)
             mask |= (unsigned)(a->node[a->wtask[w->t0 + q]] == a->ghost_node[k]) << q;
@@ -462,7 +475,9 @@ static double owner_factor(const skel_approx *a, const ax_ctr *t, ax_shr *sh)
         double s = 1 / pbs_inv(a, sh, &sh->gout[g], t, 1 + popcount(t->busy & sh->gmask[g]));
         den += q * (s / sh->gbar[g] - 1);
     }
-    return den > 0 ? 1 / den : 1;
+    /* shares over 1 in all (a body's ghosts on one node) could bring den
+     * to 0 or below: at most a tenfold speed-up */
+    return 1 / fmax(den, 0.1);
 }
 
 static double ctr_rate(const skel_approx *a, const ax_ctr *c, ax_shr *sh)
