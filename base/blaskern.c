@@ -50,7 +50,7 @@ static const char *blaskern_target(void)
 
 /* valgrind's preloaded core: its runs must stay under it (a re-exec would
  * leave valgrind, which follows no exec by default). */
-static int blaskern_under_valgrind(void)
+int blaskern_under_valgrind(void)
 {
     const char *pre = getenv("LD_PRELOAD");
     return pre && strstr(pre, "vgpreload") != NULL;

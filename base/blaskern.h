@@ -29,6 +29,11 @@
  * when the exec fails (the program then runs on the slower kernels). */
 void blaskern_reexec(char **argv);
 
+/* Non-zero when the process runs under valgrind (its preloaded core in
+ * LD_PRELOAD): no re-exec then, and no second copy of the BLAS
+ * (pepa/lu_par.h). */
+int blaskern_under_valgrind(void);
+
 /* "OpenBLAS 0.3.21, SkylakeX kernels" or "not OpenBLAS" into buf (n bytes),
  * for --version and the benches' headers; returns buf. */
 const char *blaskern_describe(char *buf, size_t n);

@@ -9,8 +9,16 @@
  *     branches of 1-4 tasks (rates 0.3-10, work SCV 1, 0.5, 0.3 or 4), a
  *     join task and 0-1 more, on (a)'s random platforms of 4 nodes at a
  *     random placement, each under static sharing and processor sharing;
- *     at most FES_EXACT_MAX exact states.
- * The reduced chain is forced (max_states 50: every block past a window). */
+ *     at most FES_EXACT_MAX exact states;
+ *   - nested (2026-11-27): the named nest-* cases (a branch holding a par,
+ *     choice, farm) and random blocks from seed 20261127 whose first
+ *     branch holds a par(2), choice(1,2) or farm(2) in turn.
+ * The reduced chain is forced (max_states 50: every block past a window).
+ * APPROX_VERBOSE=1 prints every random case (its number k first),
+ * APPROX_DUMP=DIR writes case k as DIR/parfes-K.skel (the nested table's
+ * DIR/parfes-nest-K), .conf (static sharing's; without its first line,
+ * processor sharing's) and .place, APPROX_NO_NAMED=1 skips the named
+ * cases. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +94,20 @@ static const struct {
                 "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
                 "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
                 "task(\"d3\",3); task(\"z\",4);" },
+    /* a branch holding a par, a choice, a farm (issue 15, 2026-11-27: the cut
+     * windows before, not converged): parbig's shape, fewer tasks (exact fits) */
+    { "nest-par", "pipe(3); task(\"a\",5); par(3); pipe(3); task(\"b1\",3); par(2); "
+                  "task(\"x\",3); task(\"y\",2); task(\"b4\",4); pipe(3); task(\"c1\",3); "
+                  "task(\"c2\",4); task(\"c3\",5); pipe(2); task(\"d1\",3); task(\"d2\",4); "
+                  "task(\"z\",4);" },
+    { "nest-choice", "pipe(3); task(\"a\",5); par(3); pipe(3); task(\"b1\",3); choice(1,2); "
+                     "task(\"x\",3); task(\"y\",2); task(\"b4\",4); pipe(3); task(\"c1\",3); "
+                     "task(\"c2\",4); task(\"c3\",5); pipe(2); task(\"d1\",3); "
+                     "task(\"d2\",4); task(\"z\",4);" },
+    { "nest-farm", "pipe(3); task(\"a\",5); par(3); pipe(3); task(\"b1\",3); "
+                   "farm(2,\"w\",3); task(\"b4\",4); pipe(3); task(\"c1\",3); "
+                   "task(\"c2\",4); task(\"c3\",5); pipe(2); task(\"d1\",3); "
+                   "task(\"d2\",4); task(\"z\",4);" },
 };
 
 static const char *approx_how(const skel_approx_result *r)
@@ -149,23 +171,51 @@ static int named_rows(diag *err)
     return rc;
 }
 
+/* One random task into body (phases: its work's SCV 0.5, 0.3 or 4 too). */
+static void random_task(uint64_t *s, int phases, ba_sbuf *body)
+{
+    static const double scv[] = { 1, 0.5, 0.3, 4 };
+    double r = ba_loguni(s, 0.3, 10.0), c = phases ? scv[ba_pick(s, 0, 3)] : 1;
+    body->n += snprintf(body->b + body->n, sizeof body->b - (size_t)body->n,
+                        c == 1 ? " task(\"t\", %.3g);" : " task(\"t\", %.3g, scv=%g);", r, c);
+}
+
+/* Nested: the first branch's middle stage (a pipe of 3: task, inner, task)
+ * a par(2), choice(1,2) or farm(2) of tasks, in turn by the case. */
+static int nested_branch(uint64_t *s, int phases, int kind, ba_sbuf *body)
+{
+    static const char *const head[] = { " par(2);", " choice(1,2);" };
+    body->n += snprintf(body->b + body->n, sizeof body->b - (size_t)body->n, " pipe(3);");
+    random_task(s, phases, body);
+    if (kind < 2) {
+        body->n += snprintf(body->b + body->n, sizeof body->b - (size_t)body->n, "%s", head[kind]);
+        random_task(s, phases, body);
+        random_task(s, phases, body);
+    } else
+        body->n += snprintf(body->b + body->n, sizeof body->b - (size_t)body->n,
+                            " farm(2, \"w\", %.3g);", ba_loguni(s, 0.3, 10.0));
+    random_task(s, phases, body);
+    return 4;
+}
+
 /* A random block: a task, par(2-3) of 1-4 tasks each, a join task, 0-1
- * more; phases: some tasks' work of SCV 0.5, 0.3 or 4. */
-static int random_block(uint64_t *s, int phases, ba_sbuf *t)
+ * more; phases: some tasks' work of SCV 0.5, 0.3 or 4; nest >= 0: the
+ * first branch holds a par (0), choice (1) or farm (2). */
+static int random_block(uint64_t *s, int phases, int nest, ba_sbuf *t)
 {
     int nb = ba_pick(s, 2, 3), post = ba_pick(s, 0, 1), tasks = 2 + post;
-    static const double scv[] = { 1, 0.5, 0.3, 4 };
     ba_sbuf body = { .n = 0 };
     for (int b = 0; b < nb; b++) {
+        if (b == 0 && nest >= 0) {
+            tasks += nested_branch(s, phases, nest, &body);
+            continue;
+        }
         int k = ba_pick(s, 1, 4);
         tasks += k;
         if (k > 1)
             body.n += snprintf(body.b + body.n, sizeof body.b - (size_t)body.n, " pipe(%d);", k);
-        for (int q = 0; q < k; q++) {
-            double r = ba_loguni(s, 0.3, 10.0), c = phases ? scv[ba_pick(s, 0, 3)] : 1;
-            body.n += snprintf(body.b + body.n, sizeof body.b - (size_t)body.n,
-                               c == 1 ? " task(\"t\", %.3g);" : " task(\"t\", %.3g, scv=%g);", r, c);
-        }
+        for (int q = 0; q < k; q++)
+            random_task(s, phases, &body);
     }
     t->n = snprintf(t->b, sizeof t->b, "pipe(%d); task(\"a\", %.3g); par(%d);%s task(\"j\", %.3g);%s",
                     3 + post, ba_loguni(s, 0.3, 10.0), nb, body.b, ba_loguni(s, 0.3, 10.0),
@@ -180,15 +230,21 @@ static int cmp_abs(const void *x, const void *y)
 }
 
 /* One random case under both sharings: its errors into row[sh][n]. */
-static int random_case(uint64_t *s, int phases, double (*err_of)[BA_NSAMPLE], int *cnt,
+static int random_case(uint64_t *s, int k, int nest, double (*err_of)[BA_NSAMPLE], int *cnt,
                        double *worst, diag *err)
 {
     ba_sbuf t;
-    int n = random_block(s, phases, &t), pl[32];
+    int phases = k % 2, n = random_block(s, phases, nest, &t), pl[32];
     char *plat = ba_random_platform(4, s, 0);
     for (int i = 0; i < n; i++)
         pl[i] = ba_pick(s, 0, 3);
     int rc = 0;
+    if (plat) {               /* APPROX_DUMP: static sharing's platform (ps: without the line) */
+        char text[9000];
+        snprintf(text, sizeof text, "Sharing=static\n%s", plat);
+        ba_dump_case(nest < 0 ? "parfes" : "parfes-nest", k, 0, t.b, text, pl, n,
+                     SKEL_STYLE_PRODUCER);
+    }
     for (int ps = 0; ps < 2 && rc == 0 && plat; ps++) {
         char text[9000];
         snprintf(text, sizeof text, "%s%s", ps ? "" : "Sharing=static\n", plat);
@@ -209,8 +265,8 @@ static int random_case(uint64_t *s, int phases, double (*err_of)[BA_NSAMPLE], in
             if (fabs(e) > fabs(worst[row]))
                 worst[row] = e;
             if (getenv("APPROX_VERBOSE"))
-                printf("%s %s: exact %.6g (%lu st) fes %.6g %+.2f%%\n", ps ? "ps" : "static",
-                       t.b, x, st, f.throughput, 100 * e);
+                printf("%d %s %s: exact %.6g (%lu st) fes %.6g %+.2f%%\n", k,
+                       ps ? "ps" : "static", t.b, x, st, f.throughput, 100 * e);
         }
         diag_clear(err);
         skel_platform_free(p);
@@ -222,22 +278,22 @@ static int random_case(uint64_t *s, int phases, double (*err_of)[BA_NSAMPLE], in
     return rc;
 }
 
-int ba_parfes_suite(int ncases)
+/* ncases random blocks from seed (nest: a branch holding a par, choice or
+ * farm in turn, else -1), their |error| table. */
+static int random_table(uint64_t seed, int ncases, int nest, diag *err)
 {
     static const char *const rowname[FES_NROW] = { "static, exponential", "static, phases",
                                                    "ps, exponential", "ps, phases" };
     double(*e)[BA_NSAMPLE] = calloc(FES_NROW, sizeof *e), worst[FES_NROW] = { 0 };
     int cnt[FES_NROW] = { 0 }, rc = e ? 0 : -1;
-    diag err = { 0 };
-    uint64_t s = 20261115;   /* part (h)'s seed */
-    if (rc == 0)
-        rc = named_rows(&err);
+    uint64_t s = seed;
     for (int k = 0; k < ncases && rc == 0; k++)
-        rc = random_case(&s, k % 2, e, cnt, worst, &err);
+        rc = random_case(&s, k, nest ? k / 2 % 3 : -1, e, cnt, worst, err);
     if (rc == 0) {
-        printf("\nbench_approx (h): %d random par blocks (seed 20261115), FES(n,L) |error| "
+        printf("\nbench_approx (h): %d random par blocks%s (seed %llu), FES(n,L) |error| "
                "against the exact chain\n| sharing, work | cases | median | p95 | max | "
-               "worst signed |\n|---|---:|---:|---:|---:|---:|\n", ncases);
+               "worst signed |\n|---|---:|---:|---:|---:|---:|\n", ncases,
+               nest ? ", a branch holding a par, choice or farm" : "", (unsigned long long)seed);
         for (int r = 0; r < FES_NROW; r++) {
             int n = cnt[r];
             qsort(e[r], (size_t)n, sizeof **e, cmp_abs);
@@ -245,8 +301,20 @@ int ba_parfes_suite(int ncases)
                    n ? 100 * fabs(e[r][n / 2]) : 0, n ? 100 * fabs(e[r][(int)(0.95 * (n - 1))]) : 0,
                    n ? 100 * fabs(e[r][n - 1]) : 0, 100 * worst[r]);
         }
-    } else
-        fprintf(stderr, "bench_approx: %s\n", err.msg);
+    }
     free(e);
+    return rc;
+}
+
+int ba_parfes_suite(int ncases)
+{
+    diag err = { 0 };
+    int rc = getenv("APPROX_NO_NAMED") ? 0 : named_rows(&err);   /* part (h)'s seeds: */
+    if (rc == 0)
+        rc = random_table(20261115, ncases, 0, &err);
+    if (rc == 0)
+        rc = random_table(20261127, ncases / 2, 1, &err);
+    if (rc < 0)
+        fprintf(stderr, "bench_approx: %s\n", err.msg);
     return rc < 0 ? 1 : 0;
 }

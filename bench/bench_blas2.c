@@ -7,7 +7,8 @@
  * serial 0.3.21 (libopenblas0-serial) releases its lock before searching
  * for a free buffer (objdump of blas_memory_alloc), so two threads can
  * both take the same one and pack into it at once. That is why the
- * multifrontal LU's helper thread runs BLIS, not OpenBLAS (pepa/lu_par.h).
+ * multifrontal LU's helper thread runs a copy of OpenBLAS of its own,
+ * loaded by dlmopen, not the process's (pepa/lu_par.h).
  * Two threads here take a buffer, mark it as theirs with an atomic
  * exchange on its first word (finding the mark already set means the
  * other thread holds it too), hold it a moment, unmark it and give it

@@ -35,7 +35,7 @@
  * UMFPACK's and Gauss-Seidel's. The LU runs three times on one thread (the
  * library's default): its first run (which touches memory the process
  * never had) and the median are shown; then three times on two threads
- * (opts.lu_threads 2, what `skelsched solve --threads 2` runs; its default is one:
+ * (opts.lu_threads 2, what `skelsched solve` runs by default on two CPUs:
  * "2T1" the first run, "2T" the median, "LU/2T w" the wall-time speed-up,
  * "|2T-LU|" the largest difference between the two answers).
  * A second table gives where the LU's time goes on the same chains

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "bpel/bpel.h"
@@ -50,8 +51,8 @@ static void usage(FILE *f)
           "  --max-states N     stop deriving beyond N states (default 4000000: a larger\n"
           "                     chain stops with its size bound and what to run instead)\n"
           "  --time-limit S     give up after S seconds of deriving or solving\n"
-          "  --threads N        threads of the direct method's multifrontal LU (default 1;\n"
-          "                     at most 2 are used; the last digits then vary, docs/pepa.md)\n"
+          "  --threads N        threads of the direct method's multifrontal LU (default:\n"
+          "                     the CPUs this process may run on; at most 2 are used)\n"
           "  --json             print one JSON object instead of tables\n"
           "  --export-prism P   write the chain as P.tra and P.sta (PRISM explicit format)\n"
           "  --export-mm FILE   write the generator Q in Matrix Market format\n"
@@ -65,6 +66,7 @@ typedef struct solve_args {
     pepa_derive_opts dopts;
     int json;
     int approx;              /* --method approx */
+    int threads_asked;       /* --threads given (else: the CPUs we may run on) */
     const char *export_prism, *export_mm;
 } solve_args;
 
@@ -105,6 +107,7 @@ static int count_option(solve_args *a, int c, const char *v)
         if (cli_ulong_in("solve", "--threads", v, 1, 1024, &u) < 0)
             return -1;
         a->sopts.lu_threads = (int)u;
+        a->threads_asked = 1;
     }
     return 0;
 }
@@ -509,7 +512,7 @@ static void warn_fes(const char *path, const skel_approx_result *r)
         fprintf(stderr, "warning: %s: the par's reduced chain did not converge in %d rounds "
                         "(last change %.3g)\n", path, r->iterations, r->change);
     fprintf(stderr, "warning: %s: a par block answered by flow-equivalent servers: within "
-                    "3.5%% on the named cases, up to 35%% off on random blocks "
+                    "3.5%% on the named cases, up to 25%% off on random blocks "
                     "(docs/approximation.md); check it with `skelsched simulate`\n", path);
 }
 
@@ -582,16 +585,23 @@ static pepa_space *derive_capped(const solve_args *a, pepa_system *s, int skelet
     return NULL;
 }
 
-/* --threads N beyond the CPUs this process may run on (its affinity
- * mask: a container's or taskset's, not the machine's) would only wait
- * for a core: at most that many, with a warning. */
+/* The LU's threads: by default the CPUs this process may run on (its
+ * affinity mask: a container's or taskset's, not the machine's); --threads
+ * N beyond them would only wait for a core: at most that many, with a
+ * warning. */
 static void cap_threads(solve_args *a)
 {
     cpu_set_t set;
-    if (a->sopts.lu_threads < 2 || sched_getaffinity(0, sizeof set, &set) != 0)
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+               : online > 0 && online < 1024 ? (int)online : 1;
+    if (cpus < 1)
+        cpus = 1;
+    if (!a->threads_asked) {
+        a->sopts.lu_threads = cpus;
         return;
-    int cpus = CPU_COUNT(&set);
-    if (cpus < 1 || a->sopts.lu_threads <= cpus)
+    }
+    if (a->sopts.lu_threads <= cpus)
         return;
     fprintf(stderr, "warning: --threads %d: this process may run on %d CPU(s); using %d\n",
             a->sopts.lu_threads, cpus, cpus);
@@ -603,7 +613,7 @@ static void cap_threads(solve_args *a)
  * started (the LU then ran those fronts on one thread). */
 static void warn_threads(const solve_args *a, const pepa_solve_result *res)
 {
-    if (a->sopts.lu_threads > 1 && res->lu_threads == 0)
+    if (a->threads_asked && a->sopts.lu_threads > 1 && res->lu_threads == 0)
         fprintf(stderr, "warning: --threads %d unused: only the direct method's multifrontal "
                 "LU (chains of 10,000 states or more) runs on two threads; this solve used %s%s\n",
                 a->sopts.lu_threads, pepa_method_name(res->method),
@@ -665,7 +675,6 @@ int cmd_solve(int argc, char **argv)
 {
     solve_args a = { 0 };
     pepa_solve_opts_init(&a.sopts);
-    a.sopts.lu_threads = 1;              /* --threads opts in (docs/pepa.md "Both cores") */
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;

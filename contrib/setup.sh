@@ -3,9 +3,6 @@
 # Idempotent: packages already present are left alone. Run as root or through sudo.
 # clang and libclang-rt-14-dev (libFuzzer) are for `make fuzz` only.
 #
-# libblis-pthread-dev: BLIS's typed API for the LU's helper thread (pepa/lu_par.h); its
-# libblas.so.3 registers at priority 75, under OpenBLAS's 90, so programs keep OpenBLAS.
-#
 # SUNDIALS: Debian's libsundials-dev depends on MPI, PETSc, hypre and Trilinos
 # (about 140 packages). skelsched uses CVODE with serial vectors only, and
 # libsundials_cvode.so.6 carries those modules itself. So we install the
@@ -21,7 +18,7 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 PKGS="build-essential autoconf automake libtool pkg-config git
-check libsubunit-dev libxml2-dev libsuitesparse-dev liblapack-dev libblas-dev libopenblas0-serial libblis-pthread-dev
+check libsubunit-dev libxml2-dev libsuitesparse-dev liblapack-dev libblas-dev libopenblas0-serial
 libsundials-cvode6 libsundials-nvecserial6 libsundials-sunmatrix4
 libslurm-dev slurmctld slurmd slurm-client munge libmunge-dev
 gnuplot-nox valgrind

@@ -66,6 +66,7 @@ struct pepa_lu {
     pepa_lu *other;     /* ... its analysis (NULL if it failed), until taken */
     double other_flops, other_bytes;
     int threads;        /* 1, or 2: large fronts on two threads (lu_par.h) */
+    lu_par_blas *par;   /* the helper thread's BLAS, when threads is 2 */
     lu_int split;       /* fronts of the last factorisation the helper thread worked on */
     lu_int unstarted;   /* ... where a helper thread could not be started */
 };
@@ -102,6 +103,7 @@ void pepa_lu_free(pepa_lu *lu)
     if (!lu)
         return;
     pepa_lu_free(lu->other);
+    lu_par_close(lu->par);
     free(lu->ipiv);
     free_factors(lu);
     free(lu->up);
@@ -327,7 +329,13 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu)
 
 int pepa_lu_set_threads(pepa_lu *lu, int threads)
 {
-    lu->threads = threads > 1 && lu_par_available() ? 2 : 1;
+    if (threads > 1 && !lu->par)
+        lu->par = lu_par_open();
+    if (threads < 2) {
+        lu_par_close(lu->par);
+        lu->par = NULL;
+    }
+    lu->threads = lu->par ? 2 : 1;
     return lu->threads;
 }
 
@@ -430,9 +438,7 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #define GEMM sgemm_
 #define TRSV strsv_
 #define GEMV sgemv_
-#ifdef HAVE_BLIS
 #define PAR_DENSE lu_par_dense
-#endif
 #include "lu_front.h"
 
 static void work_free(lu_work *w)

@@ -78,11 +78,13 @@ void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x);
 pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 
 /* The threads pepa_lu_factor's single-precision factorisation may use: 1
- * (the default) or 2, where the build has BLIS (lu_par.h: the fronts of
- * 4e7 flops or more, the top of the elimination tree, split between the
- * caller on OpenBLAS and one helper thread on BLIS); more than 2 counts as
- * 2. Returns the count that will be used. The answers are the same to
- * rounding: the pivots are chosen the same way. */
+ * (the default) or 2 (lu_par.h: the fronts of 4e7 flops or more, the top
+ * of the elimination tree, split between the caller and one helper thread,
+ * each on its own copy of OpenBLAS; the helper's copy is loaded here, a few
+ * milliseconds, and held until pepa_lu_free); more than 2 counts as 2.
+ * Returns the count that will be used (1 where the copy cannot be loaded).
+ * The answers are the same to rounding (the pivots are chosen the same
+ * way), and on two threads the same bit for bit from run to run. */
 int pepa_lu_set_threads(pepa_lu *lu, int threads);
 
 /* How many fronts of the last pepa_lu_factor the helper thread did part

@@ -85,9 +85,11 @@ static size_t F(extend_add)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_
     return base;
 }
 
-/* The dense partial factorisation of the front (see lu.c's top); a large
- * one on two threads where lu->threads and PAR_DENSE (lu_par.h) allow.
- * Returns LAPACK's info (> 0: a zero pivot). */
+/* The dense partial factorisation of the front (see lu.c's top). A large
+ * one in single precision goes through PAR_DENSE (lu_par.h) on one thread
+ * or two, cut into the same chunks either way, so the factors are the
+ * same bit for bit whatever the threads. Returns LAPACK's info (> 0: a
+ * zero pivot). */
 static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
 {
     int nc = (int)f->nc, nb = (int)f->nb, nr = (int)f->nr, info = 0, one = 1;
@@ -95,9 +97,10 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
     int *ipiv = lu->ipiv + lu->super[s];
 #ifdef PAR_DENSE
     double fl = (double)nc * nc * (2.0 / 3.0 * nc + 2.0 * nb) + 2.0 * nc * (double)nb * nb;
-    if (lu->threads > 1 && fl >= LU_PAR_MIN_FLOPS) {
+    if (fl >= LU_PAR_MIN_FLOPS) {
         lu_par_tally t;
-        info = PAR_DENSE(nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
+        info = PAR_DENSE(lu->threads > 1 ? lu->par : NULL, nc, nb, nr, f->panel, f->f12,
+                         f->f22, ipiv, &t);
         lu->split += t.helped > 0;   /* only a front the helper thread worked on */
         lu->unstarted += t.unstarted > 0;
         return info;

@@ -5,11 +5,19 @@
  * Debian's OpenBLAS here is the serial build, which must not be called
  * from two threads at once: its blas_memory_alloc, which every level-3
  * call goes through, claims a work buffer outside its lock, and two
- * threads are handed the same buffer (docs/pepa.md, "Both cores"). So the
- * caller keeps OpenBLAS and the helper thread runs BLIS's typed API, one
- * thread per call (a per-call rntm_t: no process-wide setting), on the
- * chunks of the columns it takes. Without BLIS (configure found none)
- * lu_par_available() is 0 and the LU runs on one thread. */
+ * threads are handed the same buffer (docs/pepa.md, "Both cores"). Its
+ * buffers are the library's own static data, one table per loaded copy.
+ * So the helper thread calls a second copy of the same library, loaded
+ * into a link-map namespace of its own (glibc's dlmopen): its own buffer
+ * table and lock, the same kernels at the same speed (it reads the same
+ * OPENBLAS_CORETYPE), nothing shared with the caller's copy. The copy
+ * belongs to one pepa_lu (lu_par_open, lu_par_close), so two LUs
+ * factorised at once by two threads of a process use two copies. Where
+ * it cannot be loaded (a static BLAS, no dlmopen, glibc's namespaces all
+ * taken; under valgrind, which reports invalid reads inside glibc's
+ * loader as it maps a second namespace) lu_par_open returns NULL and the
+ * LU runs on one thread, with the same answer bit for bit.
+ * (Before, the helper ran BLIS, at half OpenBLAS's speed on this CPU.) */
 #ifndef SKELSCHED_PEPA_LU_PAR_H
 #define SKELSCHED_PEPA_LU_PAR_H
 
@@ -24,16 +32,22 @@ typedef struct lu_par_tally {
     int helped, unstarted;
 } lu_par_tally;
 
-/* Non-zero when the two-thread fronts are built in. */
-int lu_par_available(void);
+/* The helper's private copy of the process's BLAS. */
+typedef struct lu_par_blas lu_par_blas;
+
+/* Load it (a few milliseconds: mapping, OpenBLAS's set-up); NULL when it
+ * cannot be (the LU then runs on one thread). */
+lu_par_blas *lu_par_open(void);
+void lu_par_close(lu_par_blas *b);
 
 /* The dense partial factorisation of a front (lu_front.h's dense_step):
  * the nc x nc diagonal block of the panel (nr x nc, leading dimension nr)
  * factorised with row exchanges inside it (ipiv, 1-based), F12 (nc x nb,
  * leading dimension nc) and the panel's lower nb rows solved, F22 (nb x nb)
- * updated; on two threads, *t what the helper did. Returns LAPACK's info
+ * updated; on the caller and a helper thread calling b (b NULL: the
+ * caller alone, the same chunks), *t what the helper did. Returns LAPACK's info
  * (> 0: a zero pivot). */
-int lu_par_dense(int nc, int nb, int nr, float *panel, float *f12, float *f22, int *ipiv,
-                 lu_par_tally *t);
+int lu_par_dense(const lu_par_blas *b, int nc, int nb, int nr, float *panel, float *f12,
+                 float *f22, int *ipiv, lu_par_tally *t);
 
 #endif

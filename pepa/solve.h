@@ -145,9 +145,10 @@ typedef struct pepa_solve_opts {
                              threads need more sweeps, and pay only on idle
                              cores) */
     int lu_threads;       /* the direct method's multifrontal LU: 0 or 1 one
-                             thread (the default: the Slurm plugin starts
-                             none), 2 or more: its large fronts on two
-                             where the build has BLIS (lu.h) */
+                             thread (the library's default: the Slurm plugin
+                             starts none; skelsched solve's is the CPUs it
+                             may run on), 2 or more: its large fronts on
+                             two (lu.h) */
     int plain;            /* GS/SOR: non-zero turns Anderson acceleration off */
     int no_probe;         /* AUTO: non-zero skips pepa_solve_probe (the decision
                              as it was before the probe: bench_solve decide's

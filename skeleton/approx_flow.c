@@ -38,6 +38,16 @@ struct ax_flow {
                                  stands for (several: a one-server loop's body) */
     int *emap;                /* per reduced edge: the original edge whose rate it takes */
     double *ediv;             /* per reduced edge: that move's visits per item */
+    int *omap;                /* per original edge: the reduced edge it is part of
+                                 (-1: none, a move inside one task or lost) */
+    int *nmap;                /* per reduced edge: the original edges it is (several:
+                                 into a one-server body a choice begins, one per
+                                 branch) */
+    double *esum;             /* per reduced edge: their time per item (one evaluation) */
+    double *qin, *qout;       /* per original task of a one-server body: the share of
+                                 the body's entries starting at it, of its exits
+                                 leaving from it (a choice first: its branches'); 1
+                                 else */
     double *odiv;             /* per original edge: the move's visits per item */
     double *extra;            /* per reduced task: its moves' time per item the
                                  reduction lost (one evaluation) */
@@ -119,9 +129,9 @@ static int gate_inside(const skel_gate *g, int lo, int hi)
  * (each entry makes mean - 1; several such loops' means multiply), their
  * entries counted at lo's visits without the loops nested inside them;
  * -1 when no loop is over [lo, hi). */
-static double feedback_visits(const skel_dag *d, int lo, int hi)
+static double feedback_visits(const skel_dag *d, int lo, int hi, double q)
 {
-    double v = task_visits(d, lo), m = 1;
+    double v = task_visits(d, lo) / q, m = 1;
     int found = 0;
     for (int k = 0; k < d->ngates; k++) {
         const skel_gate *g = &d->gates[k];
@@ -134,21 +144,43 @@ static double feedback_visits(const skel_dag *d, int lo, int hi)
     return found ? v - v / m : -1;
 }
 
+/* Whether original task i is in a one-server body other than reduced task
+ * other's. */
+static int in_server(const skel_dag *d, int i, int other)
+{
+    return i >= 0 && d->serial_loop[d->serial_of[i]] > 0 && d->serial_of[i] != other;
+}
+
 /* Visits per item of original move e: the fewer of its ends' loop visits
  * (serial_visits holds loop means only; a choice's probabilities stay in
  * the reduced graph); a loop's feedback move (to an earlier task) its
  * entries' mean - 1 each (once fewer than the body's before nested loops:
  * an inner loop's feedback, entered m times per item by an outer loop of
- * mean m, took m - 1 feedback moves too many). */
-static double move_visits(const skel_dag *d, int e)
+ * mean m, took m - 1 feedback moves too many). A move into or out of a
+ * one-server body counts at the body's first or last task, times its
+ * share of the body's entries or exits (a choice first in the body: the
+ * body's first task's visits carry its branch's probability, and each
+ * branch is entered from outside). */
+static double move_visits(const struct ax_flow *f, const skel_dag *d, int e)
 {
     int x = d->edges[e].from, y = d->edges[e].to;
-    double va = task_visits(d, x), vb = task_visits(d, y), v = va < vb ? va : vb;
+    int rx = x >= 0 ? d->serial_of[x] : -1, ry = y >= 0 ? d->serial_of[y] : -1;
+    double px = 1, py = 1;
+    if (in_server(d, x, ry)) {
+        px = f->qout[x];
+        x = f->rhi[rx] - 1;
+    }
+    if (in_server(d, y, rx)) {
+        py = f->qin[y];
+        y = f->rlo[ry];
+    }
+    double qx = x >= 0 ? f->qout[x] : 1, qy = y >= 0 ? f->qin[y] : 1;
+    double va = task_visits(d, x) / qx, vb = task_visits(d, y) / qy, v = va < vb ? va : vb;
     if (x >= 0 && y >= 0 && y < x) {
-        double fb = feedback_visits(d, y, x + 1);
+        double fb = feedback_visits(d, y, x + 1, qy);
         v = fb >= 0 ? fb : v > 1 ? v - 1 : 0;
     }
-    return v;
+    return v * px * py;
 }
 
 /* The reduced tasks' original ranges, scv and (default) fits. */
@@ -165,15 +197,27 @@ static void map_tasks(struct ax_flow *f, const skel_dag *d, const skel_approx_op
         f->rhi[x] = i + 1 > f->rhi[x] ? i + 1 : f->rhi[x];
         f->tscv[i] = o && o->scv ? o->scv[i] : 1.0;
     }
-    for (int x = 0; x < f->nr; x++)
+    for (int x = 0; x < f->nr; x++) {
         f->rscv[x] = rscv ? rscv[x] : d->serial_loop[x] > 0 ? 1.0 : f->tscv[f->rlo[x]];
+        int at = d->serial_loop[x] > 0 ? d->pass_at[f->rlo[x]] : -1;
+        for (int i = f->rlo[x]; i < f->rhi[x]; i++) {
+            f->qin[i] = at >= 0 ? ax_pass_end_prob(d, at, i, 0) : 1;
+            f->qout[i] = at >= 0 ? ax_pass_end_prob(d, at, i, 1) : 1;
+        }
+    }
 }
 
 static int map_edges(struct ax_flow *f, const skel_dag *d, const skel_approx_opts *o, diag *err)
 {
     const skel_dag *s = d->serial;
     for (int e = 0; e < d->nedges; e++) {
-        f->odiv[e] = move_visits(d, e);
+        int x = d->edges[e].from, y = d->edges[e].to;
+        x = x >= 0 ? d->serial_of[x] : x;
+        y = y >= 0 ? d->serial_of[y] : y;
+        f->omap[e] = x != y ? skel_dag_edge(s, x, y) : -1;
+        if (f->omap[e] >= 0)
+            f->nmap[f->omap[e]]++;
+        f->odiv[e] = move_visits(f, d, e);
         f->olscv[e] = o && o->link_scv ? o->link_scv[e] : 1.0;
         f->obuf[e] = o && o->buffer ? o->buffer[e] : 0;
     }
@@ -186,6 +230,8 @@ static int map_edges(struct ax_flow *f, const skel_dag *d, const skel_approx_opt
         f->ediv[r] = f->odiv[e];
         f->link_scv[r] = f->olscv[e];
         f->buffer[r] = f->obuf[e];
+        for (int k = 0; k < d->nedges && f->nmap[r] > 1; k++)   /* a choice's branches' */
+            f->ediv[r] += f->omap[k] == r && k != e ? f->odiv[k] : 0;
         f->ein[r] = f->buffer[r] > 0 && s->edges[r].to >= 0 && d->serial_loop[s->edges[r].to] > 0;
         if (f->ein[r]) {   /* gen.c's gate counts the item in as it is handed off */
             f->buffer[r] = 0;
@@ -201,6 +247,11 @@ static int flow_alloc(struct ax_flow *f, const skel_dag *d)
     size_t nr = (size_t)f->nr + 1, no = (size_t)d->nedges + 1;
     f->emap = malloc(ne * sizeof *f->emap);
     f->ediv = malloc(ne * sizeof *f->ediv);
+    f->esum = malloc(ne * sizeof *f->esum);
+    f->nmap = calloc(ne, sizeof *f->nmap);
+    f->omap = malloc(no * sizeof *f->omap);
+    f->qin = malloc(nt * sizeof *f->qin);
+    f->qout = malloc(nt * sizeof *f->qout);
     f->lambda = malloc(ne * sizeof *f->lambda);
     f->link_scv = malloc(ne * sizeof *f->link_scv);
     f->buffer = malloc(ne * sizeof *f->buffer);
@@ -229,7 +280,7 @@ static int flow_alloc(struct ax_flow *f, const skel_dag *d)
     f->gov = calloc(nt * AX_GPH, sizeof *f->gov);
     f->gnph = calloc(nt, sizeof *f->gnph);
     f->gpar = calloc(nt, sizeof *f->gpar);
-    return f->rphn && f->rphw && f->wantn && f->wantw && f->gov && f->gnph && f->gpar && f->slow && f->mueff && f->gtask && f->gnode && f->gown && f->gp && f->emap &&
+    return f->esum && f->nmap && f->omap && f->qin && f->qout && f->rphn && f->rphw && f->wantn && f->wantw && f->gov && f->gnph && f->gpar && f->slow && f->mueff && f->gtask && f->gnode && f->gown && f->gp && f->emap &&
            f->ediv && f->lambda && f->link_scv && f->buffer && f->ein && f->mu && f->extra &&
            f->rlo && f->rhi && f->rscv && f->want && f->rnode && f->odiv && f->olscv &&
            f->obuf && f->tscv ? 0 : -1;
@@ -295,7 +346,7 @@ void ax_flow_free(struct ax_flow *f)
     if (!f)
         return;
     skel_approx_free(f->inner);
-    void *v[] = { f->emap, f->ediv, f->mu, f->odiv, f->extra, f->lambda, f->link_scv,
+    void *v[] = { f->esum, f->nmap, f->omap, f->qin, f->qout, f->emap, f->ediv, f->mu, f->odiv, f->extra, f->lambda, f->link_scv,
                   f->buffer, f->rlo, f->rhi, f->olscv, f->obuf, f->tscv, f->rscv, f->want,
                   f->rnode, f->ein, f->slow, f->mueff, f->gtask, f->gnode, f->gown,
                   f->gp, f->gov, f->gnph, f->gpar, f->rphn, f->rphw, f->wantn, f->wantw };
@@ -408,7 +459,7 @@ static double body_pass(const struct ax_flow *f, const skel_dag *d, int x, const
 static double server_passes(const struct ax_flow *f, const skel_dag *d, int x)
 {
     int lo = f->rlo[x], hi = f->rhi[x];
-    double v = task_visits(d, lo);
+    double v = task_visits(d, lo) / f->qin[lo];   /* a choice first: its branch's share */
     for (int g = 0; g < d->ngates; g++)
         if (d->gates[g].lo == lo && gate_inside(&d->gates[g], lo, hi))
             v /= d->gates[g].mean;
@@ -509,17 +560,25 @@ static void reduce_rates(struct ax_flow *f, const skel_dag *d, const double *mu,
     const skel_dag *s = d->serial;
     for (int x = 0; x < f->nr; x++)
         f->extra[x] = 0;
+    for (int r = 0; r < s->nedges; r++)
+        f->esum[r] = 0;
     for (int e = 0; e < d->nedges; e++) {
         int x = d->edges[e].from, y = d->edges[e].to;
         x = x >= 0 ? d->serial_of[x] : x;
         y = y >= 0 ? d->serial_of[y] : y;
         if (x != y || x < 0)
             add_move(f->extra, f->nr, x, y, f->odiv[e] / lambda[e]);
+        if (f->omap[e] >= 0)
+            f->esum[f->omap[e]] += f->odiv[e] / lambda[e];
     }
     for (int r = 0; r < s->nedges; r++) {
+        double t = f->ediv[r] / lambda[f->emap[r]];
         f->lambda[r] = (f->ein[r] ? h : lambda[f->emap[r]]) / f->ediv[r];
-        add_move(f->extra, f->nr, s->edges[r].from, s->edges[r].to,
-                 -f->ediv[r] / lambda[f->emap[r]]);
+        if (f->nmap[r] > 1) {   /* into a choice's branches: their mixture */
+            t = f->esum[r];
+            f->lambda[r] = f->ein[r] ? h / f->ediv[r] : 1 / t;
+        }
+        add_move(f->extra, f->nr, s->edges[r].from, s->edges[r].to, -t);
     }
     for (int x = 0; x < f->nr; x++) {
         int i = f->rlo[x];

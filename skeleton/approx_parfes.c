@@ -1,16 +1,19 @@
 /* skeleton/approx_parfes.c: a par block too large for one window, its
  * branches reduced to flow-equivalent servers (FES(n,L), issue 15).
  *
- * Each branch of k >= 2 tasks is closed on itself with n = 1..k items (an
+ * Each branch of k >= 2 tasks (a pipe, or since 2026-11-27 any tasks
+ * entered by one from the fork and left by one to the join: a par, choice,
+ * farm or deal nested in it) is closed on itself with n = 1..cap items (an
  * item its last task hands on enters its first task at once when that is
- * free) and solved alone; R(n), the rate at which an item reaches the last
- * task while it waits for one, is the flow of that move over the
- * probability that the last task waits. The reduced chain holds every
+ * free) and solved alone; R(n, q), the rate of the last task's receive q
+ * (one for a pipe's last task, one per branch and partial receipt for an
+ * inner join), is the flow of q over the probability that the last task is
+ * in q's source state. The reduced chain holds every
  * other task with its own local machine (the fork, the join, the tasks
  * before and after, each branch's last task: their computations, Erlang
  * and H2 phases, and their moves with each other exact) and per branch
- * the items n in it: the fork hands the branch an item while n < k, the
- * last task receives one at R(n) while n > 0, its hand-on to the join
+ * the items n in it: the fork hands the branch an item while n < cap, the
+ * last task receives at R(n, q) while n > 0, its hand-on to the join
  * takes one out. The state a window holds per branch is (n, the last
  * task's local state), not the branch's product: parbig.skel's 672,714
  * exact states are 4,393 so (docs/approximation.md "Par blocks too large
@@ -36,10 +39,12 @@ typedef struct fes_tr {       /* a transition of a reduced or closed chain */
     int from, to;
     fes_kind kind;
     int idx;                  /* FES_MU: the task, FES_LAMBDA: the edge, FES_R: the branch */
-    int n;                    /* FES_R: the items in the branch */
+    int n;                    /* FES_R: the items in the branch; FES_MU: 1 when an item
+                                 completes (its last phase) */
     int meas;                 /* counted: an entry task's item done (reduced), the
                                  move into the last task (closed) */
-    int pos;                  /* FES_MU: the computing task's position */
+    int pos;                  /* FES_MU: the computing task's position; FES_R: the last
+                                 task's local transition (its index among its own) */
     unsigned busy;            /* FES_MU: the positions computing in the source state */
     double w;
 } fes_tr;
@@ -56,18 +61,26 @@ typedef struct fes_chain {
                                  computing (independent, at their busy probabilities) */
     fes_tr *tr;               /* sorted by target */
     int *first;               /* per state: its incoming tr[first[s] .. first[s + 1]) */
-    unsigned char *ready;     /* closed: the last task waits for an item */
+    int *lst;                 /* closed: per state, the last task's local state */
+    int minout;               /* closed: the fewest items outside in a state */
     double *out, *rate, *pi;  /* per state, per transition, per state */
 } fes_chain;
 
 typedef struct fes_branch {
     int k;                    /* tasks */
-    int task[AX_WMAX];        /* first .. last */
-    int ein, epred, eout;     /* fork -> first, the one before -> last, last -> join */
-    fes_chain *closed;        /* k >= 2: per n = 1..k, closed[n - 1] */
-    double *R;                /* per n = 0..k */
-    double *busy;             /* per n = 1..k and task q: P(q computes) closed at n,
-                                 busy[(n - 1) * k + q] */
+    int cap;                  /* items it holds at most (k for a pipe; fewer with a
+                                 par inside, whose branches hold one item between them) */
+    int task[AX_WMAX];        /* the entry first, the last (to the join) last */
+    int ein, eout;            /* fork -> entry, last -> join */
+    int nq;                   /* the last task's local transitions */
+    fes_chain *closed;        /* k >= 2: per n = 1..cap, closed[n - 1] */
+    double *R;                /* per n = 0..cap and local transition q of the last task
+                                 receiving from the branch: R[n * nq + q], its rate
+                                 given n and the last task's state */
+    double *busy;             /* per n = 1..cap and task q: its seconds computing per
+                                 item, closed at n (P(q computes) over the flow of the
+                                 closed chain's moves into the last task; the reduced
+                                 chain's R moves are counted alike), busy[(n - 1) * k + q] */
 } fes_branch;
 
 struct ax_fes {
@@ -89,26 +102,70 @@ static int plain(const skel_dag *d, int i)
     return S->nsteps == 1 && D->nsteps == 1 && S->start[1] == 1 && D->start[1] == 1;
 }
 
-/* Branch b from fork member x: plain tasks, each the only source of the
- * next, up to the one that sends to a task receiving from several. */
-static int follow_branch(const skel_approx *a, int p, int x, fes_branch *b)
+/* Task t's members of flow F all in [lo, hi), none t itself (a loop) or
+ * none (consumed); a member c (the join) counted in *to_c instead. */
+static int members_inside(const skel_flow *F, int t, int lo, int hi, int c, int *to_c)
+{
+    for (int j = 0; j < (F->nsteps ? F->start[F->nsteps] : 0); j++) {
+        int m = F->tasks[j];
+        if (c >= 0 && m == c)
+            (*to_c)++;
+        else if (m < lo || m >= hi || m == t)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether a loop's gate holds a task of [lo, hi). */
+static int gated(const skel_dag *d, int lo, int hi)
+{
+    for (int g = 0; g < d->ngates; g++)
+        if (d->gates[g].lo < hi && d->gates[g].hi > lo)
+            return 1;
+    return 0;
+}
+
+/* Branch b of fork p: the tasks [x, hi) (depth-first numbers put a
+ * branch's tasks, a par, choice or farm nested in it included, between
+ * its first task and the next branch's), entered by x alone from p, left
+ * by one task alone (the last), to the join c, every other move inside. */
+static int collect_branch(const skel_approx *a, int p, int x, int hi, int c, fes_branch *b)
 {
     const skel_dag *d = a->d;
+    int last = -1;
     b->k = 0;
-    b->ein = skel_dag_edge(d, p, x);
-    for (;;) {
-        if (x < 0 || !plain(d, x) || b->k == AX_WMAX)
+    if (hi - x > AX_WMAX || hi <= x || gated(d, x, hi) || d->src[x].nsteps != 1 ||
+        d->src[x].start[1] != 1 || d->src[x].tasks[0] != p)
+        return -1;
+    for (int t = x; t < hi; t++) {
+        int to_c = 0;
+        if ((t != x && !members_inside(&d->src[t], t, x, hi, -1, &to_c)) ||
+            !members_inside(&d->dst[t], t, x, hi, c, &to_c))
             return -1;
-        b->task[b->k++] = x;
-        int y = d->dst[x].tasks[0];
-        if (y < 0 || !plain(d, y) || y == p)
-            break;
-        x = y;
+        if (to_c && (last >= 0 || d->dst[t].nsteps != 1 || d->dst[t].start[1] != 1))
+            return -1;        /* one task alone hands on to the join */
+        last = to_c ? t : last;
+        if (t != last || t == hi - 1)
+            b->task[b->k++] = t;
     }
-    int last = b->task[b->k - 1];
-    b->eout = skel_dag_edge(d, last, d->dst[last].tasks[0]);
-    b->epred = b->k > 1 ? skel_dag_edge(d, b->task[b->k - 2], last) : b->ein;
+    if (last < 0 || (last == x && hi - x > 1) || (hi - x == 1 && !plain(d, x)))
+        return -1;
+    if (last != hi - 1)       /* the last task last, the entry first */
+        b->task[b->k++] = last;
+    b->ein = skel_dag_edge(d, p, x);
+    b->eout = skel_dag_edge(d, last, c);
+    b->nq = a->lstart[last + 1] - a->lstart[last];
+    b->cap = b->k;
     return b->ein < 0 || b->eout < 0 ? -1 : 0;
+}
+
+/* The position of task y in branch b, -1 none. */
+static int branch_pos(const fes_branch *b, int y)
+{
+    for (int q = 0; q < b->k; q++)
+        if (b->task[q] == y)
+            return q;
+    return -1;
 }
 
 static void fes_free_chain(fes_chain *c)
@@ -117,7 +174,7 @@ static void fes_free_chain(fes_chain *c)
     free(c->sbusy);
     free(c->tr);
     free(c->first);
-    free(c->ready);
+    free(c->lst);
     free(c->out);
     free(c->rate);
     free(c->pi);
@@ -141,26 +198,54 @@ void ax_fes_free(struct ax_fes *f)
     free(f);
 }
 
-/* The branches of every fork, each a chain of plain tasks (NULL when some
- * is not: a par nested in a branch, a farm, a choice). */
+/* The join of fork p: the last task of its block (ax_par_blocks). */
+static int join_of_fork(const skel_approx *a, int p)
+{
+    int c = -1;
+    for (int t = p + 1; t < a->ntasks; t++)
+        c = a->dblk[t] == p ? t : c;
+    return c;
+}
+
+/* The branches of fork p: from each member of its first send step up to
+ * the next one's (sorted) or the join. */
+static int fork_branches(const skel_approx *a, struct ax_fes *f, int p)
+{
+    const skel_flow *D = &a->d->dst[p];
+    int c = join_of_fork(a, p);
+    for (int j = 0; j < D->start[1]; j++) {
+        int x = D->tasks[j], hi = c;
+        for (int i = 0; i < D->start[1]; i++)
+            hi = D->tasks[i] > x && D->tasks[i] < hi ? D->tasks[i] : hi;
+        if (mem_grow((void **)&f->br, (size_t)f->nb + 1, sizeof *f->br) < 0)
+            return -1;
+        fes_branch *b = &f->br[f->nb];
+        memset(b, 0, sizeof *b);
+        if (c < 0 || x < 0 || collect_branch(a, p, x, hi, c, b) < 0)
+            return 1;
+        for (int q = 0; q < b->k; q++)
+            f->bof[b->task[q]] = f->nb;
+        f->nb++;
+    }
+    return 0;
+}
+
+/* The branches of every outermost fork (a par nested in a branch is the
+ * branch's, solved in its closed chains); 1 when some branch is not of
+ * this shape, or a choice is not inside a branch. */
 static int find_branches(const skel_approx *a, struct ax_fes *f)
 {
     for (int p = 0; p < a->ntasks; p++) {
-        if (!ax_par_fork(a, p))
+        if (!ax_par_fork(a, p) || f->bof[p] >= 0)
             continue;
-        const skel_flow *D = &a->d->dst[p];
-        for (int j = 0; j < D->start[1]; j++) {
-            if (mem_grow((void **)&f->br, (size_t)f->nb + 1, sizeof *f->br) < 0)
-                return -1;
-            fes_branch *b = &f->br[f->nb];
-            memset(b, 0, sizeof *b);
-            if (follow_branch(a, p, D->tasks[j], b) < 0)
-                return 1;
-            for (int q = 0; q < b->k; q++)
-                f->bof[b->task[q]] = f->nb;
-            f->nb++;
-        }
+        int rc = fork_branches(a, f, p);
+        if (rc != 0)
+            return rc;
     }
+    for (int i = 0; i < a->ntasks; i++)
+        if (f->bof[i] < 0 && ((a->d->src[i].nsteps && skel_flow_nalts(&a->d->src[i], 0) > 1) ||
+                              (a->d->dst[i].nsteps && skel_flow_nalts(&a->d->dst[i], 0) > 1)))
+            return 1;         /* a choice outside the branches */
     return f->nb > 0 ? 0 : 1;
 }
 
@@ -185,7 +270,7 @@ static int layout(const skel_approx *a, struct ax_fes *f)
         if (f->nc == FES_COMP)
             return 1;
         f->comp[f->nc] = b;
-        f->rad[f->nc++] = f->br[b].k > 1 ? f->br[b].k + 1 : 1;
+        f->rad[f->nc++] = f->br[b].k > 1 ? f->br[b].cap + 1 : 1;
     }
     return 0;
 }
@@ -291,30 +376,37 @@ static int emit_closed(fes_gen *g, int s, int *loc, fes_tr t)
 }
 
 /* Task at position i of the closed branch, in loc, moves or computes by
- * local transition u. */
+ * local transition u: a computation, the last task's hand-on (an item
+ * out), or a rendezvous with the task of the branch receiving (each of
+ * its matching receives; counted, meas = 1 + its index, when that is the
+ * last task). */
 static int closed_step(fes_gen *g, int s, int *loc, int i, const ax_ltr *u)
 {
     const skel_approx *a = g->a;
     const fes_branch *b = g->cb;
     int k = b->k, was = loc[i], rc = 0;
-    if (u->edge < 0 || (u->send && i == k - 1)) {
+    if (u->edge < 0 || u->edge == b->eout) {
         loc[i] = u->to;
         loc[k] += u->edge >= 0;
         rc = emit_closed(g, s, loc,
                          (fes_tr){ 0, 0, u->edge < 0 ? FES_MU : FES_LAMBDA,
-                                   u->edge < 0 ? b->task[i] : u->edge, 0, 0, i, 0, u->w });
+                                   u->edge < 0 ? b->task[i] : u->edge, u->done, 0, i, 0,
+                                   u->w });
         loc[k] -= u->edge >= 0;
-    } else if (u->send) {     /* a rendezvous with the next task */
-        int y = b->task[i + 1], ly = loc[i + 1];
-        for (int q = a->lstart[y]; q < a->lstart[y + 1] && rc == 0; q++) {
+    } else if (u->send) {
+        int py = branch_pos(b, ax_partner(a, u)), y = py >= 0 ? b->task[py] : -1;
+        int ly = py >= 0 ? loc[py] : 0;
+        for (int q = py >= 0 ? a->lstart[y] : 0; py >= 0 && q < a->lstart[y + 1] && rc == 0;
+             q++) {
             const ax_ltr *v = &a->ltr[q];
             if (v->from != ly || v->edge != u->edge || v->send)
                 continue;
             loc[i] = u->to;
-            loc[i + 1] = v->to;
-            rc = emit_closed(g, s, loc, (fes_tr){ 0, 0, FES_LAMBDA, u->edge, 0, i == k - 2, 0, 0,
+            loc[py] = v->to;
+            int meas = py == k - 1 ? 1 + q - a->lstart[y] : 0;
+            rc = emit_closed(g, s, loc, (fes_tr){ 0, 0, FES_LAMBDA, u->edge, 0, meas, 0, 0,
                                                   u->w * v->w });
-            loc[i + 1] = ly;
+            loc[py] = ly;
         }
     }
     loc[i] = was;
@@ -349,12 +441,13 @@ static int red_alone(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
     int y = u->send ? e.to : e.from, b = y >= 0 ? f->bof[y] : -1;
     int cp = b >= 0 ? f->nheld + b : -1, rc = 0, was = loc[p];
     fes_tr t = { 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w };
-    if (b >= 0 && u->send && loc[cp] == f->br[b].k)
-        return 0;             /* the branch holds k items: the fork waits */
-    if (b >= 0 && !u->send) {
+    if (b >= 0 && u->send && loc[cp] == f->br[b].cap)
+        return 0;             /* the branch holds all it can: the fork waits */
+    if (b >= 0 && !u->send) { /* the last task's receive u, at R(n, u) */
         if (loc[cp] == 0)
             return 0;
-        t = (fes_tr){ 0, 0, FES_R, b, loc[cp], 0, 0, 0, u->w };
+        int q = (int)(u - &g->a->ltr[g->a->lstart[f->comp[p]]]);
+        t = (fes_tr){ 0, 0, FES_R, b, loc[cp], 0, q, 0, 1.0 };
     }
     loc[p] = u->to;
     if (b >= 0 && u->send)
@@ -404,7 +497,8 @@ static int red_succ(fes_gen *g, int s, int *loc)
             if (u->edge < 0) {
                 loc[p] = u->to;
                 rc = emit(g, s, loc,
-                          (fes_tr){ 0, 0, FES_MU, x, 0, u->done && a->entry[x], p, 0, u->w });
+                          (fes_tr){ 0, 0, FES_MU, x, u->done, u->done && a->entry[x], p, 0,
+                                    u->w });
                 loc[p] = u->from;
                 continue;
             }
@@ -432,12 +526,12 @@ static int finish_chain(fes_chain *c, const fes_gen *g)
     c->n = g->n;
     qsort(c->tr, (size_t)c->ntr, sizeof *c->tr, cmp_target);
     c->first = calloc((size_t)c->n + 1, sizeof *c->first);
-    c->ready = calloc((size_t)c->n + 1, 1);
+    c->lst = calloc((size_t)c->n + 1, sizeof *c->lst);
     c->sbusy = calloc((size_t)c->n + 1, sizeof *c->sbusy);
     c->out = malloc(((size_t)c->n + 1) * sizeof *c->out);
     c->pi = malloc(((size_t)c->n + 1) * sizeof *c->pi);
     c->rate = malloc(((size_t)c->ntr + 1) * sizeof *c->rate);
-    if (!c->first || !c->ready || !c->sbusy || !c->out || !c->pi || !c->rate)
+    if (!c->first || !c->lst || !c->sbusy || !c->out || !c->pi || !c->rate)
         return -1;
     for (int t = 0; t < c->ntr; t++)
         c->first[c->tr[t].to + 1]++;
@@ -510,12 +604,17 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
         g.sbusy = busy_mask(a, c, loc);
         rc = cb ? closed_succ(&g, s, loc) : red_succ(&g, s, loc);
     }
+    if (rc == 0 && ax_past_deadline(a, 0))
+        rc = FES_STATE_LATE;  /* before the sort: h38's reduced chain, 10^5 transitions */
     if (rc == 0)
         rc = finish_chain(c, &g) < 0 ? -1 : 0;
     for (int s = 0; rc == 0 && s < c->n; s++) {
         decode(&g, g.code[s], loc);
         c->sbusy[s] = busy_mask(a, c, loc);
-        c->ready[s] = cb && ax_is_ready(a, cb->task[cb->k - 1], loc[cb->k - 1], cb->epred, 0);
+        if (cb) {
+            c->lst[s] = loc[cb->k - 1];
+            c->minout = s == 0 || loc[cb->k] < c->minout ? loc[cb->k] : c->minout;
+        }
     }
     c->code = g.code;
     ax_hash_free(&g.h);
@@ -524,9 +623,12 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
 
 /* ---- building, solving, evaluating */
 
+/* Branch b's closed chains at n = 1.. items, up to the most it holds
+ * (cap: a chain at n whose every state keeps an item outside holds n - 1;
+ * a par inside the branch holds one item in its branches together). */
 static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, diag *err)
 {
-    b->R = calloc((size_t)b->k + 1, sizeof *b->R);
+    b->R = calloc(((size_t)b->k + 1) * (size_t)b->nq, sizeof *b->R);
     if (b->k < 2)
         return b->R ? 0 : ax_oom(err);
     b->closed = calloc((size_t)b->k, sizeof *b->closed);
@@ -536,9 +638,16 @@ static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, d
     for (int n = 1; n <= b->k; n++) {
         int loc[FES_COMP] = { 0 };
         loc[b->k] = n;
-        int rc = explore(a, f, b, &b->closed[n - 1], loc, AX_COUNT_MAX);
+        fes_chain *c = &b->closed[n - 1];
+        int rc = explore(a, f, b, c, loc, AX_COUNT_MAX);
         if (rc != FES_EXPLORED)   /* too large a branch: not this shape (1), the windows */
             return rc < 0 ? ax_oom(err) : rc;
+        if (c->minout > 0) {      /* it holds n - 1 at most */
+            fes_free_chain(c);
+            memset(c, 0, sizeof *c);
+            b->cap = n - 1;
+            break;
+        }
     }
     return 0;
 }
@@ -583,10 +692,6 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
     for (int e = 0; e < a->nedges; e++)
         if (a->links.n[e] > 0)
             return 0;             /* a link's component: not covered */
-    for (int i = 0; i < a->ntasks; i++)
-        if ((a->d->src[i].nsteps && skel_flow_nalts(&a->d->src[i], 0) > 1) ||
-            (a->d->dst[i].nsteps && skel_flow_nalts(&a->d->dst[i], 0) > 1))
-            return 0;             /* a choice */
     struct ax_fes *f = calloc(1, sizeof *f);
     if (!f || !(f->bof = malloc((size_t)a->ntasks * sizeof *f->bof)) ||
         !(f->pos = malloc((size_t)a->ntasks * sizeof *f->pos)))
@@ -595,9 +700,10 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
         f->bof[i] = -1;
     int rc = block_past(a, f, over);
     rc = rc < 0 || rc == FES_OUT_OF_TIME ? rc : rc == FES_EXPLORED ? 1 : find_branches(a, f);
-    rc = rc == 0 ? layout(a, f) : rc < 0 ? ax_oom(err) : rc;
+    rc = rc < 0 ? ax_oom(err) : rc;
     for (int b = 0; rc == 0 && b < f->nb; b++)
         rc = build_closed(a, f, &f->br[b], err);
+    rc = rc == 0 ? layout(a, f) : rc;   /* the counts' radices: the branches' caps */
     int loc[FES_COMP] = { 0 };
     if (rc == 0 && (rc = explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX)) == FES_PAST_LIMIT)
         diag_set(err, "approximation: a par block reduced is above %d states", AX_COUNT_MAX);
@@ -626,7 +732,7 @@ static void set_rates(const skel_approx *a, const struct ax_fes *f, fes_chain *c
         const fes_tr *u = &c->tr[t];
         double r = u->kind == FES_MU       ? a->mu[u->idx]
                    : u->kind == FES_LAMBDA ? a->lambda[u->idx]
-                                           : f->br[u->idx].R[u->n];
+                                           : f->br[u->idx].R[u->n * f->br[u->idx].nq + u->pos];
         if (u->kind == FES_MU && node) {
             int cnt = 0;
             for (int q = 0; q < c->np; q++)
@@ -691,17 +797,36 @@ static int solve_chain(skel_approx *a, fes_chain *c, double tol, int max_sweeps)
     return -max_sweeps;
 }
 
-/* Flow of the chain's counted transitions (and, ready given, over the
- * probability of its ready states). */
-static double measured(const fes_chain *c, int ready)
+/* Flow of the chain's counted transitions. */
+static double measured(const fes_chain *c)
 {
-    double flow = 0, p = 0;
+    double flow = 0;
     for (int t = 0; t < c->ntr; t++)
         if (c->tr[t].meas)
             flow += c->pi[c->tr[t].from] * c->rate[t];
-    for (int s = 0; ready && s < c->n; s++)
-        p += c->ready[s] ? c->pi[s] : 0;
-    return ready ? (p > 0 ? flow / p : 0) : flow;
+    return flow;
+}
+
+/* Branch b's R at n items from its closed chain c: per local transition
+ * q of its last task receiving from the branch, the flow of q over the
+ * probability that the last task is in q's source state (a pipe's last
+ * task has one: the flow into it over P(it waits); a join's, one per
+ * branch and state of the join, its partial receipts kept). */
+static void branch_rates(const skel_approx *a, fes_branch *b, const fes_chain *c, int n)
+{
+    double *R = &b->R[n * b->nq];
+    const ax_ltr *lt = &a->ltr[a->lstart[b->task[b->k - 1]]];
+    for (int q = 0; q < b->nq; q++)
+        R[q] = 0;
+    for (int t = 0; t < c->ntr; t++)
+        if (c->tr[t].meas)
+            R[c->tr[t].meas - 1] += c->pi[c->tr[t].from] * c->rate[t];
+    for (int q = 0; q < b->nq; q++) {
+        double p = 0;
+        for (int s = 0; R[q] > 0 && s < c->n; s++)
+            p += c->lst[s] == lt[q].from ? c->pi[s] : 0;
+        R[q] = p > 0 ? R[q] / p : 0;
+    }
 }
 
 #define FES_TOL 1e-10
@@ -712,29 +837,27 @@ static double measured(const fes_chain *c, int ready)
                                  of the chains' relative FES_TOL 1e-10) */
 
 /* The busy probabilities of the tasks: those the reduced chain holds
- * from it, a branch's inner ones from its closed chains weighted by the
- * reduced chain's distribution of the branch's items. */
+ * from it; a branch's inner ones, the reduced chain's flow into the
+ * branch's last task at n items times the closed chain's busy time per
+ * item at n. Not the closed chain's busy at n weighted by the reduced
+ * chain's P(n): in the closed chain the item the last task hands on
+ * re-enters at once, in the reduced one the last task waits for the
+ * join, so fewer items pass at n (parbig under processor sharing, one
+ * task a node: b1 0.105, d1 0.116 busy for throughput / rate 0.0839). */
 static double busy_update(const skel_approx *a, struct ax_fes *f, double *pb)
 {
     fes_chain *r = &f->red;
     double *nb = calloc((size_t)a->ntasks + 1, sizeof *nb), change = 0;
     if (!nb)
         return INFINITY;
-    int loc[FES_COMP];
-    for (int s = 0; s < r->n; s++) {
-        int64_t code = r->code[s];
-        for (int p = 0; p < r->ncomp; p++) {
-            loc[p] = (int)(code % r->rad[p]);
-            code /= r->rad[p];
-        }
+    for (int s = 0; s < r->n; s++)
         for (int p = 0; p < r->np; p++)
             nb[r->ptask[p]] += (r->sbusy[s] >> p & 1) ? r->pi[s] : 0;
-        for (int b = 0; b < f->nb; b++) {
-            const fes_branch *B = &f->br[b];
-            int n = loc[r->np + b];
-            for (int q = 0; B->k > 1 && n > 0 && q < B->k - 1; q++)
-                nb[B->task[q]] += r->pi[s] * B->busy[(n - 1) * B->k + q];
-        }
+    for (int t = 0; t < r->ntr; t++) {
+        const fes_tr *u = &r->tr[t];
+        const fes_branch *B = u->kind == FES_R ? &f->br[u->idx] : NULL;
+        for (int q = 0; B && B->k > 1 && q < B->k - 1; q++)
+            nb[B->task[q]] += r->pi[u->from] * r->rate[t] * B->busy[(u->n - 1) * B->k + q];
     }
     for (int i = 0; i < a->ntasks; i++) {
         change = fmax(change, fabs(nb[i] - pb[i]));
@@ -742,6 +865,29 @@ static double busy_update(const skel_approx *a, struct ax_fes *f, double *pb)
     }
     free(nb);
     return change;
+}
+
+/* Branch b's closed chain at n items solved at the busy probabilities
+ * pb: its R(n) and its tasks' seconds computing per item. */
+static void closed_solve(skel_approx *a, fes_branch *B, int n, const int *node,
+                         const double *pb, int *conv, long *sweeps)
+{
+    fes_chain *c = &B->closed[n - 1];
+    set_fac(a, c, node, pb);
+    set_rates(a, a->fes, c, node);
+    int it = solve_chain(a, c, FES_TOL, FES_SWEEPS);
+    *conv &= it > 0;
+    *sweeps += it > 0 ? it : -it;
+    if (a->late)
+        return;
+    branch_rates(a, B, c, n);
+    double x = measured(c);   /* moves into the last task a second, closed */
+    for (int q = 0; q < B->k; q++) {
+        double p = 0;
+        for (int s = 0; s < c->n; s++)
+            p += (c->sbusy[s] >> q & 1) ? c->pi[s] : 0;
+        B->busy[(n - 1) * B->k + q] = x > 0 ? p / x : 0;
+    }
 }
 
 /* One solve of every chain at the busy probabilities pb (ps: node; NULL:
@@ -752,65 +898,55 @@ static double fes_once(skel_approx *a, const int *node, const double *pb, int *c
 {
     struct ax_fes *f = a->fes;
     for (int b = 0; b < f->nb; b++)
-        for (int n = 1; n < f->br[b].k + 1 && f->br[b].k > 1; n++) {
-            fes_chain *c = &f->br[b].closed[n - 1];
-            set_fac(a, c, node, pb);
-            set_rates(a, f, c, node);
-            int it = solve_chain(a, c, FES_TOL, FES_SWEEPS);
-            *conv &= it > 0;
-            *sweeps += it > 0 ? it : -it;
-            if (a->late)
-                return 0;
-            f->br[b].R[n] = measured(c, 1);
-            for (int q = 0; q < f->br[b].k; q++) {
-                double p = 0;
-                for (int s = 0; s < c->n; s++)
-                    p += (c->sbusy[s] >> q & 1) ? c->pi[s] : 0;
-                f->br[b].busy[(n - 1) * f->br[b].k + q] = p;
-            }
-        }
+        for (int n = 1; n < f->br[b].cap + 1 && f->br[b].k > 1 && !a->late; n++)
+            closed_solve(a, &f->br[b], n, node, pb, conv, sweeps);
+    if (a->late)
+        return 0;
     set_fac(a, &f->red, node, pb);
     set_rates(a, f, &f->red, node);
-    int it = a->late ? 0 : solve_chain(a, &f->red, FES_TOL, FES_SWEEPS);
+    int it = solve_chain(a, &f->red, FES_TOL, FES_SWEEPS);
     *conv &= it > 0;
     *sweeps += it > 0 ? it : -it;
-    return measured(&f->red, 0);
+    return measured(&f->red);
 }
 
-/* Per task the items it receives a second: the reduced chain's flow of
- * the moves into a held task (a branch's last task: its R moves; the
- * branch's inner tasks the same), x for a task receiving from none. Not
- * x for all: a deal's workers after the par each see 1/K of the items
- * (parbigdeal, deal(2): 0.1136 each, not 0.2272). A step of m members
- * is one item in m moves (a join's). */
-static void task_flows(skel_approx *a, double x)
+/* Adds to done[task] chain c's flow of each task's completions (the
+ * last phase of its computation: FES_MU transitions with n set). */
+static void chain_done(const fes_chain *c, double *done)
+{
+    for (int t = 0; t < c->ntr; t++)
+        if (c->tr[t].kind == FES_MU && c->tr[t].n)
+            done[c->tr[t].idx] += c->pi[c->tr[t].from] * c->rate[t];
+}
+
+/* Per task the items it completes a second: the reduced chain's flow of
+ * its completions for a task it holds; a branch's inner task q, its last
+ * task's times done(q) / done(last) in the branch's closed chain at its
+ * cap (a choice's branches see their part, a farm's workers theirs: n2's
+ * choice(1,2) 1/3 and 2/3, where the moves into the last task gave every
+ * inner task its rate). Not x for all: a deal's workers after the par
+ * each see 1/K of the items (parbigdeal, deal(2): 0.1136 each, not
+ * 0.2272). Out of memory, inner tasks get the last task's. */
+static void task_flows(skel_approx *a)
 {
     const struct ax_fes *f = a->fes;
-    const fes_chain *r = &f->red;
-    int *fed = calloc((size_t)a->ntasks + 1, sizeof *fed);
+    double *dn = calloc((size_t)a->ntasks + 1, sizeof *dn);
     for (int i = 0; i < a->ntasks; i++)
         a->thr[i] = 0;
-    for (int t = 0; t < r->ntr; t++) {
-        const fes_tr *u = &r->tr[t];
-        const fes_branch *B = u->kind == FES_R ? &f->br[u->idx] : NULL;
-        int to = B ? B->task[B->k - 1] : u->kind == FES_LAMBDA ? a->d->edges[u->idx].to : -1;
-        if (to >= 0)
-            a->thr[to] += r->pi[u->from] * r->rate[t];
+    chain_done(&f->red, a->thr);
+    for (int b = 0; b < f->nb; b++) {
+        const fes_branch *B = &f->br[b];
+        int L = B->task[B->k - 1];
+        if (B->k < 2 || B->cap < 1)
+            continue;
+        for (int i = 0; dn && i < a->ntasks; i++)
+            dn[i] = 0;
+        if (dn)
+            chain_done(&B->closed[B->cap - 1], dn);
+        for (int q = 0; q < B->k - 1; q++)
+            a->thr[B->task[q]] = dn && dn[L] > 0 ? a->thr[L] * dn[B->task[q]] / dn[L] : a->thr[L];
     }
-    for (int e = 0; fed && e < a->nedges; e++)
-        if (a->d->edges[e].to >= 0)
-            fed[a->d->edges[e].to] = 1;
-    for (int b = 0; b < f->nb; b++)
-        for (int q = 0; q < f->br[b].k - 1; q++)
-            a->thr[f->br[b].task[q]] = a->thr[f->br[b].task[f->br[b].k - 1]];
-    for (int i = 0; i < a->ntasks; i++) {
-        const skel_flow *S = &a->d->src[i];
-        if (!fed || !fed[i] || S->nsteps < 1)
-            a->thr[i] = x;    /* no move in (or out of memory: every item) */
-        else                  /* a join takes an item in one move per branch */
-            a->thr[i] *= (double)S->nsteps / S->start[S->nsteps];
-    }
-    free(fed);
+    free(dn);
 }
 
 int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
@@ -839,7 +975,7 @@ int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const in
         return diag_set(err, "approximation: out of time after %d rounds of the par's "
                              "reduced chain", round);
     }
-    task_flows(a, x);
+    task_flows(a);
     for (int i = 0; i < a->ntasks; i++)
         a->util[i] = ps_node ? pb[i] : a->thr[i] / mu[i];
     r->throughput = x;

@@ -10,7 +10,12 @@
  * receives are independent exponential races in gen.c's lattices, so each
  * branch is its send, its tasks and its return, on its own); a loop's the
  * geometric sum of its passes, each after the first behind the feedback
- * move. Times are kept as their first two moments (means and second
+ * move. An element is entered at, and left from, the tasks of its ends
+ * (ends_of): a choice first in a body or a branch, or next to another
+ * choice, is entered at each branch's first task as the sender draws it
+ * (gen.c), so a move between two elements is the mixture of the pairs'
+ * moves (a move between two choices is the first's branches'; a loop whose
+ * body begins with a choice has the feedback in each branch). Times are kept as their first two moments (means and second
  * moments of independent parts combine exactly through the sums and
  * mixtures); a par's longest branch needs the branches' distributions,
  * and under processor sharing their tasks on one node share it: each
@@ -34,6 +39,7 @@
 #define AX_PASS_STAGES 64     /* phases of one branch in it */
 #define AX_PASS_EDGES 96      /* ... and transitions between them */
 #define AX_PASS_STEPS 4096    /* Simpson intervals of a par's integral */
+#define AX_PASS_ENDS SKEL_PASS_ENDS   /* tasks an element is entered at or left from */
 #define AX_PASS_TAIL 1e-12    /* ... over [0, T], T where the longest branch's
                                  survival falls below this */
 
@@ -101,11 +107,90 @@ static pass_mom pass_move(const ax_pass_in *in, int x, int y)
     return mom_of(t + (in->buffer[e] > 0 ? 2 / h : 0), v);
 }
 
-/* Whether element n enters and leaves by one task (dag_serial.c
- * single_ends: a task, a loop, a pipe of such ends), its first and last. */
+/* Whether element n is walked as one element of its pipe (a task, loop or
+ * pipe), not as branches (a choice or par); it may still be entered at
+ * several tasks (a choice first in it: ends_of). */
 static int single(const skel_pass *n)
 {
     return n->kind != SKEL_CHOICE && n->kind != SKEL_PAR;
+}
+
+/* The tasks an element is entered at (or left from), each with its
+ * probability: a task itself; a pipe its first (last) element's; a choice
+ * its branches', weighted; a loop its body's (gen.c: the sender draws a
+ * choice's branch, a choice first in a body or branch included). n = 0:
+ * none (the loop's entry, which the reduced graph moves, or its exit);
+ * n = -1: too many, or a par at the end. */
+typedef struct pass_end {
+    int n;
+    int task[AX_PASS_ENDS];
+    double p[AX_PASS_ENDS];
+} pass_end;
+
+static void end_add(const skel_dag *d, int at, int last, double w, pass_end *e)
+{
+    const skel_pass *n = &d->pass[at];
+    if (e->n < 0)
+        return;
+    if (n->kind == SKEL_TASK) {
+        if (e->n == AX_PASS_ENDS) {
+            e->n = -1;
+            return;
+        }
+        e->task[e->n] = n->lo;
+        e->p[e->n++] = w;
+    } else if (n->kind == SKEL_LOOP) {
+        end_add(d, at + 1, last, w, e);
+    } else if (n->kind == SKEL_PIPE) {
+        int c = at + 1, k = at + 1;
+        for (; last && k < at + n->size; k += d->pass[k].size)
+            c = k;
+        end_add(d, c, last, w, e);
+    } else if (n->kind == SKEL_CHOICE) {
+        for (int c = at + 1; c < at + n->size; c += d->pass[c].size)
+            end_add(d, c, last, w * d->pass[c].prob, e);
+    } else
+        e->n = -1;
+}
+
+static pass_end ends_of(const skel_dag *d, int at, int last)
+{
+    pass_end e = { 0 };
+    end_add(d, at, last, 1, &e);
+    return e;
+}
+
+/* Whether end e is one task, entered or left always. */
+static int end_one(const pass_end *e)
+{
+    return e->n == 1 && e->p[0] == 1;
+}
+
+static pass_mom pass_move(const ax_pass_in *in, int x, int y);
+
+/* The moves from end a to end b: the mixture of the pairs' moves, a's and
+ * b's draws independent (zero where either is none). */
+static pass_mom move_mix(const ax_pass_in *in, const pass_end *a, const pass_end *b)
+{
+    if (end_one(a) && end_one(b))
+        return pass_move(in, a->task[0], b->task[0]);
+    pass_mom t = { 0, 0 };
+    for (int i = 0; i < a->n; i++)
+        for (int j = 0; j < b->n; j++) {
+            pass_mom m = pass_move(in, a->task[i], b->task[j]);
+            t.m1 += a->p[i] * b->p[j] * m.m1;
+            t.m2 += a->p[i] * b->p[j] * m.m2;
+        }
+    return t;
+}
+
+double ax_pass_end_prob(const skel_dag *d, int at, int task, int last)
+{
+    pass_end e = ends_of(d, at, last);
+    double p = 0;
+    for (int k = 0; k < e.n; k++)
+        p += e.task[k] == task ? e.p[k] : 0;
+    return p;
 }
 
 static double erlang_cdf(int k, double x)
@@ -267,7 +352,8 @@ static int ph_split(const ax_pass_in *in, int at, int x, int y, pass_ph *g)
 }
 
 /* Element `at`: a task's work on its node, a pipe's elements and moves
- * (pass_pipe); a loop is not (-1). */
+ * (pass_pipe); a loop is not, nor a choice at the pipe's end or next to
+ * another (-1: the par's branches fitted instead). */
 static int ph_elem(const ax_pass_in *in, int at, pass_ph *g)
 {
     const skel_pass *n = &in->d->pass[at], *prev = NULL;
@@ -277,6 +363,9 @@ static int ph_elem(const ax_pass_in *in, int at, pass_ph *g)
         return -1;
     for (int c = at + 1; c < at + n->size; prev = &in->d->pass[c], c += in->d->pass[c].size) {
         const skel_pass *x = &in->d->pass[c], *next = &in->d->pass[c + x->size];
+        if (!single(x) && (!prev || !single(prev) || c + x->size >= at + n->size ||
+                           !single(next)))
+            return -1;   /* a choice at an end or by another: pass_pipe's ends */
         int rc = !single(x) ? ph_split(in, c, prev->hi - 1, next->lo, g)
                  : prev && single(prev) && ph_move(in, prev->hi - 1, x->lo, g) < 0 ? -1
                  : ph_elem(in, c, g);
@@ -386,29 +475,37 @@ static int par_chain(const ax_pass_in *in, int at, int x, int y, pass_mom *out)
     return ok;
 }
 
-static pass_mom pass_split(const ax_pass_in *in, int at, int x, int y);
+static pass_mom pass_split(const ax_pass_in *in, int at, const pass_end *x,
+                           const pass_end *y);
+static pass_mom pass_pipe(const ax_pass_in *in, int at, const pass_end *x, const pass_end *y);
 
-/* Branch c of a choice or par entered from task x, left to task y: its
+/* Branch c of a choice or par entered from end x, left to end y: its
  * move in, its time, its move out. */
-static pass_mom pass_branch(const ax_pass_in *in, int c, int x, int y)
+static pass_mom pass_branch(const ax_pass_in *in, int c, const pass_end *x,
+                            const pass_end *y)
 {
     const skel_pass *b = &in->d->pass[c];
-    if (!single(b))   /* a choice's par: each of its branches moves in and out */
+    if (!single(b))   /* a choice's par or choice: each of its branches moves in and out */
         return pass_split(in, c, x, y);
-    pass_mom t = mom_add(pass_move(in, x, b->lo), pass_elem(in, c));
-    return mom_add(t, pass_move(in, b->hi - 1, y));
+    pass_end bi = ends_of(in->d, c, 0), bo = ends_of(in->d, c, 1);
+    if (b->kind == SKEL_PIPE && !(end_one(&bi) && end_one(&bo)))
+        return pass_pipe(in, c, x, y);   /* a choice at its end */
+    pass_mom t = mom_add(move_mix(in, x, &bi), pass_elem(in, c));
+    return mom_add(t, move_mix(in, &bo, y));
 }
 
-/* A choice or par at `at` between tasks x and y: the mixture of its
- * branches, or their longest. */
-static pass_mom pass_split(const ax_pass_in *in, int at, int x, int y)
+/* A choice or par at `at` between ends x and y: the mixture of its
+ * branches, or their longest (a par's chain of phases between two tasks). */
+static pass_mom pass_split(const ax_pass_in *in, int at, const pass_end *x,
+                           const pass_end *y)
 {
     const skel_pass *n = &in->d->pass[at];
     pass_fit f[SKEL_MAX_GROUPS];
     pass_mom mix = { 0, 0 };
     int nb = 0;
     double longest = 0;
-    if (n->kind == SKEL_PAR && par_chain(in, at, x, y, &mix))
+    if (n->kind == SKEL_PAR && end_one(x) && end_one(y) &&
+        par_chain(in, at, x->task[0], y->task[0], &mix))
         return mix;
     for (int c = at + 1; c < at + n->size; c += in->d->pass[c].size) {
         pass_mom b = pass_branch(in, c, x, y);
@@ -423,24 +520,64 @@ static pass_mom pass_split(const ax_pass_in *in, int at, int x, int y)
     return n->kind == SKEL_CHOICE ? mix : nb ? mom_max(f, nb, longest) : mix;
 }
 
-/* A pipe's elements and the moves between them (a choice's or par's in
- * its branches). */
-static pass_mom pass_pipe(const ax_pass_in *in, int at)
+/* The ends of the element of pipe `at` at child c (its last: nc) seen by
+ * its neighbours. */
+typedef struct pipe_step {
+    pass_end in, out;         /* a choice's or par's branches move in from in,
+                                 out to out; a single element's move in from in */
+    int split, last;
+} pipe_step;
+
+/* Child c of pipe `at` after a child whose ends were prev (split: a choice
+ * or par, whose branches moved out to this one already), the pipe entered
+ * from x and left to y: a move between two choices is the first's. */
+static pipe_step pipe_at(const ax_pass_in *in, int at, int c, const pass_end *prev,
+                         int prev_split, const pass_end *y)
 {
-    const skel_pass *n = &in->d->pass[at], *prev = NULL;
+    const skel_pass *n = &in->d->pass[at], *x = &in->d->pass[c];
+    pipe_step s = { .split = !single(x), .last = c + x->size >= at + n->size };
+    s.in = prev_split ? (pass_end){ 0 } : *prev;
+    s.out = s.last ? *y : ends_of(in->d, c + x->size, 0);
+    return s;
+}
+
+/* A pipe's elements and the moves between them (a choice's or par's in
+ * its branches), entered from end x and left to end y (none: the loop's
+ * entry and exit, the reduced graph's moves). */
+static pass_mom pass_pipe(const ax_pass_in *in, int at, const pass_end *x, const pass_end *y)
+{
+    const skel_pass *n = &in->d->pass[at];
     pass_mom t = { 0, 0 };
+    pass_end prev = *x;
+    int prev_split = 0;
     for (int c = at + 1; c < at + n->size; c += in->d->pass[c].size) {
-        const skel_pass *x = &in->d->pass[c], *next = &in->d->pass[c + x->size];
-        if (!single(x)) {
-            t = mom_add(t, pass_split(in, c, prev->hi - 1, next->lo));
+        pipe_step s = pipe_at(in, at, c, &prev, prev_split, y);
+        if (s.split) {
+            t = mom_add(t, pass_split(in, c, &s.in, &s.out));
         } else {
-            if (prev && single(prev))
-                t = mom_add(t, pass_move(in, prev->hi - 1, x->lo));
+            pass_end ci = ends_of(in->d, c, 0);
+            if (s.in.n)
+                t = mom_add(t, move_mix(in, &s.in, &ci));
             t = mom_add(t, pass_elem(in, c));
         }
-        prev = x;
+        prev = ends_of(in->d, c, 1);
+        prev_split = s.split;
+        if (s.last && !s.split && y->n)
+            t = mom_add(t, move_mix(in, &prev, y));
     }
     return t;
+}
+
+/* A loop's pass after the first, G: the feedback move and a pass. With a
+ * choice first in its body the feedback's branch is the pass's (its move
+ * one of the choice's branches'). */
+static pass_mom pass_again(const ax_pass_in *in, int at, pass_mom p)
+{
+    const skel_pass *b = &in->d->pass[at + 1];
+    pass_end bi = ends_of(in->d, at + 1, 0), bo = ends_of(in->d, at + 1, 1);
+    if (end_one(&bi) && end_one(&bo))
+        return mom_add(pass_move(in, b->hi - 1, b->lo), p);
+    return pass_pipe(in, at + 1, &bo, &(pass_end){ 0 });
 }
 
 /* A loop of mean m over body P with feedback F: the first pass, then N - 1
@@ -448,9 +585,9 @@ static pass_mom pass_pipe(const ax_pass_in *in, int at)
  * Var S = Var P + (m - 1) Var G + m (m - 1) (E G)^2, G = F + P. */
 static pass_mom pass_loop(const ax_pass_in *in, int at)
 {
-    const skel_pass *n = &in->d->pass[at], *b = &in->d->pass[at + 1];
+    const skel_pass *n = &in->d->pass[at];
     double m = n->mean;
-    pass_mom p = pass_elem(in, at + 1), g = mom_add(pass_move(in, b->hi - 1, b->lo), p);
+    pass_mom p = pass_elem(in, at + 1), g = pass_again(in, at, p);
     double vp = p.m2 - p.m1 * p.m1, vg = g.m2 - g.m1 * g.m1;
     return mom_of(p.m1 + (m - 1) * g.m1, vp + (m - 1) * vg + m * (m - 1) * g.m1 * g.m1);
 }
@@ -462,7 +599,7 @@ static pass_mom pass_elem(const ax_pass_in *in, int at)
     if (n->kind == SKEL_LOOP)
         return pass_loop(in, at);
     if (n->kind == SKEL_PIPE)
-        return pass_pipe(in, at);
+        return pass_pipe(in, at, &(pass_end){ 0 }, &(pass_end){ 0 });
     int i = n->lo;
     return mom_of(1 / in->mu[i], in->tscv[i] / (in->mu[i] * in->mu[i]));
 }
@@ -517,13 +654,18 @@ static int lay_shared(const ax_pass_in *in, int at, int b)
  * par body, all on one node, -6.42% that way, -3.52% stretched by the
  * span's growth alone); a choice's each stretched over the span at its
  * share of it (p T_c / span: its time per pass kept). */
-static double lay_split(lay_walk *c, int at, int x, int y, double t0, double k, double w)
+static double lay_pipe(lay_walk *c, int at, const pass_end *x, const pass_end *y, double t0,
+                       double k, double w);
+
+static double lay_split(lay_walk *c, int at, const pass_end *x, const pass_end *y, double t0,
+                        double k, double w)
 {
     const skel_pass *n = &c->in->d->pass[at];
     double span = pass_split(c->in, at, x, y).m1;
     for (int b = at + 1; b < at + n->size; b += c->in->d->pass[b].size) {
         const skel_pass *br = &c->in->d->pass[b];
         double tb = pass_branch(c->in, b, x, y).m1, kb = k, wb = w;
+        pass_end bi = ends_of(c->in->d, b, 0), bo = ends_of(c->in->d, b, 1);
         if (n->kind == SKEL_CHOICE && tb > 0 && span > 0) {
             kb = k * span / tb;
             wb = w * br->prob * tb / span;
@@ -531,28 +673,36 @@ static double lay_split(lay_walk *c, int at, int x, int y, double t0, double k, 
             kb = k * span / tb;
         if (!single(br))
             lay_split(c, b, x, y, t0, kb, wb);
-        else {
-            double in = pass_move(c->in, x, br->lo).m1;
-            lay_elem(c, b, t0 + kb * in, kb, wb);
-        }
+        else if (br->kind == SKEL_PIPE && !(end_one(&bi) && end_one(&bo)))
+            lay_pipe(c, b, x, y, t0, kb, wb);
+        else
+            lay_elem(c, b, t0 + kb * move_mix(c->in, x, &bi).m1, kb, wb);
     }
     return span;
 }
 
-static double lay_pipe(lay_walk *c, int at, double t0, double k, double w)
+/* A pipe laid out as pass_pipe walks it (its moves from x and to y). */
+static double lay_pipe(lay_walk *c, int at, const pass_end *x, const pass_end *y, double t0,
+                       double k, double w)
 {
-    const skel_pass *n = &c->in->d->pass[at], *prev = NULL;
+    const skel_pass *n = &c->in->d->pass[at];
     double t = 0;
+    pass_end prev = *x;
+    int prev_split = 0;
     for (int b = at + 1; b < at + n->size; b += c->in->d->pass[b].size) {
-        const skel_pass *x = &c->in->d->pass[b], *next = &c->in->d->pass[b + x->size];
-        if (!single(x))
-            t += lay_split(c, b, prev->hi - 1, next->lo, t0 + k * t, k, w);
+        pipe_step s = pipe_at(c->in, at, b, &prev, prev_split, y);
+        if (s.split)
+            t += lay_split(c, b, &s.in, &s.out, t0 + k * t, k, w);
         else {
-            if (prev && single(prev))
-                t += pass_move(c->in, prev->hi - 1, x->lo).m1;
+            pass_end bi = ends_of(c->in->d, b, 0);
+            if (s.in.n)
+                t += move_mix(c->in, &s.in, &bi).m1;
             t += lay_elem(c, b, t0 + k * t, k, w);
         }
-        prev = x;
+        prev = ends_of(c->in->d, b, 1);
+        prev_split = s.split;
+        if (s.last && !s.split && y->n)
+            t += move_mix(c->in, &prev, y).m1;
     }
     return t;
 }
@@ -586,7 +736,7 @@ static double lay_elem(lay_walk *c, int at, double t0, double k, double w)
     if (n->kind == SKEL_LOOP)
         return lay_loop(c, at, t0, k, w);
     if (n->kind == SKEL_PIPE)
-        return lay_pipe(c, at, t0, k, w);
+        return lay_pipe(c, at, &(pass_end){ 0 }, &(pass_end){ 0 }, t0, k, w);
     double t = 1 / c->in->mu[n->lo];
     lay_piece(c, t0, t0 + k * t, w, n->lo);
     return t;
@@ -624,8 +774,9 @@ static int lay_cut(ax_lay *l, double pre, double body, double total)
 
 int ax_pass_layout(const ax_pass_in *in, int at, double pre, ax_lay *l)
 {
-    const skel_pass *n = &in->d->pass[at], *b = &in->d->pass[at + 1];
-    double m = n->mean, post = pass_move(in, b->hi - 1, b->lo).m1 * (m - 1) / m;
+    const skel_pass *n = &in->d->pass[at];
+    pass_end bi = ends_of(in->d, at + 1, 0), bo = ends_of(in->d, at + 1, 1);
+    double m = n->mean, post = move_mix(in, &bo, &bi).m1 * (m - 1) / m;
     lay_walk c = { in, l, 0 };
     l->np = 0;
     l->n = 0;

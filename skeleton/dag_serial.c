@@ -52,21 +52,78 @@ static int gated(const skel_node *n)
 }
 
 static int one_server(const skel_node *n);
+static int server_part(const skel_node *n);
 
 /* Whether an element of a one-server body enters and leaves by one task:
- * a task, a one-server loop, or a pipe that begins and ends with such. */
+ * a task, a one-server loop over such ends, or a pipe that begins and ends
+ * with such (a par's fork and join are one task each). */
 static int single_ends(const skel_node *n)
 {
     if (n->kind == SKEL_PIPE)
         return single_ends(n->children[0]) && single_ends(n->children[n->nchildren - 1]);
-    return n->kind == SKEL_TASK || one_server(n);
+    if (n->kind == SKEL_LOOP)
+        return one_server(n) && single_ends(n->children[0]);
+    return n->kind == SKEL_TASK;
+}
+
+/* The tasks element n is entered at (last 0) or left from (last 1), as
+ * approx_pass.c's ends: a choice's branches' each; -1 with a par there. */
+static int end_tasks(const skel_node *n, int last)
+{
+    if (n->kind == SKEL_TASK)
+        return 1;
+    if (n->kind == SKEL_LOOP)
+        return end_tasks(n->children[0], last);
+    if (n->kind == SKEL_PIPE)
+        return end_tasks(n->children[last ? n->nchildren - 1 : 0], last);
+    if (n->kind != SKEL_CHOICE)
+        return -1;
+    int t = 0;
+    for (int k = 0; k < n->nchildren; k++) {
+        int e = end_tasks(n->children[k], last);
+        if (e < 0)
+            return -1;
+        t += e;
+    }
+    return t;
+}
+
+/* Whether n's ends are tasks, at most SKEL_PASS_ENDS a side. */
+static int ends_ok(const skel_node *n)
+{
+    int a = end_tasks(n, 0), b = end_tasks(n, 1);
+    return a > 0 && a <= SKEL_PASS_ENDS && b > 0 && b <= SKEL_PASS_ENDS;
+}
+
+/* Whether element n forks or joins by its neighbours' tasks: a par, or a
+ * choice with a par as a branch (its branches move from the task before
+ * the choice and to the task after it). */
+static int needs_single(const skel_node *n)
+{
+    if (n->kind == SKEL_PAR)
+        return 1;
+    for (int k = 0; n->kind == SKEL_CHOICE && k < n->nchildren; k++)
+        if (n->children[k]->kind == SKEL_PAR)
+            return 1;
+    return 0;
+}
+
+/* Whether child k of pipe n may be there: a par (or a choice of a par)
+ * between two elements of single ends; anything else anywhere (a choice
+ * first, last or by another: approx_pass.c's ends). */
+static int pipe_place(const skel_node *n, int k)
+{
+    if (!needs_single(n->children[k]))
+        return 1;
+    return k > 0 && k < n->nchildren - 1 && single_ends(n->children[k - 1]) &&
+           single_ends(n->children[k + 1]);
 }
 
 /* Whether n can be part of a one-server body: a task, a one-server loop,
- * or a pipe, choice or par of such, each choice or par between two
- * elements of single ends and each of its branches of single ends or (a
- * choice's) a par of such (so every move of a pass is between two known
- * tasks, approx_pass.c). */
+ * or a pipe, choice or par of such, each par between two elements of
+ * single ends, a par's branches and a choice's (but a par) entered and
+ * left at tasks (so every move of a pass is between known tasks,
+ * approx_pass.c). */
 static int server_part(const skel_node *n)
 {
     if (n->kind == SKEL_TASK || n->kind == SKEL_LOOP)
@@ -77,12 +134,8 @@ static int server_part(const skel_node *n)
         const skel_node *x = n->children[k];
         if (!server_part(x))
             return 0;
-        if (n->kind != SKEL_PIPE && !single_ends(x) &&
-            !(n->kind == SKEL_CHOICE && x->kind == SKEL_PAR))
-            return 0;
-        if (n->kind == SKEL_PIPE && !single_ends(x) &&
-            (k == 0 || k == n->nchildren - 1 || !single_ends(n->children[k - 1]) ||
-             !single_ends(n->children[k + 1])))
+        if (n->kind == SKEL_PIPE ? !pipe_place(n, k)
+                                 : !ends_ok(x) && !(n->kind == SKEL_CHOICE && x->kind == SKEL_PAR))
             return 0;
     }
     return 1;
@@ -90,16 +143,17 @@ static int server_part(const skel_node *n)
 
 /* A gated loop whose gate admits one item and whose body is a pipe of
  * tasks, of such loops (nested: the inner gate then holds the one item
- * the outer one lets in), and of choices and pars of those (server_part):
- * the body is then one server, an item's passes through it one after the
- * other, and the loop is one task looping over itself (each computation a
- * pass, approx_flow.c's rates) with its gates kept exactly. */
+ * the outer one lets in), and of choices and pars of those (server_part;
+ * a choice may begin it): the body is then one server, an item's passes
+ * through it one after the other, and the loop is one task looping over
+ * itself (each computation a pass, approx_flow.c's rates) with its gates
+ * kept exactly. */
 static int one_server(const skel_node *n)
 {
     const skel_node *b = n->children[0];
     if (!gated(n) || n->cap > 1 || b->kind != SKEL_PIPE || b->nchildren < 2)
         return 0;
-    return server_part(b) && single_ends(b);
+    return server_part(b) && ends_ok(b);
 }
 
 /* The visits per item of the tasks of one-server element n, entered v

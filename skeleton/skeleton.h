@@ -165,6 +165,9 @@ typedef struct skel_gate {
     double mean;         /* the loop's mean iterations (passes per entry) */
 } skel_gate;
 
+#define SKEL_PASS_ENDS 32    /* tasks a one-server body's element is entered at or
+                                left from (a choice first in it: its branches') */
+
 /* One node of a one-server loop's subtree (dag_serial.c), in preorder: its
  * children follow it, each after the previous one's subtree. */
 typedef struct skel_pass {
