@@ -269,6 +269,8 @@ struct skel_approx {
     unsigned char *as_bit;    /* per edge: some window keeps a partner of it as a bit */
     double *alpha_send, *alpha_recv, *gamma_send, *gamma_recv;   /* per edge */
     double *rate;             /* per transition of the window being solved */
+    struct ax_shr *shr;       /* the window's processor sharing (approx_solve.c,
+                                 ~37 KB: off the stack) */
     double *prev;             /* per transition of every window: its last rate */
     double *dense;            /* AX_DENSE_MAX^2 */
     double *marg;             /* per local state of one task */
@@ -405,6 +407,9 @@ int ax_partner(const skel_approx *a, const ax_ltr *t);
 int ax_is_ready(const skel_approx *a, int x, int l, int e, int send);
 /* Moves (distinct edges) and computations task x may make from state l. */
 int ax_nchoices(const skel_approx *a, int x, int l);
+
+/* approx_solve.c: the size of a window's processor sharing (a->shr). */
+size_t ax_shr_size(void);
 
 /* approx_chain.c */
 /* States found so far: product code -> index, open addressing (the

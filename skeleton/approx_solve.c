@@ -490,15 +490,20 @@ static double ctr_rate(const skel_approx *a, const ax_ctr *c, ax_shr *sh)
     return r * f * (sh->ng ? owner_factor(a, c, sh) : 1);
 }
 
+size_t ax_shr_size(void)
+{
+    return sizeof(ax_shr);
+}
+
 void ax_solve_window(skel_approx *a, const ax_win *w)
 {
     double *pi = a->pi + w->p0, *prev = a->prev + w->c0;
     const ax_ctr *c = a->ctr + w->c0;
-    ax_shr sh;
-    share_factors(a, w, &sh);
+    ax_shr *sh = a->shr;
+    share_factors(a, w, sh);
     int unchanged = 1;
     for (int k = 0; k < w->nc; k++) {
-        a->rate[k] = ctr_rate(a, &c[k], &sh);
+        a->rate[k] = ctr_rate(a, &c[k], sh);
         unchanged &= a->rate[k] == prev[k];
         prev[k] = a->rate[k];
     }
