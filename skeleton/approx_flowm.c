@@ -339,16 +339,35 @@ static int fork_span(const skel_approx *a, int p, int *sk)
  * 173 sweeps; with both forks in one block (47,162 states) -0.21%. */
 static void fork_mates(skel_approx *a, int p, int s0, int sk)
 {
-    int forks = 1;
     for (int q = p + 1; q < s0; q++) {
         int qk, q0 = step_groups(&a->d->dst[q]) > 1 ? fork_span(a, q, &qk) : -1;
-        if (q0 == s0 && qk == sk && a->dblk[q] < 0) {
+        if (q0 == s0 && qk == sk && a->dblk[q] < 0)
             a->dblk[q] = p;
-            forks++;
-        }
     }
-    a->par_forks = forks > a->par_forks ? forks : a->par_forks;
 }
+
+/* Task q is a mate of fork p: another fork to the same branches, in p's
+ * block (fork_mates). An inner par's fork nested in one of p's branches
+ * is in p's block too, but forks to other branches: not a mate. */
+int ax_fork_mate(const skel_approx *a, int q, int p)
+{
+    if (q == p || !ax_par_fork(a, q) || !ax_par_fork(a, p) || a->dblk[q] != p)
+        return 0;
+    int qk, pk, q0 = fork_span(a, q, &qk), p0 = fork_span(a, p, &pk);
+    return q0 == p0 && qk == pk;
+}
+
+/* The forks par block p holds: p and its mates (0: p is no par's fork). */
+int ax_block_forks(const skel_approx *a, int p)
+{
+    if (!ax_par_fork(a, p))
+        return 0;
+    int n = 1;
+    for (int q = 0; q < a->ntasks; q++)
+        n += ax_fork_mate(a, q, p);
+    return n;
+}
+
 
 /* A par's fork, branches and join form a block (a->dblk, as a deal's
  * producer, members and consumer): a window takes them all or none
