@@ -54,6 +54,7 @@ static int alloc_eval(skel_approx *a, diag *err)
     a->gamma_send = malloc(ne * sizeof *a->gamma_send);
     a->gamma_recv = malloc(ne * sizeof *a->gamma_recv);
     a->rate = malloc((size_t)maxc * sizeof *a->rate);
+    a->shr = malloc(ax_shr_size());
     a->prev = malloc((size_t)(a->nctr + 1) * sizeof *a->prev);
     a->dense = malloc((size_t)AX_DENSE_MAX * AX_DENSE_MAX * sizeof *a->dense);
     a->marg = malloc((size_t)(a->maxloc + 1) * sizeof *a->marg);
@@ -79,7 +80,7 @@ static int alloc_eval(skel_approx *a, diag *err)
     if (!a->rep || !a->nrr || !a->rr || !a->erep || !a->ehead || !a->enext || !a->hist)
         return ax_oom(err);
     if (!a->pi || !a->rho_send || !a->rho_recv || !a->alpha_send || !a->alpha_recv ||
-        !a->gamma_send || !a->gamma_recv || !a->rate || !a->prev || !a->dense ||
+        !a->gamma_send || !a->gamma_recv || !a->rate || !a->shr || !a->prev || !a->dense ||
         !a->marg || !a->xsum || !a->bsum || !a->xcnt || !a->util || !a->thr || !a->bynode || !a->pairs || !a->fen_send || !a->fen_recv || !a->grp0 ||
         !a->grpn || !a->pbusy)
         return ax_oom(err);
@@ -369,6 +370,7 @@ static void free_eval(skel_approx *a)
     free(a->gamma_send);
     free(a->gamma_recv);
     free(a->rate);
+    free(a->shr);
     free(a->prev);
     free(a->dense);
     free(a->marg);
@@ -578,6 +580,7 @@ static int rebuild(skel_approx *a, const double *scv, const int *buffer, unsigne
     a->ghost_of = tmp.ghost_of;
     a->ghost_ov = tmp.ghost_ov;
     a->ghost_nph = tmp.ghost_nph;
+    a->ghost_par = tmp.ghost_par;
     a->nghost = tmp.nghost;
     ax_est_keep_links(a, b);          /* the links the caller placed, for the estimate */
     skel_approx_free(b);

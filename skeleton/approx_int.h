@@ -274,6 +274,8 @@ struct skel_approx {
     unsigned char *as_bit;    /* per edge: some window keeps a partner of it as a bit */
     double *alpha_send, *alpha_recv, *gamma_send, *gamma_recv;   /* per edge */
     double *rate;             /* per transition of the window being solved */
+    struct ax_shr *shr;       /* the window's processor sharing (approx_solve.c,
+                                 ~37 KB: off the stack) */
     double *prev;             /* per transition of every window: its last rate */
     double *dense;            /* AX_DENSE_MAX^2 */
     double *marg;             /* per local state of one task */
@@ -299,6 +301,10 @@ struct skel_approx {
                                  computing phases (the pass laid out, phase j its
                                  j-th Erlang phase), */
     const int *ghost_nph;     /* and their number (1: no layout, ghost_p alone); */
+    const int *ghost_par;     /* per ghost 1: its loop's body holds a par, whose
+                                 branches compute at once: its share the mean
+                                 while the owner computes, no owner factor
+                                 (approx_solve.c); NULL: none */
     int nghost;               /* how many (0: none) */
     signed char *lph;         /* ps with ghosts: per local state (as busy) its
                                  computing phase (rank among the task's busy
@@ -404,6 +410,9 @@ int ax_partner(const skel_approx *a, const ax_ltr *t);
 int ax_is_ready(const skel_approx *a, int x, int l, int e, int send);
 /* Moves (distinct edges) and computations task x may make from state l. */
 int ax_nchoices(const skel_approx *a, int x, int l);
+
+/* approx_solve.c: the size of a window's processor sharing (a->shr). */
+size_t ax_shr_size(void);
 
 /* approx_chain.c */
 /* States found so far: product code -> index, open addressing (the
@@ -570,6 +579,12 @@ double ax_ghost_given(const skel_approx *a, int o, int node, int x);
 /* P(y computes | o computes in the phases weighted by ov, nph of them):
  * a ghost's sharer given that the ghost computes; ax_cond_busy without. */
 double ax_cond_phase(const skel_approx *a, int o, int y, const double *ov, int nph);
+/* Ghost k's share of its owner's computing phase j (its layout's, where
+ * it is laid out over the owner's phases), else of the whole pass. */
+double ax_ghost_phase(const skel_approx *a, int k, int j);
+/* Task x's computing phase in its local state l; -1: not computing (or
+ * no phases kept: no ghosts). */
+int ax_local_phase(const skel_approx *a, int x, int l);
 
 /* approx_flowm.c: the machine of a task with par/choice/loop steps, of l
  * rounds; ax_ltr_into (approx_machine.c) adds a transition into comp0

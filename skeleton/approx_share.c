@@ -298,3 +298,16 @@ double ax_cond_phase(const skel_approx *a, int o, int y, const double *ov, int n
     }
     return v && t > 0 ? fmin(1, s / t) : ax_cond_busy(a, o, y);
 }
+
+double ax_ghost_phase(const skel_approx *a, int k, int j)
+{
+    int nph = a->ghost_ov ? a->ghost_nph[k] : 1;
+    if (nph < 2 || nph != phases_of(a, a->ghost_of[k]) || j < 0 || j >= nph)
+        return a->ghost_p[k];
+    return a->ghost_ov[(size_t)k * AX_GPH + (size_t)j];
+}
+
+int ax_local_phase(const skel_approx *a, int x, int l)
+{
+    return a->lph ? a->lph[a->loff[x] + l] : -1;
+}
