@@ -441,8 +441,9 @@ int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rat
 unsigned long ax_par_cap(const skel_approx *a);
 
 /* approx_parfes.c: a par block whose tasks' local states multiply past
- * over, its branches chains of plain tasks, no link with a component: its
- * reduced chain built into a->fes (1), not this shape (0), -1 on an error */
+ * over, its branches pipelines (a par, choice, farm or deal nested in one
+ * held whole), no link with a component: its reduced chain built into
+ * a->fes (1), not this shape (0), -1 on an error */
 int ax_fes_build(skel_approx *a, unsigned long over, diag *err);
 void ax_fes_free(struct ax_fes *f);
 int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
