@@ -102,6 +102,11 @@
                                  caller does not size them (approx_window.c
                                  block_budget): spec11-purchase.bpel's, 10,434, by
                                  the windows alone -45.3% within deal_states */
+#define AX_PAR_FORKS_STATES 65536   /* ... and a block of several forks (a par after
+                                 a farm: each member's last task forks to the
+                                 branches) up to this many: m5 of issue 15, an
+                                 xfarm(2) of pipe(2) before a par of pipes of 3
+                                 and 4 tasks, 47,162; cut, -8.25% */
 #define AX_PAR_STATE_SECS 2e-5  /* under a deadline, a par's block is counted this
                                  many seconds a reachable state (explored, then
                                  solved: spec11-purchase.bpel's, 10,434, built and
@@ -333,6 +338,8 @@ struct skel_approx {
     unsigned long given_max, given_deal;   /* the caller's max_states and deal_states,
                                  which a whole model's window overrides */
     unsigned long given_whole;   /* the caller's whole_states (1: no model whole) */
+    int par_forks;            /* the most forks one par's block holds (ax_par_blocks:
+                                 a par after a farm forks from each member) */
     int cut;                  /* a deal no window can hold whole (approx_group.c) */
     int short_cut;            /* a deal of deals whose windows cannot hold a move's
                                  round robins (approx_layer.c): skel_approx_new
@@ -439,6 +446,10 @@ int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rat
 /* The reachable states a par's block may have in one window: within
  * max_states, AX_PAR_STATES and what the deadline affords. */
 unsigned long ax_par_cap(const skel_approx *a);
+/* The reachable states a window may have: max_states, or where a par's
+ * block holds several forks and the caller sized nothing, up to
+ * AX_PAR_FORKS_STATES. */
+unsigned long ax_par_window_cap(const skel_approx *a);
 
 /* approx_parfes.c: a par block whose tasks' local states multiply past
  * over, its branches pipelines (a par, choice, farm or deal nested in one

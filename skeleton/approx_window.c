@@ -154,12 +154,29 @@ int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
  * deadline affords (all of AX_PAR_STATES without one): AX_PAR_SHARE of
  * it at AX_PAR_STATE_SECS a state (the block explored, then solved in
  * each sweep of the evaluation that must answer by then). */
-static unsigned long par_affordable(const skel_approx *a)
+static unsigned long par_affordable(const skel_approx *a, unsigned long top)
 {
     if (a->o.deadline <= 0)
-        return AX_PAR_STATES;
+        return top;
     double n = AX_PAR_SHARE * (a->o.deadline - clock_now()) / AX_PAR_STATE_SECS;
-    return n <= 0 ? 0 : n >= AX_PAR_STATES ? AX_PAR_STATES : (unsigned long)n;
+    return n <= 0 ? 0 : n >= (double)top ? top : (unsigned long)n;
+}
+
+/* The most reachable states a par's block is held whole within, the
+ * caller's max_states aside: AX_PAR_FORKS_STATES where a block holds
+ * several forks (each member of a farm before the par forks), else
+ * AX_PAR_STATES. */
+static unsigned long par_top(const skel_approx *a)
+{
+    return a->par_forks > 1 ? AX_PAR_FORKS_STATES : AX_PAR_STATES;
+}
+
+unsigned long ax_par_window_cap(const skel_approx *a)
+{
+    unsigned long top = par_top(a);
+    return a->whole || a->given_max || a->given_deal || a->o.max_states >= top
+               ? a->o.max_states
+               : top;
 }
 
 /* The reachable states within which window w may take block blk whole
@@ -175,18 +192,18 @@ static unsigned long par_affordable(const skel_approx *a)
  * (docs/approximation.md "Par, choice and loop"). */
 static int block_budget(const skel_approx *a, int blk, int budget)
 {
-    unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
+    unsigned long top = par_top(a), cap = ax_par_window_cap(a);
+    unsigned long par = cap < top ? cap : top;
     if (!ax_par_fork(a, blk) || a->given_deal || par <= (unsigned long)budget)
         return budget;
-    par = ax_par_cap(a);
+    par = par_affordable(a, par);
     return par <= (unsigned long)budget ? budget : (int)par;
 }
 
 unsigned long ax_par_cap(const skel_approx *a)
 {
     unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
-    unsigned long time = par_affordable(a);
-    return time < par ? time : par;
+    return par_affordable(a, par);
 }
 
 /* Add tasks to window w (its tasks last in wtask): y, or with blk >= 0
@@ -214,7 +231,9 @@ static int block_consumer(const skel_approx *a, int z, int blk)
     return 1;
 }
 
-/* Window w holds a member of deal blk. Its consumer alone does not count:
+/* Window w holds a member of deal blk. Its consumer alone does not count,
+ * nor a par's fork (a farm's member before the par forks: its window holds
+ * the farm, and takes the par's block whole or not at all):
  * a pipeline of deals (model1.des: task, deal(3), task, deal(2), task)
  * has the second deal's windows hold the first's consumer, and took the
  * first deal's members into them one by one, the others left as
@@ -223,7 +242,8 @@ static int holds_block(const skel_approx *a, const ax_win *w, int blk)
 {
     for (int p = 0; p < w->nt; p++) {
         int z = a->wtask[w->t0 + p];
-        if (a->dblk[z] == blk && !block_consumer(a, z, blk))
+        if (a->dblk[z] == blk && !block_consumer(a, z, blk) &&
+            !(ax_par_fork(a, z) && ax_par_fork(a, blk)))
             return 1;
     }
     return 0;

@@ -220,6 +220,31 @@ START_TEST(test_flow_par_chain)
 }
 END_TEST
 
+/* A par after a farm (issue 15's m5): each member's last task forks to
+ * the par's branches, which take their items from any of them. An
+ * xfarm(2) of pipe(2) before a par of pipes of 3 and 4 tasks, on the
+ * test's platforms (static, processor sharing; the stream style): the
+ * block held only the first fork, the other's sends to each branch
+ * independent delays, and past AX_PAR_STATES the block was cut by the
+ * windows (FLOW_VERBOSE prints the errors). */
+START_TEST(test_flow_farm_par)
+{
+    static const char m5[] = "pipe(4); task(\"a\", 5); xfarm(2); pipe(2); task(\"p\", 3);"
+                             " task(\"q\", 4); pipe(2); task(\"p\", 3); task(\"q\", 4); par(2);"
+                             " pipe(3); task(\"r1\", 6); task(\"r2\", 6); task(\"r3\", 6); pipe(4);"
+                             " task(\"s1\", 6); task(\"s2\", 7); task(\"s3\", 6); task(\"s4\", 8);"
+                             " task(\"z\", 4);";
+    static const int pl[] = { 0, 1, 2, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1 };
+    static const flow_case cases[] = {
+        /* measured -0.11%, before -7.24% */
+        { m5, "Sharing=static\n" NODES, pl, 0.02, __LINE__ },
+        /* measured +0.59%, before -5.36% */
+        { m5, NODES, pl, 0.02, __LINE__ },
+    };
+    cases_within(cases, sizeof cases / sizeof cases[0]);
+}
+END_TEST
+
 /* A par of three whose fork (and join) no window holds with all its
  * branches: windows of at most 20 states (deal_states), by the windows
  * alone. The windows of the fork's predecessor (the join's successor) cut
@@ -911,6 +936,10 @@ int main(void)
     tcase_add_test(tc, test_flow_bad_rate);
     tcase_add_test(tc, test_flow_big);
     suite_add_tcase(s, tc);
+    TCase *tfp = tcase_create("farmpar");   /* CK_RUN_CASE=farmpar: a par after a farm */
+    tcase_set_timeout(tfp, 300);
+    tcase_add_test(tfp, test_flow_farm_par);
+    suite_add_tcase(s, tfp);
     TCase *tl = tcase_create("layout");   /* CK_RUN_CASE=layout: this alone */
     tcase_add_test(tl, test_flow_layout);
     suite_add_tcase(s, tl);
