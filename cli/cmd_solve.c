@@ -502,9 +502,10 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
 
 
 /* A par block answered by its reduced chain (flow-equivalent servers):
- * within 3.5% on the named cases but, on random blocks, p95 15% off static
- * and 26% under processor sharing, worst 34.9% (docs/approximation.md "Par
- * blocks too large for one window"); not converged, its own rounds (not
+ * within 3.5% on the named cases but, on random blocks, p95 15.0% off
+ * static and 14.8% under processor sharing, worst +24.8% (docs/
+ * approximation.md "Par blocks too large for one window"; the message's
+ * "up to 25%"); not converged, its own rounds (not
  * the windows' sweeps, whose 32-38% is another method's). */
 static void warn_fes(const char *path, const skel_approx_result *r)
 {

@@ -468,8 +468,9 @@ unsigned long ax_par_top(const skel_approx *a, int blk);
 unsigned long ax_par_window_cap(const skel_approx *a, const ax_win *w);
 
 /* approx_parfes.c: a par block whose tasks' local states multiply past
- * over, its branches chains of plain tasks, no link with a component: its
- * reduced chain built into a->fes (1), not this shape (0), -1 on an error */
+ * over, its branches pipelines (a par, choice, farm or deal nested in one
+ * held whole), no link with a component: its reduced chain built into
+ * a->fes (1), not this shape (0), -1 on an error */
 int ax_fes_build(skel_approx *a, unsigned long over, diag *err);
 void ax_fes_free(struct ax_fes *f);
 int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,

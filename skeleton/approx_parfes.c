@@ -250,7 +250,7 @@ static int find_branches(const skel_approx *a, struct ax_fes *f)
 }
 
 /* The components of the reduced chain: every task but the branches'
- * inner ones, then each branch's count (k + 1 values; 1 for k = 1). */
+ * inner ones, then each branch's count (cap + 1 values; 1 for k = 1). */
 static int layout(const skel_approx *a, struct ax_fes *f)
 {
     f->nc = 0;
@@ -432,7 +432,7 @@ static int closed_succ(fes_gen *g, int s, int *loc)
 /* ---- the reduced chain */
 
 /* Held task x (position p) moves on edge e with a partner outside it:
- * the world, a branch's first task (the count goes up while below k), or
+ * the world, a branch's first task (the count goes up while below cap), or
  * (receiving) a branch's inner task (the last task takes an item at R(n)). */
 static int red_alone(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
 {
@@ -919,14 +919,36 @@ static void chain_done(const fes_chain *c, double *done)
             done[c->tr[t].idx] += c->pi[c->tr[t].from] * c->rate[t];
 }
 
+/* Adds to thr[] branch b's inner tasks' completions a second: at each
+ * count n of the branch the reduced chain's flow of its moves into the
+ * last task, times each inner task's completions per such move in the
+ * closed chain at n (done_q(n) / x(n)), as busy_update weights the busy.
+ * Not the closed chain at cap alone: at few items a farm's workers are
+ * both free and split near evenly, at cap the faster takes more. dn holds
+ * ntasks doubles. */
+static void branch_flows(skel_approx *a, const fes_branch *B, int b, double *dn)
+{
+    const fes_chain *r = &a->fes->red;
+    for (int n = 1; n <= B->cap; n++) {
+        double in = 0, x = measured(&B->closed[n - 1]);
+        for (int t = 0; t < r->ntr; t++)
+            if (r->tr[t].kind == FES_R && r->tr[t].idx == b && r->tr[t].n == n)
+                in += r->pi[r->tr[t].from] * r->rate[t];
+        for (int i = 0; i < a->ntasks; i++)
+            dn[i] = 0;
+        chain_done(&B->closed[n - 1], dn);
+        for (int q = 0; q < B->k - 1 && x > 0; q++)
+            a->thr[B->task[q]] += in * dn[B->task[q]] / x;
+    }
+}
+
 /* Per task the items it completes a second: the reduced chain's flow of
- * its completions for a task it holds; a branch's inner task q, its last
- * task's times done(q) / done(last) in the branch's closed chain at its
- * cap (a choice's branches see their part, a farm's workers theirs: n2's
- * choice(1,2) 1/3 and 2/3, where the moves into the last task gave every
- * inner task its rate). Not x for all: a deal's workers after the par
- * each see 1/K of the items (parbigdeal, deal(2): 0.1136 each, not
- * 0.2272). Out of memory, inner tasks get the last task's. */
+ * its completions for a task it holds; a branch's inner task, by
+ * branch_flows (a choice's branches see their part, a farm's workers
+ * theirs: n2's choice(1,2) 1/3 and 2/3, where the moves into the last
+ * task gave every inner task its rate). Not x for all: a deal's workers
+ * after the par each see 1/K of the items (parbigdeal, deal(2): 0.1136
+ * each, not 0.2272). Out of memory, inner tasks get the last task's. */
 static void task_flows(skel_approx *a)
 {
     const struct ax_fes *f = a->fes;
@@ -936,15 +958,12 @@ static void task_flows(skel_approx *a)
     chain_done(&f->red, a->thr);
     for (int b = 0; b < f->nb; b++) {
         const fes_branch *B = &f->br[b];
-        int L = B->task[B->k - 1];
         if (B->k < 2 || B->cap < 1)
             continue;
-        for (int i = 0; dn && i < a->ntasks; i++)
-            dn[i] = 0;
+        for (int q = 0; !dn && q < B->k - 1; q++)
+            a->thr[B->task[q]] = a->thr[B->task[B->k - 1]];
         if (dn)
-            chain_done(&B->closed[B->cap - 1], dn);
-        for (int q = 0; q < B->k - 1; q++)
-            a->thr[B->task[q]] = dn && dn[L] > 0 ? a->thr[L] * dn[B->task[q]] / dn[L] : a->thr[L];
+            branch_flows(a, B, b, dn);
     }
     free(dn);
 }
