@@ -624,6 +624,10 @@ static void warn_threads(const solve_args *a, const pepa_solve_result *res)
                 "LU (chains of 10,000 states or more) runs on two threads; this solve used %s%s\n",
                 a->sopts.lu_threads, pepa_method_name(res->method),
                 res->method == PEPA_METHOD_DIRECT ? " on UMFPACK" : "");
+    if (a->threads_asked && a->sopts.lu_threads > 1 && res->lu_par_unavailable[0])
+        fprintf(stderr, "warning: --threads %d: the LU ran on one thread: its helper's copy "
+                "of the BLAS could not be loaded: %s\n", a->sopts.lu_threads,
+                res->lu_par_unavailable);
     if (res->lu_unstarted > 0)
         fprintf(stderr, "warning: %ld front(s) of the LU ran on one thread: a helper thread "
                 "could not be started\n", res->lu_unstarted);
