@@ -97,6 +97,10 @@ void ba_est_seeds(ba_sample *sm, const skel_dag *d, skel_approx_opts ao, const d
 void ba_est_seeds_row(const char *name, const ba_sample *sm);
 int ba_compare(const skel_tree *t, skel_style style, const skel_platform *p, const int *pl,
                ba_sample *sm, const ba_opts *o, const char *label, diag *err);
+/* APPROX_DUMP=DIR: case k of kind cat (links: part (d)'s) into
+ * DIR/KIND-K.skel, .conf and .place, to run again with `skelsched solve`. */
+void ba_dump_case(const char *cat, int k, int links, const char *skel, const char *plat,
+                  const int *pl, int nt, skel_style st);
 int ba_random_case_of(ba_gen gen, const char *name, int cat, uint64_t *s, ba_sample *sm,
                       const ba_opts *o, int links, diag *err);
 int ba_random_case(int cat, uint64_t *s, ba_sample *sm, const ba_opts *o, int links,

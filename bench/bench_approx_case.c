@@ -119,8 +119,8 @@ int ba_compare(const skel_tree *t, skel_style style, const skel_platform *p, con
  * DIR/KIND-K.skel, .conf and .place (the --place argument, then the
  * style), so that a case
  * the table shows can be run again with `skelsched solve`. */
-static void dump_case(const char *cat, int k, int links, const char *skel, const char *plat,
-                      const int *pl, int nt, skel_style st)
+void ba_dump_case(const char *cat, int k, int links, const char *skel, const char *plat,
+                  const int *pl, int nt, skel_style st)
 {
     const char *dir = getenv("APPROX_DUMP"), *ext[3] = { "skel", "conf", "place" };
     for (int f = 0; dir && f < 3; f++) {
@@ -160,7 +160,7 @@ int ba_random_case_of(ba_gen gen, const char *name, int cat, uint64_t *s, ba_sam
                 pl[i] = ba_pick(s, 0, nn - 1);
             int big = sm->too_big;
             skel_style st = ba_uniform(s) < 0.5 ? SKEL_STYLE_STREAM : SKEL_STYLE_PRODUCER;
-            dump_case(name, sm->n, links, sk.b, pt, pl, nt, st);
+            ba_dump_case(name, sm->n, links, sk.b, pt, pl, nt, st);
             rc = (links ? ba_compare_links : ba_compare)(t, st, p, pl, sm, o, name, err);
             if (rc == 1 && sm->too_big > big) {
                 sm->too_big = big;          /* redraw: the suite is of chains that fit */
@@ -183,7 +183,7 @@ int ba_random_case(int cat, uint64_t *s, ba_sample *sm, const ba_opts *o, int li
     return ba_random_case_of(ba_random_skeleton, ba_catname[cat], cat, s, sm, o, links, err);
 }
 
-/* APPROX_DUMP=DIR: a corpus case (platform k of file t) as dump_case
+/* APPROX_DUMP=DIR: a corpus case (platform k of file t) as ba_dump_case
  * writes a random one, its skeleton the file's text (k 0: the default
  * platform, an empty .conf: run it without --platform and --place). */
 static void dump_corpus(const skel_tree *t, int k, const char *pt, const int *pl,
@@ -199,7 +199,7 @@ static void dump_corpus(const skel_tree *t, int k, const char *pt, const int *pl
     const char *base = strrchr(skel_tree_file(t), '/');
     snprintf(name, sizeof name, "corpus-%s-p%d", base ? base + 1 : skel_tree_file(t), k);
     if (n)
-        dump_case(name, 0, 0, text, pt, pl, skel_tree_ntasks(t), st);
+        ba_dump_case(name, 0, 0, text, pt, pl, skel_tree_ntasks(t), st);
 }
 
 /* A corpus tree on the default platform and on three random ones: 1 when

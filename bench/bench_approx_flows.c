@@ -2,6 +2,8 @@
  * corpus as the CLI translates it. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <stdint.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,81 @@ static void flow_table(ba_sample *sm, const ba_opts *o, char big[][BA_PATH_CAP],
     }
 }
 
+/* Farms before a par or a choice (issue 15: each member's last task forks
+ * to, or chooses among, the branches): named shapes, the variants of m5
+ * and m1 (an xfarm(2) of pipes, with choices in m1, before a par of pipes
+ * of 3 and 4 tasks). */
+static const struct {
+    const char *name, *skel;
+} farm_flows[] = {
+#define FP_PAR " par(2); pipe(3); task(\"r1\",6); task(\"r2\",6); task(\"r3\",6); pipe(4);" \
+               " task(\"s1\",6); task(\"s2\",7); task(\"s3\",6); task(\"s4\",8); task(\"z\",4);"
+#define FP_CHO " choice(1,2); pipe(3); task(\"r1\",6); task(\"r2\",6); task(\"r3\",6); pipe(4);" \
+               " task(\"s1\",6); task(\"s2\",7); task(\"s3\",6); task(\"s4\",8); task(\"z\",4);"
+#define FP_XF(k) " " k "(2); pipe(2); task(\"p\",3); task(\"q\",4); pipe(2); task(\"p\",3);" \
+                 " task(\"q\",4);"
+    { "farm2-par", "pipe(4); task(\"a\",5); farm(2,\"w\",3);" FP_PAR },
+    { "farm3-par", "pipe(4); task(\"a\",5); farm(3,\"w\",2);" FP_PAR },
+    { "xfarm-par (m5)", "pipe(4); task(\"a\",5);" FP_XF("xfarm") FP_PAR },
+    { "xfarm-choice", "pipe(4); task(\"a\",5);" FP_XF("xfarm") FP_CHO },
+    { "xfarm-chpipes-par (m1)",
+      "pipe(4); task(\"a\",5); xfarm(2); pipe(3); task(\"p\",3); choice(1,2); task(\"x\",3);"
+      " task(\"y\",2); task(\"q\",4); pipe(3); task(\"p\",3); choice(1,2); task(\"x\",3);"
+      " task(\"y\",2); task(\"q\",4);" FP_PAR },
+    { "xdeal-par", "pipe(4); task(\"a\",5);" FP_XF("xdeal") FP_PAR },
+    { "xdeal-choice", "pipe(4); task(\"a\",5);" FP_XF("xdeal") FP_CHO },
+};
+
+/* The named shape k too large for the chain: against the simulation
+ * (default platform), from a file of its own in dir. */
+static void farm_flow_large(const char *dir, size_t k)
+{
+    char path[BA_PATH_CAP];
+    snprintf(path, sizeof path, "%s/farmflow%zu.skel", dir, k);
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(farm_flows[k].skel, f) >= 0;
+    ok = f && fclose(f) == 0 && ok;
+    if (ok)
+        ba_large_row(farm_flows[k].name, path, SKEL_STYLE_PRODUCER, 1000000);
+    else
+        printf("%-24s cannot write %s\n", farm_flows[k].name, path);
+    unlink(path);
+}
+
+/* The named farm-before-par/choice shapes: against the chain on the
+ * default platform and three random ones where it fits (the row
+ * "farm-flows"), the others against the simulation. */
+static int farm_flow_rows(uint64_t *s, const ba_opts *o, diag *err)
+{
+    ba_sample *sm = calloc(1, sizeof *sm);
+    int big[sizeof farm_flows / sizeof *farm_flows] = { 0 }, rc = sm ? 0 : -1;
+    for (size_t k = 0; k < sizeof farm_flows / sizeof *farm_flows && rc == 0; k++) {
+        const char *sk = farm_flows[k].skel;
+        skel_tree *t = skel_parse_string(sk, strlen(sk), farm_flows[k].name, err);
+        int r = t ? ba_corpus_tree(t, SKEL_STYLE_PRODUCER, s, sm, o, "farm-flows", err) : -1;
+        big[k] = r == 1;
+        rc = r < 0 ? -1 : 0;
+        skel_tree_free(t);
+    }
+    char dir[] = "/tmp/bench_farmflowXXXXXX";
+    if (rc == 0) {
+        printf("\nbench_approx: farms before a par or a choice, approximation vs the exact chain\n");
+        ba_header();
+        ba_row("farm-flows", sm, o);
+        printf("\nfarms before a par or a choice over %lu states: approximation against the "
+               "simulation\n", MAX_STATES);
+        ba_large_header();
+        int made = mkdtemp(dir) != NULL;
+        for (size_t k = 0; k < sizeof farm_flows / sizeof *farm_flows && made; k++)
+            if (big[k])
+                farm_flow_large(dir, k);
+        if (made)
+            rmdir(dir);
+    }
+    free(sm);
+    return rc;
+}
+
 /* Part (f): ncases random flows, then the BPEL corpus; their "before" the
  * windows without any whole-model window (flows_windows). */
 int ba_flow_suite(int ncases)
@@ -133,6 +210,9 @@ int ba_flow_suite(int ncases)
         rc = bpel_corpus(&s, &sm[NFLOW], &o, big, &nbig, &err);
     if (rc == 0)
         flow_table(sm, &o, big, nbig);
+    uint64_t fs = 20261127;   /* the farm shapes' platforms: a seed of their own */
+    if (rc == 0 && (!fk || getenv("APPROX_FARM_FLOWS")))
+        rc = farm_flow_rows(&fs, &o, &err);
     else
         fprintf(stderr, "bench_approx: %s\n", err.msg);
     free(big);

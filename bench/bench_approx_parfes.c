@@ -13,7 +13,12 @@
  *   - nested (2026-11-27): the named nest-* cases (a branch holding a par,
  *     choice, farm) and random blocks from seed 20261127 whose first
  *     branch holds a par(2), choice(1,2) or farm(2) in turn.
- * The reduced chain is forced (max_states 50: every block past a window). */
+ * The reduced chain is forced (max_states 50: every block past a window).
+ * APPROX_VERBOSE=1 prints every random case (its number k first),
+ * APPROX_DUMP=DIR writes case k as DIR/parfes-K.skel (the nested table's
+ * DIR/parfes-nest-K), .conf (static sharing's; without its first line,
+ * processor sharing's) and .place, APPROX_NO_NAMED=1 skips the named
+ * cases. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -225,15 +230,21 @@ static int cmp_abs(const void *x, const void *y)
 }
 
 /* One random case under both sharings: its errors into row[sh][n]. */
-static int random_case(uint64_t *s, int phases, int nest, double (*err_of)[BA_NSAMPLE],
-                       int *cnt, double *worst, diag *err)
+static int random_case(uint64_t *s, int k, int nest, double (*err_of)[BA_NSAMPLE], int *cnt,
+                       double *worst, diag *err)
 {
     ba_sbuf t;
-    int n = random_block(s, phases, nest, &t), pl[32];
+    int phases = k % 2, n = random_block(s, phases, nest, &t), pl[32];
     char *plat = ba_random_platform(4, s, 0);
     for (int i = 0; i < n; i++)
         pl[i] = ba_pick(s, 0, 3);
     int rc = 0;
+    if (plat) {               /* APPROX_DUMP: static sharing's platform (ps: without the line) */
+        char text[9000];
+        snprintf(text, sizeof text, "Sharing=static\n%s", plat);
+        ba_dump_case(nest < 0 ? "parfes" : "parfes-nest", k, 0, t.b, text, pl, n,
+                     SKEL_STYLE_PRODUCER);
+    }
     for (int ps = 0; ps < 2 && rc == 0 && plat; ps++) {
         char text[9000];
         snprintf(text, sizeof text, "%s%s", ps ? "" : "Sharing=static\n", plat);
@@ -254,8 +265,8 @@ static int random_case(uint64_t *s, int phases, int nest, double (*err_of)[BA_NS
             if (fabs(e) > fabs(worst[row]))
                 worst[row] = e;
             if (getenv("APPROX_VERBOSE"))
-                printf("%s %s: exact %.6g (%lu st) fes %.6g %+.2f%%\n", ps ? "ps" : "static",
-                       t.b, x, st, f.throughput, 100 * e);
+                printf("%d %s %s: exact %.6g (%lu st) fes %.6g %+.2f%%\n", k,
+                       ps ? "ps" : "static", t.b, x, st, f.throughput, 100 * e);
         }
         diag_clear(err);
         skel_platform_free(p);
@@ -277,7 +288,7 @@ static int random_table(uint64_t seed, int ncases, int nest, diag *err)
     int cnt[FES_NROW] = { 0 }, rc = e ? 0 : -1;
     uint64_t s = seed;
     for (int k = 0; k < ncases && rc == 0; k++)
-        rc = random_case(&s, k % 2, nest ? k / 2 % 3 : -1, e, cnt, worst, err);
+        rc = random_case(&s, k, nest ? k / 2 % 3 : -1, e, cnt, worst, err);
     if (rc == 0) {
         printf("\nbench_approx (h): %d random par blocks%s (seed %llu), FES(n,L) |error| "
                "against the exact chain\n| sharing, work | cases | median | p95 | max | "
@@ -298,7 +309,7 @@ static int random_table(uint64_t seed, int ncases, int nest, diag *err)
 int ba_parfes_suite(int ncases)
 {
     diag err = { 0 };
-    int rc = named_rows(&err);   /* part (h)'s seeds: */
+    int rc = getenv("APPROX_NO_NAMED") ? 0 : named_rows(&err);   /* part (h)'s seeds: */
     if (rc == 0)
         rc = random_table(20261115, ncases, 0, &err);
     if (rc == 0)

@@ -512,7 +512,7 @@ static void warn_fes(const char *path, const skel_approx_result *r)
         fprintf(stderr, "warning: %s: the par's reduced chain did not converge in %d rounds "
                         "(last change %.3g)\n", path, r->iterations, r->change);
     fprintf(stderr, "warning: %s: a par block answered by flow-equivalent servers: within "
-                    "3.5%% on the named cases, up to 35%% off on random blocks "
+                    "3.5%% on the named cases, up to 25%% off on random blocks "
                     "(docs/approximation.md); check it with `skelsched simulate`\n", path);
 }
 

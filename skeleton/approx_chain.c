@@ -402,7 +402,7 @@ int ax_explore(skel_approx *a, ax_win *w, ax_cbuf *b, int limit, diag *err)
  * ax_layer_budget). */
 int ax_window_chain(skel_approx *a, ax_win *w, ax_cbuf *b, diag *err)
 {
-    unsigned long cap = a->o.max_states;
+    unsigned long cap = ax_par_window_cap(a, w);   /* max_states, or a block of forks' */
     if (w->g >= 0 && cap < AX_COUNT_MAX)
         cap = AX_COUNT_MAX;
     if (a->cut && !a->whole && cap < ax_layer_budget(a))

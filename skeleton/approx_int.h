@@ -102,10 +102,20 @@
                                  caller does not size them (approx_window.c
                                  block_budget): spec11-purchase.bpel's, 10,434, by
                                  the windows alone -45.3% within deal_states */
+#define AX_PAR_FORKS_STATES 65536   /* ... and a block of several forks (a par after
+                                 a farm: each member's last task forks to the
+                                 branches) up to this many: m5 of issue 15, an
+                                 xfarm(2) of pipe(2) before a par of pipes of 3
+                                 and 4 tasks, 47,162; cut, -8.25% */
 #define AX_PAR_STATE_SECS 2e-5  /* under a deadline, a par's block is counted this
                                  many seconds a reachable state (explored, then
                                  solved: spec11-purchase.bpel's, 10,434, built and
                                  evaluated in 90 ms of CPU, 240 ms at load 11) */
+#define AX_PAR_FORKS_STATE_SECS 8e-5   /* ... and a block of several forks this
+                                 many: m5's, 47,162 states, 3.65-3.71 s of CPU for
+                                 solve --method approx (2026-11-27 22:01 UTC, load 14,
+                                 two runs), 7.7e-5 s a state; at 2e-5 it was counted
+                                 0.94 s and taken under deadlines it overran */
 #define AX_PAR_SHARE 0.5      /* ... and may take this share of the time left */
 #define AX_DEAL_LINKS 8192    /* a deal's whole window holding buffered or phased
                                  links: its reachable states may reach this many
@@ -439,6 +449,14 @@ int ax_build_needed(skel_approx *a, diag *err);     /* those an evaluation's rat
 /* The reachable states a par's block may have in one window: within
  * max_states, AX_PAR_STATES and what the deadline affords. */
 unsigned long ax_par_cap(const skel_approx *a);
+/* The most reachable states par block blk is held whole within, the
+ * caller's max_states aside: AX_PAR_FORKS_STATES where it holds several
+ * forks, else AX_PAR_STATES. */
+unsigned long ax_par_top(const skel_approx *a, int blk);
+/* The reachable states window w may have: max_states, or where w holds
+ * a par's block of several forks and the caller sized nothing, up to
+ * AX_PAR_FORKS_STATES (w NULL: no such block). */
+unsigned long ax_par_window_cap(const skel_approx *a, const ax_win *w);
 
 /* approx_parfes.c: a par block whose tasks' local states multiply past
  * over, its branches chains of plain tasks, no link with a component: its
@@ -564,6 +582,8 @@ int ax_flow_machine(skel_approx *a, int *cap, int i, long l, diag *err);
 int ax_ltr_into(skel_approx *a, int *cap, int i, ax_ltr t, int comp0, diag *err);
 void ax_par_blocks(skel_approx *a);   /* after ax_groups_find */
 int ax_par_fork(const skel_approx *a, int p);
+int ax_fork_mate(const skel_approx *a, int q, int p);   /* q forks to p's branches */
+int ax_block_forks(const skel_approx *a, int p);   /* forks par block p holds */
 int ax_has_fork(const skel_dag *d);
 
 /* approx_lattice.c: a fork's sends or a join's receives whose partners a

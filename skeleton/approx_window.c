@@ -151,15 +151,46 @@ int ax_try_add_set(skel_approx *a, ax_win *w, ax_cbuf *b, const int *set, int n,
 }
 
 /* The reachable states of a par's block the time left before the
- * deadline affords (all of AX_PAR_STATES without one): AX_PAR_SHARE of
- * it at AX_PAR_STATE_SECS a state (the block explored, then solved in
- * each sweep of the evaluation that must answer by then). */
-static unsigned long par_affordable(const skel_approx *a)
+ * deadline affords (all of top without one): AX_PAR_SHARE of it at
+ * secs a state (the block explored, then solved in each sweep of the
+ * evaluation that must answer by then; AX_PAR_STATE_SECS, or for a block
+ * of several forks AX_PAR_FORKS_STATE_SECS). */
+static unsigned long par_affordable(const skel_approx *a, unsigned long top, double secs)
 {
     if (a->o.deadline <= 0)
-        return AX_PAR_STATES;
-    double n = AX_PAR_SHARE * (a->o.deadline - clock_now()) / AX_PAR_STATE_SECS;
-    return n <= 0 ? 0 : n >= AX_PAR_STATES ? AX_PAR_STATES : (unsigned long)n;
+        return top;
+    double n = AX_PAR_SHARE * (a->o.deadline - clock_now()) / secs;
+    return n <= 0 ? 0 : n >= (double)top ? top : (unsigned long)n;
+}
+
+unsigned long ax_par_top(const skel_approx *a, int blk)
+{
+    return ax_block_forks(a, blk) > 1 ? AX_PAR_FORKS_STATES : AX_PAR_STATES;
+}
+
+/* Window w holds a task of a par's block of several forks (or its fork):
+ * only such a window may pass max_states (until 2026-11-27 every window
+ * once any block had two forks). */
+static int holds_forks_block(const skel_approx *a, const ax_win *w)
+{
+    for (int p = 0; w && p < w->nt; p++) {
+        int z = a->wtask[w->t0 + p];
+        if (ax_block_forks(a, z) > 1 || (a->dblk[z] >= 0 && ax_block_forks(a, a->dblk[z]) > 1))
+            return 1;
+    }
+    return 0;
+}
+
+static unsigned long window_cap_at(const skel_approx *a, unsigned long top)
+{
+    return a->whole || a->given_max || a->given_deal || a->o.max_states >= top
+               ? a->o.max_states
+               : top;
+}
+
+unsigned long ax_par_window_cap(const skel_approx *a, const ax_win *w)
+{
+    return window_cap_at(a, holds_forks_block(a, w) ? AX_PAR_FORKS_STATES : AX_PAR_STATES);
 }
 
 /* The reachable states within which window w may take block blk whole
@@ -175,18 +206,19 @@ static unsigned long par_affordable(const skel_approx *a)
  * (docs/approximation.md "Par, choice and loop"). */
 static int block_budget(const skel_approx *a, int blk, int budget)
 {
-    unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
+    unsigned long top = ax_par_top(a, blk), cap = window_cap_at(a, top);
+    unsigned long par = cap < top ? cap : top;
     if (!ax_par_fork(a, blk) || a->given_deal || par <= (unsigned long)budget)
         return budget;
-    par = ax_par_cap(a);
+    par = par_affordable(a, par, top > AX_PAR_STATES ? AX_PAR_FORKS_STATE_SECS
+                                                     : AX_PAR_STATE_SECS);
     return par <= (unsigned long)budget ? budget : (int)par;
 }
 
 unsigned long ax_par_cap(const skel_approx *a)
 {
     unsigned long par = a->o.max_states < AX_PAR_STATES ? a->o.max_states : AX_PAR_STATES;
-    unsigned long time = par_affordable(a);
-    return time < par ? time : par;
+    return par_affordable(a, par, AX_PAR_STATE_SECS);
 }
 
 /* Add tasks to window w (its tasks last in wtask): y, or with blk >= 0
@@ -214,7 +246,11 @@ static int block_consumer(const skel_approx *a, int z, int blk)
     return 1;
 }
 
-/* Window w holds a member of deal blk. Its consumer alone does not count:
+/* Window w holds a member of deal blk. Its consumer alone does not count,
+ * nor a mate of a par's fork (a farm's member before the par forks: its
+ * window holds the farm, and takes the par's block whole or not at all;
+ * an inner par's fork nested in a branch is no mate, until 2026-11-27
+ * exempted as every fork was):
  * a pipeline of deals (model1.des: task, deal(3), task, deal(2), task)
  * has the second deal's windows hold the first's consumer, and took the
  * first deal's members into them one by one, the others left as
@@ -223,7 +259,8 @@ static int holds_block(const skel_approx *a, const ax_win *w, int blk)
 {
     for (int p = 0; p < w->nt; p++) {
         int z = a->wtask[w->t0 + p];
-        if (a->dblk[z] == blk && !block_consumer(a, z, blk))
+        if (a->dblk[z] == blk && !block_consumer(a, z, blk) &&
+            !ax_fork_mate(a, z, blk))
             return 1;
     }
     return 0;

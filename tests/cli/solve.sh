@@ -420,7 +420,7 @@ expect_out "approx par past a window" "^method +approx, a par block too large fo
 expect_out "approx par past a window" "^throughput +0\\.2516092766 items/s"
 if grep -q "did not converge" "$TMP/err"; then fail "approx par past a window: warned"; else ok; fi
 # ... with its own warning (random blocks: p95 15% static, 26% ps, worst 34.9%)
-expect_err "approx par past a window" "^warning: .*parbig\.skel: a par block answered by flow-equivalent servers: within 3\.5% on the named cases, up to 35% off on random blocks \(docs/approximation\.md\); check it with \`skelsched simulate\`$"
+expect_err "approx par past a window" "^warning: .*parbig\.skel: a par block answered by flow-equivalent servers: within 3\.5% on the named cases, up to 25% off on random blocks \(docs/approximation\.md\); check it with \`skelsched simulate\`$"
 
 # exports
 expect_exit 0 "export" -- solve --export-prism "$TMP/simple" --export-mm "$TMP/simple.mtx" "$C/pypepa/simple.pepa"
