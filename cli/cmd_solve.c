@@ -51,8 +51,8 @@ static void usage(FILE *f)
           "  --max-states N     stop deriving beyond N states (default 4000000: a larger\n"
           "                     chain stops with its size bound and what to run instead)\n"
           "  --time-limit S     give up after S seconds of deriving or solving\n"
-          "  --threads N        threads of the direct method's multifrontal LU (default:\n"
-          "                     the CPUs this process may run on; at most 2 are used)\n"
+          "  --threads N        threads of the direct method's multifrontal LU (default 1;\n"
+          "                     at most 2 are used, at most the CPUs it may run on)\n"
           "  --json             print one JSON object instead of tables\n"
           "  --export-prism P   write the chain as P.tra and P.sta (PRISM explicit format)\n"
           "  --export-mm FILE   write the generator Q in Matrix Market format\n"
@@ -586,22 +586,28 @@ static pepa_space *derive_capped(const solve_args *a, pepa_system *s, int skelet
     return NULL;
 }
 
-/* The LU's threads: by default the CPUs this process may run on (its
- * affinity mask: a container's or taskset's, not the machine's); --threads
- * N beyond them would only wait for a core: at most that many, with a
- * warning. */
+/* The LU's threads: one by default (one thread's wall time was 0.74-1.26
+ * times two threads' under the machine's load, two slower in half the
+ * runs, no idle-machine run: docs/pepa.md);
+ * --threads N beyond the CPUs this process may run on (its affinity mask:
+ * a container's or taskset's, not the machine's) would only wait for a
+ * core: at most that many, with a warning. */
 static void cap_threads(solve_args *a)
 {
     cpu_set_t set;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
-               : online > 0 && online < 1024 ? (int)online : 1;
-    if (cpus < 1)
-        cpus = 1;
+    int cpus = 1;
     if (!a->threads_asked) {
-        a->sopts.lu_threads = cpus;
+        a->sopts.lu_threads = 1;
         return;
     }
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        cpus = CPU_COUNT(&set);
+    } else {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        cpus = online > 0 && online < 1024 ? (int)online : 1;
+    }
+    if (cpus < 1)
+        cpus = 1;
     if (a->sopts.lu_threads <= cpus)
         return;
     fprintf(stderr, "warning: --threads %d: this process may run on %d CPU(s); using %d\n",
@@ -619,6 +625,10 @@ static void warn_threads(const solve_args *a, const pepa_solve_result *res)
                 "LU (chains of 10,000 states or more) runs on two threads; this solve used %s%s\n",
                 a->sopts.lu_threads, pepa_method_name(res->method),
                 res->method == PEPA_METHOD_DIRECT ? " on UMFPACK" : "");
+    if (a->threads_asked && a->sopts.lu_threads > 1 && res->lu_par_unavailable[0])
+        fprintf(stderr, "warning: --threads %d: the LU ran on one thread: its helper's copy "
+                "of the BLAS could not be loaded: %s\n", a->sopts.lu_threads,
+                res->lu_par_unavailable);
     if (res->lu_unstarted > 0)
         fprintf(stderr, "warning: %ld front(s) of the LU ran on one thread: a helper thread "
                 "could not be started\n", res->lu_unstarted);

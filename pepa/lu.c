@@ -66,7 +66,8 @@ struct pepa_lu {
     pepa_lu *other;     /* ... its analysis (NULL if it failed), until taken */
     double other_flops, other_bytes;
     int threads;        /* 1, or 2: large fronts on two threads (lu_par.h) */
-    lu_par_blas *par;   /* the helper thread's BLAS, when threads is 2 */
+    lu_par_blas *par;   /* the helper thread's BLAS, loaded at the first large front */
+    diag par_why;       /* why it could not be loaded (set: not tried again) */
     lu_int split;       /* fronts of the last factorisation the helper thread worked on */
     lu_int unstarted;   /* ... where a helper thread could not be started */
 };
@@ -327,16 +328,20 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu)
     return lu->order;
 }
 
-int pepa_lu_set_threads(pepa_lu *lu, int threads)
+void pepa_lu_set_threads(pepa_lu *lu, int threads)
 {
-    if (threads > 1 && !lu->par)
-        lu->par = lu_par_open();
-    if (threads < 2) {
+    lu->threads = threads > 1 ? 2 : 1;
+    if (lu->threads == 1) {
         lu_par_close(lu->par);
         lu->par = NULL;
     }
-    lu->threads = lu->par ? 2 : 1;
-    return lu->threads;
+    if (!lu->par)
+        diag_clear(&lu->par_why);       /* try loading again at the next large front */
+}
+
+const char *pepa_lu_par_unavailable(const pepa_lu *lu)
+{
+    return lu->threads > 1 && lu->par_why.set ? lu->par_why.msg : NULL;
 }
 
 int64_t pepa_lu_split_fronts(const pepa_lu *lu)
@@ -428,6 +433,18 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #undef GEMM
 #undef TRSV
 #undef GEMV
+
+/* The helper's BLAS for a front of LU_PAR_MIN_FLOPS or more: loaded at
+ * the first such front on two threads (so never on one, nor for a chain
+ * with no large front); NULL on one thread or where it cannot be loaded
+ * (lu->par_why says why, and it is not tried again). */
+static const lu_par_blas *lu_par_helper(pepa_lu *lu)
+{
+    if (lu->threads > 1 && !lu->par && !lu->par_why.set)
+        lu->par = lu_par_open(&lu->par_why);
+    return lu->threads > 1 ? lu->par : NULL;
+}
+
 #define REAL float
 #define F(name) name##_s
 #define LX lxs
@@ -439,6 +456,7 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #define TRSV strsv_
 #define GEMV sgemv_
 #define PAR_DENSE lu_par_dense
+#define PAR_BLAS lu_par_helper
 #include "lu_front.h"
 
 static void work_free(lu_work *w)

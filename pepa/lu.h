@@ -80,12 +80,20 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 /* The threads pepa_lu_factor's single-precision factorisation may use: 1
  * (the default) or 2 (lu_par.h: the fronts of 4e7 flops or more, the top
  * of the elimination tree, split between the caller and one helper thread,
- * each on its own copy of OpenBLAS; the helper's copy is loaded here, a few
- * milliseconds, and held until pepa_lu_free); more than 2 counts as 2.
- * Returns the count that will be used (1 where the copy cannot be loaded).
- * The answers are the same to rounding (the pivots are chosen the same
- * way), and on two threads the same bit for bit from run to run. */
-int pepa_lu_set_threads(pepa_lu *lu, int threads);
+ * each on its own copy of OpenBLAS); more than 2 counts as 2. The helper's
+ * copy is loaded by pepa_lu_factor at the first such front (a few
+ * milliseconds; never on one thread nor when no front is that large) and
+ * held until pepa_lu_free; where it cannot be, the LU runs on one thread
+ * and pepa_lu_par_unavailable says why. One thread and two give the same
+ * answer bit for bit with the same OpenBLAS kernels, and two the same from
+ * run to run. pepa_lu_factor must not run while another thread of the
+ * process calls the BLAS (lu_par.h). */
+void pepa_lu_set_threads(pepa_lu *lu, int threads);
+
+/* Why two threads were asked for and the last pepa_lu_factor ran on one:
+ * the helper's copy of the BLAS could not be loaded (lu_par.h); NULL when
+ * it was, or was not needed. */
+const char *pepa_lu_par_unavailable(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor the helper thread did part
  * of (a front sent to two threads whose helper took no chunk, or could

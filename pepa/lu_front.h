@@ -99,7 +99,7 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
     double fl = (double)nc * nc * (2.0 / 3.0 * nc + 2.0 * nb) + 2.0 * nc * (double)nb * nb;
     if (fl >= LU_PAR_MIN_FLOPS) {
         lu_par_tally t;
-        info = PAR_DENSE(lu->threads > 1 ? lu->par : NULL, nc, nb, nr, f->panel, f->f12,
+        info = PAR_DENSE(PAR_BLAS(lu), nc, nb, nr, f->panel, f->f12,
                          f->f22, ipiv, &t);
         lu->split += t.helped > 0;   /* only a front the helper thread worked on */
         lu->unstarted += t.unstarted > 0;

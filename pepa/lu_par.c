@@ -14,14 +14,16 @@
  * on the caller alone, the rows exchanged and the trailing columns solved
  * and updated on both threads. Partial pivoting inside the block, as
  * sgetrf's: the same pivots up to rounding. */
-#define _GNU_SOURCE             /* dlmopen, dladdr */
+#define _GNU_SOURCE             /* dlmopen, dladdr1 */
 #include "lu_par.h"
 
 #ifdef HAVE_UMFPACK             /* the BLAS and LAPACK come with the direct solver */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../base/blaskern.h"
 #include "lu_blas.h"
@@ -42,7 +44,6 @@ typedef void lu_par_gemm_fn(const char *, const char *, const int *, const int *
 typedef void lu_par_trsm_fn(const char *, const char *, const char *, const char *, const int *,
                             const int *, const float *, const float *, const int *, float *,
                             const int *);
-typedef void lu_par_nthreads_fn(int);
 
 /* The kernels one thread calls: the caller's are the process's BLAS,
  * the helper's its private instance's. */
@@ -56,33 +57,100 @@ struct lu_par_blas {
     lu_par_kern kern;
 };
 
-lu_par_blas *lu_par_open(void)
+#ifdef HAVE_DLMOPEN
+/* The symbol's address in the copy h, as a function pointer (POSIX
+ * allows the conversion; memcpy keeps -Wpedantic quiet, as blaskern.c). */
+static void par_sym(void *h, const char *name, void *fn, size_t size)
+{
+    void *p = dlsym(h, name);
+    memcpy(fn, &p, size);
+}
+
+/* Non-zero when the process's OpenBLAS is a threaded build (Debian's
+ * libopenblas0-pthread or -openmp alternative: openblas_get_parallel() 1 or
+ * 2): its calls already run on every core and it is safe to call from two
+ * threads, and a second copy would start a pool of its own. Only the
+ * serial build (0) was measured with the helper. */
+static int par_blas_threaded(void)
+{
+    int (*par)(void);
+    par_sym(RTLD_DEFAULT, "openblas_get_parallel", &par, sizeof par);
+    return par && par() != 0;
+}
+
+/* The file of the shared library that defines the process's sgemm_, into
+ * *file; -1 with the reason in why. Where &sgemm_ lies in the program
+ * itself (a BLAS linked statically, or a -no-pie program whose &sgemm_ is
+ * its own PLT entry) dladdr names the program, which dlmopen cannot load
+ * again: refused here, with that reason. */
+static int par_blas_file(const char **file, diag *why)
 {
     Dl_info in;
-    if (blaskern_under_valgrind())
-        return NULL;            /* its reports inside a second namespace's loading are false */
-    if (!dladdr((void *)sgemm_, &in) || !in.dli_fname)
-        return NULL;            /* a static BLAS: no file to load again */
-    lu_par_blas *b = calloc(1, sizeof *b);
-    if (!b)
+    struct link_map *map = NULL;
+    if (!dladdr1((void *)sgemm_, &in, (void **)&map, RTLD_DL_LINKMAP) || !in.dli_fname || !map)
+        return diag_set(why, "the BLAS's sgemm_ is in no loaded object dladdr knows");
+    if (map->l_name == NULL || map->l_name[0] == '\0')
+        return diag_set(why, "sgemm_ resolves into the program itself (a static BLAS, or a "
+                             "-no-pie build's PLT entry): no shared BLAS to load again");
+    *file = in.dli_fname;
+    return 0;
+}
+
+/* The copy's kernels; -1 with the reason when it has none. */
+static int par_blas_kern(lu_par_blas *b, const char *file, diag *why)
+{
+    void (*nt)(int);
+    par_sym(b->handle, "sgemm_", &b->kern.gemm, sizeof b->kern.gemm);
+    par_sym(b->handle, "strsm_", &b->kern.trsm, sizeof b->kern.trsm);
+    if (!b->kern.gemm || !b->kern.trsm)
+        return diag_set(why, "%s loaded again has no sgemm_ or strsm_", file);
+    /* a threaded build is refused above; this keeps any other to one */
+    par_sym(b->handle, "openblas_set_num_threads", &nt, sizeof nt);
+    if (nt)
+        nt(1);
+    return 0;
+}
+
+lu_par_blas *lu_par_open(diag *why)
+{
+    const char *file = NULL;
+    if (blaskern_under_valgrind()) {    /* its reports inside glibc's loader would be false */
+        diag_set(why, "LD_PRELOAD names valgrind's vgpreload: under valgrind a second "
+                      "namespace is not loaded");
         return NULL;
-    b->handle = dlmopen(LM_ID_NEWLM, in.dli_fname, RTLD_NOW | RTLD_LOCAL);
-    if (b->handle) {
-        b->kern.gemm = (lu_par_gemm_fn *)dlsym(b->handle, "sgemm_");
-        b->kern.trsm = (lu_par_trsm_fn *)dlsym(b->handle, "strsm_");
-        /* a threaded OpenBLAS would start its own threads: the helper is
-         * the second thread already */
-        lu_par_nthreads_fn *nt = (lu_par_nthreads_fn *)dlsym(b->handle,
-                                                             "openblas_set_num_threads");
-        if (nt)
-            nt(1);
     }
-    if (!b->kern.gemm || !b->kern.trsm) {
+    if (par_blas_threaded()) {
+        diag_set(why, "the process's OpenBLAS is a threaded build (openblas_get_parallel() "
+                      "non-zero): each call already runs on every core");
+        return NULL;
+    }
+    if (par_blas_file(&file, why) < 0)
+        return NULL;
+    lu_par_blas *b = calloc(1, sizeof *b);
+    if (!b) {
+        diag_set(why, "out of memory");
+        return NULL;
+    }
+    (void)dlerror();                    /* clear a pending one */
+    b->handle = dlmopen(LM_ID_NEWLM, file, RTLD_NOW | RTLD_LOCAL);
+    if (!b->handle) {
+        const char *e = dlerror();
+        diag_set(why, "dlmopen: %s", e ? e : file);
+    }
+    if (!b->handle || par_blas_kern(b, file, why) < 0) {
         lu_par_close(b);
         return NULL;
     }
     return b;
 }
+
+#else
+lu_par_blas *lu_par_open(diag *why)
+{
+    diag_set(why, "this build has no dlmopen (configure found none)");
+    return NULL;
+}
+#endif
 
 void lu_par_close(lu_par_blas *b)
 {
@@ -217,10 +285,10 @@ static void par_trail(void *p, const lu_par_kern *kern, int k)
     par_chunk(t->n - c0, k, &lo, &hi);
     size_t lda = (size_t)t->lda;
     float *top = t->a + (size_t)t->j + (size_t)(c0 + lo) * lda;   /* rows j.., its columns */
-    float *diag = t->a + (size_t)t->j + (size_t)t->j * lda;
+    float *blk = t->a + (size_t)t->j + (size_t)t->j * lda;
     par_swap(t->a + (size_t)(c0 + lo) * lda, t->lda, hi - lo, t->j + 1, c0, t->ipiv);
-    par_trsm_left(kern, t->jb, hi - lo, diag, t->lda, top, t->lda);
-    par_gemm(kern, t->n - c0, hi - lo, t->jb, diag + t->jb, t->lda, top, t->lda, top + t->jb,
+    par_trsm_left(kern, t->jb, hi - lo, blk, t->lda, top, t->lda);
+    par_gemm(kern, t->n - c0, hi - lo, t->jb, blk + t->jb, t->lda, top, t->lda, top + t->jb,
              t->lda);
 }
 

@@ -11,15 +11,25 @@
  * into a link-map namespace of its own (glibc's dlmopen): its own buffer
  * table and lock, the same kernels at the same speed (it reads the same
  * OPENBLAS_CORETYPE), nothing shared with the caller's copy. The copy
- * belongs to one pepa_lu (lu_par_open, lu_par_close), so two LUs
- * factorised at once by two threads of a process use two copies. Where
- * it cannot be loaded (a static BLAS, no dlmopen, glibc's namespaces all
- * taken; under valgrind, which reports invalid reads inside glibc's
- * loader as it maps a second namespace) lu_par_open returns NULL and the
- * LU runs on one thread, with the same answer bit for bit.
+ * belongs to one pepa_lu (lu_par_open, lu_par_close). Only the helper is
+ * isolated: the caller's thread uses the process's copy, so
+ * pepa_lu_factor (on one thread or two) must not run while any other
+ * thread of the process calls the BLAS, another LU included: the race
+ * above would be back. Where the copy cannot be loaded (no dlmopen in the build, a BLAS
+ * linked into the program or a -no-pie program's PLT entry, glibc's
+ * namespaces all taken; a threaded OpenBLAS, Debian's pthread or openmp
+ * alternative, whose calls run on every core already: only the serial
+ * build was measured; under valgrind, which reports invalid reads inside
+ * glibc's loader as it maps a second namespace) lu_par_open returns NULL
+ * with the reason and the LU runs on one thread. The answer is then the
+ * same bit for bit as on two, given the same OpenBLAS kernels (under
+ * valgrind OpenBLAS picks other kernels, blaskern.c, so the answers differ
+ * from a run outside it by rounding: up to 1.4e-17 in throughputs).
  * (Before, the helper ran BLIS, at half OpenBLAS's speed on this CPU.) */
 #ifndef SKELSCHED_PEPA_LU_PAR_H
 #define SKELSCHED_PEPA_LU_PAR_H
+
+#include "../base/diag.h"
 
 /* Fronts of fewer flops than this stay on one thread: a fork and a join
  * (two thread starts a front) cost 50-100 us, 5-10e6 flops at sgemm's speed. */
@@ -35,9 +45,9 @@ typedef struct lu_par_tally {
 /* The helper's private copy of the process's BLAS. */
 typedef struct lu_par_blas lu_par_blas;
 
-/* Load it (a few milliseconds: mapping, OpenBLAS's set-up); NULL when it
- * cannot be (the LU then runs on one thread). */
-lu_par_blas *lu_par_open(void);
+/* Load it (a few milliseconds: mapping, OpenBLAS's set-up); NULL, with
+ * the reason in why, when it cannot be (the LU then runs on one thread). */
+lu_par_blas *lu_par_open(diag *why);
 void lu_par_close(lu_par_blas *b);
 
 /* The dense partial factorisation of a front (lu_front.h's dense_step):

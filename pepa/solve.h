@@ -201,6 +201,10 @@ typedef struct pepa_solve_result {
     long lu_unstarted;    /* fronts sent to two threads whose helper thread
                              could not be started: they ran on the caller
                              alone (the answer is the same) */
+    char lu_par_unavailable[256]; /* two threads asked for, the LU ran on
+                             one: why the helper's copy of the BLAS could
+                             not be loaded (lu.h's pepa_lu_par_unavailable);
+                             "" otherwise */
     pepa_decision decision; /* see above */
     int orderings;        /* fill-reducing orderings of the whole chain the
                              direct method computed (UMFPACK's analysis 1,

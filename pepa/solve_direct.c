@@ -41,6 +41,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifdef HAVE_UMFPACK
@@ -466,8 +467,11 @@ static int mf_other_order(SuiteSparse_long m, const SuiteSparse_long *Ap,
  * single precision leaves the double one on one thread). */
 static void mf_threads(const pepa_lu *lu, pepa_solve_result *res)
 {
+    const char *why = pepa_lu_par_unavailable(lu);
     res->lu_threads = pepa_lu_split_fronts(lu) > 0 ? 2 : 1;
     res->lu_unstarted += (long)pepa_lu_unstarted_fronts(lu);
+    if (why && !res->lu_par_unavailable[0])
+        snprintf(res->lu_par_unavailable, sizeof res->lu_par_unavailable, "%s", why);
 }
 
 /* mf_factor's answer when the first ordering is over the caps (1, or

@@ -54,14 +54,14 @@ for m in direct gs sor gmres; do
     expect_out "method $m name" "\"method\": \"$m\""
 done
 
-# --threads: the direct method's LU on two threads (pepa/lu_par.h) answers as
-# on one, to the refinement's tolerance: production.pepa, 17,846 states, whose
-# top fronts are split ("lu_threads": 2 only when the helper thread did part
-# of a front). Not under valgrind (its threads run one at a time). The
-# default is the CPUs the process may run on (two here, one under taskset
-# -c 0); one thread and two give the same digits, bit for bit (the helper
-# runs the same OpenBLAS in its own copy on the same chunks, docs/pepa.md
-# "Both cores").
+# --threads: the direct method's LU on two threads (pepa/lu_par.h):
+# production.pepa, 17,846 states, whose top fronts are split ("lu_threads": 2
+# only when the helper thread did part of a front). Not under valgrind (no
+# second copy of OpenBLAS is loaded there). The default is one thread;
+# --threads 2 is capped at the CPUs the process may run on (one under taskset
+# -c 0). One thread and two give the same digits, bit for bit (the helper runs
+# the same OpenBLAS in its own copy on the same chunks, docs/pepa.md "Both
+# cores").
 expect_exit 2 "threads 0" -- solve --threads 0 "$C/pypepa/simple.pepa"
 expect_err "threads 0 message" "--threads"
 expect_exit 0 "threads with gs" -- solve --method gs --threads 2 "$C/pypepa/simple.pepa"
@@ -77,7 +77,8 @@ fi
 P="$C/pepa-eclipse-plugin/production.pepa"
 threads_skip=
 [ "${VALGRIND:-0}" != 1 ] || threads_skip="under valgrind"
-[ "$(nproc 2>/dev/null || echo 1)" -ge 2 ] || threads_skip="one CPU"
+# nproc counts the affinity mask, as the code does, unless OMP_* says otherwise
+[ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)" -ge 2 ] || threads_skip="one CPU"
 command -v python3 >/dev/null 2>&1 || threads_skip="no python3"
 [ -f "$P" ] || threads_skip="no corpus ($P)"
 # the same JSON but for the times and the threads the LU ran on
@@ -93,18 +94,33 @@ PY
 }
 if [ -z "$threads_skip" ]; then
     expect_exit 0 "direct, default threads" -- solve --json --method direct "$P"
-    expect_out "direct, default two threads" '"lu_threads": 2,'
+    expect_out "direct, default one thread" '"lu_threads": 1,'
     cp "$TMP/out" "$TMP/default.json"
     expect_exit 0 "direct, two threads" -- solve --json --method direct --threads 2 "$P"
     expect_out "direct, two threads ran" '"lu_threads": 2,'
     if grep -Eq "warning: (--threads|.* helper thread)" "$TMP/err"; then fail "direct, two threads: $(cat "$TMP/err")"; else ok; fi
     cp "$TMP/out" "$TMP/two.json"
-    if same_json "$TMP/default.json" "$TMP/two.json"; then ok
+    expect_exit 0 "direct, two threads again" -- solve --json --method direct --threads 2 "$P"
+    if same_json "$TMP/out" "$TMP/two.json"; then ok
     else fail "direct, two threads: full-precision answers differ from run to run"; fi
+    if same_json "$TMP/default.json" "$TMP/two.json"; then ok
+    else fail "direct: two threads' answers are not the default's, bit for bit"; fi
     expect_exit 0 "direct, one thread" -- solve --json --method direct --threads 1 "$P"
     expect_out "direct, one thread ran" '"lu_threads": 1,'
     if same_json "$TMP/out" "$TMP/two.json"; then ok
     else fail "direct: two threads' answers are not one thread's, bit for bit"; fi
+    # the helper's copy refused (lu_par_open refuses when LD_PRELOAD names
+    # valgrind's vgpreload): one thread, and a warning with the reason
+    # (before, silently one thread)
+    if LD_PRELOAD=/nonexistent/vgpreload_fake.so $RUN solve --json --method direct --threads 2 "$P" >"$TMP/out" 2>"$TMP/err"
+    then ok; else fail "direct, two threads refused: exit $?"; fi
+    expect_out "direct, two threads refused run on one" '"lu_threads": 1,'
+    expect_err "direct, two threads refused warns why" "warning: --threads 2: the LU ran on one thread: .*could not be loaded: LD_PRELOAD names valgrind's vgpreload"
+    if command -v taskset >/dev/null 2>&1; then
+        if taskset -c 0 $RUN solve --json --method direct --threads 2 "$P" >"$TMP/out" 2>"$TMP/err"
+        then ok; else fail "direct, two threads on one CPU: exit $?"; fi
+        expect_out "direct, two threads on one CPU run on one" '"lu_threads": 1,'
+    fi
 else
     echo "SKIP: solve.sh: the two-thread LU check ($threads_skip)"
 fi
