@@ -822,6 +822,39 @@ START_TEST(test_flow_check)
 }
 END_TEST
 
+/* ax_flow_eval's last exit: under processor sharing, a one-server body's
+ * stretches (its ghosts' sharers) that have not settled in AX_FLOW_PASSES
+ * evaluations are not converged, whatever the reduced graph's last fixed
+ * point said (review 25: reported converged). mix_choice on MIX_NODES at
+ * this placement oscillates: the one case of the "body" tests whose own
+ * evaluation (not the search's, cold) reaches that exit, found by a
+ * temporary count there. Its answer is still within the choice sweep's
+ * bound (+0.23%). Should the stretches ever settle here, find another case
+ * that reaches the exit. */
+START_TEST(test_flow_out_of_passes)
+{
+    static const int pl[] = { 1, 2, 2, 0, 1, 0 };
+    placed x;
+    placed_build(&x, mix_choice, SKEL_STYLE_PRODUCER, MIX_NODES);
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts ao = { 0 };
+    ao.scv = x.model->scv;
+    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result ar;
+    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &ar, &err) == 0, "%s", err.msg);
+    double e = rel_err_on(mix_choice, SKEL_STYLE_PRODUCER, pl, MIX_NODES, 0, NULL);
+    if (getenv("FLOW_VERBOSE"))
+        printf("out of passes: %.6g (%+.4f%%), converged %d, %d sweeps\n", ar.throughput,
+               100 * e, ar.converged, ar.iterations);
+    ck_assert_msg(!ar.converged, "out of passes reported converged (%.6g)", ar.throughput);
+    ck_assert_msg(fabs(e) <= 0.033, "%.6g, error %.3g%%", ar.throughput, 100 * e);
+    skel_approx_free(a);
+    placed_free(&x);
+}
+END_TEST
+
 /* A par in a one-server loop's body whose branches are not exponential
  * stages (work or a link of scv 0.5, a link that holds an item, a branch
  * holding a choice), two of them on one node under processor sharing: the
@@ -1151,6 +1184,7 @@ int main(void)
     tcase_add_test(tb, test_flow_nest_server);
     tcase_add_test(tb, test_flow_loop_moves);
     tcase_add_test(tb, test_flow_check);
+    tcase_add_test(tb, test_flow_out_of_passes);
     suite_add_tcase(s, tb);
     TCase *tsh = tcase_create("shared");   /* CK_RUN_CASE=shared: a par's node shared */
     tcase_set_timeout(tsh, 300);
