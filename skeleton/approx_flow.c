@@ -10,8 +10,8 @@
  * multiplies the tasks' computations back by their visits: the items
  * through the skeleton are the reduced graph's. The gate's cap is kept as
  * a bound only (gate_bound), but for a loop whose gate admits one item
- * over a pipe of tasks, choices, pars and such loops: that body is one
- * server, one task of the reduced graph looping over itself, each
+ * over a pipe of tasks, choices, pars, farms of tasks and such loops: that
+ * body is one server, one task of the reduced graph looping over itself, each
  * computation one pass through the body (its computations and moves one
  * after the other, a choice's branches mixed, a par's longest,
  * approx_pass.c), of Erlang or H2 phases fitted to the pass's first two
@@ -479,7 +479,8 @@ static double body_pass(const struct ax_flow *f, const skel_dag *d, int x, const
                         const double *lambda, double h, double *scv)
 {
     double m = d->serial_loop[x], vin, vs;
-    ax_pass_in in = { d, mu, f->tscv, lambda, f->olscv, f->obuf, h, f->onode };
+    ax_pass_in in = { d, mu, f->tscv, lambda, f->olscv, f->obuf, h, f->onode, f->rlo[x],
+                      f->rhi[x] };
     double ein = body_entry(f, d, x, lambda, h, &vin);
     double es = ein + ax_pass_stay(&in, d->pass_at[f->rlo[x]], &vs);
     double p = es / m, c = (vin + vs - m * (m - 1) * p * p) / m / (p * p);
@@ -539,7 +540,8 @@ static int pass_layout(const struct ax_flow *f, const skel_dag *d, int x, const 
                        const double *lambda, double h, ax_lay *l)
 {
     double v, pre = body_entry(f, d, x, lambda, h, &v) / d->serial_loop[x];
-    ax_pass_in in = { d, mu, f->tscv, lambda, f->olscv, f->obuf, h, f->onode };
+    ax_pass_in in = { d, mu, f->tscv, lambda, f->olscv, f->obuf, h, f->onode, f->rlo[x],
+                      f->rhi[x] };
     return ax_pass_layout(&in, d->pass_at[f->rlo[x]], pre, l);
 }
 
@@ -579,6 +581,25 @@ static int want_phases(struct ax_flow *f, const skel_dag *d, int x, const double
     return 1;
 }
 
+/* Move e's rate as a race: into a farm first in a one-server body from
+ * outside, every worker idle (one item inside), the sender's offers race,
+ * so each of them takes the sum of its moves' rates to the farm's workers
+ * (approx_pass.c pass_farm); 0 for any other move. */
+static double race_rate(const struct ax_flow *f, const skel_dag *d, int e, const double *lambda)
+{
+    int x = d->edges[e].from, y = d->edges[e].to, r = f->omap[e];
+    if (r < 0 || y < 0 || !d->visits || d->visits[y] != 0 || f->nmap[r] < 2 ||
+        !in_server(d, y, x >= 0 ? d->serial_of[x] : -1))
+        return 0;
+    double sum = 0;
+    for (int k = 0; k < d->nedges; k++) {
+        int b = d->edges[k].to;
+        sum += d->edges[k].from == x && f->omap[k] == r && b >= 0 && d->visits[b] == 0
+                   ? lambda[k] : 0;
+    }
+    return sum;
+}
+
 /* The reduced graph's rates. Its moves take the visits' share of the
  * moves they stand for, so a task's moves per item in the reduced graph
  * are not all its own (the loop's feedback move is gone): what a task's
@@ -597,12 +618,13 @@ static void reduce_rates(struct ax_flow *f, const skel_dag *d, const double *mu,
         f->esum[r] = 0;
     for (int e = 0; e < d->nedges; e++) {
         int x = d->edges[e].from, y = d->edges[e].to;
+        double race = race_rate(f, d, e, lambda), t = f->odiv[e] / (race > 0 ? race : lambda[e]);
         x = x >= 0 ? d->serial_of[x] : x;
         y = y >= 0 ? d->serial_of[y] : y;
         if (x != y || x < 0)
-            add_move(f->extra, f->nr, x, y, f->odiv[e] / lambda[e]);
+            add_move(f->extra, f->nr, x, y, t);
         if (f->omap[e] >= 0)
-            f->esum[f->omap[e]] += f->odiv[e] / lambda[e];
+            f->esum[f->omap[e]] += t;
     }
     for (int r = 0; r < s->nedges; r++) {
         double t = f->ediv[r] / lambda[f->emap[r]];

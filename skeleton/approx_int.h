@@ -632,6 +632,8 @@ typedef struct ax_pass_in {
     const int *buffer;        /* ... the items its link holds (0: a rendezvous) */
     double handoff;           /* a buffered link's hand-off and take */
     const int *node;          /* per original task: its node (Sharing=ps), or NULL */
+    int blo, bhi;             /* the one-server body's tasks (a farm first in it: its
+                                 entry's senders are outside them) */
 } ax_pass_in;
 
 /* The whole stay of an item in the one-server loop at d->pass[at]: its

@@ -5,7 +5,8 @@
  * With one item inside (the gate's cap 1), the body's tasks never work at
  * once but in a par's branches: a pipe's time is the sum of its elements'
  * and of the moves between them; a choice's the mixture of its branches',
- * each with its moves in and out, weighted by the branches' probabilities;
+ * each with its moves in and out, weighted by the branches' probabilities
+ * (a farm of tasks' the race of its sender's offers, pass_farm);
  * a par's the longest of its branches' (the fork's sends and the join's
  * receives are independent exponential races in gen.c's lattices, so each
  * branch is its send, its tasks and its return, on its own); a loop's the
@@ -112,7 +113,7 @@ static pass_mom pass_move(const ax_pass_in *in, int x, int y)
  * several tasks (a choice first in it: ends_of). */
 static int single(const skel_pass *n)
 {
-    return n->kind != SKEL_CHOICE && n->kind != SKEL_PAR;
+    return n->kind != SKEL_CHOICE && n->kind != SKEL_PAR && n->kind != SKEL_FARM;
 }
 
 /* The tasks an element is entered at (or left from), each with its
@@ -146,7 +147,7 @@ static void end_add(const skel_dag *d, int at, int last, double w, pass_end *e)
         for (; last && k < at + n->size; k += d->pass[k].size)
             c = k;
         end_add(d, c, last, w, e);
-    } else if (n->kind == SKEL_CHOICE) {
+    } else if (n->kind == SKEL_CHOICE || n->kind == SKEL_FARM) {   /* a farm's: 1/K */
         for (int c = at + 1; c < at + n->size; c += d->pass[c].size)
             end_add(d, c, last, w * d->pass[c].prob, e);
     } else
@@ -494,6 +495,88 @@ static pass_mom pass_branch(const ax_pass_in *in, int c, const pass_end *x,
     return mom_add(t, move_mix(in, &bo, y));
 }
 
+/* The senders of the one-server body's entry into the farm at `at` (the
+ * farm first in the body: the reduced graph moves the item in), outside
+ * the body, each as likely. */
+static pass_end entry_senders(const ax_pass_in *in, int at)
+{
+    const skel_dag *d = in->d;
+    pass_end s = { 0 };
+    for (int e = 0; e < d->nedges; e++) {
+        int a = d->edges[e].from, b = d->edges[e].to, seen = 0;
+        if (a < 0 || (a >= in->blo && a < in->bhi) || b < d->pass[at].lo || b >= d->pass[at].hi)
+            continue;
+        for (int k = 0; k < s.n; k++)
+            seen |= s.task[k] == a;
+        if (!seen && s.n < AX_PASS_ENDS)
+            s.task[s.n++] = a;
+    }
+    for (int k = 0; k < s.n; k++)
+        s.p[k] = 1.0 / s.n;
+    return s;
+}
+
+/* The rate of sender a's offers to the workers of the farm at `at`, all
+ * idle: their race's (gen.c's choice over the members). */
+static double race_of(const ax_pass_in *in, int at, int a)
+{
+    double r = 0;
+    for (int w = in->d->pass[at].lo; w < in->d->pass[at].hi; w++) {
+        int e = skel_dag_edge(in->d, a, w);
+        r += e >= 0 ? in->lambda[e] : 0;
+    }
+    return r;
+}
+
+/* The odds that worker c of the farm at `at` wins the item from end x
+ * (none: the entry's senders), as pass_farm weighs them. */
+static double farm_odds(const ax_pass_in *in, int at, const pass_end *x, int c)
+{
+    pass_end s = x->n ? *x : entry_senders(in, at);
+    double q = 0, tot = 0;
+    for (int i = 0; i < s.n; i++) {
+        double r = race_of(in, at, s.task[i]);
+        int e = skel_dag_edge(in->d, s.task[i], in->d->pass[c].lo);
+        q += r > 0 && e >= 0 ? s.p[i] * in->lambda[e] / r : 0;
+        tot += r > 0 ? s.p[i] : 0;
+    }
+    return tot > 0 ? q / tot : in->d->pass[c].prob;
+}
+
+/* A farm of tasks between ends x and y, one item inside: every worker is
+ * idle, so sender i's offers race, the move takes Exp(R_i) (R_i the sum
+ * of its moves' rates to the workers) and worker j wins with odds
+ * lambda_ij / R_i; then its work and its move out. Without x (first in
+ * the body) the odds are the entry's senders', the move the reduced
+ * graph's; with no sender known either (after a choice, first in a nested
+ * loop: the move in was walked as a mixture) 1/K each, the serial
+ * reduction's share. */
+static pass_mom pass_farm(const ax_pass_in *in, int at, const pass_end *x, const pass_end *y)
+{
+    pass_end s = x->n ? *x : entry_senders(in, at);
+    pass_mom mix = { 0, 0 };
+    double tot = 0;
+    for (int i = 0; i < s.n; i++) {
+        double r = race_of(in, at, s.task[i]);
+        pass_mom mv = x->n && r > 0 ? mom_of(1 / r, 1 / (r * r)) : (pass_mom){ 0, 0 };
+        for (int c = at + 1; r > 0 && c < at + in->d->pass[at].size; c += in->d->pass[c].size) {
+            int e = skel_dag_edge(in->d, s.task[i], in->d->pass[c].lo);
+            double q = e >= 0 ? s.p[i] * in->lambda[e] / r : 0;
+            pass_end wo = ends_of(in->d, c, 1);
+            pass_mom b = mom_add(mom_add(mv, pass_elem(in, c)), move_mix(in, &wo, y));
+            mix = (pass_mom){ mix.m1 + q * b.m1, mix.m2 + q * b.m2 };
+            tot += q;
+        }
+    }
+    for (int c = at + 1; !(tot > 0) && c < at + in->d->pass[at].size; c += in->d->pass[c].size) {
+        pass_end wo = ends_of(in->d, c, 1);   /* no sender known: 1/K each, no move */
+        pass_mom b = mom_add(pass_elem(in, c), move_mix(in, &wo, y));
+        mix.m1 += in->d->pass[c].prob * b.m1;
+        mix.m2 += in->d->pass[c].prob * b.m2;
+    }
+    return tot > 0 ? (pass_mom){ mix.m1 / tot, mix.m2 / tot } : mix;
+}
+
 /* A choice or par at `at` between ends x and y: the mixture of its
  * branches, or their longest (a par's chain of phases between two tasks). */
 static pass_mom pass_split(const ax_pass_in *in, int at, const pass_end *x,
@@ -504,6 +587,8 @@ static pass_mom pass_split(const ax_pass_in *in, int at, const pass_end *x,
     pass_mom mix = { 0, 0 };
     int nb = 0;
     double longest = 0;
+    if (n->kind == SKEL_FARM)
+        return pass_farm(in, at, x, y);
     if (n->kind == SKEL_PAR && end_one(x) && end_one(y) &&
         par_chain(in, at, x->task[0], y->task[0], &mix))
         return mix;
@@ -666,9 +751,10 @@ static double lay_split(lay_walk *c, int at, const pass_end *x, const pass_end *
         const skel_pass *br = &c->in->d->pass[b];
         double tb = pass_branch(c->in, b, x, y).m1, kb = k, wb = w;
         pass_end bi = ends_of(c->in->d, b, 0), bo = ends_of(c->in->d, b, 1);
-        if (n->kind == SKEL_CHOICE && tb > 0 && span > 0) {
+        if (n->kind != SKEL_PAR && tb > 0 && span > 0) {   /* a choice's, a farm's */
+            double p = n->kind == SKEL_FARM ? farm_odds(c->in, at, x, b) : br->prob;
             kb = k * span / tb;
-            wb = w * br->prob * tb / span;
+            wb = w * p * tb / span;
         } else if (tb > 0 && lay_shared(c->in, at, b))
             kb = k * span / tb;
         if (!single(br))

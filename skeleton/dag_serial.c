@@ -10,7 +10,8 @@
  * bpel/reduce.c: it keeps each task's load per item, and loses the gate
  * (at most cap items inside the body) and the feedback's order. So a loop
  * whose gate admits one item and whose body is a pipe of tasks, choices,
- * pars and such loops becomes one task looping over itself instead
+ * pars, farms of tasks and such loops becomes one task looping over itself
+ * instead
  * (one_server): the body is one server, and the gate is kept; its subtree
  * is kept in d->pass for the pass's time (approx_pass.c). serial_of maps
  * the tasks (d->serial_of). Also the questions asked of a step with
@@ -66,8 +67,21 @@ static int single_ends(const skel_node *n)
     return n->kind == SKEL_TASK;
 }
 
+/* A farm of tasks: in a one-server body (one item inside) every worker is
+ * idle when the item comes, so the sender's offers race and the winner
+ * takes it (gen.c: a farm's step is a choice over its members), a choice
+ * whose branches' odds are the moves' rates (approx_pass.c). */
+static int task_farm(const skel_node *n)
+{
+    for (int k = 0; n->kind == SKEL_FARM && k < n->nchildren; k++)
+        if (n->children[k]->kind != SKEL_TASK)
+            return 0;
+    return n->kind == SKEL_FARM;
+}
+
 /* The tasks element n is entered at (last 0) or left from (last 1), as
- * approx_pass.c's ends: a choice's branches' each; -1 with a par there. */
+ * approx_pass.c's ends: a choice's branches' (a farm's workers) each; -1
+ * with a par there. */
 static int end_tasks(const skel_node *n, int last)
 {
     if (n->kind == SKEL_TASK)
@@ -76,7 +90,7 @@ static int end_tasks(const skel_node *n, int last)
         return end_tasks(n->children[0], last);
     if (n->kind == SKEL_PIPE)
         return end_tasks(n->children[last ? n->nchildren - 1 : 0], last);
-    if (n->kind != SKEL_CHOICE)
+    if (n->kind != SKEL_CHOICE && !task_farm(n))
         return -1;
     int t = 0;
     for (int k = 0; k < n->nchildren; k++) {
@@ -123,11 +137,13 @@ static int pipe_place(const skel_node *n, int k)
  * or a pipe, choice or par of such, each par between two elements of
  * single ends, a par's branches and a choice's (but a par) entered and
  * left at tasks (so every move of a pass is between known tasks,
- * approx_pass.c). */
+ * approx_pass.c); a farm of tasks anywhere, as a choice. */
 static int server_part(const skel_node *n)
 {
     if (n->kind == SKEL_TASK || n->kind == SKEL_LOOP)
         return n->kind == SKEL_TASK || one_server(n);
+    if (task_farm(n))
+        return 1;
     if (n->kind != SKEL_PIPE && n->kind != SKEL_CHOICE && n->kind != SKEL_PAR)
         return 0;
     for (int k = 0; k < n->nchildren; k++) {
@@ -143,8 +159,8 @@ static int server_part(const skel_node *n)
 
 /* A gated loop whose gate admits one item and whose body is a pipe of
  * tasks, of such loops (nested: the inner gate then holds the one item
- * the outer one lets in), and of choices and pars of those (server_part;
- * a choice may begin it): the body is then one server, an item's passes
+ * the outer one lets in), and of choices, pars and farms of tasks of those
+ * (server_part; a choice or farm may begin it): the body is then one server, an item's passes
  * through it one after the other, and the loop is one task looping over
  * itself (each computation a pass, approx_flow.c's rates) with its gates
  * kept exactly. */
@@ -154,6 +170,16 @@ static int one_server(const skel_node *n)
     if (!gated(n) || n->cap > 1 || b->kind != SKEL_PIPE || b->nchildren < 2)
         return 0;
     return server_part(b) && ends_ok(b);
+}
+
+/* The share of its parent's entries element n takes: a choice's branch its
+ * probability, a farm's worker 1/K (the race's odds, rate-dependent, are
+ * approx_pass.c's; this is their mean over symmetric senders), else 1. */
+static double pass_prob(const skel_node *n)
+{
+    const skel_node *p = n->parent;
+    return !p ? 1 : p->kind == SKEL_CHOICE ? n->prob : p->kind == SKEL_FARM ? 1.0 / p->nchildren
+                                                                            : 1;
 }
 
 /* The visits per item of the tasks of one-server element n, entered v
@@ -168,8 +194,7 @@ static void server_visits(serial_ctx *c, const skel_node *n, double v, skel_node
     }
     double w = n->kind == SKEL_LOOP ? v * n->mean : v;
     for (int k = 0; k < n->nchildren; k++)
-        server_visits(c, n->children[k], n->kind == SKEL_CHOICE ? w * n->children[k]->prob : w,
-                      s);
+        server_visits(c, n->children[k], w * pass_prob(n->children[k]), s);
 }
 
 /* Append the subtree at n to the passes' preorder (approx_pass.c). */
@@ -182,7 +207,7 @@ static int pass_add(serial_ctx *c, const skel_node *n)
             return diag_set(c->err, "out of memory");
         c->cap_pass = nc;
     }
-    c->pass[c->npass++] = (skel_pass){ n->kind, n->lo, n->hi, n->prob, n->mean, 1 };
+    c->pass[c->npass++] = (skel_pass){ n->kind, n->lo, n->hi, pass_prob(n), n->mean, 1 };
     for (int k = 0; k < n->nchildren; k++)
         if (pass_add(c, n->children[k]) < 0)
             return -1;

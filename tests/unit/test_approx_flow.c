@@ -724,7 +724,9 @@ END_TEST
  * static 6.8% / 12.5% mean / largest |error|, ps 2.1% / 6.1%; nest2 22.6% /
  * 31.6%, 29.3% / 40.0%, the outer gate's bound; these two placements of
  * nest2 -0.81%, -0.47% static, -15.88%, -7.66% ps since review 25's farm
- * share in that bound, up to -30.0% before). Since branch loopchoice every move inside the
+ * share in that bound, up to -30.0% before; since branch loopps, its outer
+ * loop one server, the farm a race in its pass: -0.06%, +0.12% static,
+ * +0.60%, +2.34% ps). Since branch loopchoice every move inside the
  * inner body counted its visits over its ends' share of the body's entries
  * and exits (0 inside: infinite), the outer gate's bound NaN, the answer 0
  * items/s, converged; and a choice first in the inner body counted the
@@ -745,7 +747,7 @@ START_TEST(test_flow_nest_server)
         const char *skel;
         int n;
         double tol;
-    } cases[] = { { nest, 6, 0.08 }, { nest2, 7, 0.17 }, { chc, 7, 0.08 } };   /* largest: 5.6%, 15.9%, 4.9% */
+    } cases[] = { { nest, 6, 0.08 }, { nest2, 7, 0.03 }, { chc, 7, 0.08 } };   /* largest: 5.6%, 2.3%, 4.9% */
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         for (int ps = 0; ps < 2; ps++)
             for (int code = 0x15; code <= 0x2a; code += 0x15) {   /* alternating */
@@ -773,7 +775,10 @@ END_TEST
  * farm(K), b, c, d; review 24's two nodes, round robin): the gate's
  * Little's-law bound counted every worker at the full visits: farm(2)
  * -20.5% (ps), farm(3) -37.5% (static) before, reported converged;
- * measured -0.26%, +7.84% (farm(2) static, ps), +2.66%, +3.59% (farm(3)). */
+ * measured -0.26%, +7.84% (farm(2) static, ps), +2.66%, +3.59% (farm(3));
+ * since branch loopps the loop one server (a farm of tasks in a one-server
+ * body is a race of the sender's offers, approx_pass.c pass_farm): +0.28%,
+ * +4.15%, -0.03%, +0.38%. */
 #define FAR_NODES "LocalLatency=0.01 DefaultLatency=1.0\nNodeName=h0 Speed=2\nNodeName=h1 Speed=2\n"
 START_TEST(test_flow_loop_moves)
 {
@@ -789,8 +794,8 @@ START_TEST(test_flow_loop_moves)
         const char *skel, *nodes;
         const int *pl;
         double tol;
-    } cases[] = { { ll, FAR_NODES, apart, 0.01 }, { fl2, TWO_NODES, rr, 0.09 },
-                  { fl3, TWO_NODES, rr, 0.05 } };
+    } cases[] = { { ll, FAR_NODES, apart, 0.01 }, { fl2, TWO_NODES, rr, 0.05 },
+                  { fl3, TWO_NODES, rr, 0.01 } };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         for (int ps = 0; ps < 2; ps++) {
             char plat[256];
@@ -950,7 +955,7 @@ static void lay_check(const lay_case *c)
         mu[i] = 1, tscv[i] = 1;
     for (int e = 0; e < x.dag->nedges; e++)
         lambda[e] = 1e12, lscv[e] = 1;
-    ax_pass_in in = { x.dag, mu, tscv, lambda, lscv, buffer, 1.0, NULL };
+    ax_pass_in in = { x.dag, mu, tscv, lambda, lscv, buffer, 1.0, NULL, 0, 0 };
     ax_lay l;
     ck_assert_int_eq(ax_pass_layout(&in, x.dag->pass_at[1], 0, &l), 0);
     double total = 0, busy = 0;
