@@ -513,6 +513,20 @@ static double nested_err(placed *x, skel_approx *a, const int *pl)
     return e;
 }
 
+/* Skeleton sk placed on platform nodes into *x, and an approximation's
+ * workspace for it with default options. */
+static skel_approx *approx_for(placed *x, const char *sk, skel_style style, const char *nodes)
+{
+    placed_build(x, sk, style, nodes);
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts ao = { 0 };
+    ao.scv = x->model->scv;
+    skel_approx *a = skel_approx_new(x->dag, &ao, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    return a;
+}
+
 /* Every stride-th placement of skeleton sk's n tasks on the 3 nodes of
  * platform nodes (3^n in all): the mean and the largest |error| of the
  * approximation against the search's chain. */
@@ -520,13 +534,7 @@ static void sweep_on(const char *sk, skel_style style, const char *nodes, int n,
                      double *mean, double *worst)
 {
     placed x;
-    placed_build(&x, sk, style, nodes);
-    diag err;
-    diag_clear(&err);
-    skel_approx_opts ao = { 0 };
-    ao.scv = x.model->scv;
-    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
-    ck_assert_msg(a, "%s", err.msg);
+    skel_approx *a = approx_for(&x, sk, style, nodes);
     double sum = 0, we = 0;
     int all = 1, count = 0, at = 0;
     for (int i = 0; i < n; i++)
@@ -840,13 +848,9 @@ START_TEST(test_flow_out_of_passes)
 {
     static const int pl[] = { 1, 2, 2, 0, 1, 0 };
     placed x;
-    placed_build(&x, mix_choice, SKEL_STYLE_PRODUCER, MIX_NODES);
+    skel_approx *a = approx_for(&x, mix_choice, SKEL_STYLE_PRODUCER, MIX_NODES);
     diag err;
     diag_clear(&err);
-    skel_approx_opts ao = { 0 };
-    ao.scv = x.model->scv;
-    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
-    ck_assert_msg(a, "%s", err.msg);
     skel_approx_result ar;
     ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &ar, &err) == 0, "%s", err.msg);
     double e = rel_err_on(mix_choice, SKEL_STYLE_PRODUCER, pl, MIX_NODES, 0, NULL);
