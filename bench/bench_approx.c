@@ -25,6 +25,9 @@
  *       it, against the chain where it fits, else the simulation's CI;
  *       then farms before a par or a choice (named: farm, xfarm, xdeal;
  *       APPROX_FLOW_KIND=99 APPROX_FARM_FLOWS=1 ... flows 1: those alone);
+ *       then farms in loops (nest2, a farm first in a loop's body) at every
+ *       placement on two nodes, static and ps (APPROX_FLOW_KIND=99
+ *       APPROX_LOOP_FARMS=1 ... flows 1: those alone);
  *   (h) par blocks past one window, their branches flow-equivalent servers
  *       (bench_approx_parfes.c): named cases and random blocks, static and ps;
  *   (g) deals of 5-10 single tasks between 0-2 tasks either side, on (a)'s

@@ -188,6 +188,69 @@ static int farm_flow_rows(uint64_t *s, const ba_opts *o, diag *err)
     return rc;
 }
 
+/* Loops over a farm that are not plain pipes (issue 15, review 25): the
+ * skeletons of test_approx_flow's test_flow_nest_server (nest2: a farm and
+ * a one-server loop in a loop) and test_flow_loop_moves (a farm first in a
+ * loop's body), on that test's two nodes (Speed 2 and 3), producer style,
+ * against the exact chain at every placement (2^7 or 2^8), one row per
+ * sharing. */
+static const char *const loop_farms[] = {
+    "pipe(3); task(\"s\", 4); loop(2); pipe(3); farm(2, \"w\", 3); loop(1.5); pipe(2);"
+    " task(\"b\", 5); task(\"c\", 6); task(\"d\", 4); task(\"z\", 5);",
+    "pipe(3); task(\"s\", 4); loop(2); pipe(4); farm(2, \"w\", 3); task(\"b\", 5);"
+    " task(\"c\", 6); task(\"d\", 4); task(\"z\", 5);",
+    "pipe(3); task(\"s\", 4); loop(2); pipe(4); farm(3, \"w\", 3); task(\"b\", 5);"
+    " task(\"c\", 6); task(\"d\", 4); task(\"z\", 5);",
+};
+
+/* Every placement of loop_farms[k] on plat into sm. */
+static int loop_farm_case(size_t k, const skel_platform *p, ba_sample *sm, diag *err)
+{
+    const char *sk = loop_farms[k];
+    skel_tree *t = skel_parse_string(sk, strlen(sk), "loopfarm.skel", err);
+    int n = t ? skel_tree_ntasks(t) : 0, rc = t ? 0 : -1, pl[16];
+    ba_opts o = { 0 };
+    for (int code = 0; rc == 0 && code < 1 << n; code++) {
+        for (int i = 0; i < n; i++)
+            pl[i] = code >> i & 1;
+        char label[32];
+        snprintf(label, sizeof label, "loopfarm%zu-%d", k, code);
+        rc = ba_compare(t, SKEL_STYLE_PRODUCER, p, pl, sm, &o, label, err);
+    }
+    skel_tree_free(t);
+    return rc;
+}
+
+/* The loop-farm rows (APPROX_LOOP_FARMS=1 with APPROX_FLOW_KIND: these
+ * alone): static and ps. */
+static int loop_farm_rows(diag *err)
+{
+    static const char nodes[] = "LocalLatency=0.01 DefaultLatency=0.05\n"
+                                "NodeName=h0 Speed=2\nNodeName=h1 Speed=3\n";
+    ba_sample *sm = calloc(2, sizeof *sm);
+    int rc = sm ? 0 : diag_set(err, "out of memory");
+    for (int ps = 0; ps < 2 && rc == 0; ps++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%s", ps ? "" : "Sharing=static\n", nodes);
+        skel_platform *p = skel_platform_parse_string(text, strlen(text), "two.conf", NULL,
+                                                      NULL, err);
+        rc = p ? 0 : -1;
+        for (size_t k = 0; k < sizeof loop_farms / sizeof *loop_farms && rc == 0; k++)
+            rc = loop_farm_case(k, p, &sm[ps], err);
+        skel_platform_free(p);
+    }
+    if (rc == 0) {
+        ba_opts o = { 0 };
+        printf("\nbench_approx: farms in loops (nest2, farm(2), farm(3); every placement on "
+               "two nodes), approximation vs the exact chain\n");
+        ba_header();
+        ba_row("loop-farm static", &sm[0], &o);
+        ba_row("loop-farm ps", &sm[1], &o);
+    }
+    free(sm);
+    return rc;
+}
+
 /* Part (f): ncases random flows, then the BPEL corpus; their "before" the
  * windows without any whole-model window (flows_windows). */
 int ba_flow_suite(int ncases)
@@ -213,7 +276,9 @@ int ba_flow_suite(int ncases)
     uint64_t fs = 20261127;   /* the farm shapes' platforms: a seed of their own */
     if (rc == 0 && (!fk || getenv("APPROX_FARM_FLOWS")))
         rc = farm_flow_rows(&fs, &o, &err);
-    else
+    if (rc == 0 && (!fk || getenv("APPROX_LOOP_FARMS")))
+        rc = loop_farm_rows(&err);
+    if (rc < 0)
         fprintf(stderr, "bench_approx: %s\n", err.msg);
     free(big);
     free(sm);
