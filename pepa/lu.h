@@ -105,6 +105,15 @@ int64_t pepa_lu_split_fronts(const pepa_lu *lu);
  * non-zero means two threads were asked for and one was used. */
 int64_t pepa_lu_unstarted_fronts(const pepa_lu *lu);
 
+/* Where the last pepa_lu_factor on two threads spent its time when it
+ * cut the elimination tree into subtrees (lu_sub.h): part[0] and part[1]
+ * the CPU seconds of the caller's and the helper's subtrees (run at
+ * once), part[2] the calling thread's CPU seconds in the top part after
+ * them (its large fronts chunked with the helper). With two idle cores
+ * the factorisation's wall time is about max(part[0], part[1]) + part[2].
+ * Returns 1, or 0 (parts 0) when the tree was not cut. */
+int pepa_lu_part_seconds(const pepa_lu *lu, double part[3]);
+
 /* What PEPA_LU_AUTO learnt of the ordering it did not keep, so that a
  * caller who finds the kept one over its limits need not analyse the
  * other again (where AUTO tries both on bench_solve's chains it keeps
