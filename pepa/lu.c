@@ -432,8 +432,9 @@ typedef struct lu_work {
     void **cbp;                 /* each supernode's contribution block (shared by threads) */
     const unsigned char *owner; /* the supernodes of this thread: those of owner group */
     int group;                  /* ... (owner NULL: all) */
-    const lu_par_kern *kern;    /* this thread's BLAS (single precision) */
-    const lu_par_blas *help;    /* a helper's, to chunk large fronts with; NULL: none */
+    lu_par_team team;           /* this thread's BLAS, and a helper's to chunk large
+                                 * fronts with (single precision) */
+    atomic_int *done;           /* set when this thread's part is done (two threads) */
     lu_int fronts, split, unstarted;    /* fronts done; ... chunked with help; ... unstarted */
     int info;                   /* LAPACK's, of factor_all */
     double cpu;                 /* this thread's CPU seconds in it (two threads) */
@@ -509,10 +510,10 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #define GEMM sgemm_
 #define TRSV strsv_
 #define GEMV sgemv_
-#define KGETRF(w) (w)->kern->getrf
-#define KLASWP(w) (w)->kern->laswp
-#define KTRSM(w) (w)->kern->trsm
-#define KGEMM(w) (w)->kern->gemm
+#define KGETRF(w) (w)->team.self->getrf
+#define KLASWP(w) (w)->team.self->laswp
+#define KTRSM(w) (w)->team.self->trsm
+#define KGEMM(w) (w)->team.self->gemm
 #define PAR_DENSE lu_par_dense
 #include "lu_front.h"
 
@@ -536,7 +537,7 @@ static int work_alloc(pepa_lu *lu, lu_work *w, int cut)
     int single = lu->prec == PEPA_LU_SINGLE;
     size_t size = single ? sizeof(float) : sizeof(double);
     w->lu = lu;
-    w->kern = lu_par_caller();
+    w->team.self = lu_par_caller();
     w->map = malloc((size_t)lu->m * sizeof *w->map);
     w->cbs = malloc((ns ? ns : 1) * sizeof *w->cbs);
     w->cbo = malloc((ns ? ns : 1) * sizeof *w->cbo);
@@ -610,7 +611,7 @@ static int sub_work(lu_work *d, const lu_work *w, int o, float *stk, size_t cap)
     d->stk = stk;
     d->tail = 0;
     d->cap = cap;
-    d->help = NULL;
+    d->team.b = NULL;
     size_t ns = (size_t)(w->lu->nsuper ? w->lu->nsuper : 1);
     d->map = malloc((size_t)w->lu->m * sizeof *d->map);
     d->cbs = malloc(ns * sizeof *d->cbs);
@@ -631,6 +632,8 @@ static void sub_run(void *p)
     double c0 = clock_thread_cpu();
     factor_all_s(w->lu, w);
     w->cpu = clock_thread_cpu() - c0;
+    if (w->done)                        /* the other thread's large fronts may take help */
+        atomic_store_explicit(w->done, 1, memory_order_release);
 }
 
 /* Single precision on two threads by lu_sub's plan: the caller's and
@@ -651,8 +654,13 @@ static int factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
         at += p->peak[o];
         ok &= sub_work(&sw[o], w, o, stk ? stk + at : NULL, p->peak[o]) == 0;
     }
-    sw[LU_SUB_HELPER].kern = lu_par_kernels(b);
-    sw[LU_SUB_TOP].help = b;
+    atomic_int helper_done;
+    atomic_init(&helper_done, 0);
+    sw[LU_SUB_HELPER].team.self = lu_par_kernels(b);
+    sw[LU_SUB_HELPER].done = &helper_done;
+    sw[LU_SUB_CALLER].team.b = b;       /* once the helper is done (lu_par_team) */
+    sw[LU_SUB_CALLER].team.ready = &helper_done;
+    sw[LU_SUB_TOP].team.b = b;
     if (ok) {
         lu_work *c = &sw[LU_SUB_CALLER], *h = &sw[LU_SUB_HELPER], *t = &sw[LU_SUB_TOP];
         int started = lu_par_pair(sub_run, h, sub_run, c) == 0;
@@ -663,8 +671,8 @@ static int factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
         lu->part[0] = c->cpu;
         lu->part[1] = h->cpu;
         lu->part[2] = t->cpu;
-        lu->split = t->split + (started ? h->fronts : 0);
-        lu->unstarted = t->unstarted + !started;
+        lu->split = c->split + t->split + (started ? h->fronts : 0);
+        lu->unstarted = c->unstarted + t->unstarted + !started;
         w->top = t->top;
     }
     for (int o = 0; o < LU_SUB_OWNERS; o++)
@@ -688,7 +696,7 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
         work_free(&w);
         return diag_set(err, "direct solver: out of memory for the LU factors");
     }
-    w.help = b;
+    w.team.b = b;
     if (trans) {                        /* factorise A^T: swap the two views */
         w.ap = w.tp;
         w.ai = w.ti;

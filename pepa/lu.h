@@ -78,9 +78,14 @@ void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x);
 pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 
 /* The threads pepa_lu_factor's single-precision factorisation may use: 1
- * (the default) or 2 (lu_par.h: the fronts of 4e7 flops or more, the top
- * of the elimination tree, split between the caller and one helper thread,
- * each on its own copy of OpenBLAS); more than 2 counts as 2. The helper's
+ * (the default) or 2: independent subtrees of the elimination tree
+ * factorised at once by the caller and one helper thread, then the fronts
+ * of 4e7 flops or more at the top split between the two (lu_sub.h,
+ * lu_par.h), each thread on its own copy of OpenBLAS; more than 2 counts
+ * as 2. On two threads the stacks are arrays of their own, not the
+ * factors' tail, so the factorisation takes more memory than
+ * pepa_lu_analyse's *bytes predicts (1.3-1.7 times on bench_solve's closed
+ * networks, docs/pepa.md). The helper's
  * copy is loaded by pepa_lu_factor at the first such front (a few
  * milliseconds; never on one thread nor when no front is that large) and
  * held until pepa_lu_free; where it cannot be, the LU runs on one thread

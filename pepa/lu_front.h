@@ -105,7 +105,7 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f
     double fl = (double)nc * nc * (2.0 / 3.0 * nc + 2.0 * nb) + 2.0 * nc * (double)nb * nb;
     if (fl >= LU_PAR_MIN_FLOPS) {
         lu_par_tally t;
-        info = PAR_DENSE(w->help, w->kern, nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
+        info = PAR_DENSE(&w->team, nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
         w->split += t.helped > 0;    /* only a front the helper thread worked on */
         w->unstarted += t.unstarted > 0;
         return info;

@@ -224,15 +224,17 @@ static void *par_helper(void *p)
 /* Returns the chunks the helper thread did (0: it took none, or b is
  * NULL: the caller alone), -1 when it could not be started (the caller
  * then did them all, on one thread). */
-static int par_run(const lu_par_blas *b, const lu_par_kern *self, lu_par_body *body, void *arg,
-                   int n)
+static int par_run(const lu_par_team *team, lu_par_body *body, void *arg, int n)
 {
+    const lu_par_blas *b = team->b;
+    if (b && team->ready && !atomic_load_explicit(team->ready, memory_order_acquire))
+        b = NULL;                       /* the helper is still on its own subtrees */
     lu_par_step st = {.body = body, .arg = arg, .n = n, .mine = b ? &b->kern : NULL};
     atomic_init(&st.next, 0);
     pthread_t th;
     int wanted = b && n > 1;
     int started = wanted && pthread_create(&th, NULL, par_helper, &st) == 0;
-    par_take(&st, self);
+    par_take(&st, team->self);
     if (started)
         pthread_join(th, NULL);
     return started || !wanted ? st.helped : -1;
@@ -302,19 +304,19 @@ static void par_count(lu_par_tally *t, int helped)
 
 /* The blocked LU of the n x n block a (leading dimension lda), pivots
  * ipiv (1-based, within the block). Returns sgetrf's info. */
-static int par_getrf(const lu_par_blas *b, const lu_par_kern *self, int n, float *a, int lda,
-                     int *ipiv, lu_par_tally *t)
+static int par_getrf(const lu_par_team *team, int n, float *a, int lda, int *ipiv,
+                     lu_par_tally *t)
 {
     for (int j = 0; j < n; j += LU_PAR_PANEL) {
         int jb = n - j < LU_PAR_PANEL ? n - j : LU_PAR_PANEL, m = n - j, info = 0;
-        self->getrf(&m, &jb, a + (size_t)j + (size_t)j * (size_t)lda, &lda, ipiv + j, &info);
+        team->self->getrf(&m, &jb, a + (size_t)j + (size_t)j * (size_t)lda, &lda, ipiv + j, &info);
         if (info != 0)                  /* a zero pivot: the caller falls back to double */
             return info + j;
         for (int i = j; i < j + jb; i++)
             ipiv[i] += j;
         par_swap(a, lda, j, j + 1, j + jb, ipiv);   /* the columns left of the panel */
         lu_par_trail tr = {a, lda, n, j, jb, ipiv};
-        par_count(t, par_run(b, self, par_trail, &tr, par_chunks(n - j - jb)));
+        par_count(t, par_run(team, par_trail, &tr, par_chunks(n - j - jb)));
     }
     return 0;
 }
@@ -353,20 +355,20 @@ static void par_update(void *p, const lu_par_kern *kern, int k)
              f->nb);
 }
 
-int lu_par_dense(const lu_par_blas *b, const lu_par_kern *self, int nc, int nb, int nr,
-                 float *panel, float *f12, float *f22, int *ipiv, lu_par_tally *t)
+int lu_par_dense(const lu_par_team *team, int nc, int nb, int nr, float *panel, float *f12,
+                 float *f22, int *ipiv, lu_par_tally *t)
 {
     int info = 0;
     t->helped = t->unstarted = 0;
     if (nc >= LU_PAR_MIN_BLOCKED)
-        info = par_getrf(b, self, nc, panel, nr, ipiv, t);
+        info = par_getrf(team, nc, panel, nr, ipiv, t);
     else
-        self->getrf(&nc, &nc, panel, &nr, ipiv, &info);
+        team->self->getrf(&nc, &nc, panel, &nr, ipiv, &info);
     if (info != 0 || nb == 0)
         return info;
     lu_par_front f = {nc, nb, nr, panel, f12, f22, ipiv};
-    par_count(t, par_run(b, self, par_solve, &f, 2 * par_chunks(nb)));
-    par_count(t, par_run(b, self, par_update, &f, par_chunks(nb)));
+    par_count(t, par_run(team, par_solve, &f, 2 * par_chunks(nb)));
+    par_count(t, par_run(team, par_update, &f, par_chunks(nb)));
     return 0;
 }
 
