@@ -184,21 +184,6 @@ static int take_symbolic(pepa_lu *lu, const cholmod_factor *f)
     return 0;
 }
 
-/* Each supernode's children, ascending, by pointers kp (kp has room for
- * nsuper + 2: counted one place ahead, then filled). */
-static void children(pepa_lu *lu)
-{
-    lu_int ns = lu->nsuper;
-    for (lu_int s = 0; s < ns; s++)
-        if (lu->parent[s] >= 0)
-            lu->kp[lu->parent[s] + 2]++;
-    for (lu_int s = 0; s < ns; s++)
-        lu->kp[s + 2] += lu->kp[s + 1];
-    for (lu_int s = 0; s < ns; s++)
-        if (lu->parent[s] >= 0)
-            lu->kid[lu->kp[lu->parent[s] + 1]++] = s;
-}
-
 /* Each supernode's parent (the supernode of its first row below the
  * diagonal block), value offsets, and the structure checks the
  * numerical phase relies on (pivot rows first, rows sorted). Returns 0
@@ -234,7 +219,7 @@ static int tree(pepa_lu *lu)
     lu->lp[ns] = lu->up[ns] = off;
     free(smap);
     if (!bad)
-        children(lu);
+        lu_sub_children(ns, lu->parent, lu->kp, lu->kid);
     return bad ? -1 : 0;
 }
 

@@ -67,13 +67,8 @@ static int sub_tree_build(sub_tree *t)
             continue;
         t->sf[p] += t->sf[s];
         t->first[p] = t->first[s] < t->first[p] ? t->first[s] : t->first[p];
-        t->kp[p + 2]++;
     }
-    for (int64_t s = 0; s < ns; s++)
-        t->kp[s + 2] += t->kp[s + 1];
-    for (int64_t s = 0; s < ns; s++)    /* ascending: each list sorted */
-        if (t->parent[s] >= 0)
-            t->kid[t->kp[t->parent[s] + 1]++] = s;
+    lu_sub_children(ns, t->parent, t->kp, t->kid);
     return 0;
 }
 
@@ -220,6 +215,19 @@ int lu_sub_plan_make(int64_t ns, const int64_t *parent, const double *fl, const 
         rc = sub_fill(&t, cb, p) == 0 ? 1 : -1;
     sub_tree_free(&t);
     return rc;
+}
+
+/* Counted one place ahead, summed, then filled in ascending order. */
+void lu_sub_children(int64_t ns, const int64_t *parent, int64_t *kp, int64_t *kid)
+{
+    for (int64_t s = 0; s < ns; s++)
+        if (parent[s] >= 0)
+            kp[parent[s] + 2]++;
+    for (int64_t s = 0; s < ns; s++)
+        kp[s + 2] += kp[s + 1];
+    for (int64_t s = 0; s < ns; s++)
+        if (parent[s] >= 0)
+            kid[kp[parent[s] + 1]++] = s;
 }
 
 void lu_sub_plan_free(lu_sub_plan *p)

@@ -42,4 +42,9 @@ int lu_sub_plan_make(int64_t ns, const int64_t *parent, const double *fl, const 
                      lu_sub_plan *p);
 void lu_sub_plan_free(lu_sub_plan *p);
 
+/* The children of each of ns supernodes (parent as above), ascending:
+ * those of s are kid[kp[s] .. kp[s + 1]); kp has room for ns + 2 entries,
+ * zeroed, and kid for ns. */
+void lu_sub_children(int64_t ns, const int64_t *parent, int64_t *kp, int64_t *kid);
+
 #endif
