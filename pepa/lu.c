@@ -58,7 +58,7 @@ struct pepa_lu {
     lu_int *super;      /* nsuper + 1 */
     lu_int *rp, *rows;  /* row sets */
     lu_int *parent;     /* -1 for a root */
-    lu_int *kp, *kid;   /* children of each supernode, ascending (kp: nsuper + 1) */
+    lu_int *kp, *kid;   /* children of each supernode, ascending (kp: nsuper + 2) */
     size_t *lp, *up;    /* offsets of each panel and each U12 in the factors' array */
     double *lxd, *uxd;  /* the factors in double precision (one array: lxd == uxd) ... */
     float *lxs, *uxs;   /* ... or in single (one pair is NULL) */
@@ -223,12 +223,6 @@ static int tree(pepa_lu *lu)
     return bad ? -1 : 0;
 }
 
-/* Work and memory of the numerical phase, walking the supernodes as it
- * will: a supernode's block is built on top of its children's, which are
- * then popped, and it is pushed. The stack grows down from the end of the
- * factors' array while the factors fill it from the start, so the array
- * needs, over all supernodes s, the factors up to s's and the stack while
- * s is built. */
 /* Front s's flops: its diagonal block's LU, the two solves, the update. */
 static double front_flops(const pepa_lu *lu, lu_int s)
 {
@@ -237,6 +231,12 @@ static double front_flops(const pepa_lu *lu, lu_int s)
     return 2.0 / 3.0 * nc * nc * nc + 2.0 * nc * nc * nb + 2.0 * nb * nb * nc;
 }
 
+/* Work and memory of the numerical phase, walking the supernodes as it
+ * will: a supernode's block is built on top of its children's, which are
+ * then popped, and it is pushed. The stack grows down from the end of the
+ * factors' array while the factors fill it from the start, so the array
+ * needs, over all supernodes s, the factors up to s's and the stack while
+ * s is built. */
 static int predict(pepa_lu *lu, double *flops, double *bytes)
 {
     double fl = 0.0;
