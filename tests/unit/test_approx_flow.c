@@ -791,7 +791,8 @@ END_TEST
  * farm(K), b, c, d; review 24's two nodes, round robin): the gate's
  * Little's-law bound counted every worker at the full visits: farm(2)
  * -20.5% (ps), farm(3) -37.5% (static) before, reported converged;
- * measured -0.26%, +7.84% (farm(2) static, ps), +2.66%, +3.59% (farm(3)). */
+ * measured -0.26%, +7.83% (farm(2) static, ps), +2.66%, +3.59% (farm(3));
+ * FLOW_VERBOSE=1 on 2026-11-28: -0.2608%, +7.8343%, +2.6595%, +3.5888%. */
 #define FAR_NODES "LocalLatency=0.01 DefaultLatency=1.0\nNodeName=h0 Speed=2\nNodeName=h1 Speed=2\n"
 START_TEST(test_flow_loop_moves)
 {
