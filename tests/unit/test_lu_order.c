@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
+#include "pepa/lu_sub.h"
 #include "pepa/solve.h"
 #include "chains.h"
 #include "suite.h"
@@ -483,6 +484,11 @@ static void two_thread_factors(const pepa_ctmc *q)
     lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 2, y2, &s2);
     ck_assert_int_eq(s1, 0);
     ck_assert_msg(s2 >= 2, "%lld fronts split", (long long)s2);
+    /* the helper factorised whole subtrees (lu_sub.h), not only chunks of
+     * the 15-39 fronts of 4e7 flops or more: 3,084 fronts of the 30^3 walk
+     * (before, 15) */
+    ck_assert_msg(s2 > 200, "the helper thread did part of %lld fronts: no whole subtree",
+                  (long long)s2);
     ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
                   "two threads' solution differs from one thread's");
     for (int run = 0; run < 3; run++) {         /* the same bits, however scheduled */
@@ -621,6 +627,35 @@ START_TEST(test_lu_two_threads_fallback)
 }
 END_TEST
 
+/* lu_sub's plan on two small trees. Seven supernodes, two subtrees of
+ * three under a root (flops 1 each, the root's 2; blocks of 4 entries for
+ * the leaves, 9 for the subtrees' roots): the cut is at the root, one
+ * subtree to each thread, each thread's stack holding two leaves' blocks
+ * and its root's (4 + 4 + 9); the root's stack none. A chain of three
+ * cannot be cut. */
+START_TEST(test_lu_sub_plan)
+{
+    const int64_t parent[7] = {2, 2, 6, 5, 5, 6, -1};
+    const double fl[7] = {1, 1, 1, 1, 1, 1, 2};
+    const size_t cb[7] = {4, 4, 9, 4, 4, 9, 0};
+    lu_sub_plan p;
+    ck_assert_int_eq(lu_sub_plan_make(7, parent, fl, cb, &p), 1);
+    static const unsigned char want[7] = {LU_SUB_CALLER, LU_SUB_CALLER, LU_SUB_CALLER,
+                                          LU_SUB_HELPER, LU_SUB_HELPER, LU_SUB_HELPER,
+                                          LU_SUB_TOP};
+    for (int s = 0; s < 7; s++)
+        ck_assert_msg(p.owner[s] == want[s], "supernode %d owned by %d", s, p.owner[s]);
+    ck_assert_uint_eq(p.peak[LU_SUB_CALLER], 17);
+    ck_assert_uint_eq(p.peak[LU_SUB_HELPER], 17);
+    ck_assert_uint_eq(p.peak[LU_SUB_TOP], 0);
+    ck_assert(p.flops[LU_SUB_TOP] == 2.0 && p.flops[LU_SUB_CALLER] == 3.0);
+    lu_sub_plan_free(&p);
+    const int64_t chain[3] = {1, 2, -1};
+    ck_assert_int_eq(lu_sub_plan_make(3, chain, fl, cb, &p), 0);
+    ck_assert(p.owner == NULL);
+}
+END_TEST
+
 START_TEST(test_lu_two_threads)
 {
     pepa_ctmc *q = grid3(30);
@@ -693,8 +728,9 @@ static Suite *lu_order_suite(void)
     suite_add_tcase(s, tc);
     TCase *tt = tcase_create("threads");
     tcase_set_timeout(tt, 120);
-    tcase_add_test(tt, test_lu_two_threads_fallback);   /* first: under CK_FORK=no a */
-    tcase_add_test(tt, test_lu_two_threads);            /* leaked LD_PRELOAD fails this */
+    tcase_add_test(tt, test_lu_sub_plan);
+    tcase_add_test(tt, test_lu_two_threads_fallback);   /* before: under CK_FORK=no a */
+    tcase_add_test(tt, test_lu_two_threads);            /* leaked variable fails this */
     suite_add_tcase(s, tt);
 #endif
     return s;
