@@ -96,9 +96,15 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 void pepa_lu_set_threads(pepa_lu *lu, int threads);
 
 /* Why two threads were asked for and the last pepa_lu_factor ran on one:
- * the helper's copy of the BLAS could not be loaded (lu_par.h); NULL when
- * it was, or was not needed. */
+ * the helper's copy of the BLAS could not be loaded (lu_par.h), or the
+ * factorisation cut into subtrees failed (out of memory, or an internal
+ * error) and was done again without the cut; NULL when none of these. */
 const char *pepa_lu_par_unavailable(const pepa_lu *lu);
+
+/* 1 when the last pepa_lu_factor failed on a zero pivot (in single
+ * precision the matrix may only look singular: try double), 0 when it
+ * succeeded or failed otherwise (out of memory, internal error). */
+int pepa_lu_pivot_lost(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor the helper thread did part
  * of (a front sent to two threads whose helper took no chunk, or could
