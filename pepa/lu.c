@@ -81,6 +81,7 @@ struct pepa_lu {
     int cut;            /* the last factorisation ran on the plan */
     diag cut_why;       /* why the last one was not cut though the plan cuts (empty: it was) */
     int pivot_lost;     /* the last factorisation failed on a zero pivot */
+    double memory;      /* bytes the factorisation may take: *bytes, or pepa_lu_set_memory's */
 };
 
 /* What a factorisation came to: done, a zero pivot (LAPACK's info), or
@@ -271,6 +272,7 @@ static int predict(pepa_lu *lu, double *flops, double *bytes)
     free(cb);
     *flops = fl;
     *bytes = 8.0 * (double)lu->work + 40.0 * (double)lu->m;
+    lu->memory = *bytes;
     return ok ? 0 : -1;
 }
 
@@ -379,6 +381,11 @@ const char *pepa_lu_par_unavailable(const pepa_lu *lu)
     if (lu->threads < 2)
         return NULL;
     return lu->par_why.set ? lu->par_why.msg : lu->cut_why.set ? lu->cut_why.msg : NULL;
+}
+
+void pepa_lu_set_memory(pepa_lu *lu, double bytes)
+{
+    lu->memory = bytes;
 }
 
 int pepa_lu_pivot_lost(const pepa_lu *lu)
@@ -698,6 +705,35 @@ static lu_outcome factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
     return r;
 }
 
+/* The bytes a factorisation cut by the plan takes, but for the matrix
+ * and its transpose (which one thread's takes too): the factors and the
+ * three stacks in single precision, four maps (the caller's working set
+ * keeps one), and the lists of three stacks and the caller's. */
+static double cut_bytes(const pepa_lu *lu)
+{
+    const lu_sub_plan *p = &lu->plan;
+    double stacks = (double)p->peak[0] + (double)p->peak[1] + (double)p->peak[2];
+    double lists = (double)(LU_SUB_OWNERS + 1) * 2.0 * sizeof(size_t) + sizeof(float *);
+    return sizeof(float) * ((double)lu->lp[lu->nsuper] + stacks)
+           + (LU_SUB_OWNERS + 1.0) * sizeof(lu_int) * (double)lu->m
+           + lists * (double)lu->nsuper;
+}
+
+/* Does the plan's cut fit in lu->memory? The two threads' stacks are
+ * arrays of their own, 1.3-1.7 times one thread's in single precision
+ * (bench_solve), so with many subtrees' blocks live at once they could
+ * outgrow what the caps were checked against; cut_why says so. */
+static int cut_fits(pepa_lu *lu)
+{
+    double need = cut_bytes(lu);
+    if (need <= lu->memory)
+        return 1;
+    diag_set(&lu->cut_why,
+             "the subtrees ran on one thread: two threads' stacks would take %.0f MB, "
+             "more than the %.0f MB allowed", need / 1e6, lu->memory / 1e6);
+    return 0;
+}
+
 /* One factorisation in lu->prec, cut by the plan or not. */
 static lu_outcome lu_run(pepa_lu *lu, lu_work w, int trans, const lu_par_blas *b, int cut)
 {
@@ -756,7 +792,7 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
     lu->prec = prec;
     diag_clear(&lu->cut_why);
     const lu_par_blas *b = helper_blas(lu);
-    int cut = b && lu->plan.owner;
+    int cut = b && lu->plan.owner && cut_fits(lu);
     lu_outcome r = lu_run(lu, w, trans, b, cut);
     if (cut && r != LU_DONE && r != LU_PIVOT) {
         diag_set(&lu->cut_why, "the subtrees ran on one thread: %s",
