@@ -638,6 +638,13 @@ START_TEST(test_lu_sub_plan)
     const int64_t chain[3] = {1, 2, -1};
     ck_assert_int_eq(lu_sub_plan_make(3, chain, fl, cb, &p), 0);
     ck_assert(p.owner == NULL);
+    /* parents above children but not a postorder: 2's subtree {0, 2} is
+     * not a range (1 lies inside it); a cut at the root (3) would deal
+     * 0..2 as 2's subtree, 1 with it (before, 1: a race) */
+    const int64_t mixed[4] = {2, 3, 3, -1};
+    const double fl4[4] = {10, 10, 1, 1};
+    ck_assert_int_eq(lu_sub_plan_make(4, mixed, fl4, cb, &p), 0);
+    ck_assert(p.owner == NULL);
 }
 END_TEST
 
