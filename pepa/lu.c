@@ -734,6 +734,17 @@ static int cut_fits(pepa_lu *lu)
     return 0;
 }
 
+/* May the plan's cut run: the copy has the caller's sgetrf_ (lu_par.h)
+ * and the stacks fit? cut_why says why not. */
+static int cut_allowed(pepa_lu *lu, const lu_par_blas *b)
+{
+    const char *why = lu_par_whole_why(b);
+    if (!why)
+        return cut_fits(lu);
+    diag_set(&lu->cut_why, "the subtrees ran on one thread: %s", why);
+    return 0;
+}
+
 /* One factorisation in lu->prec, cut by the plan or not. */
 static lu_outcome lu_run(pepa_lu *lu, lu_work w, int trans, const lu_par_blas *b, int cut)
 {
@@ -792,7 +803,7 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
     lu->prec = prec;
     diag_clear(&lu->cut_why);
     const lu_par_blas *b = helper_blas(lu);
-    int cut = b && lu->plan.owner && cut_fits(lu);
+    int cut = b && lu->plan.owner && cut_allowed(lu, b);
     lu_outcome r = lu_run(lu, w, trans, b, cut);
     if (cut && r != LU_DONE && r != LU_PIVOT) {
         diag_set(&lu->cut_why, "the subtrees ran on one thread: %s",
