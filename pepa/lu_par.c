@@ -135,10 +135,13 @@ static int par_blas_kern(lu_par_blas *b, const char *file, diag *why)
 
 lu_par_blas *lu_par_open(diag *why)
 {
-    const char *file = NULL;
+    const char *file = NULL, *opt = getenv("SKELSCHED_LU_COPY");
+    if (opt && strcmp(opt, "0") == 0) {
+        diag_set(why, "SKELSCHED_LU_COPY=0: no second copy of the BLAS is loaded");
+        return NULL;
+    }
     if (blaskern_under_valgrind()) {    /* its reports inside glibc's loader would be false */
-        diag_set(why, "LD_PRELOAD names valgrind's vgpreload: under valgrind a second "
-                      "namespace is not loaded");
+        diag_set(why, "under valgrind a second namespace is not loaded");
         return NULL;
     }
     if (par_blas_threaded()) {

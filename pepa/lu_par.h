@@ -20,7 +20,9 @@
  * namespaces all taken; a threaded OpenBLAS, Debian's pthread or openmp
  * alternative, whose calls run on every core already: only the serial
  * build was measured; under valgrind, which reports invalid reads inside
- * glibc's loader as it maps a second namespace) lu_par_open returns NULL
+ * glibc's loader as it maps a second namespace: base/blaskern.h; or
+ * SKELSCHED_LU_COPY=0 in the environment, the user's refusal, which the
+ * tests use to reach this fallback outside valgrind) lu_par_open returns NULL
  * with the reason and the LU runs on one thread. The answer is then the
  * same bit for bit as on two, given the same OpenBLAS kernels (under
  * valgrind OpenBLAS picks other kernels, blaskern.c, so the answers differ
