@@ -325,6 +325,8 @@ static void free_machines(skel_approx *a)
     free(a->ltr);
     free(a->pkey);
     free(a->pcond);
+    free(a->nodeq);
+    free(a->noder);
     free(a->pjs);
     free(a->pxs);
     free(a->lph);
