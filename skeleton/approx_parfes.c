@@ -47,7 +47,7 @@ typedef enum fes_kind {
 } fes_kind;
 
 /* explore's answers (and -1, out of memory) */
-enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2 };
+enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2, FES_TOO_WIDE = 3 };
 
 typedef struct fes_tr {       /* a transition of a reduced or closed chain */
     int from, to;
@@ -110,6 +110,10 @@ typedef struct fes_branch {
                                  local transition q of the last task receiving from
                                  the branch: R[(n * nf' + f) * nq + q], nf' = nf held
                                  else 1, its rate given n and the ends' states */
+    int cpos, bpos;           /* the reduced chain's components of its count (k > 1)
+                                 and of its bit (bit), -1 none: a branch without one
+                                 takes no slot of FES_COMP (a par of 8 pipe(2), 18
+                                 components, would need 26 with one each) */
     double *scratch;          /* held_rates' sums: 2 sums_size */
     double *S;                /* held: per n, last task state l and the entry's local
                                  transition u sending into the branch, S[(n * nl + l)
@@ -292,8 +296,28 @@ static int find_branches(const skel_approx *a, struct ax_fes *f)
     return f->nb > 0 ? 0 : 1;
 }
 
+/* Branch components of kind 0 (counts, cap + 1 values, k > 1) or 1
+ * (bits), each into the branch's cpos or bpos: FES_TOO_WIDE past FES_COMP. */
+static int layout_branch(struct ax_fes *f, int bit)
+{
+    for (int b = 0; b < f->nb; b++) {
+        fes_branch *B = &f->br[b];
+        int *at = bit ? &B->bpos : &B->cpos;
+        *at = -1;
+        if (bit ? !B->bit : B->k < 2)
+            continue;
+        if (f->nc == FES_COMP)
+            return FES_TOO_WIDE;
+        *at = f->nc;
+        f->comp[f->nc] = b;
+        f->rad[f->nc++] = bit ? 2 : B->cap + 1;
+    }
+    return 0;
+}
+
 /* The components of the reduced chain: every task but the branches'
- * inner ones, then each branch's count (cap + 1 values; 1 for k = 1). */
+ * inner ones, then the branches' counts, then their bits; FES_TOO_WIDE
+ * past FES_COMP. */
 static int layout(const skel_approx *a, struct ax_fes *f)
 {
     f->nc = 0;
@@ -304,25 +328,14 @@ static int layout(const skel_approx *a, struct ax_fes *f)
             !(f->br[b].hold && f->br[b].task[0] == i))
             continue;
         if (f->nc == FES_COMP)
-            return 1;
+            return FES_TOO_WIDE;
         f->pos[i] = f->nc;
         f->comp[f->nc] = i;
         f->rad[f->nc++] = a->nloc[i];
     }
     f->nheld = f->nc;
-    for (int b = 0; b < f->nb; b++) {
-        if (f->nc == FES_COMP)
-            return 1;
-        f->comp[f->nc] = b;
-        f->rad[f->nc++] = f->br[b].k > 1 ? f->br[b].cap + 1 : 1;
-    }
-    for (int b = 0; b < f->nb; b++) {   /* the bits, nheld + nb + b */
-        if (f->nc == FES_COMP)
-            return 1;
-        f->comp[f->nc] = b;
-        f->rad[f->nc++] = f->br[b].bit ? 2 : 1;
-    }
-    return 0;
+    int rc = layout_branch(f, 0);
+    return rc ? rc : layout_branch(f, 1);
 }
 
 /* ---- the explorer: states as mixed-radix codes, an open-addressed table */
@@ -490,11 +503,11 @@ static int red_alone(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
     const struct ax_fes *f = g->f;
     skel_edge e = g->a->d->edges[u->edge];
     int y = u->send ? e.to : e.from, b = y >= 0 ? f->bof[y] : -1;
-    int cp = b >= 0 ? f->nheld + b : -1, rc = 0, was = loc[p];
+    int cp = b >= 0 ? f->br[b].cpos : -1, rc = 0, was = loc[p];
     int q = (int)(u - &g->a->ltr[g->a->lstart[f->comp[p]]]);
     const fes_branch *B = b >= 0 ? &f->br[b] : NULL;
     fes_tr t = { 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w, 0, 0 };
-    int bc = b >= 0 ? f->nheld + f->nb + b : -1, bit = b >= 0 ? loc[bc] : 0;
+    int bc = b >= 0 ? B->bpos : -1, bit = bc >= 0 ? loc[bc] : 0;
     if (B && B->hold && B->task[0] == f->comp[p]) {   /* the held entry, into the branch */
         t = (fes_tr){ 0, 0, FES_S, b, loc[cp], 0, q, 0, 1.0, loc[f->pos[B->task[B->k - 1]]],
                       bit };
@@ -528,8 +541,8 @@ static int red_pair(fes_gen *g, int s, int *loc, int p, const ax_ltr *u, int y)
     const struct ax_fes *f = g->f;
     int x = g->f->comp[p], py = f->pos[y], ly = loc[py], was = loc[p], rc = 0;
     int b = f->bof[x], by = f->bof[y];
-    int cp = b >= 0 && f->br[b].k > 1 && f->br[b].task[f->br[b].k - 1] == x ? f->nheld + b : -1;
-    int cy = by >= 0 && by != b && f->br[by].hold ? f->nheld + by : -1;   /* into an entry */
+    int cp = b >= 0 && f->br[b].k > 1 && f->br[b].task[f->br[b].k - 1] == x ? f->br[b].cpos : -1;
+    int cy = by >= 0 && by != b && f->br[by].hold ? f->br[by].cpos : -1;   /* into an entry */
     if (cy >= 0 && loc[cy] == f->br[by].cap)
         return 0;
     for (int q = a->lstart[y]; q < a->lstart[y + 1] && rc == 0; q++) {
@@ -557,7 +570,7 @@ static int red_exits(fes_gen *g, int s, int *loc)
     const struct ax_fes *f = g->f;
     for (int b = 0; b < f->nb; b++) {
         const fes_branch *B = &f->br[b];
-        int bc = f->nheld + f->nb + b, cp = f->nheld + b;
+        int bc = B->bpos, cp = B->cpos;
         if (!B->bit || loc[bc] || loc[cp] == 0)
             continue;
         loc[bc] = 1;
@@ -860,10 +873,10 @@ static int reduce(const skel_approx *a, struct ax_fes *f)
         B->bit = B->hold && B->eP >= 0;
         held |= B->hold;
     }
-    if (held) {               /* layout's 1 and FES_PAST_LIMIT: too large held */
+    if (held) {               /* too large or too wide held: (n, L) */
         rc = layout(a, f);
         rc = rc == 0 ? explore(a, f, NULL, &f->red, loc, hold_max(a)) : rc;
-        if (rc != FES_PAST_LIMIT)
+        if (rc != FES_PAST_LIMIT && rc != FES_TOO_WIDE)
             return rc;
         unhold(f);
         memset(loc, 0, sizeof loc);
