@@ -46,7 +46,8 @@ static void usage(FILE *f)
           "                     throughput by the decomposition approximation, any size,\n"
           "                     no chain derived (docs/approximation.md)\n"
           "  --tol X            target residual ||pi Q||_inf of iterative methods (default 1e-12)\n"
-          "  --max-iter N       iteration cap of iterative methods (default 100000)\n"
+          "  --max-iter N       iteration cap of iterative methods (default 100000); with\n"
+          "                     --method approx, the fixed point's sweeps (default 200)\n"
           "  --omega W          SOR relaxation factor (default 1.0)\n"
           "  --max-states N     stop deriving beyond N states (default 4000000: a larger\n"
           "                     chain stops with its size bound and what to run instead)\n"
@@ -67,6 +68,7 @@ typedef struct solve_args {
     int json;
     int approx;              /* --method approx */
     int threads_asked;       /* --threads given (else: the CPUs we may run on) */
+    int approx_iter;         /* --max-iter for --method approx: its sweeps (0: 200) */
     const char *export_prism, *export_mm;
 } solve_args;
 
@@ -99,6 +101,7 @@ static int count_option(solve_args *a, int c, const char *v)
         if (cli_ulong("solve", "--max-iter", v, &u) < 0 || u == 0)
             return -1;
         a->sopts.max_iter = (long)(u > 1000000000ULL ? 1000000000ULL : u);
+        a->approx_iter = (int)(u > 1000000ULL ? 1000000ULL : u);
     } else if (c == 's') {
         if (cli_ulong("solve", "--max-states", v, &u) < 0 || u == 0)
             return -1;
@@ -517,6 +520,30 @@ static void warn_fes(const char *path, const skel_approx_result *r)
                     "(docs/approximation.md); check it with `skelsched simulate`\n", path);
 }
 
+/* Why the cut windows answered a par block too large for one window
+ * (skel_approx_result.fes_past), for the warning. */
+static const char *par_past_why(int why)
+{
+    switch (why) {
+    case SKEL_APPROX_PAR_PAST: return "its reduced chain is past 65,536 states";
+    case SKEL_APPROX_PAR_SHAPE: return "a branch the reduced chain does not cover";
+    case SKEL_APPROX_PAR_LINKS: return "link buffers or phases, which it does not cover";
+    case SKEL_APPROX_PAR_WIDE: return "its reduced chain is past 24 components";
+    default: return "?";
+    }
+}
+
+/* A par block too large for one window that the reduced chain could not
+ * answer: the cut windows answered, which can be far off even when they
+ * converge (pfarm: -76%, converged), so never silently. */
+static void warn_par_cut(const char *path, const skel_approx_result *r)
+{
+    fprintf(stderr, "warning: %s: a par block too large for one window answered by the cut "
+                    "windows (%s): they can be far off even converged (-76%% where measured); "
+                    "check it with `skelsched simulate`\n",
+            path, par_past_why(r->fes_past));
+}
+
 static int solve_approx(const solve_args *a)
 {
     diag err;
@@ -536,6 +563,7 @@ static int solve_approx(const solve_args *a)
         t = clock_now();
         skel_approx_opts ao = { 0 };
         ao.scv = in.skel->scv;
+        ao.max_iter = a->approx_iter;
         if ((ax = skel_approx_new(in.dag, &ao, &err)) &&
             skel_approx_place(ax, in.skel, in.platform, in.node_of_task, &r, &err) == 0) {
             times[1] = clock_now() - t;
@@ -549,6 +577,8 @@ static int solve_approx(const solve_args *a)
                                 "(last change %.3g): its throughput may be far off (pars too "
                                 "large for one window: 32-38%% where measured); check it with "
                                 "`skelsched simulate`\n", a->path, r.iterations, r.change);
+            if (r.fes_past)          /* converged or not: the cut windows' answer */
+                warn_par_cut(a->path, &r);
             print_approx(a, &in, ax, &r, times);
             rc = 0;
         }

@@ -47,7 +47,10 @@ typedef enum fes_kind {
 } fes_kind;
 
 /* explore's answers (and -1, out of memory) */
-enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2, FES_TOO_WIDE = 3 };
+/* explore's answers (and -1, out of memory), and why a block is not
+ * reduced (then the cut windows answer it: skel_approx_result.fes_past) */
+enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2, FES_TOO_WIDE = 3,
+       FES_NOT_SHAPE = 4, FES_LINKS = 5 };
 
 typedef struct fes_tr {       /* a transition of a reduced or closed chain */
     int from, to;
@@ -269,7 +272,7 @@ static int fork_branches(const skel_approx *a, struct ax_fes *f, int p)
         fes_branch *b = &f->br[f->nb];
         memset(b, 0, sizeof *b);
         if (c < 0 || x < 0 || collect_branch(a, p, x, hi, c, b) < 0)
-            return 1;
+            return FES_NOT_SHAPE;
         for (int q = 0; q < b->k; q++)
             f->bof[b->task[q]] = f->nb;
         f->nb++;
@@ -292,8 +295,8 @@ static int find_branches(const skel_approx *a, struct ax_fes *f)
     for (int i = 0; i < a->ntasks; i++)
         if (f->bof[i] < 0 && ((a->d->src[i].nsteps && skel_flow_nalts(&a->d->src[i], 0) > 1) ||
                               (a->d->dst[i].nsteps && skel_flow_nalts(&a->d->dst[i], 0) > 1)))
-            return 1;         /* a choice outside the branches */
-    return f->nb > 0 ? 0 : 1;
+            return FES_NOT_SHAPE;   /* a choice outside the branches */
+    return f->nb > 0 ? 0 : FES_NOT_SHAPE;
 }
 
 /* Branch components of kind 0 (counts, cap + 1 values, k > 1) or 1
@@ -788,7 +791,7 @@ static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, d
         loc[b->k] = n;
         fes_chain *c = &b->closed[n - 1];
         int rc = explore(a, f, b, c, loc, AX_COUNT_MAX);
-        if (rc != FES_EXPLORED)   /* too large a branch: not this shape (1), the windows */
+        if (rc != FES_EXPLORED)   /* too large a branch: FES_PAST_LIMIT, the windows */
             return rc < 0 ? ax_oom(err) : rc;
         if (c->minout > 0) {      /* it holds n - 1 at most */
             fes_free_chain(c);
@@ -885,13 +888,31 @@ static int reduce(const skel_approx *a, struct ax_fes *f)
     return rc == 0 ? explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX) : rc;
 }
 
+static int has_links(const skel_approx *a)
+{
+    for (int e = 0; e < a->nedges; e++)
+        if (a->links.n[e] > 0)
+            return 1;
+    return 0;
+}
+
+/* Why the cut windows answer a block past one window, for the user
+ * (skel_approx_result.fes_past): the reduced chain's reason rc > 0. */
+static int past_said(int rc)
+{
+    switch (rc) {
+    case FES_PAST_LIMIT: return SKEL_APPROX_PAR_PAST;
+    case FES_TOO_WIDE: return SKEL_APPROX_PAR_WIDE;
+    case FES_LINKS: return SKEL_APPROX_PAR_LINKS;
+    case FES_NOT_SHAPE: return SKEL_APPROX_PAR_SHAPE;
+    default: return 0;
+    }
+}
+
 int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
 {
     if (!(block_product(a) > (double)over))
         return 0;                 /* the block fits a window */
-    for (int e = 0; e < a->nedges; e++)
-        if (a->links.n[e] > 0)
-            return 0;             /* a link's component: not covered */
     struct ax_fes *f = calloc(1, sizeof *f);
     if (!f || !(f->bof = malloc((size_t)a->ntasks * sizeof *f->bof)) ||
         !(f->pos = malloc((size_t)a->ntasks * sizeof *f->pos)))
@@ -899,7 +920,11 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
     for (int i = 0; i < a->ntasks; i++)
         f->bof[i] = -1;
     int rc = block_past(a, f, over);
-    rc = rc < 0 || rc == FES_OUT_OF_TIME ? rc : rc == FES_EXPLORED ? 1 : find_branches(a, f);
+    if (rc == FES_EXPLORED)
+        return ax_fes_free(f), 0;   /* the blocks alone fit a window: not cut */
+    rc = rc < 0 || rc == FES_OUT_OF_TIME ? rc
+         : has_links(a)                  ? FES_LINKS   /* a link's component: not covered */
+                                         : find_branches(a, f);
     rc = rc < 0 ? ax_oom(err) : rc;
     for (int b = 0; rc == 0 && b < f->nb; b++)
         rc = build_closed(a, f, &f->br[b], err);
@@ -909,9 +934,10 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
         rc = ax_oom(err);
     if (rc == FES_OUT_OF_TIME)    /* as the windows' build (the search ranks by the bound) */
         rc = diag_set(err, "approximation: out of time building the par's reduced chain");
-    if (rc != 0) {
+    if (rc != 0) {            /* the cut windows answer, said */
+        a->fes_past = rc > 0 ? past_said(rc) : 0;
         ax_fes_free(f);
-        return rc < 0 ? -1 : 0;   /* not this shape: the windows */
+        return rc < 0 ? -1 : 0;
     }
     a->fes = f;
     return 1;
