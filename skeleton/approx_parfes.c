@@ -1332,6 +1332,9 @@ int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const in
     r->change = change;
     r->converged = conv && change <= FES_PS_TOL;
     r->fes = a->fes->red.n;
+    r->fes_branches = a->fes->nb;
+    for (int b = 0; b < a->fes->nb; b++)
+        r->fes_held += a->fes->br[b].hold || a->fes->br[b].k < 2;   /* one task: whole */
     r->work = (double)sweeps * a->fes->red.ntr;
     free(pb);
     if (!(x > 0) || !isfinite(x))

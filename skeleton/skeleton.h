@@ -800,6 +800,11 @@ typedef struct skel_approx_result {
                                 whole_states or cut_whole_states states, a cost that
                                 work does not count (a par, choice or loop flow's:
                                 those of its reduction's workspace) */
+    int fes_branches;        /* fes: the reduced chain's branches */
+    int fes_held;            /* fes: of them, those whose entry (and, one task
+                                handing on to the last, its readiness) the chain
+                                holds, (n, F, L, bit), or of one task (held whole);
+                                the others (n, L) */
     int fes_past;            /* a par block too large for one window answered by the
                                 cut windows, which can be far off even converged
                                 (-76% where measured): why, skel_approx_par_past;

@@ -148,6 +148,9 @@ static void forced_check(const fes_case *c, const char *what, int i)
     ck_assert_msg(ar.fes > 0, "%s %d: not the reduced chain", what, i);
     ck_assert_msg(ar.converged, "%s %d: not converged", what, i);
     ck_assert_msg(fabs(e) < c->tol, "%s %d: %+.2f%%", what, i, 100 * e);
+    /* the small cases: every branch held, (n, F, L, bit), said to the CLI */
+    ck_assert_msg(strcmp(what, "case") || (ar.fes_branches > 1 && ar.fes_held == ar.fes_branches),
+                  "%s %d: %d of %d branches held", what, i, ar.fes_held, ar.fes_branches);
     placed_free(&x);
 }
 
@@ -211,6 +214,8 @@ START_TEST(test_fes_parbig)
     if (getenv("FES_VERBOSE"))
         printf("parbig: %.10g (%+.2f%%, %d states)\n", r.throughput, 100 * e, r.fes);
     ck_assert_msg(r.fes == 4393, "parbig: reduced chain of %d states", r.fes);
+    ck_assert_msg(r.fes_branches == 3 && r.fes_held == 0, "parbig: %d of %d branches held",
+                  r.fes_held, r.fes_branches);   /* held past 65,536 states: (n, L) */
     ck_assert_msg(r.converged, "parbig: not converged");
     ck_assert_msg(fabs(e) < 0.04, "parbig: %+.2f%%", 100 * e);
 }
