@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/valgrind.h>
+#endif
 
 /* The environment variable OpenBLAS reads as it loads (driver/others/dynamic.c). */
 #define BLASKERN_ENV "OPENBLAS_CORETYPE"
@@ -48,12 +51,18 @@ static const char *blaskern_target(void)
     return NULL;
 }
 
-/* valgrind's preloaded core: its runs must stay under it (a re-exec would
- * leave valgrind, which follows no exec by default). */
+/* valgrind: its runs must stay under it (a re-exec would leave valgrind,
+ * which follows no exec by default). Its client request where configure
+ * found <valgrind/valgrind.h>; else its preloaded core named in LD_PRELOAD
+ * (which a program may also set, or valgrind's client clear). */
 int blaskern_under_valgrind(void)
 {
+#ifdef HAVE_VALGRIND_VALGRIND_H
+    return RUNNING_ON_VALGRIND != 0;
+#else
     const char *pre = getenv("LD_PRELOAD");
     return pre && strstr(pre, "vgpreload") != NULL;
+#endif
 }
 
 void blaskern_reexec(char **argv)

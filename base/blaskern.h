@@ -29,7 +29,8 @@
  * when the exec fails (the program then runs on the slower kernels). */
 void blaskern_reexec(char **argv);
 
-/* Non-zero when the process runs under valgrind (its preloaded core in
+/* Non-zero when the process runs under valgrind (RUNNING_ON_VALGRIND
+ * where configure found <valgrind/valgrind.h>, else its preloaded core in
  * LD_PRELOAD): no re-exec then, and no second copy of the BLAS
  * (pepa/lu_par.h). */
 int blaskern_under_valgrind(void);

@@ -9,6 +9,9 @@ double clock_now(void);
 /* The process's CPU seconds (all its threads) since it started. */
 double clock_cpu(void);
 
+/* The calling thread's CPU seconds. */
+double clock_thread_cpu(void);
+
 /* A point in clock_now's time past which a computation stops: one is made
  * when a decision starts (the plugin's Budget=) and carried, by value,
  * through every phase of it (set-up, derivation, solves, search, the work

@@ -51,6 +51,9 @@ typedef struct ba_opts {
     int wide_before;             /* part (g): ba_before_err with deals of tasks never counted */
     unsigned long cut_whole;     /* ba_compare's opts.cut_whole_states (part (e): 1, the
                                     decomposition of deals of deals alone) */
+    unsigned long whole;         /* ba_compare's opts.whole_states (0: its default; the
+                                    farm-flows row: 1, with cut_whole 1, so no case is
+                                    answered as the whole model) */
     int no_before;               /* ba_compare skips ba_before_err (part (e)) */
     int estimate;                /* ba_compare's opts.estimate (part (e): the estimate
                                     of last resort alone, on every case) */

@@ -91,6 +91,7 @@ static int case_run(cmp_case *c, const skel_tree *t, const skel_platform *p, con
     double t1 = clock_now();
     c->ao.scv = c->m->scv;
     c->ao.cut_whole_states = o->cut_whole;
+    c->ao.whole_states = o->whole;
     c->ao.estimate = o->estimate;
     if (!(c->a = skel_approx_new(c->d, &c->ao, &aerr))) {
         sm->uncovered++;

@@ -46,8 +46,11 @@
  * and in double (as it did before), and by AMD; "auto" also on two
  * threads ("single,2T"; "split": the fronts run on both). "factor w" is
  * the factorisation's wall time, and GFlop/s its flops over it; "caller"
- * the calling thread's CPU time in it (on two threads, about what it
- * would take on two idle cores: the helper's work runs beside it).
+ * the calling thread's CPU time in it; "crit" on two threads the
+ * critical path: the busier thread's CPU time in the subtrees the two
+ * factorise at once, plus the caller's in the top part (lu_sub.h), about
+ * what the factorisation takes on two idle cores ("caller" where the tree
+ * is not cut).
  * A last table gives where a whole direct solve's time goes, on one thread
  * and on two: the Gauss-Seidel sweeps choosing the state to pin, the
  * analysis (ordering and symbolic), the numerical factorisation, the
@@ -346,14 +349,6 @@ done:
 
 /* ---------------------------------------------------------------- direct */
 
-/* The calling thread's CPU seconds. */
-static double thread_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Solve with m to 1e-12 (umf: the direct method with UMFPACK alone, the
  * reference; threads: the LU's, opts->lu_threads); CPU and wall seconds in
  * cpu, wall. */
@@ -492,11 +487,14 @@ static int balance(const pepa_ctmc *q, uint32_t r, int64_t **pp, int64_t **pi, d
  * threads) and solved once: CPU seconds of each phase in t[0..2], the
  * factorisation's wall seconds in t[3] and the calling thread's CPU
  * seconds in it in t[4] (with two threads, what the factorisation would
- * take on two idle cores, less its waits for the helper), predicted flops
- * and bytes.
+ * take on two idle cores, less its waits for the helper), in t[5] where
+ * two threads cut the tree into subtrees (pepa_lu_part_seconds) the
+ * longer thread's CPU seconds in the subtrees plus the caller's in the top
+ * part (the factorisation's wall time on two idle cores; 0 when not cut),
+ * predicted flops and bytes.
  * Returns 0 or -1 (with the message in e). */
 static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const double *x,
-                      pepa_lu_order *order, pepa_lu_prec prec, int threads, double t[5],
+                      pepa_lu_order *order, pepa_lu_prec prec, int threads, double t[6],
                       double *flops, double *bytes, int64_t *split, diag *e)
 {
     double *b = calloc((size_t)m, sizeof *b), *y = malloc((size_t)m * sizeof *y);
@@ -507,10 +505,14 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
         *order = pepa_lu_ordering(lu);
         pepa_lu_set_threads(lu, threads);
     }
-    double w1 = clock_now(), c1 = thread_cpu_now();
+    double w1 = clock_now(), c1 = clock_thread_cpu();
     int rc = lu ? pepa_lu_factor(lu, p, ix, x, 1, prec, e) : -1;
     t[3] = clock_now() - w1;
-    t[4] = thread_cpu_now() - c1;
+    t[4] = clock_thread_cpu() - c1;
+    double part[3] = {0.0, 0.0, 0.0};
+    if (lu)
+        pepa_lu_part_seconds(lu, part);
+    t[5] = (part[0] > part[1] ? part[0] : part[1]) + part[2];
     double t2 = clock_cpu();
     if (rc == 0) {
         b[0] = 1.0;
@@ -529,7 +531,7 @@ static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const doub
 /* What phase_best measured: the faster run's times (phase_once's t),
  * predicted flops and bytes, fronts split, the ordering used. */
 typedef struct phase_res {
-    double t[5], flops, bytes;
+    double t[6], flops, bytes;
     int64_t split;
     pepa_lu_order used;
 } phase_res;
@@ -543,7 +545,7 @@ static int phase_best(const pepa_ctmc *q, pepa_lu_order order, pepa_lu_prec prec
                       phase_res *r, diag *e)
 {
     int64_t *p = NULL, *ix = NULL;
-    double *x = NULL, t[2][5];
+    double *x = NULL, t[2][6];
     int rc = balance(q, q->n / 2, &p, &ix, &x);
     for (int k = 0; k < 2 && rc == 0; k++) {
         r->used = order;
@@ -582,18 +584,18 @@ static void phase_row(const char *name, const pepa_ctmc *q, pepa_lu_order order,
              r.used == PEPA_LU_METIS ? "METIS" : "AMD");
     snprintf(pr, sizeof pr, "%s%s", prec == PEPA_LU_SINGLE ? "single" : "double",
              threads > 1 ? ",2T" : "");
-    printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n",
-           name, how, pr, f[0], f[1], f[3], f[4], f[2], f[0] + f[1] + f[2], r.flops,
-           r.flops / f[3] / 1e9, r.bytes / 1e6, (long long)r.split);
+    printf("%-15s %-11s %-9s %8.3f %8.3f %8.3f %8.3f %8.3f %7.3f %8.3f %9.2e %7.1f %7.0f %6lld\n",
+           name, how, pr, f[0], f[1], f[3], f[4], f[5] > 0.0 ? f[5] : f[4], f[2],
+           f[0] + f[1] + f[2], r.flops, r.flops / f[3] / 1e9, r.bytes / 1e6, (long long)r.split);
 }
 
 /* Where the LU's time goes: as the direct method runs it (PEPA_LU_AUTO,
  * single precision), ordered by METIS in single and double, and by AMD. */
 static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
 {
-    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
-           "prec", "analyse", "factor", "factor w", "caller", "solve", "total", "flops",
-           "GFlop/s", "MB", "split");
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain",
+           "order", "prec", "analyse", "factor", "factor w", "caller", "crit", "solve", "total",
+           "flops", "GFlop/s", "MB", "split");
     for (int k = 0; k < nq; k++)
         if (qs[k]) {
             phase_row(names[k], qs[k], PEPA_LU_AUTO, PEPA_LU_SINGLE, 1);
@@ -608,9 +610,9 @@ static void phase_table(pepa_ctmc *const *qs, const char *const *names, int nq)
  * times (the machine's load moves between runs). */
 static void lu2_table(void)
 {
-    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain", "order",
-           "prec", "analyse", "factor", "factor w", "caller", "solve", "total", "flops",
-           "GFlop/s", "MB", "split");
+    printf("\n%-15s %-11s %-9s %8s %8s %8s %8s %8s %7s %8s %9s %7s %7s %6s\n", "chain",
+           "order", "prec", "analyse", "factor", "factor w", "caller", "crit", "solve", "total",
+           "flops", "GFlop/s", "MB", "split");
     static const char *const names[] = {"cqn 5st/25job", "cqn 7st/11job", "cqn 9st/8job"};
     pepa_ctmc *qs[3] = {make_cqn(5, 25, 3, 42), make_cqn(7, 11, 3, 42), make_cqn(9, 8, 3, 42)};
     for (int r = 0; r < 3; r++)

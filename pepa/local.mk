@@ -18,6 +18,7 @@ pepa_libpepa_la_SOURCES = \
 	pepa/solve_direct.c \
 	pepa/solve_probe.c \
 	pepa/lu.c pepa/lu.h pepa/lu_front.h pepa/lu_par.c pepa/lu_par.h pepa/lu_blas.h \
+	pepa/lu_sub.c pepa/lu_sub.h \
 	pepa/solve_gs.c \
 	pepa/solve_gmres.c
 pepa_libpepa_la_LIBADD = $(UMFPACK_LIBS) -lpthread -lm

@@ -34,11 +34,14 @@
 #define _DEFAULT_SOURCE         /* madvise */
 #include "lu.h"
 #include "lu_par.h"
+#include "lu_sub.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "../base/clock.h"
 
 #ifdef HAVE_UMFPACK
 #include <suitesparse/cholmod.h>
@@ -55,6 +58,7 @@ struct pepa_lu {
     lu_int *super;      /* nsuper + 1 */
     lu_int *rp, *rows;  /* row sets */
     lu_int *parent;     /* -1 for a root */
+    lu_int *kp, *kid;   /* children of each supernode, ascending (kp: nsuper + 2) */
     size_t *lp, *up;    /* offsets of each panel and each U12 in the factors' array */
     double *lxd, *uxd;  /* the factors in double precision (one array: lxd == uxd) ... */
     float *lxs, *uxs;   /* ... or in single (one pair is NULL) */
@@ -70,6 +74,11 @@ struct pepa_lu {
     diag par_why;       /* why it could not be loaded (set: not tried again) */
     lu_int split;       /* fronts of the last factorisation the helper thread worked on */
     lu_int unstarted;   /* ... where a helper thread could not be started */
+    int planned;        /* plan made (lu_sub.h; once per analysis, at the first need) */
+    lu_sub_plan plan;   /* its owner NULL: no cut pays, the tree runs as on one thread */
+    double maxfl;       /* flops of the largest front (with the plan) */
+    double part[3];     /* pepa_lu_part_seconds */
+    int cut;            /* the last factorisation ran on the plan */
 };
 
 /* n elements of size bytes each (at least one). The factors and fronts are large and written
@@ -105,10 +114,13 @@ void pepa_lu_free(pepa_lu *lu)
         return;
     pepa_lu_free(lu->other);
     lu_par_close(lu->par);
+    lu_sub_plan_free(&lu->plan);
     free(lu->ipiv);
     free_factors(lu);
     free(lu->up);
     free(lu->lp);
+    free(lu->kid);
+    free(lu->kp);
     free(lu->parent);
     free(lu->rows);
     free(lu->rp);
@@ -158,8 +170,10 @@ static int take_symbolic(pepa_lu *lu, const cholmod_factor *f)
     lu->lp = malloc((size_t)(ns + 1) * sizeof *lu->lp);
     lu->up = malloc((size_t)(ns + 1) * sizeof *lu->up);
     lu->ipiv = malloc((size_t)m * sizeof *lu->ipiv);
+    lu->kp = calloc((size_t)ns + 2, sizeof *lu->kp);
+    lu->kid = malloc((size_t)(ns ? ns : 1) * sizeof *lu->kid);
     if (!lu->perm || !lu->iperm || !lu->super || !lu->rp || !lu->rows || !lu->parent
-        || !lu->lp || !lu->up || !lu->ipiv)
+        || !lu->lp || !lu->up || !lu->ipiv || !lu->kp || !lu->kid)
         return -1;
     memcpy(lu->perm, perm, (size_t)m * sizeof *perm);
     memcpy(lu->super, super, (size_t)(ns + 1) * sizeof *super);
@@ -204,7 +218,17 @@ static int tree(pepa_lu *lu)
     }
     lu->lp[ns] = lu->up[ns] = off;
     free(smap);
+    if (!bad)
+        lu_sub_children(ns, lu->parent, lu->kp, lu->kid);
     return bad ? -1 : 0;
+}
+
+/* Front s's flops: its diagonal block's LU, the two solves, the update. */
+static double front_flops(const pepa_lu *lu, lu_int s)
+{
+    double nc = (double)(lu->super[s + 1] - lu->super[s]);
+    double nb = (double)(lu->rp[s + 1] - lu->rp[s]) - nc;
+    return 2.0 / 3.0 * nc * nc * nc + 2.0 * nc * nc * nb + 2.0 * nb * nb * nc;
 }
 
 /* Work and memory of the numerical phase, walking the supernodes as it
@@ -219,10 +243,9 @@ static int predict(pepa_lu *lu, double *flops, double *bytes)
     size_t depth = 0, end = 0, *cb = malloc((size_t)lu->nsuper * sizeof *cb);
     lu_int *who = malloc((size_t)lu->nsuper * sizeof *who), top = 0;
     for (lu_int s = 0; s < lu->nsuper && cb && who; s++) {
-        double nc = (double)(lu->super[s + 1] - lu->super[s]);
-        double nb = (double)(lu->rp[s + 1] - lu->rp[s]) - nc;
-        fl += 2.0 / 3.0 * nc * nc * nc + 2.0 * nc * nc * nb + 2.0 * nb * nb * nc;
-        size_t mine = (size_t)nb * (size_t)nb, need = lu->lp[s + 1] + depth + mine;
+        size_t nb = (size_t)(lu->rp[s + 1] - lu->rp[s] - (lu->super[s + 1] - lu->super[s]));
+        fl += front_flops(lu, s);
+        size_t mine = nb * nb, need = lu->lp[s + 1] + depth + mine;
         end = need > end ? need : end;
         while (top > 0 && lu->parent[who[top - 1]] == s)
             depth -= cb[--top];
@@ -349,6 +372,12 @@ int64_t pepa_lu_split_fronts(const pepa_lu *lu)
     return lu->split;
 }
 
+int pepa_lu_part_seconds(const pepa_lu *lu, double part[3])
+{
+    memcpy(part, lu->part, sizeof lu->part);
+    return lu->cut;
+}
+
 int64_t pepa_lu_unstarted_fronts(const pepa_lu *lu)
 {
     return lu->unstarted;
@@ -376,11 +405,25 @@ typedef struct lu_work {
     int64_t *cp, *ci;           /* the one of the two we built */
     double *cx;
     lu_int *map;                /* global row -> position in the current front */
-    size_t end;                 /* the stack's bottom: the end of the factors' array */
+    size_t end;                 /* the end of the factors' array */
+    void *stk;                  /* the stack's bottom: it grows down from here */
+    int tail;                   /* 1: stk is the factors' end, the stack may take what the
+                                 * factors have not reached; 0: it has cap entries */
+    size_t cap;
     lu_int *cbs;                /* supernode of each block on the stack */
     size_t *cbo;                /* its offset from the bottom (entries) */
     lu_int top;
     size_t used;                /* entries of the stack in use */
+    void **cbp;                 /* each supernode's contribution block (shared by threads) */
+    const unsigned char *owner; /* the supernodes of this thread: those of owner group */
+    int group;                  /* ... (owner NULL: all) */
+    lu_par_team team;           /* this thread's BLAS, and a helper's to chunk large
+                                 * fronts with (single precision) */
+    atomic_int *done;           /* set when this thread's part is done (two threads) */
+    lu_int fronts, split, unstarted;    /* fronts done; ... chunked with help; ... unstarted */
+    int info;                   /* LAPACK's, of factor_all */
+    double cpu;                 /* this thread's CPU seconds in it (two threads) */
+    pepa_lu *lu;
 } lu_work;
 
 /* The transpose of (p, i, x) (m x m, by columns) into (tp, ti, tx).
@@ -422,6 +465,10 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #define GEMM dgemm_
 #define TRSV dtrsv_
 #define GEMV dgemv_
+#define KGETRF(w) dgetrf_
+#define KLASWP(w) dlaswp_
+#define KTRSM(w) dtrsm_
+#define KGEMM(w) dgemm_
 #include "lu_front.h"
 #undef REAL
 #undef F
@@ -433,17 +480,10 @@ static int transpose(lu_int m, const int64_t *p, const int64_t *i, const double 
 #undef GEMM
 #undef TRSV
 #undef GEMV
-
-/* The helper's BLAS for a front of LU_PAR_MIN_FLOPS or more: loaded at
- * the first such front on two threads (so never on one, nor for a chain
- * with no large front); NULL on one thread or where it cannot be loaded
- * (lu->par_why says why, and it is not tried again). */
-static const lu_par_blas *lu_par_helper(pepa_lu *lu)
-{
-    if (lu->threads > 1 && !lu->par && !lu->par_why.set)
-        lu->par = lu_par_open(&lu->par_why);
-    return lu->threads > 1 ? lu->par : NULL;
-}
+#undef KGETRF
+#undef KLASWP
+#undef KTRSM
+#undef KGEMM
 
 #define REAL float
 #define F(name) name##_s
@@ -455,12 +495,16 @@ static const lu_par_blas *lu_par_helper(pepa_lu *lu)
 #define GEMM sgemm_
 #define TRSV strsv_
 #define GEMV sgemv_
+#define KGETRF(w) (w)->team.self->getrf
+#define KLASWP(w) (w)->team.self->laswp
+#define KTRSM(w) (w)->team.self->trsm
+#define KGEMM(w) (w)->team.self->gemm
 #define PAR_DENSE lu_par_dense
-#define PAR_BLAS lu_par_helper
 #include "lu_front.h"
 
 static void work_free(lu_work *w)
 {
+    free(w->cbp);
     free(w->cbo);
     free(w->cbs);
     free(w->map);
@@ -469,28 +513,157 @@ static void work_free(lu_work *w)
     free(w->cp);
 }
 
-/* The working set, and the factors' array in lu's precision. */
-static int work_alloc(pepa_lu *lu, lu_work *w)
+/* The working set, and the factors' array in lu's precision: with the
+ * stack in its tail, or (cut: two threads on lu_sub's plan, whose stacks
+ * are their own) the factors alone. */
+static int work_alloc(pepa_lu *lu, lu_work *w, int cut)
 {
     size_t ns = (size_t)lu->nsuper;
     int single = lu->prec == PEPA_LU_SINGLE;
     size_t size = single ? sizeof(float) : sizeof(double);
+    w->lu = lu;
+    w->team.self = lu_par_caller();
     w->map = malloc((size_t)lu->m * sizeof *w->map);
-    w->cbs = malloc(ns * sizeof *w->cbs);
-    w->cbo = malloc(ns * sizeof *w->cbo);
-    w->end = lu->work;
-    void *lx = big(lu->work, size);
+    w->cbs = malloc((ns ? ns : 1) * sizeof *w->cbs);
+    w->cbo = malloc((ns ? ns : 1) * sizeof *w->cbo);
+    w->cbp = malloc((ns ? ns : 1) * sizeof *w->cbp);
+    w->end = cut ? lu->lp[ns] : lu->work;
+    void *lx = big(w->end, size);
     if (single)
         lu->lxs = lu->uxs = lx;
     else
         lu->lxd = lu->uxd = lx;
-    if (!w->map || !w->cbs || !w->cbo || !lx
+    if (!w->map || !w->cbs || !w->cbo || !w->cbp || !lx
         || transpose(lu->m, w->ap, w->ai, w->ax, &w->cp, &w->ci, &w->cx))
         return -1;
+    w->stk = (char *)lx + w->end * size;
+    w->tail = 1;
     w->tp = w->cp;
     w->ti = w->ci;
     w->tx = w->cx;
     return 0;
+}
+
+/* The plan for two threads (lu_sub.h) and the largest front's flops,
+ * made once per analysis. Out of memory, no cut is made. */
+static void plan_make(pepa_lu *lu)
+{
+    lu_int ns = lu->nsuper;
+    double *fl = malloc((size_t)(ns ? ns : 1) * sizeof *fl);
+    size_t *cb = malloc((size_t)(ns ? ns : 1) * sizeof *cb);
+    lu->planned = 1;
+    lu->maxfl = INFINITY;               /* unknown: the helper is loaded, as before */
+    if (fl && cb) {
+        lu->maxfl = 0.0;
+        for (lu_int s = 0; s < ns; s++) {
+            size_t nb = (size_t)(lu->rp[s + 1] - lu->rp[s] - (lu->super[s + 1] - lu->super[s]));
+            fl[s] = front_flops(lu, s);
+            cb[s] = nb * nb;
+            lu->maxfl = fmax(lu->maxfl, fl[s]);
+        }
+        if (lu_sub_plan_make(ns, lu->parent, fl, cb, &lu->plan) < 0)
+            lu_sub_plan_free(&lu->plan);
+    }
+    free(cb);
+    free(fl);
+}
+
+/* The helper's BLAS, on two threads in single precision where a front
+ * has LU_PAR_MIN_FLOPS or more: loaded at the first such factorisation
+ * (so never on one thread, nor for a chain with no large front); NULL
+ * otherwise or where it cannot be loaded (lu->par_why says why, and it
+ * is not tried again). */
+static const lu_par_blas *helper_blas(pepa_lu *lu)
+{
+    if (lu->threads < 2 || lu->prec != PEPA_LU_SINGLE)
+        return NULL;
+    if (!lu->planned)
+        plan_make(lu);
+    if (lu->maxfl < LU_PAR_MIN_FLOPS)
+        return NULL;
+    if (!lu->par && !lu->par_why.set)
+        lu->par = lu_par_open(&lu->par_why);
+    return lu->par;
+}
+
+/* d: owner o's working set on two threads: w's views of the matrix, a
+ * map and stack lists of its own, its stack the cap entries below stk. */
+static int sub_work(lu_work *d, const lu_work *w, int o, float *stk, size_t cap)
+{
+    *d = *w;
+    d->owner = w->lu->plan.owner;
+    d->group = o;
+    d->stk = stk;
+    d->tail = 0;
+    d->cap = cap;
+    d->team.b = NULL;
+    size_t ns = (size_t)(w->lu->nsuper ? w->lu->nsuper : 1);
+    d->map = malloc((size_t)w->lu->m * sizeof *d->map);
+    d->cbs = malloc(ns * sizeof *d->cbs);
+    d->cbo = malloc(ns * sizeof *d->cbo);
+    return d->map && d->cbs && d->cbo ? 0 : -1;
+}
+
+static void sub_work_free(lu_work *d)
+{
+    free(d->cbo);
+    free(d->cbs);
+    free(d->map);
+}
+
+static void sub_run(void *p)
+{
+    lu_work *w = p;
+    double c0 = clock_thread_cpu();
+    factor_all_s(w->lu, w);
+    w->cpu = clock_thread_cpu() - c0;
+    if (w->done)                        /* the other thread's large fronts may take help */
+        atomic_store_explicit(w->done, 1, memory_order_release);
+}
+
+/* Single precision on two threads by lu_sub's plan: the caller's and
+ * the helper's subtrees at once, each on its own stack and BLAS, then the
+ * top part with its large fronts chunked on both (b the helper's BLAS).
+ * The fronts are the same computations as on one thread, in the same
+ * order of additions, so the factors are the same bit for bit. Returns
+ * LAPACK's info, -1 if a stack was too small, -2 out of memory; leaves
+ * in w->top what is left on the top part's stack (0). */
+static int factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
+{
+    const lu_sub_plan *p = &lu->plan;
+    float *stk = big(p->peak[0] + p->peak[1] + p->peak[2], sizeof *stk);
+    lu_work sw[LU_SUB_OWNERS];
+    int ok = stk != NULL, info = -2;
+    size_t at = 0;
+    for (int o = 0; o < LU_SUB_OWNERS; o++) {
+        at += p->peak[o];
+        ok &= sub_work(&sw[o], w, o, stk ? stk + at : NULL, p->peak[o]) == 0;
+    }
+    atomic_int helper_done;
+    atomic_init(&helper_done, 0);
+    sw[LU_SUB_HELPER].team.self = lu_par_kernels(b);
+    sw[LU_SUB_HELPER].done = &helper_done;
+    sw[LU_SUB_CALLER].team.b = b;       /* once the helper is done (lu_par_team) */
+    sw[LU_SUB_CALLER].team.ready = &helper_done;
+    sw[LU_SUB_TOP].team.b = b;
+    if (ok) {
+        lu_work *c = &sw[LU_SUB_CALLER], *h = &sw[LU_SUB_HELPER], *t = &sw[LU_SUB_TOP];
+        int started = lu_par_pair(sub_run, h, sub_run, c) == 0;
+        info = c->info ? c->info : h->info;
+        if (info == 0)
+            sub_run(t);
+        info = info ? info : t->info;
+        lu->part[0] = c->cpu;
+        lu->part[1] = h->cpu;
+        lu->part[2] = t->cpu;
+        lu->split = c->split + t->split + (started ? h->fronts : 0);
+        lu->unstarted = c->unstarted + t->unstarted + !started;
+        w->top = t->top;
+    }
+    for (int o = 0; o < LU_SUB_OWNERS; o++)
+        sub_work_free(&sw[o]);
+    free(stk);
+    return info;
 }
 
 int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
@@ -500,10 +673,15 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
     free_factors(lu);
     lu->prec = prec;
     lu->split = lu->unstarted = 0;
-    if (work_alloc(lu, &w)) {
+    memset(lu->part, 0, sizeof lu->part);
+    const lu_par_blas *b = helper_blas(lu);
+    int cut = b && lu->plan.owner;
+    lu->cut = cut;
+    if (work_alloc(lu, &w, cut)) {
         work_free(&w);
         return diag_set(err, "direct solver: out of memory for the LU factors");
     }
+    w.team.b = b;
     if (trans) {                        /* factorise A^T: swap the two views */
         w.ap = w.tp;
         w.ai = w.ti;
@@ -512,11 +690,18 @@ int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const doub
         w.ti = Ai;
         w.tx = Ax;
     }
-    int info = prec == PEPA_LU_SINGLE ? factor_all_s(lu, &w) : factor_all_d(lu, &w);
+    int info = cut ? factor_two(lu, &w, b)
+                   : prec == PEPA_LU_SINGLE ? factor_all_s(lu, &w) : factor_all_d(lu, &w);
+    if (!cut) {
+        lu->split = w.split;
+        lu->unstarted = w.unstarted;
+    }
     int left = w.top;
     work_free(&w);
     if (info > 0)
         return diag_set(err, "direct solver: the matrix is singular (is the chain irreducible?)");
+    if (info == -2)
+        return diag_set(err, "direct solver: out of memory for the LU's stacks");
     if (info < 0)
         return diag_set(err, "direct solver: internal error (the stack met the factors)");
     if (left != 0)

@@ -78,9 +78,14 @@ void pepa_lu_solve(const pepa_lu *lu, const double *b, double *x);
 pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 
 /* The threads pepa_lu_factor's single-precision factorisation may use: 1
- * (the default) or 2 (lu_par.h: the fronts of 4e7 flops or more, the top
- * of the elimination tree, split between the caller and one helper thread,
- * each on its own copy of OpenBLAS); more than 2 counts as 2. The helper's
+ * (the default) or 2: independent subtrees of the elimination tree
+ * factorised at once by the caller and one helper thread, then the fronts
+ * of 4e7 flops or more at the top split between the two (lu_sub.h,
+ * lu_par.h), each thread on its own copy of OpenBLAS; more than 2 counts
+ * as 2. On two threads the stacks are arrays of their own, not the
+ * factors' tail, so the factorisation takes more memory than
+ * pepa_lu_analyse's *bytes predicts (1.3-1.7 times on bench_solve's closed
+ * networks, docs/pepa.md). The helper's
  * copy is loaded by pepa_lu_factor at the first such front (a few
  * milliseconds; never on one thread nor when no front is that large) and
  * held until pepa_lu_free; where it cannot be, the LU runs on one thread
@@ -104,6 +109,15 @@ int64_t pepa_lu_split_fronts(const pepa_lu *lu);
  * because a helper thread could not be started (pthread_create failed):
  * non-zero means two threads were asked for and one was used. */
 int64_t pepa_lu_unstarted_fronts(const pepa_lu *lu);
+
+/* Where the last pepa_lu_factor on two threads spent its time when it
+ * cut the elimination tree into subtrees (lu_sub.h): part[0] and part[1]
+ * the CPU seconds of the caller's and the helper's subtrees (run at
+ * once), part[2] the calling thread's CPU seconds in the top part after
+ * them (its large fronts chunked with the helper). With two idle cores
+ * the factorisation's wall time is about max(part[0], part[1]) + part[2].
+ * Returns 1, or 0 (parts 0) when the tree was not cut. */
+int pepa_lu_part_seconds(const pepa_lu *lu, double part[3]);
 
 /* What PEPA_LU_AUTO learnt of the ordering it did not keep, so that a
  * caller who finds the kept one over its limits need not analyse the

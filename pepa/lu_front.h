@@ -4,7 +4,9 @@
  *   REAL                    double or float
  *   F(name)                 name with the precision's suffix
  *   LX, UX                  the pepa_lu fields holding the factors
- *   GETRF LASWP TRSM GEMM TRSV GEMV   the LAPACK/BLAS routines.
+ *   GETRF LASWP TRSM GEMM TRSV GEMV   the LAPACK/BLAS routines
+ *   KGETRF(w) KLASWP(w) KTRSM(w) KGEMM(w)   those the factorisation calls
+ *                           on the thread of working set w.
  * Not a public header: see lu.h. */
 
 /* Where the blocks of supernode s's front are (see lu.c's top): the panel
@@ -16,10 +18,11 @@ typedef struct F(lu_front) {
 } F(lu_front);
 
 /* The block of n entries at offset off from the stack's bottom: the
- * stack grows down from the end of the factors' array (lu.c's top). */
-static REAL *F(stack_at)(const pepa_lu *lu, const lu_work *w, size_t off, size_t n)
+ * stack grows down from w->stk (the end of the factors' array, lu.c's
+ * top, or of a stack of its own on two threads, lu_sub.h). */
+static REAL *F(stack_at)(const lu_work *w, size_t off, size_t n)
 {
-    return (REAL *)lu->LX + (w->end - off - n);
+    return (REAL *)w->stk - off - n;
 }
 
 /* B's entries of supernode s into the front: column k's entries on and
@@ -66,22 +69,25 @@ static void F(add_column)(const lu_work *w, const F(lu_front) *f, const lu_int *
         lo[w->map[r[ii]] - f->nc] += src[ii];
 }
 
-/* The children's contribution blocks (on top of the stack, below F22)
- * added in and popped; returns the offset where the first of them began,
- * where F22 goes. */
+/* The children's contribution blocks added in, the last child first
+ * (the order is part of the answer: the same on one thread and two), and
+ * those on this thread's stack (on top, below F22) popped; returns the
+ * offset where the first of them began, where F22 goes. A child's block
+ * left by another thread's subtree (lu_sub.h) stays where it is. */
 static size_t F(extend_add)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
 {
-    size_t base = w->used;
-    while (w->top > 0 && lu->parent[w->cbs[w->top - 1]] == s) {
-        lu_int c = w->cbs[--w->top];
-        base = w->cbo[w->top];
+    for (lu_int k = lu->kp[s + 1]; k-- > lu->kp[s];) {
+        lu_int c = lu->kid[k];
         lu_int cnc = lu->super[c + 1] - lu->super[c];
         lu_int nb = lu->rp[c + 1] - lu->rp[c] - cnc;
         const lu_int *r = lu->rows + lu->rp[c] + cnc;
-        const REAL *cb = F(stack_at)(lu, w, base, (size_t)nb * (size_t)nb);
+        const REAL *cb = w->cbp[c];
         for (lu_int jj = 0; jj < nb; jj++)
             F(add_column)(w, f, r, nb, cb + (size_t)jj * (size_t)nb, jj);
     }
+    size_t base = w->used;
+    while (w->top > 0 && lu->parent[w->cbs[w->top - 1]] == s)
+        base = w->cbo[--w->top];
     return base;
 }
 
@@ -90,7 +96,7 @@ static size_t F(extend_add)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_
  * or two, cut into the same chunks either way, so the factors are the
  * same bit for bit whatever the threads. Returns LAPACK's info (> 0: a
  * zero pivot). */
-static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
+static int F(dense_step)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
 {
     int nc = (int)f->nc, nb = (int)f->nb, nr = (int)f->nr, info = 0, one = 1;
     REAL pone = 1, mone = -1;
@@ -99,20 +105,22 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, const F(lu_front) *f)
     double fl = (double)nc * nc * (2.0 / 3.0 * nc + 2.0 * nb) + 2.0 * nc * (double)nb * nb;
     if (fl >= LU_PAR_MIN_FLOPS) {
         lu_par_tally t;
-        info = PAR_DENSE(PAR_BLAS(lu), nc, nb, nr, f->panel, f->f12,
-                         f->f22, ipiv, &t);
-        lu->split += t.helped > 0;   /* only a front the helper thread worked on */
-        lu->unstarted += t.unstarted > 0;
+        info = PAR_DENSE(&w->team, nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
+        w->split += t.helped > 0;    /* only a front the helper thread worked on */
+        w->unstarted += t.unstarted > 0;
         return info;
     }
+#else
+    (void)w;
 #endif
-    GETRF(&nc, &nc, f->panel, &nr, ipiv, &info);
+    KGETRF(w)(&nc, &nc, f->panel, &nr, ipiv, &info);
     if (info != 0 || nb == 0)
         return info;
-    LASWP(&nb, f->f12, &nc, &one, &nc, ipiv, &one);
-    TRSM("L", "L", "N", "U", &nc, &nb, &pone, f->panel, &nr, f->f12, &nc);
-    TRSM("R", "U", "N", "N", &nb, &nc, &pone, f->panel, &nr, f->panel + nc, &nr);
-    GEMM("N", "N", &nb, &nb, &nc, &mone, f->panel + nc, &nr, f->f12, &nc, &pone, f->f22, &nb);
+    KLASWP(w)(&nb, f->f12, &nc, &one, &nc, ipiv, &one);
+    KTRSM(w)("L", "L", "N", "U", &nc, &nb, &pone, f->panel, &nr, f->f12, &nc);
+    KTRSM(w)("R", "U", "N", "N", &nb, &nc, &pone, f->panel, &nr, f->panel + nc, &nr);
+    KGEMM(w)("N", "N", &nb, &nb, &nc, &mone, f->panel + nc, &nr, f->f12, &nc, &pone, f->f22,
+             &nb);
     return 0;
 }
 
@@ -128,9 +136,9 @@ static int F(supernode)(pepa_lu *lu, lu_int s, lu_work *w)
     f.panel = (REAL *)lu->LX + lu->lp[s];
     f.f12 = (REAL *)lu->UX + lu->up[s];
     size_t n22 = (size_t)f.nb * (size_t)f.nb;
-    if (lu->lp[s + 1] + w->used + n22 > w->end)
-        return -1;                      /* the stack would meet the factors: predict() is wrong */
-    f.f22 = F(stack_at)(lu, w, w->used, n22);
+    if (w->tail ? lu->lp[s + 1] + w->used + n22 > w->end : w->used + n22 > w->cap)
+        return -1;      /* the stack would meet the factors or its end: predict()/lu_sub wrong */
+    f.f22 = F(stack_at)(w, w->used, n22);
     const lu_int *r = lu->rows + lu->rp[s];
     for (lu_int i = 0; i < f.nr; i++)
         w->map[r[i]] = i;
@@ -139,24 +147,28 @@ static int F(supernode)(pepa_lu *lu, lu_int s, lu_work *w)
     memset(f.f22, 0, n22 * sizeof *f.f22);
     F(assemble_original)(lu, s, w, &f);
     size_t base = F(extend_add)(lu, s, w, &f);
-    int info = F(dense_step)(lu, s, &f);
+    int info = F(dense_step)(lu, s, w, &f);
+    w->fronts++;
     if (info != 0 || f.nb == 0) {
         w->used = base;
         return info;
     }
-    memmove(F(stack_at)(lu, w, base, n22), f.f22, n22 * sizeof *f.f22);
+    w->cbp[s] = memmove(F(stack_at)(w, base, n22), f.f22, n22 * sizeof *f.f22);
     w->cbs[w->top] = s;
     w->cbo[w->top++] = base;
     w->used = base + n22;
     return 0;
 }
 
-/* Every supernode in order; returns the first non-zero LAPACK info. */
+/* Every supernode of this thread's (all of them when w->owner is NULL)
+ * in order; returns the first non-zero LAPACK info, also in w->info. */
 static int F(factor_all)(pepa_lu *lu, lu_work *w)
 {
     int info = 0;
     for (lu_int s = 0; s < lu->nsuper && info == 0; s++)
-        info = F(supernode)(lu, s, w);
+        if (!w->owner || w->owner[s] == w->group)
+            info = F(supernode)(lu, s, w);
+    w->info = info;
     return info;
 }
 

@@ -38,20 +38,6 @@
 /* Diagonal blocks of fewer pivots are factorised by sgetrf alone. */
 #define LU_PAR_MIN_BLOCKED 768
 
-typedef void lu_par_gemm_fn(const char *, const char *, const int *, const int *, const int *,
-                            const float *, const float *, const int *, const float *,
-                            const int *, const float *, float *, const int *);
-typedef void lu_par_trsm_fn(const char *, const char *, const char *, const char *, const int *,
-                            const int *, const float *, const float *, const int *, float *,
-                            const int *);
-
-/* The kernels one thread calls: the caller's are the process's BLAS,
- * the helper's its private instance's. */
-typedef struct lu_par_kern {
-    lu_par_gemm_fn *gemm;
-    lu_par_trsm_fn *trsm;
-} lu_par_kern;
-
 struct lu_par_blas {
     void *handle;               /* dlmopen's: the private instance */
     lu_par_kern kern;
@@ -102,8 +88,10 @@ static int par_blas_kern(lu_par_blas *b, const char *file, diag *why)
     void (*nt)(int);
     par_sym(b->handle, "sgemm_", &b->kern.gemm, sizeof b->kern.gemm);
     par_sym(b->handle, "strsm_", &b->kern.trsm, sizeof b->kern.trsm);
-    if (!b->kern.gemm || !b->kern.trsm)
-        return diag_set(why, "%s loaded again has no sgemm_ or strsm_", file);
+    par_sym(b->handle, "sgetrf_", &b->kern.getrf, sizeof b->kern.getrf);
+    par_sym(b->handle, "slaswp_", &b->kern.laswp, sizeof b->kern.laswp);
+    if (!b->kern.gemm || !b->kern.trsm || !b->kern.getrf || !b->kern.laswp)
+        return diag_set(why, "%s loaded again has no sgemm_, strsm_, sgetrf_ or slaswp_", file);
     /* a threaded build is refused above; this keeps any other to one */
     par_sym(b->handle, "openblas_set_num_threads", &nt, sizeof nt);
     if (nt)
@@ -113,10 +101,13 @@ static int par_blas_kern(lu_par_blas *b, const char *file, diag *why)
 
 lu_par_blas *lu_par_open(diag *why)
 {
-    const char *file = NULL;
+    const char *file = NULL, *opt = getenv("SKELSCHED_LU_COPY");
+    if (opt && strcmp(opt, "0") == 0) {
+        diag_set(why, "SKELSCHED_LU_COPY=0: no second copy of the BLAS is loaded");
+        return NULL;
+    }
     if (blaskern_under_valgrind()) {    /* its reports inside glibc's loader would be false */
-        diag_set(why, "LD_PRELOAD names valgrind's vgpreload: under valgrind a second "
-                      "namespace is not loaded");
+        diag_set(why, "under valgrind a second namespace is not loaded");
         return NULL;
     }
     if (par_blas_threaded()) {
@@ -151,6 +142,17 @@ lu_par_blas *lu_par_open(diag *why)
     return NULL;
 }
 #endif
+
+const lu_par_kern *lu_par_caller(void)
+{
+    static const lu_par_kern caller = {sgemm_, strsm_, sgetrf_, slaswp_};
+    return &caller;
+}
+
+const lu_par_kern *lu_par_kernels(const lu_par_blas *b)
+{
+    return b ? &b->kern : lu_par_caller();
+}
 
 void lu_par_close(lu_par_blas *b)
 {
@@ -225,15 +227,17 @@ static void *par_helper(void *p)
 /* Returns the chunks the helper thread did (0: it took none, or b is
  * NULL: the caller alone), -1 when it could not be started (the caller
  * then did them all, on one thread). */
-static int par_run(const lu_par_blas *b, lu_par_body *body, void *arg, int n)
+static int par_run(const lu_par_team *team, lu_par_body *body, void *arg, int n)
 {
-    static const lu_par_kern caller = {sgemm_, strsm_};
+    const lu_par_blas *b = team->b;
+    if (b && team->ready && !atomic_load_explicit(team->ready, memory_order_acquire))
+        b = NULL;                       /* the helper is still on its own subtrees */
     lu_par_step st = {.body = body, .arg = arg, .n = n, .mine = b ? &b->kern : NULL};
     atomic_init(&st.next, 0);
     pthread_t th;
     int wanted = b && n > 1;
     int started = wanted && pthread_create(&th, NULL, par_helper, &st) == 0;
-    par_take(&st, &caller);
+    par_take(&st, team->self);
     if (started)
         pthread_join(th, NULL);
     return started || !wanted ? st.helped : -1;
@@ -303,18 +307,19 @@ static void par_count(lu_par_tally *t, int helped)
 
 /* The blocked LU of the n x n block a (leading dimension lda), pivots
  * ipiv (1-based, within the block). Returns sgetrf's info. */
-static int par_getrf(const lu_par_blas *b, int n, float *a, int lda, int *ipiv, lu_par_tally *t)
+static int par_getrf(const lu_par_team *team, int n, float *a, int lda, int *ipiv,
+                     lu_par_tally *t)
 {
     for (int j = 0; j < n; j += LU_PAR_PANEL) {
         int jb = n - j < LU_PAR_PANEL ? n - j : LU_PAR_PANEL, m = n - j, info = 0;
-        sgetrf_(&m, &jb, a + (size_t)j + (size_t)j * (size_t)lda, &lda, ipiv + j, &info);
+        team->self->getrf(&m, &jb, a + (size_t)j + (size_t)j * (size_t)lda, &lda, ipiv + j, &info);
         if (info != 0)                  /* a zero pivot: the caller falls back to double */
             return info + j;
         for (int i = j; i < j + jb; i++)
             ipiv[i] += j;
         par_swap(a, lda, j, j + 1, j + jb, ipiv);   /* the columns left of the panel */
         lu_par_trail tr = {a, lda, n, j, jb, ipiv};
-        par_count(t, par_run(b, par_trail, &tr, par_chunks(n - j - jb)));
+        par_count(t, par_run(team, par_trail, &tr, par_chunks(n - j - jb)));
     }
     return 0;
 }
@@ -353,21 +358,46 @@ static void par_update(void *p, const lu_par_kern *kern, int k)
              f->nb);
 }
 
-int lu_par_dense(const lu_par_blas *b, int nc, int nb, int nr, float *panel, float *f12,
+int lu_par_dense(const lu_par_team *team, int nc, int nb, int nr, float *panel, float *f12,
                  float *f22, int *ipiv, lu_par_tally *t)
 {
     int info = 0;
     t->helped = t->unstarted = 0;
     if (nc >= LU_PAR_MIN_BLOCKED)
-        info = par_getrf(b, nc, panel, nr, ipiv, t);
+        info = par_getrf(team, nc, panel, nr, ipiv, t);
     else
-        sgetrf_(&nc, &nc, panel, &nr, ipiv, &info);
+        team->self->getrf(&nc, &nc, panel, &nr, ipiv, &info);
     if (info != 0 || nb == 0)
         return info;
     lu_par_front f = {nc, nb, nr, panel, f12, f22, ipiv};
-    par_count(t, par_run(b, par_solve, &f, 2 * par_chunks(nb)));
-    par_count(t, par_run(b, par_update, &f, par_chunks(nb)));
+    par_count(t, par_run(team, par_solve, &f, 2 * par_chunks(nb)));
+    par_count(t, par_run(team, par_update, &f, par_chunks(nb)));
     return 0;
+}
+
+typedef struct lu_par_job {
+    void (*fn)(void *);
+    void *arg;
+} lu_par_job;
+
+static void *par_job(void *p)
+{
+    const lu_par_job *j = p;
+    j->fn(j->arg);
+    return NULL;
+}
+
+int lu_par_pair(void (*helper)(void *), void *harg, void (*caller)(void *), void *carg)
+{
+    lu_par_job h = {helper, harg};
+    pthread_t th;
+    int started = pthread_create(&th, NULL, par_job, &h) == 0;
+    caller(carg);
+    if (started)
+        pthread_join(th, NULL);
+    else
+        helper(harg);
+    return started ? 0 : -1;
 }
 
 #endif /* HAVE_UMFPACK */

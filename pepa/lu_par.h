@@ -20,7 +20,9 @@
  * namespaces all taken; a threaded OpenBLAS, Debian's pthread or openmp
  * alternative, whose calls run on every core already: only the serial
  * build was measured; under valgrind, which reports invalid reads inside
- * glibc's loader as it maps a second namespace) lu_par_open returns NULL
+ * glibc's loader as it maps a second namespace: base/blaskern.h; or
+ * SKELSCHED_LU_COPY=0 in the environment, the user's refusal, which the
+ * tests use to reach this fallback outside valgrind) lu_par_open returns NULL
  * with the reason and the LU runs on one thread. The answer is then the
  * same bit for bit as on two, given the same OpenBLAS kernels (under
  * valgrind OpenBLAS picks other kernels, blaskern.c, so the answers differ
@@ -28,6 +30,8 @@
  * (Before, the helper ran BLIS, at half OpenBLAS's speed on this CPU.) */
 #ifndef SKELSCHED_PEPA_LU_PAR_H
 #define SKELSCHED_PEPA_LU_PAR_H
+
+#include <stdatomic.h>
 
 #include "../base/diag.h"
 
@@ -45,19 +49,59 @@ typedef struct lu_par_tally {
 /* The helper's private copy of the process's BLAS. */
 typedef struct lu_par_blas lu_par_blas;
 
+typedef void lu_par_gemm_fn(const char *, const char *, const int *, const int *, const int *,
+                            const float *, const float *, const int *, const float *,
+                            const int *, const float *, float *, const int *);
+typedef void lu_par_trsm_fn(const char *, const char *, const char *, const char *, const int *,
+                            const int *, const float *, const float *, const int *, float *,
+                            const int *);
+typedef void lu_par_getrf_fn(const int *, const int *, float *, const int *, int *, int *);
+typedef void lu_par_laswp_fn(const int *, float *, const int *, const int *, const int *,
+                             const int *, const int *);
+
+/* The kernels one thread calls: the caller's are the process's BLAS
+ * (lu_par_caller), the helper's its private copy's (lu_par_kernels). A
+ * thread may call only its own. */
+typedef struct lu_par_kern {
+    lu_par_gemm_fn *gemm;
+    lu_par_trsm_fn *trsm;
+    lu_par_getrf_fn *getrf;
+    lu_par_laswp_fn *laswp;
+} lu_par_kern;
+
+const lu_par_kern *lu_par_caller(void);
+const lu_par_kern *lu_par_kernels(const lu_par_blas *b);
+
+/* Who works on a front: the calling thread with its kernels self, and a
+ * helper thread on b's (NULL: none) once *ready is non-zero (ready NULL:
+ * at once). A thread that finished its own subtrees sets ready, so the
+ * other's large fronts take its help from the next step on (lu_sub.h). */
+typedef struct lu_par_team {
+    const lu_par_blas *b;
+    const lu_par_kern *self;
+    const atomic_int *ready;
+} lu_par_team;
+
 /* Load it (a few milliseconds: mapping, OpenBLAS's set-up); NULL, with
  * the reason in why, when it cannot be (the LU then runs on one thread). */
 lu_par_blas *lu_par_open(diag *why);
 void lu_par_close(lu_par_blas *b);
 
-/* The dense partial factorisation of a front (lu_front.h's dense_step):
+/* The dense partial factorisation of a front (lu_front.h's dense_step),
+ * by team:
  * the nc x nc diagonal block of the panel (nr x nc, leading dimension nr)
  * factorised with row exchanges inside it (ipiv, 1-based), F12 (nc x nb,
  * leading dimension nc) and the panel's lower nb rows solved, F22 (nb x nb)
  * updated; on the caller and a helper thread calling b (b NULL: the
  * caller alone, the same chunks), *t what the helper did. Returns LAPACK's info
  * (> 0: a zero pivot). */
-int lu_par_dense(const lu_par_blas *b, int nc, int nb, int nr, float *panel, float *f12,
+int lu_par_dense(const lu_par_team *team, int nc, int nb, int nr, float *panel, float *f12,
                  float *f22, int *ipiv, lu_par_tally *t);
+
+/* Two independent jobs at once: helper(harg) on a new thread, with the
+ * kernels of b only, and caller(carg) on this one. Returns 0, or -1 when no
+ * thread could be started: helper(harg) then ran on this thread after
+ * caller(carg) (the same answer: b's kernels are the same code). */
+int lu_par_pair(void (*helper)(void *), void *harg, void (*caller)(void *), void *carg);
 
 #endif

@@ -375,12 +375,14 @@ int ax_block_forks(const skel_approx *a, int p)
  * independent delays, and the join's wait for them, which the window's
  * own branch also makes, is counted twice: bench_approx's random pars
  * were 34% low (median) and some refused, below the one-item-at-a-time
- * bound. Outer pars first: a block holds the pars nested in it. */
+ * bound. Outer pars first: a block holds the pars nested in it. A fork's
+ * mate (a later fork to the same branches, fork_mates) passes through
+ * adding nothing: it and its branches are in the first fork's block. */
 void ax_par_blocks(skel_approx *a)
 {
     for (int p = 0; p < a->ntasks; p++) {
         if (step_groups(&a->d->dst[p]) < 2)
-            continue;           /* a fork's mate: its branches are in a block already */
+            continue;           /* no fork */
         int sk, s0 = fork_span(a, p, &sk);
         int c = join_of(a, sk);
         for (int x = s0; c >= 0 && x <= c; x++)

@@ -39,7 +39,6 @@
 #define AX_PASS_STAGES 64     /* phases of one branch in it */
 #define AX_PASS_EDGES 96      /* ... and transitions between them */
 #define AX_PASS_STEPS 4096    /* Simpson intervals of a par's integral */
-#define AX_PASS_ENDS SKEL_PASS_ENDS   /* tasks an element is entered at or left from */
 #define AX_PASS_TAIL 1e-12    /* ... over [0, T], T where the longest branch's
                                  survival falls below this */
 
@@ -116,47 +115,16 @@ static int single(const skel_pass *n)
 }
 
 /* The tasks an element is entered at (or left from), each with its
- * probability: a task itself; a pipe its first (last) element's; a choice
- * its branches', weighted; a loop its body's (gen.c: the sender draws a
- * choice's branch, a choice first in a body or branch included). n = 0:
- * none (the loop's entry, which the reduced graph moves, or its exit);
- * n = -1: too many, or a par at the end. */
-typedef struct pass_end {
-    int n;
-    int task[AX_PASS_ENDS];
-    double p[AX_PASS_ENDS];
-} pass_end;
-
-static void end_add(const skel_dag *d, int at, int last, double w, pass_end *e)
-{
-    const skel_pass *n = &d->pass[at];
-    if (e->n < 0)
-        return;
-    if (n->kind == SKEL_TASK) {
-        if (e->n == AX_PASS_ENDS) {
-            e->n = -1;
-            return;
-        }
-        e->task[e->n] = n->lo;
-        e->p[e->n++] = w;
-    } else if (n->kind == SKEL_LOOP) {
-        end_add(d, at + 1, last, w, e);
-    } else if (n->kind == SKEL_PIPE) {
-        int c = at + 1, k = at + 1;
-        for (; last && k < at + n->size; k += d->pass[k].size)
-            c = k;
-        end_add(d, c, last, w, e);
-    } else if (n->kind == SKEL_CHOICE) {
-        for (int c = at + 1; c < at + n->size; c += d->pass[c].size)
-            end_add(d, c, last, w * d->pass[c].prob, e);
-    } else
-        e->n = -1;
-}
+ * probability (skel_pass_ends_of, dag_serial.c: the one rule, which
+ * decides the one-server bodies too). n = 0: none (the loop's entry,
+ * which the reduced graph moves, or its exit); n = -1: too many, or a par
+ * at the end. */
+typedef skel_pass_ends pass_end;
 
 static pass_end ends_of(const skel_dag *d, int at, int last)
 {
-    pass_end e = { 0 };
-    end_add(d, at, last, 1, &e);
+    pass_end e;
+    skel_pass_ends_of(d->pass, at, last, &e);
     return e;
 }
 

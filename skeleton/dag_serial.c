@@ -66,33 +66,75 @@ static int single_ends(const skel_node *n)
     return n->kind == SKEL_TASK;
 }
 
-/* The tasks element n is entered at (last 0) or left from (last 1), as
- * approx_pass.c's ends: a choice's branches' each; -1 with a par there. */
-static int end_tasks(const skel_node *n, int last)
+/* skel_pass_ends_of's walk (internal.h), w the probability of reaching
+ * pass[at]. */
+static void ends_add(const skel_pass *pass, int at, int last, double w, skel_pass_ends *e)
 {
-    if (n->kind == SKEL_TASK)
-        return 1;
-    if (n->kind == SKEL_LOOP)
-        return end_tasks(n->children[0], last);
-    if (n->kind == SKEL_PIPE)
-        return end_tasks(n->children[last ? n->nchildren - 1 : 0], last);
-    if (n->kind != SKEL_CHOICE)
-        return -1;
-    int t = 0;
-    for (int k = 0; k < n->nchildren; k++) {
-        int e = end_tasks(n->children[k], last);
-        if (e < 0)
-            return -1;
-        t += e;
-    }
-    return t;
+    const skel_pass *n = &pass[at];
+    if (e->n < 0)
+        return;
+    if (n->kind == SKEL_TASK) {
+        if (e->n == SKEL_PASS_ENDS) {
+            e->n = -1;
+            return;
+        }
+        e->task[e->n] = n->lo;
+        e->p[e->n++] = w;
+    } else if (n->kind == SKEL_LOOP) {
+        ends_add(pass, at + 1, last, w, e);
+    } else if (n->kind == SKEL_PIPE) {
+        int c = at + 1;
+        for (int k = at + 1; last && k < at + n->size; k += pass[k].size)
+            c = k;
+        ends_add(pass, c, last, w, e);
+    } else if (n->kind == SKEL_CHOICE) {
+        for (int c = at + 1; c < at + n->size; c += pass[c].size)
+            ends_add(pass, c, last, w * pass[c].prob, e);
+    } else
+        e->n = -1;
 }
 
-/* Whether n's ends are tasks, at most SKEL_PASS_ENDS a side. */
+void skel_pass_ends_of(const skel_pass *pass, int at, int last, skel_pass_ends *e)
+{
+    e->n = 0;
+    ends_add(pass, at, last, 1, e);
+}
+
+/* Append the subtree at n to the preorder pass[0 .. *np) of *cap slots;
+ * -1 out of memory. */
+static int pass_append(skel_pass **pass, int *np, int *cap, const skel_node *n)
+{
+    int at = *np;
+    if (at == *cap) {
+        int nc = *cap ? 2 * *cap : 16;
+        if (mem_grow((void **)pass, (size_t)nc, sizeof **pass) < 0)
+            return -1;
+        *cap = nc;
+    }
+    (*pass)[(*np)++] = (skel_pass){ n->kind, n->lo, n->hi, n->prob, n->mean, 1 };
+    for (int k = 0; k < n->nchildren; k++)
+        if (pass_append(pass, np, cap, n->children[k]) < 0)
+            return -1;
+    (*pass)[at].size = *np - at;
+    return 0;
+}
+
+/* Whether n's ends are tasks, at most SKEL_PASS_ENDS a side
+ * (skel_pass_ends_of on n's subtree laid out as d->pass will hold it).
+ * Out of memory n is refused: the loop is then reduced as one that is
+ * not one server, an answer, less close. */
 static int ends_ok(const skel_node *n)
 {
-    int a = end_tasks(n, 0), b = end_tasks(n, 1);
-    return a > 0 && a <= SKEL_PASS_ENDS && b > 0 && b <= SKEL_PASS_ENDS;
+    skel_pass *pass = NULL;
+    int np = 0, cap = 0, ok = pass_append(&pass, &np, &cap, n) == 0;
+    skel_pass_ends a, b;
+    if (ok) {
+        skel_pass_ends_of(pass, 0, 0, &a);
+        skel_pass_ends_of(pass, 0, 1, &b);
+        ok = a.n > 0 && b.n > 0;
+    }
+    free(pass);
+    return ok;
 }
 
 /* Whether element n forks or joins by its neighbours' tasks: a par, or a
@@ -175,19 +217,9 @@ static void server_visits(serial_ctx *c, const skel_node *n, double v, skel_node
 /* Append the subtree at n to the passes' preorder (approx_pass.c). */
 static int pass_add(serial_ctx *c, const skel_node *n)
 {
-    int at = c->npass;
-    if (at == c->cap_pass) {
-        int nc = c->cap_pass ? 2 * c->cap_pass : 16;
-        if (mem_grow((void **)&c->pass, (size_t)nc, sizeof *c->pass) < 0)
-            return diag_set(c->err, "out of memory");
-        c->cap_pass = nc;
-    }
-    c->pass[c->npass++] = (skel_pass){ n->kind, n->lo, n->hi, n->prob, n->mean, 1 };
-    for (int k = 0; k < n->nchildren; k++)
-        if (pass_add(c, n->children[k]) < 0)
-            return -1;
-    c->pass[at].size = c->npass - at;
-    return 0;
+    return pass_append(&c->pass, &c->npass, &c->cap_pass, n) < 0
+               ? diag_set(c->err, "out of memory")
+               : 0;
 }
 
 /* An inner node of the same kind, with its choice weights and loop mean. */

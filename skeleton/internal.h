@@ -32,6 +32,20 @@ double skel_flow_alt_weight(const skel_flow *f, int k, int alt);
  * (dag_serial.c), and d->serial_visits. Returns 0 or -1 with a message. */
 int skel_dag_serial_attach(skel_dag *d, const skel_tree *t, diag *err);
 
+/* The tasks the element at pass[at] (a preorder of skel_pass, as
+ * d->pass) is entered at (last 0) or left from (last 1), each with its
+ * probability: a task itself; a pipe its first (last) element's; a choice
+ * its branches', weighted; a loop its body's (gen.c: the sender draws a
+ * choice's branch, a choice first in a body or branch included). n -1:
+ * more than SKEL_PASS_ENDS, or a par at the end. The one rule for
+ * dag_serial.c's one-server bodies and approx_pass.c's moves (dag_serial.c). */
+typedef struct skel_pass_ends {
+    int n;
+    int task[SKEL_PASS_ENDS];
+    double p[SKEL_PASS_ENDS];
+} skel_pass_ends;
+void skel_pass_ends_of(const skel_pass *pass, int at, int last, skel_pass_ends *e);
+
 /* Read a whole file ("-" is standard input) of at most max bytes into a
  * malloc'd, NUL-terminated buffer the caller frees. */
 int skel_read_file(const char *path, size_t max, char **text, size_t *len, diag *err);

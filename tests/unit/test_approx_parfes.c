@@ -477,7 +477,15 @@ END_TEST
  * alone, 0.525946 / 0.474054, which fails); every other task the
  * throughput. Before that, every inner task was given the last task's
  * rate (n2.skel: 0.2562 for x and for y). */
-#define FLOWS_TOL 0.012   /* the farm: +0.0091 now, +0.0152 from the chain at cap */
+/* The farm's w1 share is off by 0.007905 now (0.518658 for 0.510753,
+ * since the reduced chain holds each branch's entry, 8bee11e; 0.009109
+ * before it). It comes out in the same six digits on every run: there is
+ * no random input, and the chains are solved to ~1e-10. With the closed
+ * chain at cap alone it was off by 0.015193. 0.012 (to 2026-11-28) sat
+ * midway, so a change that lost half the weighting's gain passed. 0.010
+ * fails anything 0.002 worse than now and still fails the chain at cap
+ * by 0.0052. */
+#define FLOWS_TOL 0.010
 START_TEST(test_fes_nested_flows)
 {
     static const double part[2] = { 1.0 / 3, 2.0 / 3 };

@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
+#include "pepa/lu_sub.h"
 #include "pepa/solve.h"
 #include "chains.h"
 #include "suite.h"
@@ -467,8 +468,11 @@ static double max_rel_diff(int64_t n, const double *x, const double *y)
  * and one thread ran sgetrf whole, and the last digits differed). */
 /* The LU of q's pinned columns on one and two threads: the fronts the
  * helper thread did part of (at least two: counted only when
- * it took a chunk, so a helper that never ran fails here), and the two
- * answers' backward errors alike. */
+ * it took a chunk, so a helper that never ran fails here), on the first
+ * run and on each repeat (until 2026-11-28 the repeats' count was not
+ * read: one thread cuts the same chunks, so a repeat the helper sat out
+ * matched bit for bit and passed), and the two answers' backward errors
+ * alike. */
 static void two_thread_factors(const pepa_ctmc *q)
 {
     int64_t *p, *i, m = (int64_t)q->n - 1, s1, s2;
@@ -480,10 +484,19 @@ static void two_thread_factors(const pepa_ctmc *q)
     lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 2, y2, &s2);
     ck_assert_int_eq(s1, 0);
     ck_assert_msg(s2 >= 2, "%lld fronts split", (long long)s2);
+    /* the helper factorised whole subtrees (lu_sub.h), not only chunks of
+     * the 15-39 fronts of 4e7 flops or more: 3,084 fronts of the 30^3 walk
+     * (before, 15) */
+    ck_assert_msg(s2 > 200, "the helper thread did part of %lld fronts: no whole subtree",
+                  (long long)s2);
     ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
                   "two threads' solution differs from one thread's");
     for (int run = 0; run < 3; run++) {         /* the same bits, however scheduled */
-        lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 2, y3, &s2);
+        int64_t s3 = -1;
+        memset(y3, 0, (size_t)m * sizeof *y3);
+        lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 2, y3, &s3);
+        ck_assert_msg(s3 >= 2, "run %d: %lld fronts split (a run the helper sat out would "
+                      "give one thread's bits)", run + 2, (long long)s3);
         ck_assert_msg(memcmp(y2, y3, (size_t)m * sizeof *y3) == 0,
                       "two threads' solutions differ from run to run (run %d)", run + 2);
     }
@@ -522,37 +535,87 @@ static void two_thread_solves(const pepa_ctmc *q)
     free(pi[0]);
 }
 
-/* Two threads asked for where the helper's copy of the BLAS cannot be
- * loaded (lu_par_open refuses under valgrind, which it knows by
- * LD_PRELOAD naming vgpreload; the test runs in a forked child): the
- * reason is kept (pepa_lu_par_unavailable; before, the LU fell back to one
- * thread silently), no front is split, the solution is one thread's bit for
- * bit; and on one thread nothing is tried (no reason). */
-START_TEST(test_lu_two_threads_fallback)
+/* The environment variable name set to value; its value before (NULL:
+ * unset) into *old, to be given back with env_restore. */
+static void env_set(const char *name, const char *value, char **old)
 {
-    pepa_ctmc *q = grid3(30);
-    int64_t *p, *i, m = (int64_t)q->n - 1, s1, s2;
-    double *a, *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
-    ck_assert_msg(y1 && y2, "out of memory");
-    pinned_columns(q, &p, &i, &a);
-    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, y1, &s1);
-    ck_assert_int_eq(setenv("LD_PRELOAD", "/nonexistent/vgpreload_fake.so", 1), 0);
-    ck_assert_int_eq(setenv("LU_TEST_NO_HELPER", "1", 1), 0);
+    const char *v = getenv(name);
+    *old = v ? strdup(v) : NULL;
+    ck_assert_msg(!v || *old, "out of memory");
+    ck_assert_int_eq(setenv(name, value, 1), 0);
+}
+
+static void env_restore(const char *name, char *old)
+{
+    ck_assert_int_eq(old ? setenv(name, old, 1) : unsetenv(name), 0);
+    free(old);
+}
+
+/* Factorise with threads 1, then 2, where the helper's copy of the BLAS
+ * is refused (SKELSCHED_LU_COPY=0; until 2026-11-28 an LD_PRELOAD naming
+ * vgpreload, valgrind's old sign), the environment given back before any
+ * assert can end the test: the fallback's reason in *why (a copy, NULL:
+ * none), any reason given on one thread in *why1, y solved as lu_solved
+ * does; returns the fronts split. */
+static int64_t refused_factor(int64_t m, const int64_t *p, const int64_t *i, const double *a,
+                              double *y, char **why1, char **why)
+{
+    char *pre, *noh;
+    env_set("SKELSCHED_LU_COPY", "0", &pre);
+    env_set("LU_TEST_NO_HELPER", "1", &noh);
     diag e;
     double flops, bytes;
     diag_clear(&e);
     pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
-    ck_assert_msg(lu != NULL, "%s", e.msg);
-    pepa_lu_set_threads(lu, 1);
-    ck_assert_msg(pepa_lu_par_unavailable(lu) == NULL, "one thread: a reason before factorising");
-    pepa_lu_set_threads(lu, 2);
-    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
-    const char *why = pepa_lu_par_unavailable(lu);
-    ck_assert_msg(why && strstr(why, "valgrind"), "fallback reason: %s", why ? why : "(none)");
-    ck_assert_int_eq(pepa_lu_split_fronts(lu), 0);
+    const char *w1 = NULL;
+    int rc = -1;
+    if (lu) {
+        pepa_lu_set_threads(lu, 1);
+        w1 = pepa_lu_par_unavailable(lu);
+        pepa_lu_set_threads(lu, 2);
+        rc = pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e);
+    }
+    *why1 = w1 ? strdup(w1) : NULL;
+    const char *w = rc == 0 ? pepa_lu_par_unavailable(lu) : e.msg;
+    *why = w ? strdup(w) : NULL;
+    int64_t split = rc == 0 ? pepa_lu_split_fronts(lu) : -1;
+    double *b = rc == 0 ? malloc((size_t)m * sizeof *b) : NULL;
+    for (int64_t k = 0; b && k < m; k++)
+        b[k] = 1.0 + (double)(k % 5);
+    int solved = b != NULL;
+    if (b)
+        pepa_lu_solve(lu, b, y);
+    free(b);
     pepa_lu_free(lu);
-    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 2, y2, &s2);
-    ck_assert_int_eq(s2, 0);
+    env_restore("LU_TEST_NO_HELPER", noh);
+    env_restore("SKELSCHED_LU_COPY", pre);
+    ck_assert_msg(rc == 0, "%s", *why ? *why : "analyse failed");
+    ck_assert_msg(solved, "out of memory");
+    return split;
+}
+
+/* Two threads asked for where the helper's copy of the BLAS cannot be
+ * loaded: the reason is kept (pepa_lu_par_unavailable; before, the LU
+ * fell back to one thread silently), no front is split, the solution is
+ * one thread's bit for bit; and on one thread nothing is tried (no
+ * reason). The environment is given back (until 2026-11-28 the variable
+ * stayed set: under CK_FORK=no every later LU fell back; this test runs
+ * before test_lu_two_threads, which then failed: "0 fronts split"). */
+START_TEST(test_lu_two_threads_fallback)
+{
+    pepa_ctmc *q = grid3(30);
+    int64_t *p, *i, m = (int64_t)q->n - 1, s1;
+    double *a, *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
+    ck_assert_msg(y1 && y2, "out of memory");
+    pinned_columns(q, &p, &i, &a);
+    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, y1, &s1);
+    char *why1, *why;
+    int64_t split = refused_factor(m, p, i, a, y2, &why1, &why);
+    ck_assert_msg(why1 == NULL, "one thread: a reason before factorising: %s", why1);
+    ck_assert_msg(why && strstr(why, "SKELSCHED_LU_COPY=0"), "fallback reason: %s",
+                  why ? why : "(none)");
+    ck_assert_int_eq(split, 0);
+    free(why);
     ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
                   "the fallback's solution differs from one thread's");
     free(a);
@@ -561,6 +624,35 @@ START_TEST(test_lu_two_threads_fallback)
     free(y2);
     free(y1);
     pepa_ctmc_free(q);
+}
+END_TEST
+
+/* lu_sub's plan on two small trees. Seven supernodes, two subtrees of
+ * three under a root (flops 1 each, the root's 2; blocks of 4 entries for
+ * the leaves, 9 for the subtrees' roots): the cut is at the root, one
+ * subtree to each thread, each thread's stack holding two leaves' blocks
+ * and its root's (4 + 4 + 9); the root's stack none. A chain of three
+ * cannot be cut. */
+START_TEST(test_lu_sub_plan)
+{
+    const int64_t parent[7] = {2, 2, 6, 5, 5, 6, -1};
+    const double fl[7] = {1, 1, 1, 1, 1, 1, 2};
+    const size_t cb[7] = {4, 4, 9, 4, 4, 9, 0};
+    lu_sub_plan p;
+    ck_assert_int_eq(lu_sub_plan_make(7, parent, fl, cb, &p), 1);
+    static const unsigned char want[7] = {LU_SUB_CALLER, LU_SUB_CALLER, LU_SUB_CALLER,
+                                          LU_SUB_HELPER, LU_SUB_HELPER, LU_SUB_HELPER,
+                                          LU_SUB_TOP};
+    for (int s = 0; s < 7; s++)
+        ck_assert_msg(p.owner[s] == want[s], "supernode %d owned by %d", s, p.owner[s]);
+    ck_assert_uint_eq(p.peak[LU_SUB_CALLER], 17);
+    ck_assert_uint_eq(p.peak[LU_SUB_HELPER], 17);
+    ck_assert_uint_eq(p.peak[LU_SUB_TOP], 0);
+    ck_assert(p.flops[LU_SUB_TOP] == 2.0 && p.flops[LU_SUB_CALLER] == 3.0);
+    lu_sub_plan_free(&p);
+    const int64_t chain[3] = {1, 2, -1};
+    ck_assert_int_eq(lu_sub_plan_make(3, chain, fl, cb, &p), 0);
+    ck_assert(p.owner == NULL);
 }
 END_TEST
 
@@ -636,8 +728,9 @@ static Suite *lu_order_suite(void)
     suite_add_tcase(s, tc);
     TCase *tt = tcase_create("threads");
     tcase_set_timeout(tt, 120);
-    tcase_add_test(tt, test_lu_two_threads);
-    tcase_add_test(tt, test_lu_two_threads_fallback);
+    tcase_add_test(tt, test_lu_sub_plan);
+    tcase_add_test(tt, test_lu_two_threads_fallback);   /* before: under CK_FORK=no a */
+    tcase_add_test(tt, test_lu_two_threads);            /* leaked variable fails this */
     suite_add_tcase(s, tt);
 #endif
     return s;
