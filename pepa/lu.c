@@ -79,7 +79,20 @@ struct pepa_lu {
     double maxfl;       /* flops of the largest front (with the plan) */
     double part[3];     /* pepa_lu_part_seconds */
     int cut;            /* the last factorisation ran on the plan */
+    diag cut_why;       /* why the last one was not cut though the plan cuts (empty: it was) */
+    int pivot_lost;     /* the last factorisation failed on a zero pivot */
+    double memory;      /* bytes the factorisation may take: *bytes, or pepa_lu_set_memory's */
 };
+
+/* What a factorisation came to: done, a zero pivot (LAPACK's info), or
+ * one of the failures a cut factorisation retries without the cut. */
+typedef enum lu_outcome {
+    LU_DONE,
+    LU_PIVOT,           /* singular, or in single precision may only look so */
+    LU_NOMEM,
+    LU_STACK,           /* a stack met the factors or its end: predict()/lu_sub wrong */
+    LU_UNORDERED        /* supernodes not postordered */
+} lu_outcome;
 
 /* n elements of size bytes each (at least one). The factors and fronts are large and written
  * once: in 4 KB pages, faulting them in took a fifth of a 30^3 grid's
@@ -259,6 +272,7 @@ static int predict(pepa_lu *lu, double *flops, double *bytes)
     free(cb);
     *flops = fl;
     *bytes = 8.0 * (double)lu->work + 40.0 * (double)lu->m;
+    lu->memory = *bytes;
     return ok ? 0 : -1;
 }
 
@@ -364,7 +378,19 @@ void pepa_lu_set_threads(pepa_lu *lu, int threads)
 
 const char *pepa_lu_par_unavailable(const pepa_lu *lu)
 {
-    return lu->threads > 1 && lu->par_why.set ? lu->par_why.msg : NULL;
+    if (lu->threads < 2)
+        return NULL;
+    return lu->par_why.set ? lu->par_why.msg : lu->cut_why.set ? lu->cut_why.msg : NULL;
+}
+
+void pepa_lu_set_memory(pepa_lu *lu, double bytes)
+{
+    lu->memory = bytes;
+}
+
+int pepa_lu_pivot_lost(const pepa_lu *lu)
+{
+    return lu->pivot_lost;
 }
 
 int64_t pepa_lu_split_fronts(const pepa_lu *lu)
@@ -621,19 +647,36 @@ static void sub_run(void *p)
         atomic_store_explicit(w->done, 1, memory_order_release);
 }
 
+/* LAPACK's info, or the stack's failure (-1), as an lu_outcome. */
+static lu_outcome outcome_of(int info)
+{
+    return info > 0 ? LU_PIVOT : info < 0 ? LU_STACK : LU_DONE;
+}
+
+/* The three owners' runs summed into lu once both threads are done. */
+static void two_collect(pepa_lu *lu, const lu_work *sw, int started)
+{
+    const lu_work *c = &sw[LU_SUB_CALLER], *h = &sw[LU_SUB_HELPER], *t = &sw[LU_SUB_TOP];
+    lu->part[0] = c->cpu;
+    lu->part[1] = h->cpu;
+    lu->part[2] = t->cpu;
+    lu->split = c->split + t->split + (started ? h->fronts : 0);
+    lu->unstarted = c->unstarted + t->unstarted + !started;
+}
+
 /* Single precision on two threads by lu_sub's plan: the caller's and
  * the helper's subtrees at once, each on its own stack and BLAS, then the
  * top part with its large fronts chunked on both (b the helper's BLAS).
  * The fronts are the same computations as on one thread, in the same
- * order of additions, so the factors are the same bit for bit. Returns
- * LAPACK's info, -1 if a stack was too small, -2 out of memory; leaves
+ * order of additions, so the factors are the same bit for bit. Leaves
  * in w->top what is left on the top part's stack (0). */
-static int factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
+static lu_outcome factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
 {
     const lu_sub_plan *p = &lu->plan;
     float *stk = big(p->peak[0] + p->peak[1] + p->peak[2], sizeof *stk);
     lu_work sw[LU_SUB_OWNERS];
-    int ok = stk != NULL, info = -2;
+    int ok = stk != NULL;
+    lu_outcome r = LU_NOMEM;
     size_t at = 0;
     for (int o = 0; o < LU_SUB_OWNERS; o++) {
         at += p->peak[o];
@@ -649,64 +692,127 @@ static int factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
     if (ok) {
         lu_work *c = &sw[LU_SUB_CALLER], *h = &sw[LU_SUB_HELPER], *t = &sw[LU_SUB_TOP];
         int started = lu_par_pair(sub_run, h, sub_run, c) == 0;
-        info = c->info ? c->info : h->info;
-        if (info == 0)
+        r = outcome_of(c->info ? c->info : h->info);
+        if (r == LU_DONE)
             sub_run(t);
-        info = info ? info : t->info;
-        lu->part[0] = c->cpu;
-        lu->part[1] = h->cpu;
-        lu->part[2] = t->cpu;
-        lu->split = c->split + t->split + (started ? h->fronts : 0);
-        lu->unstarted = c->unstarted + t->unstarted + !started;
+        r = r != LU_DONE ? r : outcome_of(t->info);
+        two_collect(lu, sw, started);
         w->top = t->top;
     }
     for (int o = 0; o < LU_SUB_OWNERS; o++)
         sub_work_free(&sw[o]);
     free(stk);
-    return info;
+    return r;
 }
 
-int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
-                   int trans, pepa_lu_prec prec, diag *err)
+/* The bytes a factorisation cut by the plan takes, but for the matrix
+ * and its transpose (which one thread's takes too): the factors and the
+ * three stacks in single precision, four maps (the caller's working set
+ * keeps one), and the lists of three stacks and the caller's. */
+static double cut_bytes(const pepa_lu *lu)
 {
-    lu_work w = {.ap = Ap, .ai = Ai, .ax = Ax};
+    const lu_sub_plan *p = &lu->plan;
+    double stacks = (double)p->peak[0] + (double)p->peak[1] + (double)p->peak[2];
+    double lists = (double)(LU_SUB_OWNERS + 1) * 2.0 * sizeof(size_t) + sizeof(float *);
+    return sizeof(float) * ((double)lu->lp[lu->nsuper] + stacks)
+           + (LU_SUB_OWNERS + 1.0) * sizeof(lu_int) * (double)lu->m
+           + lists * (double)lu->nsuper;
+}
+
+/* Does the plan's cut fit in lu->memory? The two threads' stacks are
+ * arrays of their own, 1.3-1.7 times one thread's in single precision
+ * (bench_solve), so with many subtrees' blocks live at once they could
+ * outgrow what the caps were checked against; cut_why says so. */
+static int cut_fits(pepa_lu *lu)
+{
+    double need = cut_bytes(lu);
+    if (need <= lu->memory)
+        return 1;
+    diag_set(&lu->cut_why,
+             "the subtrees ran on one thread: two threads' stacks would take %.0f MB, "
+             "more than the %.0f MB allowed", need / 1e6, lu->memory / 1e6);
+    return 0;
+}
+
+/* May the plan's cut run: the copy has the caller's sgetrf_ (lu_par.h)
+ * and the stacks fit? cut_why says why not. */
+static int cut_allowed(pepa_lu *lu, const lu_par_blas *b)
+{
+    const char *why = lu_par_whole_why(b);
+    if (!why)
+        return cut_fits(lu);
+    diag_set(&lu->cut_why, "the subtrees ran on one thread: %s", why);
+    return 0;
+}
+
+/* One factorisation in lu->prec, cut by the plan or not. */
+static lu_outcome lu_run(pepa_lu *lu, lu_work w, int trans, const lu_par_blas *b, int cut)
+{
     free_factors(lu);
-    lu->prec = prec;
     lu->split = lu->unstarted = 0;
     memset(lu->part, 0, sizeof lu->part);
-    const lu_par_blas *b = helper_blas(lu);
-    int cut = b && lu->plan.owner;
     lu->cut = cut;
     if (work_alloc(lu, &w, cut)) {
         work_free(&w);
-        return diag_set(err, "direct solver: out of memory for the LU factors");
+        return LU_NOMEM;
     }
     w.team.b = b;
     if (trans) {                        /* factorise A^T: swap the two views */
-        w.ap = w.tp;
-        w.ai = w.ti;
-        w.ax = w.tx;
-        w.tp = Ap;
-        w.ti = Ai;
-        w.tx = Ax;
+        const int64_t *p = w.ap, *i = w.ai;
+        const double *x = w.ax;
+        w.ap = w.tp, w.ai = w.ti, w.ax = w.tx;
+        w.tp = p, w.ti = i, w.tx = x;
     }
-    int info = cut ? factor_two(lu, &w, b)
-                   : prec == PEPA_LU_SINGLE ? factor_all_s(lu, &w) : factor_all_d(lu, &w);
+    lu_outcome r = cut ? factor_two(lu, &w, b)
+                       : outcome_of(lu->prec == PEPA_LU_SINGLE ? factor_all_s(lu, &w)
+                                                               : factor_all_d(lu, &w));
     if (!cut) {
         lu->split = w.split;
         lu->unstarted = w.unstarted;
     }
-    int left = w.top;
+    if (r == LU_DONE && w.top != 0)
+        r = LU_UNORDERED;
     work_free(&w);
-    if (info > 0)
+    return r;
+}
+
+static int outcome_say(lu_outcome r, diag *err)
+{
+    switch (r) {
+    case LU_DONE:
+        return 0;
+    case LU_PIVOT:
         return diag_set(err, "direct solver: the matrix is singular (is the chain irreducible?)");
-    if (info == -2)
-        return diag_set(err, "direct solver: out of memory for the LU's stacks");
-    if (info < 0)
+    case LU_NOMEM:
+        return diag_set(err, "direct solver: out of memory for the LU factors and stacks");
+    case LU_STACK:
         return diag_set(err, "direct solver: internal error (the stack met the factors)");
-    if (left != 0)
-        return diag_set(err, "direct solver: internal error (supernodes not postordered)");
-    return 0;
+    case LU_UNORDERED:
+        break;
+    }
+    return diag_set(err, "direct solver: internal error (supernodes not postordered)");
+}
+
+/* A cut factorisation that failed otherwise than on a pivot is done
+ * again without the cut (its stacks then the factors' tail, as on one
+ * thread), and cut_why says why, for the caller to tell the user. */
+int pepa_lu_factor(pepa_lu *lu, const int64_t *Ap, const int64_t *Ai, const double *Ax,
+                   int trans, pepa_lu_prec prec, diag *err)
+{
+    lu_work w = {.ap = Ap, .ai = Ai, .ax = Ax};
+    lu->prec = prec;
+    diag_clear(&lu->cut_why);
+    const lu_par_blas *b = helper_blas(lu);
+    int cut = b && lu->plan.owner && cut_allowed(lu, b);
+    lu_outcome r = lu_run(lu, w, trans, b, cut);
+    if (cut && r != LU_DONE && r != LU_PIVOT) {
+        diag_set(&lu->cut_why, "the subtrees ran on one thread: %s",
+                 r == LU_NOMEM ? "out of memory on two threads"
+                               : "internal error (a subtree's stack or order was wrong)");
+        r = lu_run(lu, w, trans, b, 0);
+    }
+    lu->pivot_lost = r == LU_PIVOT;
+    return outcome_say(r, err);
 }
 
 /* ---------------------------------------------------------------- solve */

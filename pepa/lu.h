@@ -83,9 +83,10 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
  * of 4e7 flops or more at the top split between the two (lu_sub.h,
  * lu_par.h), each thread on its own copy of OpenBLAS; more than 2 counts
  * as 2. On two threads the stacks are arrays of their own, not the
- * factors' tail, so the factorisation takes more memory than
- * pepa_lu_analyse's *bytes predicts (1.3-1.7 times on bench_solve's closed
- * networks, docs/pepa.md). The helper's
+ * factors' tail: 1.3-1.7 times one thread's single-precision array on
+ * bench_solve's closed networks (docs/pepa.md), 0.64 of pepa_lu_analyse's
+ * *bytes on the 30^3 walk; the tree is cut only where that stays within
+ * *bytes (pepa_lu_set_memory). The helper's
  * copy is loaded by pepa_lu_factor at the first such front (a few
  * milliseconds; never on one thread nor when no front is that large) and
  * held until pepa_lu_free; where it cannot be, the LU runs on one thread
@@ -96,9 +97,22 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
 void pepa_lu_set_threads(pepa_lu *lu, int threads);
 
 /* Why two threads were asked for and the last pepa_lu_factor ran on one:
- * the helper's copy of the BLAS could not be loaded (lu_par.h); NULL when
- * it was, or was not needed. */
+ * the helper's copy of the BLAS could not be loaded (lu_par.h), or the
+ * factorisation cut into subtrees failed (out of memory, or an internal
+ * error) and was done again without the cut; NULL when none of these. */
 const char *pepa_lu_par_unavailable(const pepa_lu *lu);
+
+/* The bytes pepa_lu_factor may take (the default: pepa_lu_analyse's
+ * *bytes, which the caller checks against its caps). Two threads cut
+ * the tree into subtrees (pepa_lu_set_threads) only where their stacks,
+ * arrays of their own, keep the factorisation within it; otherwise the
+ * subtrees run on one thread and pepa_lu_par_unavailable says why. */
+void pepa_lu_set_memory(pepa_lu *lu, double bytes);
+
+/* 1 when the last pepa_lu_factor failed on a zero pivot (in single
+ * precision the matrix may only look singular: try double), 0 when it
+ * succeeded or failed otherwise (out of memory, internal error). */
+int pepa_lu_pivot_lost(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor the helper thread did part
  * of (a front sent to two threads whose helper took no chunk, or could

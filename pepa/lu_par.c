@@ -40,7 +40,9 @@
 
 struct lu_par_blas {
     void *handle;               /* dlmopen's: the private instance */
+    void *lapack;               /* the file of the process's sgetrf_, in the copy's namespace */
     lu_par_kern kern;
+    diag whole;                 /* set: no whole subtrees on the copy (why), chunks only */
 };
 
 #ifdef HAVE_DLMOPEN
@@ -64,22 +66,53 @@ static int par_blas_threaded(void)
     return par && par() != 0;
 }
 
-/* The file of the shared library that defines the process's sgemm_, into
- * *file; -1 with the reason in why. Where &sgemm_ lies in the program
- * itself (a BLAS linked statically, or a -no-pie program whose &sgemm_ is
- * its own PLT entry) dladdr names the program, which dlmopen cannot load
- * again: refused here, with that reason. */
-static int par_blas_file(const char **file, diag *why)
+/* The file of the shared library that defines the process's symbol name
+ * at addr, into *file; -1 with the reason in why. Where addr lies in the
+ * program itself (a BLAS linked statically, or a -no-pie program whose
+ * address is its own PLT entry) dladdr names the program, which dlmopen
+ * cannot load again: refused here, with that reason. */
+static int par_blas_file(void *addr, const char *name, const char **file, diag *why)
 {
     Dl_info in;
     struct link_map *map = NULL;
-    if (!dladdr1((void *)sgemm_, &in, (void **)&map, RTLD_DL_LINKMAP) || !in.dli_fname || !map)
-        return diag_set(why, "the BLAS's sgemm_ is in no loaded object dladdr knows");
+    if (!dladdr1(addr, &in, (void **)&map, RTLD_DL_LINKMAP) || !in.dli_fname || !map)
+        return diag_set(why, "the process's %s is in no loaded object dladdr knows", name);
     if (map->l_name == NULL || map->l_name[0] == '\0')
-        return diag_set(why, "sgemm_ resolves into the program itself (a static BLAS, or a "
-                             "-no-pie build's PLT entry): no shared BLAS to load again");
+        return diag_set(why, "%s resolves into the program itself (a static BLAS, or a "
+                             "-no-pie build's PLT entry): no shared library to load again",
+                        name);
     *file = in.dli_fname;
     return 0;
+}
+
+/* The copy's sgetrf_ and slaswp_, from the file that defines the
+ * process's (liblapack.so.3 with -llapack, not the file of sgemm_), loaded
+ * into the copy's namespace: whole subtrees on the helper then run the
+ * caller's code, bit for bit. Where that cannot be, b->whole says why and
+ * the copy takes only chunks of large fronts (sgemm_, strsm_). */
+static void par_blas_lapack(lu_par_blas *b)
+{
+    const char *file = NULL, *laswp = NULL;
+    Lmid_t lmid;
+    if (par_blas_file((void *)sgetrf_, "sgetrf_", &file, &b->whole) < 0
+        || par_blas_file((void *)slaswp_, "slaswp_", &laswp, &b->whole) < 0)
+        return;
+    if (strcmp(file, laswp) != 0) {
+        diag_set(&b->whole, "sgetrf_ (%s) and slaswp_ (%s) come from two files", file, laswp);
+        return;
+    }
+    (void)dlerror();
+    if (dlinfo(b->handle, RTLD_DI_LMID, &lmid) == 0)
+        b->lapack = dlmopen(lmid, file, RTLD_NOW | RTLD_LOCAL);
+    if (!b->lapack) {
+        const char *e = dlerror();
+        diag_set(&b->whole, "dlmopen %s into the copy's namespace: %s", file, e ? e : "failed");
+        return;
+    }
+    par_sym(b->lapack, "sgetrf_", &b->kern.getrf, sizeof b->kern.getrf);
+    par_sym(b->lapack, "slaswp_", &b->kern.laswp, sizeof b->kern.laswp);
+    if (!b->kern.getrf || !b->kern.laswp)
+        diag_set(&b->whole, "%s loaded again has no sgetrf_ or slaswp_", file);
 }
 
 /* The copy's kernels; -1 with the reason when it has none. */
@@ -88,10 +121,11 @@ static int par_blas_kern(lu_par_blas *b, const char *file, diag *why)
     void (*nt)(int);
     par_sym(b->handle, "sgemm_", &b->kern.gemm, sizeof b->kern.gemm);
     par_sym(b->handle, "strsm_", &b->kern.trsm, sizeof b->kern.trsm);
-    par_sym(b->handle, "sgetrf_", &b->kern.getrf, sizeof b->kern.getrf);
-    par_sym(b->handle, "slaswp_", &b->kern.laswp, sizeof b->kern.laswp);
-    if (!b->kern.gemm || !b->kern.trsm || !b->kern.getrf || !b->kern.laswp)
-        return diag_set(why, "%s loaded again has no sgemm_, strsm_, sgetrf_ or slaswp_", file);
+    if (!b->kern.gemm || !b->kern.trsm)
+        return diag_set(why, "%s loaded again has no sgemm_ or strsm_", file);
+    par_blas_lapack(b);
+    if (b->whole.set)
+        b->kern.getrf = NULL, b->kern.laswp = NULL;
     /* a threaded build is refused above; this keeps any other to one */
     par_sym(b->handle, "openblas_set_num_threads", &nt, sizeof nt);
     if (nt)
@@ -115,7 +149,7 @@ lu_par_blas *lu_par_open(diag *why)
                       "non-zero): each call already runs on every core");
         return NULL;
     }
-    if (par_blas_file(&file, why) < 0)
+    if (par_blas_file((void *)sgemm_, "sgemm_", &file, why) < 0)
         return NULL;
     lu_par_blas *b = calloc(1, sizeof *b);
     if (!b) {
@@ -149,6 +183,11 @@ const lu_par_kern *lu_par_caller(void)
     return &caller;
 }
 
+const char *lu_par_whole_why(const lu_par_blas *b)
+{
+    return b && b->whole.set ? b->whole.msg : NULL;
+}
+
 const lu_par_kern *lu_par_kernels(const lu_par_blas *b)
 {
     return b ? &b->kern : lu_par_caller();
@@ -158,6 +197,8 @@ void lu_par_close(lu_par_blas *b)
 {
     if (!b)
         return;
+    if (b->lapack)
+        dlclose(b->lapack);
     if (b->handle)
         dlclose(b->handle);
     free(b);

@@ -72,6 +72,12 @@ typedef struct lu_par_kern {
 const lu_par_kern *lu_par_caller(void);
 const lu_par_kern *lu_par_kernels(const lu_par_blas *b);
 
+/* Why b cannot factorise whole subtrees (its sgetrf_/slaswp_ could not be
+ * taken from the file of the process's: they would not be the caller's
+ * code, nor its bits), so that it only takes chunks of large fronts; NULL
+ * when it can. */
+const char *lu_par_whole_why(const lu_par_blas *b);
+
 /* Who works on a front: the calling thread with its kernels self, and a
  * helper thread on b's (NULL: none) once *ready is non-zero (ready NULL:
  * at once). A thread that finished its own subtrees sets ready, so the

@@ -72,6 +72,29 @@ static int sub_tree_build(sub_tree *t)
     return 0;
 }
 
+/* Is the order a postorder, each subtree the range first[s] .. s? The
+ * plan deals ranges, so a node inside one subtree's range but outside
+ * the subtree would go to the wrong thread and be read before it is
+ * written; uncut, the factorisation reports the order instead. Parents
+ * above their children and subtree sizes (in fr, free until the cut). */
+static int sub_postordered(sub_tree *t)
+{
+    int64_t *size = t->fr;
+    for (int64_t s = 0; s < t->ns; s++)
+        size[s] = 1;
+    for (int64_t s = 0; s < t->ns; s++) {
+        int64_t p = t->parent[s];
+        if (p >= t->ns || (p >= 0 && p <= s))
+            return 0;
+        if (p >= 0)
+            size[p] += size[s];
+    }
+    for (int64_t s = 0; s < t->ns; s++)
+        if (t->first[s] != s - size[s] + 1)
+            return 0;
+    return 1;
+}
+
 /* The cut at the roots. */
 static void sub_cut_roots(sub_tree *t)
 {
@@ -211,7 +234,7 @@ int lu_sub_plan_make(int64_t ns, const int64_t *parent, const double *fl, const 
     double total = 0.0;
     for (int64_t s = 0; s < ns && rc == 0; s++)
         total += fl[s];
-    if (rc == 0 && ns > 0 && sub_best(&t, total) >= 0)
+    if (rc == 0 && ns > 0 && sub_postordered(&t) && sub_best(&t, total) >= 0)
         rc = sub_fill(&t, cb, p) == 0 ? 1 : -1;
     sub_tree_free(&t);
     return rc;

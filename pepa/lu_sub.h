@@ -36,7 +36,8 @@ typedef struct lu_sub_plan {
 /* The plan for ns supernodes in postorder (parent[s] > s, or -1 for a
  * root), front s taking fl[s] flops and leaving a contribution block of
  * cb[s] entries (0 for a root). Returns 1 with a plan, 0 when no cut
- * pays (a chain, or one subtree holding nearly all the flops: the plan
+ * pays (a chain, or one subtree holding nearly all the flops) or the
+ * order is not a postorder (checked: the plan deals ranges; the plan
  * is then all LU_SUB_TOP and p->owner NULL), -1 out of memory. */
 int lu_sub_plan_make(int64_t ns, const int64_t *parent, const double *fl, const size_t *cb,
                      lu_sub_plan *p);

@@ -522,9 +522,12 @@ static int mf_factor(SuiteSparse_long m, const SuiteSparse_long *Ap, const Suite
     pepa_lu_set_threads(f->mf, c->threads);
     f->prec = PEPA_LU_SINGLE;
     t = lap_start();
-    int rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, NULL);
+    diag single = {0};
+    int rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_SINGLE, &single);
     mf_threads(f->mf, c->res);
-    if (rc != 0) {
+    if (rc != 0 && !pepa_lu_pivot_lost(f->mf))
+        diag_set(err, "%s", single.msg);        /* out of memory or internal: double would not help */
+    else if (rc != 0) {
         f->prec = PEPA_LU_DOUBLE;       /* a pivot lost in single precision */
         rc = pepa_lu_factor(f->mf, Ap, Ai, Ax, 1, PEPA_LU_DOUBLE, err);
         mf_threads(f->mf, c->res);      /* the factors kept: one thread */

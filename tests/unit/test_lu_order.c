@@ -535,6 +535,48 @@ static void two_thread_solves(const pepa_ctmc *q)
     free(pi[0]);
 }
 
+/* Two threads on the 30^3 walk within the analysis's prediction (the
+ * default memory) cut the tree; with pepa_lu_set_memory at 1 MB, less than
+ * the cut's stacks, they do not (before, nothing bounded the stacks: the
+ * tree was cut whatever they took), the reason says so, and the answer is
+ * one thread's bit for bit. */
+START_TEST(test_lu_two_threads_memory)
+{
+    pepa_ctmc *q = grid3(30);
+    int64_t *p, *i, m = (int64_t)q->n - 1, s1;
+    double *a, *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
+    double *b = malloc((size_t)m * sizeof *b), flops, bytes, part[3];
+    ck_assert_msg(y1 && y2 && b, "out of memory");
+    pinned_columns(q, &p, &i, &a);
+    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, y1, &s1);
+    for (int64_t k = 0; k < m; k++)             /* lu_solved's right-hand side */
+        b[k] = 1.0 + (double)(k % 5);
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
+    ck_assert_msg(lu != NULL, "%s", e.msg);
+    pepa_lu_set_threads(lu, 2);
+    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+    ck_assert_msg(pepa_lu_part_seconds(lu, part) == 1, "the default memory: no cut");
+    pepa_lu_set_memory(lu, 1e6);
+    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+    ck_assert_msg(pepa_lu_part_seconds(lu, part) == 0, "cut with 1 MB allowed");
+    const char *why = pepa_lu_par_unavailable(lu);
+    ck_assert_msg(why && strstr(why, "MB"), "reason: %s", why ? why : "(none)");
+    pepa_lu_solve(lu, b, y2);
+    ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
+                  "uncut two threads' solution differs from one thread's");
+    pepa_lu_free(lu);
+    free(b);
+    free(a);
+    free(i);
+    free(p);
+    free(y2);
+    free(y1);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
 /* The environment variable name set to value; its value before (NULL:
  * unset) into *old, to be given back with env_restore. */
 static void env_set(const char *name, const char *value, char **old)
@@ -653,6 +695,13 @@ START_TEST(test_lu_sub_plan)
     const int64_t chain[3] = {1, 2, -1};
     ck_assert_int_eq(lu_sub_plan_make(3, chain, fl, cb, &p), 0);
     ck_assert(p.owner == NULL);
+    /* parents above children but not a postorder: 2's subtree {0, 2} is
+     * not a range (1 lies inside it); a cut at the root (3) would deal
+     * 0..2 as 2's subtree, 1 with it (before, 1: a race) */
+    const int64_t mixed[4] = {2, 3, 3, -1};
+    const double fl4[4] = {10, 10, 1, 1};
+    ck_assert_int_eq(lu_sub_plan_make(4, mixed, fl4, cb, &p), 0);
+    ck_assert(p.owner == NULL);
 }
 END_TEST
 
@@ -729,6 +778,7 @@ static Suite *lu_order_suite(void)
     TCase *tt = tcase_create("threads");
     tcase_set_timeout(tt, 120);
     tcase_add_test(tt, test_lu_sub_plan);
+    tcase_add_test(tt, test_lu_two_threads_memory);
     tcase_add_test(tt, test_lu_two_threads_fallback);   /* before: under CK_FORK=no a */
     tcase_add_test(tt, test_lu_two_threads);            /* leaked variable fails this */
     suite_add_tcase(s, tt);

@@ -867,6 +867,9 @@ START_TEST(test_lu_module)
     ck_assert(lu);
     ck_assert_int_eq(pepa_lu_factor(lu, p2, i2, ones, 0, PEPA_LU_DOUBLE, &e), -1);
     ck_assert_msg(strstr(e.msg, "singular") != NULL, "%s", e.msg);
+    ck_assert_int_eq(pepa_lu_pivot_lost(lu), 1);        /* solve_direct then tries double */
+    ck_assert_int_eq(pepa_lu_factor(lu, p2, i2, swap, 0, PEPA_LU_DOUBLE, &e), 0);
+    ck_assert_int_eq(pepa_lu_pivot_lost(lu), 0);
     pepa_lu_free(lu);
 }
 END_TEST
