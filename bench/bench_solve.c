@@ -48,9 +48,11 @@
  * the factorisation's wall time, and GFlop/s its flops over it; "caller"
  * the calling thread's CPU time in it; "crit" on two threads the
  * critical path: the busier thread's CPU time in the subtrees the two
- * factorise at once, plus the caller's in the top part (lu_sub.h), about
- * what the factorisation takes on two idle cores ("caller" where the tree
- * is not cut).
+ * factorise at once, plus the caller's in the top part (lu_sub.h): a
+ * CPU-time model of the factorisation on two idle cores, low because it
+ * leaves out the caller's serial prologue (transpose, allocation, on a
+ * fresh pepa_lu the plan and the copy's loading) and its waits in the
+ * joins ("caller" where the tree is not cut).
  * A last table gives where a whole direct solve's time goes, on one thread
  * and on two: the Gauss-Seidel sweeps choosing the state to pin, the
  * analysis (ordering and symbolic), the numerical factorisation, the
@@ -490,7 +492,7 @@ static int balance(const pepa_ctmc *q, uint32_t r, int64_t **pp, int64_t **pi, d
  * take on two idle cores, less its waits for the helper), in t[5] where
  * two threads cut the tree into subtrees (pepa_lu_part_seconds) the
  * longer thread's CPU seconds in the subtrees plus the caller's in the top
- * part (the factorisation's wall time on two idle cores; 0 when not cut),
+ * part (a CPU-time model of it on two idle cores, low: above; 0 uncut),
  * predicted flops and bytes.
  * Returns 0 or -1 (with the message in e). */
 static int phase_once(int64_t m, const int64_t *p, const int64_t *ix, const double *x,

@@ -661,7 +661,7 @@ static void two_collect(pepa_lu *lu, const lu_work *sw, int started)
     lu->part[1] = h->cpu;
     lu->part[2] = t->cpu;
     lu->split = c->split + t->split + (started ? h->fronts : 0);
-    lu->unstarted = c->unstarted + t->unstarted + !started;
+    lu->unstarted = c->unstarted + t->unstarted + (started ? 0 : h->fronts); /* ran on the caller */
 }
 
 /* Single precision on two threads by lu_sub's plan: the caller's and

@@ -115,12 +115,14 @@ void pepa_lu_set_memory(pepa_lu *lu, double bytes);
 int pepa_lu_pivot_lost(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor the helper thread did part
- * of (a front sent to two threads whose helper took no chunk, or could
- * not be started, is not counted). */
+ * of, or all of: every front of its subtrees where the tree was cut (a
+ * front sent to two threads whose helper took no chunk, or could not be
+ * started, is not counted). */
 int64_t pepa_lu_split_fronts(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor ran on the caller alone
- * because a helper thread could not be started (pthread_create failed):
+ * because a helper thread could not be started (pthread_create failed;
+ * with the tree cut, every front of the helper's subtrees):
  * non-zero means two threads were asked for and one was used. */
 int64_t pepa_lu_unstarted_fronts(const pepa_lu *lu);
 
@@ -128,8 +130,11 @@ int64_t pepa_lu_unstarted_fronts(const pepa_lu *lu);
  * cut the elimination tree into subtrees (lu_sub.h): part[0] and part[1]
  * the CPU seconds of the caller's and the helper's subtrees (run at
  * once), part[2] the calling thread's CPU seconds in the top part after
- * them (its large fronts chunked with the helper). With two idle cores
- * the factorisation's wall time is about max(part[0], part[1]) + part[2].
+ * them (its large fronts chunked with the helper). max(part[0], part[1])
+ * + part[2] is a CPU-time model of the factorisation on two idle cores, a
+ * low one: it leaves out the caller's serial work outside these parts
+ * (transpose, allocation; on a fresh pepa_lu the plan and the copy's
+ * loading) and its waits in the joins.
  * Returns 1, or 0 (parts 0) when the tree was not cut. */
 int pepa_lu_part_seconds(const pepa_lu *lu, double part[3]);
 

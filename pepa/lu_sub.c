@@ -6,7 +6,8 @@
  * the two threads largest first, each to the one with fewer flops so far
  * (LPT). Each cut is priced as the flops of the busier thread plus the
  * top part's at LU_SUB_TOP_SHARE (its large fronts run chunked on both
- * threads); the cheapest of the first LU_SUB_TRIES cuts is kept. */
+ * threads); the cheapest of the roots' cut and the LU_SUB_TRIES after
+ * it is kept. */
 #include "lu_sub.h"
 
 #include <stdlib.h>
