@@ -390,6 +390,8 @@ struct skel_approx {
     struct ax_est_ev *est_ev; /* their ends, sorted by time per node */
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
+    int fes_past;             /* a par block past one window that the cut windows
+                                 answer: skel_approx_par_past, 0 none */
     double solve_work;        /* this evaluation's solves, in rated transitions' time */
     ax_lat *lat;              /* forks' and joins' lattices of moves (approx_lattice.c) */
     int nlat;
