@@ -165,6 +165,43 @@ static void farm_flow_large(const char *dir, size_t k)
     unlink(path);
 }
 
+/* The named shapes on six nodes (issue 15's: n[1-3] Speed=1, n[4-6]
+ * Speed=2, round robin), static and processor sharing, against the chain
+ * where it fits (the row "farm-6node"; its "windows alone": the
+ * decomposition, where the whole model is one window). */
+static int farm_flow_six(const ba_opts *o, diag *err)
+{
+    static const char *const six[2] = {
+        "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
+        "DefaultLatency=0.01 LocalLatency=0.001\nSharing=static\n",
+        "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
+        "DefaultLatency=0.01 LocalLatency=0.001\nSharing=ps\n" };
+    ba_sample *sm = calloc(1, sizeof *sm);
+    int rc = sm ? 0 : diag_set(err, "out of memory"), pl[SKEL_MAX_TASKS];
+    for (size_t k = 0; k < sizeof farm_flows / sizeof *farm_flows && rc == 0; k++)
+        for (int ps = 0; ps < 2 && rc == 0; ps++) {
+            const char *sk = farm_flows[k].skel;
+            skel_tree *t = skel_parse_string(sk, strlen(sk), farm_flows[k].name, err);
+            skel_platform *p = t ? skel_platform_parse_string(six[ps], strlen(six[ps]),
+                                                              "six.conf", NULL, NULL, err)
+                                 : NULL;
+            for (int i = 0; p && i < skel_tree_ntasks(t); i++)
+                pl[i] = i % 6;
+            rc = p ? ba_compare(t, SKEL_STYLE_PRODUCER, p, pl, sm, o, "farm-6node", err) : -1;
+            rc = rc < 0 ? -1 : 0;   /* 1: past MAX_STATES, not in the row */
+            skel_platform_free(p);
+            skel_tree_free(t);
+        }
+    if (rc == 0) {
+        printf("\nbench_approx: the farms before a par or a choice on six nodes (static, ps), "
+               "approximation vs the exact chain\n");
+        ba_header();
+        ba_row("farm-6node", sm, o);
+    }
+    free(sm);
+    return rc;
+}
+
 /* The named farm-before-par/choice shapes: against the chain on the
  * default platform and three random ones where it fits (the row
  * "farm-flows"), the others against the simulation. The row's cases are
@@ -201,6 +238,7 @@ static int farm_flow_rows(uint64_t *s, const ba_opts *o, diag *err)
                 farm_flow_large(dir, k);
         if (made)
             rmdir(dir);
+        rc = farm_flow_six(o, err);
     }
     free(sm);
     return rc;

@@ -251,6 +251,7 @@ static int build_workspace(skel_approx *a, const skel_approx_opts *opts, diag *e
         return -1;
     ax_par_blocks(a);
     ax_struct_classes(a);
+    a->fes_past = 0;
     int fes = a->whole || a->o.no_fes ? 0 : ax_fes_build(a, ax_par_cap(a), err);
     if (fes < 0)
         return -1;
@@ -325,6 +326,8 @@ static void free_machines(skel_approx *a)
     free(a->ltr);
     free(a->pkey);
     free(a->pcond);
+    free(a->nodeq);
+    free(a->noder);
     free(a->pjs);
     free(a->pxs);
     free(a->lph);
@@ -757,6 +760,7 @@ int skel_approx_eval(skel_approx *a, const double *mu, const double *lambda,
         rc = whole_retry(a, mu, lambda, ps_node, r, rc, err);
     rc = last_resort(a, mu, lambda, ps_node, r, rc, err);
     r->whole_explored = a->whole_builds;
+    r->fes_past = r->whole || r->estimate ? 0 : a->fes_past;
     return rc;
 }
 

@@ -65,6 +65,9 @@
 #define AX_SIB_CHOICES 8     /* ... of choices of at most this many members: the two
                                  a window holds are little of a larger one
                                  (farm(1000): the same answer to 1e-6, 17x the time) */
+#define AX_NODE_Q 16          /* a node's on/off model (approx_share.c) up to this
+                                 many tasks; a larger node keeps the marginals */
+#define AX_NODE_ROUNDS 8      /* Gauss-Seidel rounds fitting it, per sweep */
 #define AX_PAIR_CORE 3        /* co-located pairs are measured among a window's first
                                  three tasks (its move's and the first neighbour) */
 #define AX_WMAX 16            /* tasks in one window */
@@ -247,7 +250,9 @@ struct skel_approx {
                                  next (mod its rounds); a counted deal's consumer's turn */
     int *nch;                 /* per local state: its choices (nchoices) */
     int nbusy;
-    int deal;                 /* some task has several rounds (a deal) */
+    int deal;                 /* some task has several rounds (a deal), or forks or
+                                 chooses (approx_flowm.c) */
+    int rounds;               /* some task has several rounds (a deal proper) */
     double *scv;              /* per task: its work's scv (1: exponential) */
     ax_ltr *ltr;
     int nltr;
@@ -316,6 +321,11 @@ struct skel_approx {
                                  some solved window holds, x * ntasks + y, sorted */
     double *pcond;            /* per pair: P(y computes | x computes) */
     double *pjs, *pxs;        /* per pair: the sweep's sums of P(both), P(x computes) */
+    double *nodeq;            /* ps: per task x, AX_NODE_Q by the position of y in
+                                 x's node group: P(y computes | x computes) in the
+                                 node's on/off model (approx_share.c node_model),
+                                 for the pairs no window measures; NULL: none */
+    double *noder;            /* ... per task its fitted r (the next sweep's start) */
     int npair, paircap;
     int *srep;                /* per task: first member of its structural class
                                  (interchangeable but for the rates) */
@@ -380,6 +390,8 @@ struct skel_approx {
     struct ax_est_ev *est_ev; /* their ends, sorted by time per node */
     int fresh;                /* no delays yet */
     int late;                 /* the deadline passed during an evaluation */
+    int fes_past;             /* a par block past one window that the cut windows
+                                 answer: skel_approx_par_past, 0 none */
     double solve_work;        /* this evaluation's solves, in rated transitions' time */
     ax_lat *lat;              /* forks' and joins' lattices of moves (approx_lattice.c) */
     int nlat;

@@ -119,6 +119,7 @@ static int task_machine(skel_approx *a, int *cap, int i, diag *err)
     int K = work_phases(a, i), per = K + (ns > 0) + (nd > 0);
     if (flow_steps(S, i) || flow_steps(D, i)) {   /* par/choice/loop: approx_flowm.c */
         a->deal |= l > 1;
+        a->rounds |= l > 1;
         return ax_flow_machine(a, cap, i, l, err);
     }
     if (l * per > 4096)
@@ -126,6 +127,7 @@ static int task_machine(skel_approx *a, int *cap, int i, diag *err)
                         l * per);
     a->nloc[i] = (int)(l * per);
     a->deal |= l > 1;
+    a->rounds |= l > 1;
     a->loff[i] = a->nbusy;
     a->nbusy += a->nloc[i];
     if (mem_grow((void **)&a->busy, (size_t)a->nbusy, sizeof *a->busy) < 0 ||

@@ -47,7 +47,10 @@ typedef enum fes_kind {
 } fes_kind;
 
 /* explore's answers (and -1, out of memory) */
-enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2 };
+/* explore's answers (and -1, out of memory), and why a block is not
+ * reduced (then the cut windows answer it: skel_approx_result.fes_past) */
+enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2, FES_TOO_WIDE = 3,
+       FES_NOT_SHAPE = 4, FES_LINKS = 5 };
 
 typedef struct fes_tr {       /* a transition of a reduced or closed chain */
     int from, to;
@@ -110,6 +113,10 @@ typedef struct fes_branch {
                                  local transition q of the last task receiving from
                                  the branch: R[(n * nf' + f) * nq + q], nf' = nf held
                                  else 1, its rate given n and the ends' states */
+    int cpos, bpos;           /* the reduced chain's components of its count (k > 1)
+                                 and of its bit (bit), -1 none: a branch without one
+                                 takes no slot of FES_COMP (a par of 8 pipe(2), 18
+                                 components, would need 26 with one each) */
     double *scratch;          /* held_rates' sums: 2 sums_size */
     double *S;                /* held: per n, last task state l and the entry's local
                                  transition u sending into the branch, S[(n * nl + l)
@@ -265,7 +272,7 @@ static int fork_branches(const skel_approx *a, struct ax_fes *f, int p)
         fes_branch *b = &f->br[f->nb];
         memset(b, 0, sizeof *b);
         if (c < 0 || x < 0 || collect_branch(a, p, x, hi, c, b) < 0)
-            return 1;
+            return FES_NOT_SHAPE;
         for (int q = 0; q < b->k; q++)
             f->bof[b->task[q]] = f->nb;
         f->nb++;
@@ -288,12 +295,32 @@ static int find_branches(const skel_approx *a, struct ax_fes *f)
     for (int i = 0; i < a->ntasks; i++)
         if (f->bof[i] < 0 && ((a->d->src[i].nsteps && skel_flow_nalts(&a->d->src[i], 0) > 1) ||
                               (a->d->dst[i].nsteps && skel_flow_nalts(&a->d->dst[i], 0) > 1)))
-            return 1;         /* a choice outside the branches */
-    return f->nb > 0 ? 0 : 1;
+            return FES_NOT_SHAPE;   /* a choice outside the branches */
+    return f->nb > 0 ? 0 : FES_NOT_SHAPE;
+}
+
+/* Branch components of kind 0 (counts, cap + 1 values, k > 1) or 1
+ * (bits), each into the branch's cpos or bpos: FES_TOO_WIDE past FES_COMP. */
+static int layout_branch(struct ax_fes *f, int bit)
+{
+    for (int b = 0; b < f->nb; b++) {
+        fes_branch *B = &f->br[b];
+        int *at = bit ? &B->bpos : &B->cpos;
+        *at = -1;
+        if (bit ? !B->bit : B->k < 2)
+            continue;
+        if (f->nc == FES_COMP)
+            return FES_TOO_WIDE;
+        *at = f->nc;
+        f->comp[f->nc] = b;
+        f->rad[f->nc++] = bit ? 2 : B->cap + 1;
+    }
+    return 0;
 }
 
 /* The components of the reduced chain: every task but the branches'
- * inner ones, then each branch's count (cap + 1 values; 1 for k = 1). */
+ * inner ones, then the branches' counts, then their bits; FES_TOO_WIDE
+ * past FES_COMP. */
 static int layout(const skel_approx *a, struct ax_fes *f)
 {
     f->nc = 0;
@@ -304,25 +331,14 @@ static int layout(const skel_approx *a, struct ax_fes *f)
             !(f->br[b].hold && f->br[b].task[0] == i))
             continue;
         if (f->nc == FES_COMP)
-            return 1;
+            return FES_TOO_WIDE;
         f->pos[i] = f->nc;
         f->comp[f->nc] = i;
         f->rad[f->nc++] = a->nloc[i];
     }
     f->nheld = f->nc;
-    for (int b = 0; b < f->nb; b++) {
-        if (f->nc == FES_COMP)
-            return 1;
-        f->comp[f->nc] = b;
-        f->rad[f->nc++] = f->br[b].k > 1 ? f->br[b].cap + 1 : 1;
-    }
-    for (int b = 0; b < f->nb; b++) {   /* the bits, nheld + nb + b */
-        if (f->nc == FES_COMP)
-            return 1;
-        f->comp[f->nc] = b;
-        f->rad[f->nc++] = f->br[b].bit ? 2 : 1;
-    }
-    return 0;
+    int rc = layout_branch(f, 0);
+    return rc ? rc : layout_branch(f, 1);
 }
 
 /* ---- the explorer: states as mixed-radix codes, an open-addressed table */
@@ -490,11 +506,11 @@ static int red_alone(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
     const struct ax_fes *f = g->f;
     skel_edge e = g->a->d->edges[u->edge];
     int y = u->send ? e.to : e.from, b = y >= 0 ? f->bof[y] : -1;
-    int cp = b >= 0 ? f->nheld + b : -1, rc = 0, was = loc[p];
+    int cp = b >= 0 ? f->br[b].cpos : -1, rc = 0, was = loc[p];
     int q = (int)(u - &g->a->ltr[g->a->lstart[f->comp[p]]]);
     const fes_branch *B = b >= 0 ? &f->br[b] : NULL;
     fes_tr t = { 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w, 0, 0 };
-    int bc = b >= 0 ? f->nheld + f->nb + b : -1, bit = b >= 0 ? loc[bc] : 0;
+    int bc = b >= 0 ? B->bpos : -1, bit = bc >= 0 ? loc[bc] : 0;
     if (B && B->hold && B->task[0] == f->comp[p]) {   /* the held entry, into the branch */
         t = (fes_tr){ 0, 0, FES_S, b, loc[cp], 0, q, 0, 1.0, loc[f->pos[B->task[B->k - 1]]],
                       bit };
@@ -528,8 +544,8 @@ static int red_pair(fes_gen *g, int s, int *loc, int p, const ax_ltr *u, int y)
     const struct ax_fes *f = g->f;
     int x = g->f->comp[p], py = f->pos[y], ly = loc[py], was = loc[p], rc = 0;
     int b = f->bof[x], by = f->bof[y];
-    int cp = b >= 0 && f->br[b].k > 1 && f->br[b].task[f->br[b].k - 1] == x ? f->nheld + b : -1;
-    int cy = by >= 0 && by != b && f->br[by].hold ? f->nheld + by : -1;   /* into an entry */
+    int cp = b >= 0 && f->br[b].k > 1 && f->br[b].task[f->br[b].k - 1] == x ? f->br[b].cpos : -1;
+    int cy = by >= 0 && by != b && f->br[by].hold ? f->br[by].cpos : -1;   /* into an entry */
     if (cy >= 0 && loc[cy] == f->br[by].cap)
         return 0;
     for (int q = a->lstart[y]; q < a->lstart[y + 1] && rc == 0; q++) {
@@ -557,7 +573,7 @@ static int red_exits(fes_gen *g, int s, int *loc)
     const struct ax_fes *f = g->f;
     for (int b = 0; b < f->nb; b++) {
         const fes_branch *B = &f->br[b];
-        int bc = f->nheld + f->nb + b, cp = f->nheld + b;
+        int bc = B->bpos, cp = B->cpos;
         if (!B->bit || loc[bc] || loc[cp] == 0)
             continue;
         loc[bc] = 1;
@@ -775,7 +791,7 @@ static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, d
         loc[b->k] = n;
         fes_chain *c = &b->closed[n - 1];
         int rc = explore(a, f, b, c, loc, AX_COUNT_MAX);
-        if (rc != FES_EXPLORED)   /* too large a branch: not this shape (1), the windows */
+        if (rc != FES_EXPLORED)   /* too large a branch: FES_PAST_LIMIT, the windows */
             return rc < 0 ? ax_oom(err) : rc;
         if (c->minout > 0) {      /* it holds n - 1 at most */
             fes_free_chain(c);
@@ -860,10 +876,10 @@ static int reduce(const skel_approx *a, struct ax_fes *f)
         B->bit = B->hold && B->eP >= 0;
         held |= B->hold;
     }
-    if (held) {               /* layout's 1 and FES_PAST_LIMIT: too large held */
+    if (held) {               /* too large or too wide held: (n, L) */
         rc = layout(a, f);
         rc = rc == 0 ? explore(a, f, NULL, &f->red, loc, hold_max(a)) : rc;
-        if (rc != FES_PAST_LIMIT)
+        if (rc != FES_PAST_LIMIT && rc != FES_TOO_WIDE)
             return rc;
         unhold(f);
         memset(loc, 0, sizeof loc);
@@ -872,13 +888,31 @@ static int reduce(const skel_approx *a, struct ax_fes *f)
     return rc == 0 ? explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX) : rc;
 }
 
+static int has_links(const skel_approx *a)
+{
+    for (int e = 0; e < a->nedges; e++)
+        if (a->links.n[e] > 0)
+            return 1;
+    return 0;
+}
+
+/* Why the cut windows answer a block past one window, for the user
+ * (skel_approx_result.fes_past): the reduced chain's reason rc > 0. */
+static int past_said(int rc)
+{
+    switch (rc) {
+    case FES_PAST_LIMIT: return SKEL_APPROX_PAR_PAST;
+    case FES_TOO_WIDE: return SKEL_APPROX_PAR_WIDE;
+    case FES_LINKS: return SKEL_APPROX_PAR_LINKS;
+    case FES_NOT_SHAPE: return SKEL_APPROX_PAR_SHAPE;
+    default: return 0;
+    }
+}
+
 int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
 {
     if (!(block_product(a) > (double)over))
         return 0;                 /* the block fits a window */
-    for (int e = 0; e < a->nedges; e++)
-        if (a->links.n[e] > 0)
-            return 0;             /* a link's component: not covered */
     struct ax_fes *f = calloc(1, sizeof *f);
     if (!f || !(f->bof = malloc((size_t)a->ntasks * sizeof *f->bof)) ||
         !(f->pos = malloc((size_t)a->ntasks * sizeof *f->pos)))
@@ -886,7 +920,11 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
     for (int i = 0; i < a->ntasks; i++)
         f->bof[i] = -1;
     int rc = block_past(a, f, over);
-    rc = rc < 0 || rc == FES_OUT_OF_TIME ? rc : rc == FES_EXPLORED ? 1 : find_branches(a, f);
+    if (rc == FES_EXPLORED)
+        return ax_fes_free(f), 0;   /* the blocks alone fit a window: not cut */
+    rc = rc < 0 || rc == FES_OUT_OF_TIME ? rc
+         : has_links(a)                  ? FES_LINKS   /* a link's component: not covered */
+                                         : find_branches(a, f);
     rc = rc < 0 ? ax_oom(err) : rc;
     for (int b = 0; rc == 0 && b < f->nb; b++)
         rc = build_closed(a, f, &f->br[b], err);
@@ -896,9 +934,10 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
         rc = ax_oom(err);
     if (rc == FES_OUT_OF_TIME)    /* as the windows' build (the search ranks by the bound) */
         rc = diag_set(err, "approximation: out of time building the par's reduced chain");
-    if (rc != 0) {
+    if (rc != 0) {            /* the cut windows answer, said */
+        a->fes_past = rc > 0 ? past_said(rc) : 0;
         ax_fes_free(f);
-        return rc < 0 ? -1 : 0;   /* not this shape: the windows */
+        return rc < 0 ? -1 : 0;
     }
     a->fes = f;
     return 1;
@@ -1293,6 +1332,9 @@ int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const in
     r->change = change;
     r->converged = conv && change <= FES_PS_TOL;
     r->fes = a->fes->red.n;
+    r->fes_branches = a->fes->nb;
+    for (int b = 0; b < a->fes->nb; b++)
+        r->fes_held += a->fes->br[b].hold || a->fes->br[b].k < 2;   /* one task: whole */
     r->work = (double)sweeps * a->fes->red.ntr;
     free(pb);
     if (!(x > 0) || !isfinite(x))

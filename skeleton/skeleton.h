@@ -767,6 +767,17 @@ enum { SKEL_APPROX_EST_GRAPH = 1, SKEL_APPROX_EST_PAIRS = 2, SKEL_APPROX_EST_EVE
 #define SKEL_APPROX_EST_WARM 10000
 #define SKEL_APPROX_EST_ITEMS 100000
 
+/* skel_approx_result.fes_past: why a par block too large for one window
+ * was cut by the windows rather than reduced (docs/approximation.md) */
+typedef enum skel_approx_par_past {
+    SKEL_APPROX_PAR_PAST = 1,   /* its reduced chain (or a branch's closed chain)
+                                   past 65,536 states, (n, L) too */
+    SKEL_APPROX_PAR_SHAPE,      /* a branch of another shape (ending in a farm, a
+                                   choice outside the branches) */
+    SKEL_APPROX_PAR_LINKS,      /* link buffers or phases on some move */
+    SKEL_APPROX_PAR_WIDE        /* its reduced chain past 24 components */
+} skel_approx_par_past;
+
 typedef struct skel_approx_result {
     double throughput;       /* the job's: items leaving the skeleton per second */
     int iterations;          /* sweeps done */
@@ -789,6 +800,15 @@ typedef struct skel_approx_result {
                                 whole_states or cut_whole_states states, a cost that
                                 work does not count (a par, choice or loop flow's:
                                 those of its reduction's workspace) */
+    int fes_branches;        /* fes: the reduced chain's branches */
+    int fes_held;            /* fes: of them, those whose entry (and, one task
+                                handing on to the last, its readiness) the chain
+                                holds, (n, F, L, bit), or of one task (held whole);
+                                the others (n, L) */
+    int fes_past;            /* a par block too large for one window answered by the
+                                cut windows, which can be far off even converged
+                                (-76% where measured): why, skel_approx_par_past;
+                                0 none (or the exact chain, or the estimate) */
     int fes;                 /* non-zero: a par block too large for one window answered
                                 by its reduced chain (each branch a flow-equivalent
                                 server, FES(n,L): docs/approximation.md), of this many
