@@ -113,10 +113,9 @@ typedef struct fes_branch {
                                  local transition q of the last task receiving from
                                  the branch: R[(n * nf' + f) * nq + q], nf' = nf held
                                  else 1, its rate given n and the ends' states */
-    int cpos, bpos;           /* the reduced chain's components of its count (k > 1)
-                                 and of its bit (bit), -1 none: a branch without one
-                                 takes no slot of FES_COMP (a par of 8 pipe(2), 18
-                                 components, would need 26 with one each) */
+    int cpos, bpos;           /* the reduced chain's components of its count (cap + 1
+                                 values, 1 for k = 1) and of its bit (2 values, 1
+                                 without): every branch has both */
     double *scratch;          /* held_rates' sums: 2 sums_size */
     double *S;                /* held: per n, last task state l and the entry's local
                                  transition u sending into the branch, S[(n * nl + l)
@@ -299,21 +298,20 @@ static int find_branches(const skel_approx *a, struct ax_fes *f)
     return f->nb > 0 ? 0 : FES_NOT_SHAPE;
 }
 
-/* Branch components of kind 0 (counts, cap + 1 values, k > 1) or 1
- * (bits), each into the branch's cpos or bpos: FES_TOO_WIDE past FES_COMP. */
+/* Branch components of kind 0 (counts, cap + 1 values, 1 for k = 1) or
+ * 1 (bits, 2 values, 1 without the bit), each into the branch's cpos or
+ * bpos: FES_TOO_WIDE past FES_COMP. Every branch takes both slots, even
+ * with one value: red_alone and red_exits read loc[cpos] and write
+ * loc[bpos] of any branch (a slot of -1 was a write before loc). */
 static int layout_branch(struct ax_fes *f, int bit)
 {
     for (int b = 0; b < f->nb; b++) {
         fes_branch *B = &f->br[b];
-        int *at = bit ? &B->bpos : &B->cpos;
-        *at = -1;
-        if (bit ? !B->bit : B->k < 2)
-            continue;
         if (f->nc == FES_COMP)
             return FES_TOO_WIDE;
-        *at = f->nc;
+        *(bit ? &B->bpos : &B->cpos) = f->nc;
         f->comp[f->nc] = b;
-        f->rad[f->nc++] = bit ? 2 : B->cap + 1;
+        f->rad[f->nc++] = bit ? (B->bit ? 2 : 1) : (B->k > 1 ? B->cap + 1 : 1);
     }
     return 0;
 }
