@@ -171,9 +171,10 @@ typedef struct skel_gate {
 /* One node of a one-server loop's subtree (dag_serial.c), in preorder: its
  * children follow it, each after the previous one's subtree. */
 typedef struct skel_pass {
-    skel_kind kind;      /* TASK, PIPE, CHOICE, PAR or LOOP */
+    skel_kind kind;      /* TASK, PIPE, CHOICE, PAR, LOOP or FARM (of tasks) */
     int lo, hi;          /* its tasks */
-    double prob;         /* a CHOICE's child: its probability */
+    double prob;         /* a CHOICE's child: its probability; a FARM's worker:
+                            1/K (the race's odds are approx_pass.c's); else 1 */
     double mean;         /* LOOP: its mean passes */
     int size;            /* nodes of its subtree, itself included */
 } skel_pass;
@@ -207,7 +208,8 @@ typedef struct skel_dag {
                                 loop answered by one task (serial_loop) map to it */
     double *serial_loop;     /* per task of serial: the mean of the loop over
                                 several stages it stands for (cap 1, its body a
-                                pipe of tasks, choices, pars and such loops:
+                                pipe of tasks, choices, pars, farms of tasks and
+                                such loops:
                                 one task, a loop over one stage,
                                 each computation one pass through the body,
                                 approx_flow.c); 0: a task of the tree */
@@ -805,6 +807,10 @@ typedef struct skel_approx_result {
                                 handing on to the last, its readiness) the chain
                                 holds, (n, F, L, bit), or of one task (held whole);
                                 the others (n, L) */
+    int unsettled;           /* 1: under Sharing=ps a one-server loop's body never
+                                settled (its stretches still moving after
+                                AX_FLOW_PASSES evaluations): not converged, whatever
+                                the last inner fixed point said */
     int fes_past;            /* a par block too large for one window answered by the
                                 cut windows, which can be far off even converged
                                 (-76% where measured): why, skel_approx_par_past;

@@ -237,9 +237,10 @@ START_TEST(test_flow_farm_par)
     static const int pl[] = { 0, 1, 2, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1 };
     static const flow_case cases[] = {
         /* measured -0.11%, before -7.24% */
-        { m5, "Sharing=static\n" NODES, pl, 0.02, __LINE__ },
-        /* measured +0.59%, before -5.36% */
-        { m5, NODES, pl, 0.02, __LINE__ },
+        { m5, "Sharing=static\n" NODES, pl, 0.01, __LINE__ },
+        /* measured +0.12% with the node model (approx_share.c node_model;
+         * +0.59% before it, -5.36% before the par's block held both forks) */
+        { m5, NODES, pl, 0.01, __LINE__ },
     };
     cases_within(cases, sizeof cases / sizeof cases[0]);
 }
@@ -262,9 +263,10 @@ START_TEST(test_flow_ps_node)
                              " task(\"s4\", 8); task(\"z\", 4);";
     static const int rr[] = { 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4 };
     static const flow_case cases[] = {
-        /* measured +2.11%, before +7.07% */
+        /* stream style: measured +2.12% (+2.1157%), +7.07% without the
+         * node model (docs/approximation.md's table: the producer style) */
         { f2, "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
-              "DefaultLatency=0.01 LocalLatency=0.001\n", rr, 0.035, __LINE__ },
+              "DefaultLatency=0.01 LocalLatency=0.001\n", rr, 0.025, __LINE__ },
     };
     whole_states = 1;
     cases_within(cases, sizeof cases / sizeof cases[0]);
@@ -990,8 +992,9 @@ START_TEST(test_flow_out_of_passes)
     if (getenv("FLOW_VERBOSE"))
         printf("out of passes: %.6g (%+.4f%%), converged %d, %d sweeps\n", ar.throughput,
                100 * e, ar.converged, ar.iterations);
+    ck_assert_msg(ar.unsettled, "the out-of-passes exit not taken (%.6g)", ar.throughput);
     ck_assert_msg(!ar.converged, "out of passes reported converged (%.6g)", ar.throughput);
-    ck_assert_msg(fabs(e) <= 0.033, "%.6g, error %.3g%%", ar.throughput, 100 * e);
+    ck_assert_msg(fabs(e) <= 0.01, "%.6g, error %.3g%%", ar.throughput, 100 * e);
     skel_approx_free(a);
     placed_free(&x);
 }
