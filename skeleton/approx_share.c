@@ -269,7 +269,10 @@ int ax_build_pairs(skel_approx *a, diag *err)
         return ax_oom(err);
     for (int k = 0; k < n; k++)
         a->pcond[k] = a->pbusy[a->pkey[k] % a->ntasks];
-    if (a->node && !a->o.independent_sharers && !a->rounds) {
+    if (n > 0) {              /* the windows measure pairs: no node model */
+        free(a->nodeq);
+        a->nodeq = NULL;
+    } else if (a->node && !a->o.independent_sharers && !a->rounds) {
         size_t nt = (size_t)a->ntasks;
         if (mem_grow((void **)&a->nodeq, nt * AX_NODE_Q, sizeof *a->nodeq) < 0 ||
             mem_grow((void **)&a->noder, nt, sizeof *a->noder) < 0)

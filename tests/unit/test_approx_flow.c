@@ -246,6 +246,15 @@ START_TEST(test_flow_farm_par)
 }
 END_TEST
 
+/* A farm(2) before a par of pipes of 3 and 4 tasks, and six nodes, round
+ * robin (bench_approx's farm2-par; issue 15's CLI platform). */
+static const char f2[] = "pipe(4); task(\"a\", 5); farm(2, \"w\", 3); par(2); pipe(3);"
+                         " task(\"r1\", 6); task(\"r2\", 6); task(\"r3\", 6); pipe(4);"
+                         " task(\"s1\", 6); task(\"s2\", 7); task(\"s3\", 6);"
+                         " task(\"s4\", 8); task(\"z\", 4);";
+static const char six_nodes[] = "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
+                                "DefaultLatency=0.01 LocalLatency=0.001\n";
+
 /* Processor sharing between a farm before a par and the par's block, by
  * the windows alone: a farm(2) before a par of pipes of 3 and 4 tasks,
  * round robin on six nodes (bench_approx's farm2-par; issue 15's m5 and
@@ -257,16 +266,11 @@ END_TEST
  * node_model) gives their conditional probabilities. */
 START_TEST(test_flow_ps_node)
 {
-    static const char f2[] = "pipe(4); task(\"a\", 5); farm(2, \"w\", 3); par(2); pipe(3);"
-                             " task(\"r1\", 6); task(\"r2\", 6); task(\"r3\", 6); pipe(4);"
-                             " task(\"s1\", 6); task(\"s2\", 7); task(\"s3\", 6);"
-                             " task(\"s4\", 8); task(\"z\", 4);";
     static const int rr[] = { 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4 };
     static const flow_case cases[] = {
         /* stream style: measured +2.12% (+2.1157%), +7.07% without the
          * node model (docs/approximation.md's table: the producer style) */
-        { f2, "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
-              "DefaultLatency=0.01 LocalLatency=0.001\n", rr, 0.025, __LINE__ },
+        { f2, six_nodes, rr, 0.025, __LINE__ },
     };
     whole_states = 1;
     cases_within(cases, sizeof cases / sizeof cases[0]);
@@ -287,12 +291,15 @@ static double nodeq_moved(const skel_approx *a, double *was, size_t m)
 }
 
 /* skel at pl on plat (stream, windows alone, the fixed point's tol,
- * cold): the evaluation reported converged, and one more sweep moves the
+ * cold): the evaluation reported converged, with a node model if and
+ * only if model (none where the windows measure pairs); with one, one
+ * more sweep moves the
  * nodes' models (nodeq) by at most tol. Then the marginal of the first
  * task sharing a node is moved by 0.05: ax_pairs_update, which refits
  * the models, moves nodeq and must say so in its change (review 28 item
  * 5: it returned the measured pairs' change alone). */
-static void node_model_counted(const char *skel, const int *pl, const char *plat, double tol)
+static void node_model_counted(const char *skel, const int *pl, const char *plat, double tol,
+                               int model)
 {
     placed x;
     placed_build(&x, skel, SKEL_STYLE_STREAM, plat);
@@ -311,7 +318,11 @@ static void node_model_counted(const char *skel, const int *pl, const char *plat
     ck_assert(mu && lambda && was);
     ck_assert(skel_place_rates(x.model, x.plat, pl, mu, lambda, &err) == 0);
     ck_assert_msg(skel_approx_eval(a, mu, lambda, pl, &ar, &err) == 0, "%s", err.msg);
-    ck_assert_msg(ar.converged && a->nodeq, "line %d: not converged or no node model", __LINE__);
+    ck_assert_msg(ar.converged, "tol %g: not converged", tol);
+    ck_assert_msg(!a->nodeq == !model, "tol %g: node model %d, expected %d", tol, !!a->nodeq,
+                  model);
+    if (!model)
+        goto done;
     memcpy(was, a->nodeq, m * sizeof *was);
     ax_sweep(a, ar.iterations & 1);
     double sw = nodeq_moved(a, was, m);
@@ -327,6 +338,7 @@ static void node_model_counted(const char *skel, const int *pl, const char *plat
     ck_assert_msg(sw <= tol, "tol %g: converged with nodeq moving by %.3g", tol, sw);
     ck_assert_msg(moved > 0 && said >= moved, "tol %g: nodeq moved by %.3g, the change said %.3g",
                   tol, moved, said);
+done:
     free(was);
     free(lambda);
     free(mu);
@@ -343,20 +355,18 @@ static void node_model_counted(const char *skel, const int *pl, const char *plat
  * follows the marginals, whose change was counted. */
 START_TEST(test_flow_node_converged)
 {
-    static const char f2[] = "pipe(4); task(\"a\", 5); farm(2, \"w\", 3); par(2); pipe(3);"
-                             " task(\"r1\", 6); task(\"r2\", 6); task(\"r3\", 6); pipe(4);"
-                             " task(\"s1\", 6); task(\"s2\", 7); task(\"s3\", 6);"
-                             " task(\"s4\", 8); task(\"z\", 4);";
     static const char p8[] = "pipe(8); task(\"a\", 5); task(\"b\", 6); task(\"c\", 4);"
                              " task(\"d\", 7); task(\"e\", 5); task(\"f\", 3); task(\"g\", 6);"
                              " task(\"h\", 5);";
-    static const int rr[] = { 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4 }, two[] = { 0, 1, 0, 1, 0, 1, 0, 1 };
-    static const char plat[] = "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
-                               "DefaultLatency=0.01 LocalLatency=0.001\n";
+    /* p8 on four nodes: the tasks sharing one are four apart, so no window
+     * measures their pair and the node model holds them */
+    static const int rr[] = { 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4 }, four[] = { 0, 1, 2, 3, 0, 1, 2, 3 },
+                     two[] = { 0, 1, 0, 1, 0, 1, 0, 1 };
     static const double tols[] = { 1e-2, 1e-6 };
     for (size_t k = 0; k < sizeof tols / sizeof tols[0]; k++) {
-        node_model_counted(f2, rr, plat, tols[k]);
-        node_model_counted(p8, two, plat, tols[k]);
+        node_model_counted(f2, rr, six_nodes, tols[k], 1);
+        node_model_counted(p8, four, six_nodes, tols[k], 1);
+        node_model_counted(p8, two, six_nodes, tols[k], 0);
     }
 }
 END_TEST
