@@ -984,10 +984,12 @@ END_TEST
  * stretches (its ghosts' sharers) that have not settled in AX_FLOW_PASSES
  * evaluations are not converged, whatever the reduced graph's last fixed
  * point said (review 25: reported converged). mix_choice on MIX_NODES at
- * this placement oscillates: the one case of the "body" tests whose own
+ * this placement oscillates: a case of the "body" tests whose own
  * evaluation (not the search's, cold) reaches that exit, found by a
- * temporary count there. Its answer is still within the choice sweep's
- * bound (+0.23%). Should the stretches ever settle here, find another case
+ * temporary count there; the loop_farms bench skeletons fl2 and fl3 reach
+ * it too (review 30: fl3 at placement 82 among 9). Its answer is still
+ * within the choice sweep's bound (+0.23%). Should the stretches ever
+ * settle here, find another case
  * that reaches the exit. */
 START_TEST(test_flow_out_of_passes)
 {
