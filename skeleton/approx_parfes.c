@@ -1203,7 +1203,8 @@ static int count_blocks(struct ax_fes *f)
 /* The reduced chains past fes_cap in one: one per block and one of the
  * tasks outside that none could hold (block_parts, outside_part), every
  * cut move held whole by one (cover_cuts). FES_PAST_LIMIT: a block's
- * core, the outside part or a cut move's cover past the cap. */
+ * core, the outside part or a cut move's cover past the cap;
+ * FES_TOO_WIDE: a block's core past FES_COMP components. */
 static int fes_split(const skel_approx *a, struct ax_fes *f)
 {
     int nt = a->ntasks, rc = -1;
@@ -1220,7 +1221,7 @@ static int fes_split(const skel_approx *a, struct ax_fes *f)
         set_mpart(a, f);
     free(in);
     free(order);
-    return rc == FES_TOO_WIDE ? FES_PAST_LIMIT : rc;
+    return rc;
 }
 
 /* The parts' arrays (at most one a branch and the outside one), owners,
