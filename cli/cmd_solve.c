@@ -556,7 +556,8 @@ static void warn_fes(const char *path, const skel_approx_result *r)
 static const char *par_past_why(int why)
 {
     switch (why) {
-    case SKEL_APPROX_PAR_PAST: return "its reduced chains (or a branch's closed chain) are past 65,536 states, even split";
+    case SKEL_APPROX_PAR_PAST:
+        return "its reduced chains (or a branch's closed chain) are past 65,536 states, even split";
     case SKEL_APPROX_PAR_SHAPE: return "a branch the reduced chain does not cover";
     case SKEL_APPROX_PAR_LINKS: return "link buffers or phases, which it does not cover";
     case SKEL_APPROX_PAR_WIDE: return "its reduced chain is past 24 components";

@@ -1003,16 +1003,18 @@ static int reduce(const skel_approx *a, struct ax_fes *f, char *in)
 
 /* ---- split: one chain per block, one of the tasks outside (2026-11-28) */
 
-/* Part pt's chain of the tasks in[] marks, explored within fes_cap
- * states: it replaces pt's chain (FES_EXPLORED), or pt's chain is kept
- * and laid out as before (the caller's in[] restored first). */
+/* Part pt's chain of the tasks in[] marks, explored within hold_max
+ * states (fes_cap, and under a deadline what the time left affords: past
+ * it the split fails and the cut windows answer, said; review 29 finding
+ * 3): it replaces pt's chain (FES_EXPLORED), or pt's chain is kept (the
+ * caller restores in[] and lays it out again). */
 static int part_explore(const skel_approx *a, struct ax_fes *f, fes_part *pt, const char *in)
 {
     fes_chain c = { 0 };
     int loc[FES_COMP] = { 0 };
     pt->cuts = 1;
-    int rc = layout(a, f, pt, in);
-    rc = rc == 0 ? explore(a, f, pt, NULL, &c, loc, fes_cap(a)) : rc;
+    int rc = layout(a, f, pt, in);   /* under a deadline, what the time left affords */
+    rc = rc == 0 ? explore(a, f, pt, NULL, &c, loc, hold_max(a)) : rc;
     if (rc != FES_EXPLORED) {
         fes_free_chain(&c);
         return rc;

@@ -625,16 +625,18 @@ START_TEST(test_fes_past_said)
 END_TEST
 
 /* ---- tasks outside the block past the reduced chain's cap (2026-11-28) */
-/* measured 2026-11-28 against exact: -0.44%, +2.26%, -0.86%, -0.70% (as
- * on branch capwin), two blocks +6.19% (slow e1, f1) and -1.64% */
+/* measured 2026-11-28 03:56 UTC against exact: -0.44%, +2.26%, -0.86%,
+ * -0.70% (as on branch capwin), two blocks +6.19% (slow e1, f1: past
+ * issue 15's 5%, docs "Not met") and -1.64% */
 #define SPLIT_TOL0 0.01
 #define SPLIT_TOL1 0.03
 #define SPLIT_TOL2 0.015
 #define SPLIT_TOL3 0.012
 #define SPLIT_TOL4 0.07
 #define SPLIT_TOL5 0.025
-#define SPLIT_CAP4 0      /* two blocks: past 65,536 states in one chain already */
-#define TWOBLK_TOL 0.05   /* measured +3.63% */
+#define SPLIT_CAP4 0      /* two blocks: past 65,536 states in one chain already, so
+                             the only reference is exact (no one-chain run) */
+#define TWOBLK_TOL 0.05   /* measured +3.63% (2026-11-28 04:00 UTC; simulated 03:55 UTC) */
 
 /* A small block with stages outside it, forced onto the reduced chain
  * (max_states 50) and split at fes_states (one chain per block and one of
@@ -677,11 +679,13 @@ START_TEST(test_fes_split)
     const split_case *c = &splits[_i];
     placed x;
     placed_build(&x, c->skel, SKEL_STYLE_PRODUCER, "Sharing=static\n" NODES);
-    skel_approx_result one, ar;
+    skel_approx_result one = { 0 }, ar;
     skel_approx_opts o = { .max_states = 50, .cut_whole_states = 1 };
-    double exact = approx_vs_exact(&x, c->pl, o, &one);
+    double exact = 0;
+    if (c->fes_states)        /* the one chain, held: a reference besides exact */
+        exact = approx_vs_exact(&x, c->pl, o, &one);
     o.fes_states = c->fes_states;
-    approx_vs_exact(&x, c->pl, o, &ar);
+    exact = approx_vs_exact(&x, c->pl, o, &ar);
     double e = ar.throughput / exact - 1;
     if (getenv("FES_VERBOSE"))
         printf("split %d: exact %.10g one %.10g (%+.2f%%, %d states, %d held) split %.10g "
@@ -690,7 +694,7 @@ START_TEST(test_fes_split)
                one.fes_held, ar.throughput, 100 * e, ar.fes_parts, ar.fes, ar.fes_out,
                ar.iterations, ar.fes_unmeasured);
     fflush(stdout);
-    ck_assert_msg(one.fes > 0 && (one.fes_parts == 1 || !c->fes_states), "split %d: one chain",
+    ck_assert_msg(!c->fes_states || (one.fes > 0 && one.fes_parts == 1), "split %d: one chain",
                   _i);
     ck_assert_msg(ar.fes > 0 && ar.fes_parts > 1, "split %d: not split", _i);
     ck_assert_msg(ar.converged && ar.fes_unmeasured == 0, "split %d: not converged", _i);
