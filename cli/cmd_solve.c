@@ -604,6 +604,11 @@ static int solve_approx(const solve_args *a)
                                 "measured): use `skelsched simulate`\n", a->path);
             else if (r.fes)
                 warn_fes(a->path, &r);
+            else if (r.unsettled)    /* the inner fixed point converged; the passes did not */
+                fprintf(stderr, "warning: %s: the approximation did not converge: a one-server "
+                                "loop's body never settled under processor sharing (its "
+                                "stretches still moving after its last evaluation); check it "
+                                "with `skelsched simulate`\n", a->path);
             else if (!r.estimate && !r.converged)    /* the method line says it too */
                 fprintf(stderr, "warning: %s: the approximation did not converge in %d sweeps "
                                 "(last change %.3g): its throughput may be far off (pars too "

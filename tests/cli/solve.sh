@@ -270,6 +270,15 @@ expect_exit 1 "unknown node" -- solve --platform "$E/platforms/three-processors.
 expect_err "unknown node" "p9"
 expect_exit 2 "bad style" -- solve --style sideways "$E/skeletons/pipeline3.skel"
 
+# --method approx on a one-server loop whose body's stretches never settle
+# under processor sharing (test_approx_flow's test_flow_out_of_passes):
+# said so, not the windows' "pars too large" reason (review 30 item 4)
+printf '%s\n' 'pipe(3); task("a", 2); loop(1.5); pipe(3); task("b", 3); choice(1, 1); task("c", 4); task("f", 3); task("g", 3); task("d", 1);' >"$TMP/mix.skel"
+printf 'LocalLatency=0.01 DefaultLatency=0.05\nNodeName=h0 Speed=2\nNodeName=h1 Speed=3\nNodeName=h2 Speed=4\n' >"$TMP/mix.conf"
+expect_exit 0 "approx unsettled" -- solve --method approx --style producer --platform "$TMP/mix.conf" \
+    --place t0=h1,t1=h2,t2=h2,t3=h0,t4=h1,t5=h0 "$TMP/mix.skel"
+expect_err "approx unsettled says why" "body never settled under processor sharing"
+if grep -q 'pars too large' "$TMP/err"; then fail "approx unsettled: the par reason for a skeleton without a par"; else ok; fi
 # --method approx: no chain; Benoit et al. 2004's row 1 (exact 5.63467) within 1%,
 # farm(1000) answered, a PEPA model refused with a message
 expect_exit 0 "approx" -- solve --method approx --style stream --platform "$E/platforms/three-processors.conf" \
