@@ -752,6 +752,9 @@ typedef struct skel_approx_opts {
                                 sampled; approx_est.c; for comparisons); by itself
                                 it answers only deals of deals whose windows refuse
                                 or do not converge */
+    unsigned long fes_states; /* a par block's reduced chain: states at most before it
+                                is split into one chain per block and one of the tasks
+                                outside (docs/approximation.md); 0: 65,536 */
     int no_fes;              /* 1: a par block past one window is cut by the windows,
                                 its branches not reduced to flow-equivalent servers
                                 (the method before, kept for comparisons) */
@@ -801,6 +804,14 @@ typedef struct skel_approx_result {
                                 work does not count (a par, choice or loop flow's:
                                 those of its reduction's workspace) */
     int fes_branches;        /* fes: the reduced chain's branches */
+    int fes_parts;           /* fes: the reduced chains, 1 or (past 65,536 states in
+                                one) one per par block and one of the tasks outside
+                                that none could hold, coupled by the rates each
+                                measures for the others' moves */
+    int fes_out;             /* fes: the states of the chains after the first (fes) */
+    int fes_unmeasured;      /* fes, split: cut moves no chain measured (their source
+                                state never had mass where both ends are held), run
+                                at the move's own rate: the answer not converged */
     int fes_held;            /* fes: of them, those whose entry (and, one task
                                 handing on to the last, its readiness) the chain
                                 holds, (n, F, L, bit), or of one task (held whole);
