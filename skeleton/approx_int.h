@@ -651,6 +651,9 @@ typedef struct ax_pass_in {
 /* The whole stay of an item in the one-server loop at d->pass[at]: its
  * mean (returned) and variance (*var). */
 double ax_pass_stay(const ax_pass_in *in, int at, double *var);
+/* The computations per stay of each task of the one-server loop at
+ * d->pass[at] (v[i - in->blo]): a farm's workers at the race's odds. */
+void ax_pass_visits(const ax_pass_in *in, int at, double *v);
 /* The probability that an entry into one-server element `at` of d->pass
  * starts at task (last 0), or that it is left from task (last 1): a
  * choice first in a body or branch has several (approx_pass.c). */

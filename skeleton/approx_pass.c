@@ -516,9 +516,10 @@ static double farm_odds(const ax_pass_in *in, int at, const pass_end *x, int c)
  * of its moves' rates to the workers) and worker j wins with odds
  * lambda_ij / R_i; then its work and its move out. Without x (first in
  * the body) the odds are the entry's senders', the move the reduced
- * graph's; with no sender known either (after a choice, first in a nested
- * loop: the move in was walked as a mixture) 1/K each, the serial
- * reduction's share. */
+ * graph's; after a choice the senders are its branches' last tasks
+ * (pipe_at); with no sender known either (first in a nested loop: the
+ * move in was walked as a mixture) 1/K each, the serial reduction's
+ * share. */
 static pass_mom pass_farm(const ax_pass_in *in, int at, const pass_end *x, const pass_end *y)
 {
     pass_end s = x->n ? *x : entry_senders(in, at);
@@ -581,16 +582,32 @@ typedef struct pipe_step {
     int split, last;
 } pipe_step;
 
+/* Whether the farm at `at` is entered by the race of the offers from
+ * the split before it, whose last tasks (ends e) are its senders. */
+static int farm_after(const skel_dag *d, int at, const pass_end *e)
+{
+    return d->pass[at].kind == SKEL_FARM && e->n > 0;
+}
+
 /* Child c of pipe `at` after a child whose ends were prev (split: a choice
  * or par, whose branches moved out to this one already), the pipe entered
- * from x and left to y: a move between two choices is the first's. */
+ * from x and left to y: a move between two choices is the first's. A farm
+ * after a split is the exception: its sender is the split's last task,
+ * whichever branch the item took, so the split's branches do not move out
+ * and the farm races their offers (pass_farm; walked by the split's moves
+ * to each worker at 1/K, each offer at its own rate, the move took about
+ * K times the race's 1 / sum lambda: review 28 finding 7). */
 static pipe_step pipe_at(const ax_pass_in *in, int at, int c, const pass_end *prev,
                          int prev_split, const pass_end *y)
 {
     const skel_pass *n = &in->d->pass[at], *x = &in->d->pass[c];
     pipe_step s = { .split = !single(x), .last = c + x->size >= at + n->size };
-    s.in = prev_split ? (pass_end){ 0 } : *prev;
+    s.in = prev_split && !farm_after(in->d, c, prev) ? (pass_end){ 0 } : *prev;
     s.out = s.last ? *y : ends_of(in->d, c + x->size, 0);
+    if (!s.last && s.split) {
+        pass_end e = ends_of(in->d, c, 1);
+        s.out = farm_after(in->d, c + x->size, &e) ? (pass_end){ 0 } : s.out;
+    }
     return s;
 }
 
@@ -664,6 +681,74 @@ double ax_pass_stay(const ax_pass_in *in, int at, double *var)
     return s.m1;
 }
 
+/* The visits walk (ax_pass_visits): each task's computations per entry
+ * of element `at` added to v (indexed from in->blo), w the entries, as
+ * the pass walk takes them: a choice's branches at their probabilities, a
+ * par's all, a farm's workers at the race's odds from the sender the
+ * pass walk gives them (farm_odds), a loop's first pass entered as its
+ * element, the m - 1 after it behind the feedback (pass_again). */
+static void vis_pipe(const ax_pass_in *in, int at, const pass_end *x, const pass_end *y,
+                     double w, double *v);
+static void vis_elem(const ax_pass_in *in, int at, double w, double *v);
+
+static void vis_split(const ax_pass_in *in, int at, const pass_end *x, const pass_end *y,
+                      double w, double *v)
+{
+    const skel_pass *n = &in->d->pass[at];
+    for (int c = at + 1; c < at + n->size; c += in->d->pass[c].size) {
+        const skel_pass *b = &in->d->pass[c];
+        double wb = n->kind == SKEL_FARM ? w * farm_odds(in, at, x, c)
+                    : n->kind == SKEL_CHOICE ? w * b->prob : w;
+        pass_end bi = ends_of(in->d, c, 0), bo = ends_of(in->d, c, 1);
+        if (!single(b))
+            vis_split(in, c, x, y, wb, v);
+        else if (b->kind == SKEL_PIPE && !(end_one(&bi) && end_one(&bo)))
+            vis_pipe(in, c, x, y, wb, v);
+        else
+            vis_elem(in, c, wb, v);
+    }
+}
+
+static void vis_pipe(const ax_pass_in *in, int at, const pass_end *x, const pass_end *y,
+                     double w, double *v)
+{
+    const skel_pass *n = &in->d->pass[at];
+    pass_end prev = *x;
+    int prev_split = 0;
+    for (int c = at + 1; c < at + n->size; c += in->d->pass[c].size) {
+        pipe_step s = pipe_at(in, at, c, &prev, prev_split, y);
+        if (s.split)
+            vis_split(in, c, &s.in, &s.out, w, v);
+        else
+            vis_elem(in, c, w, v);
+        prev = ends_of(in->d, c, 1);
+        prev_split = s.split;
+    }
+}
+
+static void vis_elem(const ax_pass_in *in, int at, double w, double *v)
+{
+    const skel_pass *n = &in->d->pass[at];
+    if (n->kind == SKEL_LOOP) {
+        pass_end bi = ends_of(in->d, at + 1, 0), bo = ends_of(in->d, at + 1, 1);
+        vis_elem(in, at + 1, w, v);
+        if (end_one(&bi) && end_one(&bo))
+            vis_elem(in, at + 1, w * (n->mean - 1), v);
+        else
+            vis_pipe(in, at + 1, &bo, &(pass_end){ 0 }, w * (n->mean - 1), v);
+    } else if (n->kind == SKEL_PIPE)
+        vis_pipe(in, at, &(pass_end){ 0 }, &(pass_end){ 0 }, w, v);
+    else if (n->lo >= in->blo && n->lo < in->bhi)
+        v[n->lo - in->blo] += w;
+}
+
+void ax_pass_visits(const ax_pass_in *in, int at, double *v)
+{
+    for (int i = in->blo; i < in->bhi; i++)
+        v[i - in->blo] = 0;
+    vis_elem(in, at, 1, v);
+}
+
 /* The layout's walk (ax_pass_layout): pieces appended to l, an element
  * laid from time t0 with its times scaled by k and its densities by w
  * (a choice's branch stretched over the choice's span); each returns the
@@ -672,7 +757,24 @@ typedef struct lay_walk {
     const ax_pass_in *in;
     ax_lay *l;
     int full;                 /* a piece did not fit */
+    const double *vis;        /* the stay's computations per body task
+                                 (ax_pass_visits; NULL: none) */
 } lay_walk;
+
+/* The share of the entries into the farm at `at` that worker c takes
+ * over the whole stay (its computations over the farm's, the race's odds
+ * from every sender: the first pass's from outside, the feedback's after
+ * it), as the layout lays out a mean pass; the odds from end x without
+ * them. */
+static double lay_odds(const lay_walk *c, int at, const pass_end *x, int b)
+{
+    const ax_pass_in *in = c->in;
+    const skel_pass *n = &in->d->pass[at];
+    double t = 0;
+    for (int k = at + 1; c->vis && k < at + n->size; k += in->d->pass[k].size)
+        t += c->vis[in->d->pass[k].lo - in->blo];
+    return t > 0 ? c->vis[in->d->pass[b].lo - in->blo] / t : farm_odds(in, at, x, b);
+}
 
 static void lay_piece(lay_walk *c, double s0, double s1, double dens, int task)
 {
@@ -720,7 +822,7 @@ static double lay_split(lay_walk *c, int at, const pass_end *x, const pass_end *
         double tb = pass_branch(c->in, b, x, y).m1, kb = k, wb = w;
         pass_end bi = ends_of(c->in->d, b, 0), bo = ends_of(c->in->d, b, 1);
         if (n->kind != SKEL_PAR && tb > 0 && span > 0) {   /* a choice's, a farm's */
-            double p = n->kind == SKEL_FARM ? farm_odds(c->in, at, x, b) : br->prob;
+            double p = n->kind == SKEL_FARM ? lay_odds(c, at, x, b) : br->prob;
             kb = k * span / tb;
             wb = w * p * tb / span;
         } else if (tb > 0 && lay_shared(c->in, at, b))
@@ -773,7 +875,7 @@ static double lay_loop(lay_walk *c, int at, double t0, double k, double w)
         return stay;
     }
     body->np = 0;
-    lay_walk b = { c->in, body, 0 };
+    lay_walk b = { c->in, body, 0, c->vis };
     lay_elem(&b, at + 1, 0, 1, 1);
     c->full |= b.full;
     for (int p = 0; p < body->np && stay > 0; p++) {
@@ -831,10 +933,14 @@ int ax_pass_layout(const ax_pass_in *in, int at, double pre, ax_lay *l)
     const skel_pass *n = &in->d->pass[at];
     pass_end bi = ends_of(in->d, at + 1, 0), bo = ends_of(in->d, at + 1, 1);
     double m = n->mean, post = move_mix(in, &bo, &bi).m1 * (m - 1) / m;
-    lay_walk c = { in, l, 0 };
+    double *vis = malloc((size_t)(in->bhi - in->blo) * sizeof *vis);
+    lay_walk c = { in, l, 0, vis };
+    if (vis)
+        ax_pass_visits(in, at, vis);
     l->np = 0;
     l->n = 0;
     double body = lay_elem(&c, at + 1, pre, 1, 1);
+    free(vis);
     return c.full || lay_cut(l, pre, body, pre + body + post) < 0 || l->n < 2 ? -1 : 0;
 }
 

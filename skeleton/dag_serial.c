@@ -81,7 +81,9 @@ static int task_farm(const skel_node *n)
 
 /* The share of its parent's entries element n takes: a choice's branch its
  * probability, a farm's worker 1/K (the race's odds, rate-dependent, are
- * approx_pass.c's; this is their mean over symmetric senders), else 1. */
+ * approx_pass.c's: the pass, the workers' computations per stay,
+ * ax_pass_visits; this is their mean over symmetric senders, which the
+ * reduced graph's move counts keep: their sum is the farm's), else 1. */
 static double pass_prob(const skel_node *n)
 {
     const skel_node *p = n->parent;

@@ -963,6 +963,42 @@ START_TEST(test_flow_loop_moves)
 }
 END_TEST
 
+/* A farm in a one-server body whose sender is not one task (TWO_NODES,
+ * producer style, against the exact chain): after a choice (its sender
+ * the choice's branch's last task, whichever the item took), and a
+ * farm(3) first in the body where the race's odds differ by sender
+ * (review 28; closing note 18). FARM_SWEEP=1 prints every placement. */
+START_TEST(test_flow_farm_sender)
+{
+    static const char afc[] = "pipe(3); task(\"s\", 4); loop(2); pipe(3); choice(1, 3);"
+                              " task(\"u\", 5); task(\"v\", 2); farm(2, \"w\", 3); task(\"d\", 4);"
+                              " task(\"z\", 5);",
+                      fl3[] = "pipe(3); task(\"s\", 4); loop(2); pipe(4); farm(3, \"w\", 3);"
+                              " task(\"b\", 5); task(\"c\", 6); task(\"d\", 4); task(\"z\", 5);";
+    static const struct {
+        const char *skel;
+        int n, code, ps;
+        double tol;
+    } cases[] = { { afc, 7, 46, 1, 0.03 }, { fl3, 8, 82, 1, 0.05 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int sweep = getenv("FARM_SWEEP") != NULL;
+        for (int code = sweep ? 0 : cases[k].code; code < (sweep ? 1 << cases[k].n : cases[k].code + 1);
+             code++) {
+            int pl[8];
+            for (int i = 0; i < cases[k].n; i++)
+                pl[i] = code >> i & 1;
+            char plat[256];
+            snprintf(plat, sizeof plat, "%s%s", cases[k].ps ? "" : "Sharing=static\n", TWO_NODES);
+            double tp, e = rel_err_on(cases[k].skel, SKEL_STYLE_PRODUCER, pl, plat, 0, &tp);
+            if (sweep || getenv("FLOW_VERBOSE"))
+                printf("farm sender %zu placement %d: %.6g, %+.4f%%\n", k, code, tp, 100 * e);
+            ck_assert_msg(sweep || fabs(e) <= cases[k].tol, "case %zu placement %d: %.6g, error %.3g%%",
+                          k, code, tp, 100 * e);
+        }
+    }
+}
+END_TEST
+
 /* A throughput or gate bound that is not a positive finite rate is an
  * error, never an answer (the case above answered 0 items/s, converged). */
 START_TEST(test_flow_check)
@@ -1348,6 +1384,10 @@ int main(void)
     tcase_add_test(tb, test_flow_check);
     tcase_add_test(tb, test_flow_out_of_passes);
     suite_add_tcase(s, tb);
+    TCase *tfs = tcase_create("farmsender");   /* CK_RUN_CASE=farmsender: this alone */
+    tcase_set_timeout(tfs, 300);
+    tcase_add_test(tfs, test_flow_farm_sender);
+    suite_add_tcase(s, tfs);
     TCase *tsh = tcase_create("shared");   /* CK_RUN_CASE=shared: a par's node shared */
     tcase_set_timeout(tsh, 300);
     tcase_add_test(tsh, test_flow_par_shared);
