@@ -74,6 +74,7 @@ struct pepa_lu {
     diag par_why;       /* why it could not be loaded (set: not tried again) */
     lu_int split;       /* fronts of the last factorisation the helper thread worked on */
     lu_int unstarted;   /* ... where a helper thread could not be started */
+    lu_int chunked;     /* ... assembled by chunks of columns */
     int planned;        /* plan made (lu_sub.h; once per analysis, at the first need) */
     lu_sub_plan plan;   /* its owner NULL: no cut pays, the tree runs as on one thread */
     double maxfl;       /* flops of the largest front (with the plan) */
@@ -398,6 +399,11 @@ int64_t pepa_lu_split_fronts(const pepa_lu *lu)
     return lu->split;
 }
 
+int64_t pepa_lu_chunked_fronts(const pepa_lu *lu)
+{
+    return lu->chunked;
+}
+
 int pepa_lu_part_seconds(const pepa_lu *lu, double part[3])
 {
     memcpy(part, lu->part, sizeof lu->part);
@@ -447,6 +453,9 @@ typedef struct lu_work {
                                  * fronts with (single precision) */
     atomic_int *done;           /* set when this thread's part is done (two threads) */
     lu_int fronts, split, unstarted;    /* fronts done; ... chunked with help; ... unstarted */
+    lu_int chunked;             /* large fronts assembled by chunks (lu_front.h) */
+    int asm_helped;             /* chunks of the current front's assembly the helper did
+                                 * (-1: it could not be started) */
     int info;                   /* LAPACK's, of factor_all */
     double cpu;                 /* this thread's CPU seconds in it (two threads) */
     pepa_lu *lu;
@@ -662,6 +671,7 @@ static void two_collect(pepa_lu *lu, const lu_work *sw, int started)
     lu->part[2] = t->cpu;
     lu->split = c->split + t->split + (started ? h->fronts : 0);
     lu->unstarted = c->unstarted + t->unstarted + (started ? 0 : h->fronts); /* ran on the caller */
+    lu->chunked = c->chunked + h->chunked + t->chunked;
 }
 
 /* Single precision on two threads by lu_sub's plan: the caller's and
@@ -749,7 +759,7 @@ static int cut_allowed(pepa_lu *lu, const lu_par_blas *b)
 static lu_outcome lu_run(pepa_lu *lu, lu_work w, int trans, const lu_par_blas *b, int cut)
 {
     free_factors(lu);
-    lu->split = lu->unstarted = 0;
+    lu->split = lu->unstarted = lu->chunked = 0;
     memset(lu->part, 0, sizeof lu->part);
     lu->cut = cut;
     if (work_alloc(lu, &w, cut)) {
@@ -769,6 +779,7 @@ static lu_outcome lu_run(pepa_lu *lu, lu_work w, int trans, const lu_par_blas *b
     if (!cut) {
         lu->split = w.split;
         lu->unstarted = w.unstarted;
+        lu->chunked = w.chunked;
     }
     if (r == LU_DONE && w.top != 0)
         r = LU_UNORDERED;

@@ -115,10 +115,18 @@ void pepa_lu_set_memory(pepa_lu *lu, double bytes);
 int pepa_lu_pivot_lost(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor the helper thread did part
- * of, or all of: every front of its subtrees where the tree was cut (a
- * front sent to two threads whose helper took no chunk, or could not be
- * started, is not counted). */
+ * of (a chunk of its assembly or of its dense step), or all of: every
+ * front of its subtrees where the tree was cut (a front sent to two
+ * threads whose helper took no chunk, or could not be started, is not
+ * counted). */
 int64_t pepa_lu_split_fronts(const pepa_lu *lu);
+
+/* How many fronts of the last pepa_lu_factor were assembled by chunks of
+ * their columns (zeroed, the matrix's entries and the children's blocks
+ * added), which a helper thread shares on two threads: the large fronts
+ * (4e7 flops or more, lu_par.h) in single precision, as many on one
+ * thread as on two. */
+int64_t pepa_lu_chunked_fronts(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor ran on the caller alone
  * because a helper thread could not be started (pthread_create failed;

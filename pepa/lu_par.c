@@ -284,6 +284,25 @@ static int par_run(const lu_par_team *team, lu_par_body *body, void *arg, int n)
     return started || !wanted ? st.helped : -1;
 }
 
+/* lu_par_chunks' task as a step's body: it calls no kernel. */
+typedef struct lu_par_plain {
+    lu_par_task *task;
+    void *arg;
+} lu_par_plain;
+
+static void par_plain(void *p, const lu_par_kern *kern, int k)
+{
+    const lu_par_plain *pl = p;
+    (void)kern;
+    pl->task(pl->arg, k);
+}
+
+int lu_par_chunks(const lu_par_team *team, lu_par_task *task, void *arg, int n)
+{
+    lu_par_plain pl = {task, arg};
+    return par_run(team, par_plain, &pl, n);
+}
+
 /* Chunks of n columns, and chunk k's columns [*lo, *hi). */
 static int par_chunks(int n)
 {

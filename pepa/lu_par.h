@@ -104,6 +104,16 @@ void lu_par_close(lu_par_blas *b);
 int lu_par_dense(const lu_par_team *team, int nc, int nb, int nr, float *panel, float *f12,
                  float *f22, int *ipiv, lu_par_tally *t);
 
+/* Chunk k of some work that calls no BLAS (a large front's assembly). */
+typedef void lu_par_task(void *arg, int k);
+
+/* Chunks 0 .. n - 1 of task, which do not depend on each other, taken in
+ * turn by the caller and a helper thread as lu_par_dense's steps are
+ * (team->b NULL, or the helper still busy: the caller alone). Returns the
+ * chunks the helper did, -1 when it could not be started (the caller
+ * then did them all). */
+int lu_par_chunks(const lu_par_team *team, lu_par_task *task, void *arg, int n);
+
 /* Two independent jobs at once: helper(harg) on a new thread, with the
  * kernels of b only, and caller(carg) on this one. Returns 0, or -1 when no
  * thread could be started: helper(harg) then ran on this thread after

@@ -526,6 +526,9 @@ static void two_thread_solves(const pepa_ctmc *q)
         diag e;
         diag_clear(&e);
         ck_assert_msg(pepa_solve(q, &o, pi[t], &res, &e) == 0, "%s", e.msg);
+        ck_assert_msg(res.lu_threads == t + 1 && !res.lu_par_unavailable[0],
+                      "asked for %d threads: lu_threads %d (%s)", t + 1, res.lu_threads,
+                      res.lu_par_unavailable);
     }
     double d = max_rel_diff(q->n, pi[0], pi[1]);
     ck_assert_msg(d < 1e-12, "direct answers %g apart", d);
@@ -705,6 +708,38 @@ START_TEST(test_lu_sub_plan)
 }
 END_TEST
 
+/* The large fronts' assembly by chunks of columns (lu_front.h): taken in
+ * single precision on one thread and on two alike, for every front of 4e7
+ * flops or more (the 30^3 walk ordered by METIS has some), never in
+ * double; the factors' bits one thread's are checked by
+ * two_thread_factors. Before the chunked assembly there was no count. */
+START_TEST(test_lu_chunked_assembly)
+{
+    pepa_ctmc *q = grid3(30);
+    int64_t *p, *i, m = (int64_t)q->n - 1, n[3];
+    double *a, flops, bytes;
+    pinned_columns(q, &p, &i, &a);
+    for (int r = 0; r < 3; r++) {
+        diag e;
+        diag_clear(&e);
+        pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
+        ck_assert_msg(lu != NULL, "%s", e.msg);
+        pepa_lu_set_threads(lu, r == 1 ? 2 : 1);
+        ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, r == 2 ? PEPA_LU_DOUBLE : PEPA_LU_SINGLE,
+                                     &e) == 0, "%s", e.msg);
+        n[r] = pepa_lu_chunked_fronts(lu);
+        pepa_lu_free(lu);
+    }
+    ck_assert_msg(n[0] >= 2 && n[1] == n[0], "chunked assemblies: %lld on one thread, %lld on two",
+                  (long long)n[0], (long long)n[1]);
+    ck_assert_msg(n[2] == 0, "%lld chunked assemblies in double", (long long)n[2]);
+    free(a);
+    free(i);
+    free(p);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
 START_TEST(test_lu_two_threads)
 {
     pepa_ctmc *q = grid3(30);
@@ -781,6 +816,7 @@ static Suite *lu_order_suite(void)
     tcase_add_test(tt, test_lu_two_threads_memory);
     tcase_add_test(tt, test_lu_two_threads_fallback);   /* before: under CK_FORK=no a */
     tcase_add_test(tt, test_lu_two_threads);            /* leaked variable fails this */
+    tcase_add_test(tt, test_lu_chunked_assembly);
     suite_add_tcase(s, tt);
 #endif
     return s;
