@@ -157,13 +157,12 @@ static void F(asm_chunk)(void *p, int k)
     }
 }
 
-/* The large front s assembled by chunks; returns the chunks a helper did
- * (-1: it could not be started). */
-static int F(asm_par)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
+/* The large front s assembled by chunks; w->asm what a helper did. */
+static void F(asm_par)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
 {
     F(lu_asm) a = {lu, s, w, f};
     int n = (int)((f->nr + LU_PAR_CHUNK_ASM - 1) / LU_PAR_CHUNK_ASM);
-    return lu_par_chunks(&w->team, F(asm_chunk), &a, n);
+    lu_par_chunks(&w->team, F(asm_chunk), &a, n, &w->asm);
 }
 #endif
 
@@ -209,8 +208,9 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f
     if (F(large)(f)) {
         lu_par_tally t;
         info = PAR_DENSE(&w->team, nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
-        w->split += t.helped > 0 || w->asm_helped > 0;  /* a front the helper worked on */
-        w->unstarted += t.unstarted > 0 || w->asm_helped < 0;
+        w->split += t.helped > 0 || w->asm.helped > 0;  /* a front the helper worked on */
+        w->offered += t.offered > 0 || w->asm.offered > 0;
+        w->unstarted += t.unstarted > 0 || w->asm.unstarted > 0;
         return info;
     }
 #else
@@ -233,9 +233,8 @@ static size_t F(assemble)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *
 {
 #ifdef PAR_DENSE
     if (F(large)(f)) {
-        int helped = F(asm_par)(lu, s, w, f);
+        F(asm_par)(lu, s, w, f);        /* counted with the dense step's (dense_step) */
         w->chunked++;
-        w->asm_helped = helped;         /* counted with the dense step's (dense_step) */
         return F(pop_children)(lu, s, w);
     }
 #endif

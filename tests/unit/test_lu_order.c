@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
+#include "pepa/lu_par.h"
 #include "pepa/lu_sub.h"
 #include "pepa/solve.h"
 #include "chains.h"
@@ -740,6 +741,54 @@ START_TEST(test_lu_chunked_assembly)
 }
 END_TEST
 
+/* Help in both directions (lu_par_team): with the tree cut, the thread
+ * whose subtrees are done first helps the other's large fronts. Made
+ * certain by running one thread's subtrees to their end before the other
+ * starts (lu_sub_test_order): the other then has a helper started in its
+ * large fronts. The helper helped by the caller is new (before, the
+ * caller only waited in the join: LU_PAR_CALLER_FIRST found 0 such
+ * fronts); either way the solution is one thread's bit for bit. */
+START_TEST(test_lu_two_way_help)
+{
+    pepa_ctmc *q = grid3(30);
+    int64_t *p, *i, m = (int64_t)q->n - 1, s1;
+    double *a, *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
+    double *b = malloc((size_t)m * sizeof *b), flops, bytes, part[3];
+    ck_assert_msg(y1 && y2 && b, "out of memory");
+    pinned_columns(q, &p, &i, &a);
+    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, y1, &s1);
+    for (int64_t k = 0; k < m; k++)             /* lu_solved's right-hand side */
+        b[k] = 1.0 + (double)(k % 5);
+    static const struct {
+        lu_par_order order;
+        lu_sub_owner helped;
+    } runs[2] = {{LU_PAR_CALLER_FIRST, LU_SUB_HELPER}, {LU_PAR_HELPER_FIRST, LU_SUB_CALLER}};
+    for (int r = 0; r < 2; r++) {
+        diag e;
+        diag_clear(&e);
+        pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
+        ck_assert_msg(lu != NULL, "%s", e.msg);
+        pepa_lu_set_threads(lu, 2);
+        lu_sub_test_order(lu, runs[r].order);
+        ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+        ck_assert_msg(pepa_lu_part_seconds(lu, part) == 1, "the tree was not cut");
+        ck_assert_msg(lu_sub_offered(lu, runs[r].helped) > 0,
+                      "order %d: no large front of owner %d was offered help", r, runs[r].helped);
+        pepa_lu_solve(lu, b, y2);
+        ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
+                      "order %d: the solution differs from one thread's", r);
+        pepa_lu_free(lu);
+    }
+    free(b);
+    free(a);
+    free(i);
+    free(p);
+    free(y2);
+    free(y1);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
 START_TEST(test_lu_two_threads)
 {
     pepa_ctmc *q = grid3(30);
@@ -817,6 +866,7 @@ static Suite *lu_order_suite(void)
     tcase_add_test(tt, test_lu_two_threads_fallback);   /* before: under CK_FORK=no a */
     tcase_add_test(tt, test_lu_two_threads);            /* leaked variable fails this */
     tcase_add_test(tt, test_lu_chunked_assembly);
+    tcase_add_test(tt, test_lu_two_way_help);
     suite_add_tcase(s, tt);
 #endif
     return s;
