@@ -688,6 +688,23 @@ static void two_collect(pepa_lu *lu, const lu_work *sw, int started)
         lu->offered[o] = sw[o].offered;
 }
 
+/* The three owners' kernels and helpers (lu_par_team): each thread's
+ * subtrees, once the other's are done (done[0] the caller's, done[1] the
+ * helper's), take help on the other's kernels; the top part at once. */
+static void two_teams(lu_work *sw, const lu_par_blas *b, atomic_int done[2])
+{
+    atomic_init(&done[0], 0);
+    atomic_init(&done[1], 0);
+    sw[LU_SUB_HELPER].team.self = lu_par_kernels(b);
+    sw[LU_SUB_HELPER].team.other = lu_par_caller();
+    sw[LU_SUB_HELPER].team.ready = &done[0];
+    sw[LU_SUB_HELPER].done = &done[1];
+    sw[LU_SUB_CALLER].team.other = lu_par_kernels(b);
+    sw[LU_SUB_CALLER].team.ready = &done[1];
+    sw[LU_SUB_CALLER].done = &done[0];
+    sw[LU_SUB_TOP].team.other = lu_par_kernels(b);
+}
+
 /* Single precision on two threads by lu_sub's plan: the caller's and
  * the helper's subtrees at once, each on its own stack and BLAS, then the
  * top part with its large fronts chunked on both (b the helper's BLAS).
@@ -706,17 +723,8 @@ static lu_outcome factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
         at += p->peak[o];
         ok &= sub_work(&sw[o], w, o, stk ? stk + at : NULL, p->peak[o]) == 0;
     }
-    atomic_int helper_done, caller_done;
-    atomic_init(&helper_done, 0);
-    atomic_init(&caller_done, 0);
-    sw[LU_SUB_HELPER].team.self = lu_par_kernels(b);
-    sw[LU_SUB_HELPER].done = &helper_done;
-    sw[LU_SUB_HELPER].team.other = lu_par_caller();     /* once the caller is done */
-    sw[LU_SUB_HELPER].team.ready = &caller_done;
-    sw[LU_SUB_CALLER].done = &caller_done;
-    sw[LU_SUB_CALLER].team.other = lu_par_kernels(b);   /* once the helper is done */
-    sw[LU_SUB_CALLER].team.ready = &helper_done;
-    sw[LU_SUB_TOP].team.other = lu_par_kernels(b);
+    atomic_int done[2];                 /* the caller's, the helper's subtrees */
+    two_teams(sw, b, done);
     if (ok) {
         lu_work *c = &sw[LU_SUB_CALLER], *h = &sw[LU_SUB_HELPER], *t = &sw[LU_SUB_TOP];
         int started = lu_par_pair(sub_run, h, sub_run, c, lu->order_test) == 0;
