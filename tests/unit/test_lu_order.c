@@ -539,6 +539,52 @@ static void two_thread_solves(const pepa_ctmc *q)
     free(pi[0]);
 }
 
+/* The 30^3 walk pinned, its one-thread single-precision solution y1 for
+ * lu_solved's right-hand side b, and room for another, y2. */
+typedef struct walk30 {
+    pepa_ctmc *q;
+    int64_t *p, *i, m;
+    double *a, *y1, *y2, *b;
+} walk30;
+
+static void walk30_make(walk30 *w)
+{
+    int64_t s1;
+    w->q = grid3(30);
+    w->m = (int64_t)w->q->n - 1;
+    w->y1 = malloc((size_t)w->m * sizeof *w->y1);
+    w->y2 = malloc((size_t)w->m * sizeof *w->y2);
+    w->b = malloc((size_t)w->m * sizeof *w->b);
+    ck_assert_msg(w->y1 && w->y2 && w->b, "out of memory");
+    pinned_columns(w->q, &w->p, &w->i, &w->a);
+    lu_solved(w->m, w->p, w->i, w->a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, w->y1, &s1);
+    for (int64_t k = 0; k < w->m; k++)          /* lu_solved's right-hand side */
+        w->b[k] = 1.0 + (double)(k % 5);
+}
+
+/* Its METIS analysis, set for two threads. */
+static pepa_lu *walk30_lu(const walk30 *w)
+{
+    double flops, bytes;
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(w->m, w->p, w->i, PEPA_LU_METIS, &flops, &bytes, &e);
+    ck_assert_msg(lu != NULL, "%s", e.msg);
+    pepa_lu_set_threads(lu, 2);
+    return lu;
+}
+
+static void walk30_free(walk30 *w)
+{
+    free(w->b);
+    free(w->a);
+    free(w->i);
+    free(w->p);
+    free(w->y2);
+    free(w->y1);
+    pepa_ctmc_free(w->q);
+}
+
 /* Two threads on the 30^3 walk within the analysis's prediction (the
  * default memory) cut the tree; with pepa_lu_set_memory at 1 MB, less than
  * the cut's stacks, they do not (before, nothing bounded the stacks: the
@@ -546,38 +592,24 @@ static void two_thread_solves(const pepa_ctmc *q)
  * one thread's bit for bit. */
 START_TEST(test_lu_two_threads_memory)
 {
-    pepa_ctmc *q = grid3(30);
-    int64_t *p, *i, m = (int64_t)q->n - 1, s1;
-    double *a, *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
-    double *b = malloc((size_t)m * sizeof *b), flops, bytes, part[3];
-    ck_assert_msg(y1 && y2 && b, "out of memory");
-    pinned_columns(q, &p, &i, &a);
-    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, y1, &s1);
-    for (int64_t k = 0; k < m; k++)             /* lu_solved's right-hand side */
-        b[k] = 1.0 + (double)(k % 5);
+    walk30 w;
+    walk30_make(&w);
+    double part[3];
     diag e;
     diag_clear(&e);
-    pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
-    ck_assert_msg(lu != NULL, "%s", e.msg);
-    pepa_lu_set_threads(lu, 2);
-    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+    pepa_lu *lu = walk30_lu(&w);
+    ck_assert_msg(pepa_lu_factor(lu, w.p, w.i, w.a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
     ck_assert_msg(pepa_lu_part_seconds(lu, part) == 1, "the default memory: no cut");
     pepa_lu_set_memory(lu, 1e6);
-    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+    ck_assert_msg(pepa_lu_factor(lu, w.p, w.i, w.a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
     ck_assert_msg(pepa_lu_part_seconds(lu, part) == 0, "cut with 1 MB allowed");
     const char *why = pepa_lu_par_unavailable(lu);
     ck_assert_msg(why && strstr(why, "MB"), "reason: %s", why ? why : "(none)");
-    pepa_lu_solve(lu, b, y2);
-    ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
+    pepa_lu_solve(lu, w.b, w.y2);
+    ck_assert_msg(memcmp(w.y1, w.y2, (size_t)w.m * sizeof *w.y2) == 0,
                   "uncut two threads' solution differs from one thread's");
     pepa_lu_free(lu);
-    free(b);
-    free(a);
-    free(i);
-    free(p);
-    free(y2);
-    free(y1);
-    pepa_ctmc_free(q);
+    walk30_free(&w);
 }
 END_TEST
 
@@ -750,42 +782,28 @@ END_TEST
  * fronts); either way the solution is one thread's bit for bit. */
 START_TEST(test_lu_two_way_help)
 {
-    pepa_ctmc *q = grid3(30);
-    int64_t *p, *i, m = (int64_t)q->n - 1, s1;
-    double *a, *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
-    double *b = malloc((size_t)m * sizeof *b), flops, bytes, part[3];
-    ck_assert_msg(y1 && y2 && b, "out of memory");
-    pinned_columns(q, &p, &i, &a);
-    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, y1, &s1);
-    for (int64_t k = 0; k < m; k++)             /* lu_solved's right-hand side */
-        b[k] = 1.0 + (double)(k % 5);
+    walk30 w;
+    walk30_make(&w);
     static const struct {
         lu_par_order order;
         lu_sub_owner helped;
     } runs[2] = {{LU_PAR_CALLER_FIRST, LU_SUB_HELPER}, {LU_PAR_HELPER_FIRST, LU_SUB_CALLER}};
     for (int r = 0; r < 2; r++) {
+        double part[3];
         diag e;
         diag_clear(&e);
-        pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
-        ck_assert_msg(lu != NULL, "%s", e.msg);
-        pepa_lu_set_threads(lu, 2);
+        pepa_lu *lu = walk30_lu(&w);
         lu_sub_test_order(lu, runs[r].order);
-        ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+        ck_assert_msg(pepa_lu_factor(lu, w.p, w.i, w.a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
         ck_assert_msg(pepa_lu_part_seconds(lu, part) == 1, "the tree was not cut");
         ck_assert_msg(lu_sub_offered(lu, runs[r].helped) > 0,
                       "order %d: no large front of owner %d was offered help", r, runs[r].helped);
-        pepa_lu_solve(lu, b, y2);
-        ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
+        pepa_lu_solve(lu, w.b, w.y2);
+        ck_assert_msg(memcmp(w.y1, w.y2, (size_t)w.m * sizeof *w.y2) == 0,
                       "order %d: the solution differs from one thread's", r);
         pepa_lu_free(lu);
     }
-    free(b);
-    free(a);
-    free(i);
-    free(p);
-    free(y2);
-    free(y1);
-    pepa_ctmc_free(q);
+    walk30_free(&w);
 }
 END_TEST
 
