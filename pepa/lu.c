@@ -466,7 +466,7 @@ typedef struct lu_work {
     atomic_int *done;           /* set when this thread's part is done (two threads) */
     lu_int fronts, split, unstarted;    /* fronts done; ... chunked with help; ... unstarted */
     lu_int chunked;             /* large fronts assembled by chunks (lu_front.h) */
-    lu_par_tally asm;           /* what a helper did in the current front's assembly */
+    lu_par_tally asm_tally;     /* what a helper did in the current front's assembly */
     lu_int offered;             /* large fronts where a helper thread was started */
     int info;                   /* LAPACK's, of factor_all */
     double cpu;                 /* this thread's CPU seconds in it (two threads) */
@@ -664,7 +664,10 @@ static void sub_run(void *p)
     double c0 = clock_thread_cpu();
     factor_all_s(w->lu, w);
     w->cpu = clock_thread_cpu() - c0;
-    if (w->done)                        /* the other thread's large fronts may take help */
+    /* after this thread's last call into its BLAS copy (the caller then
+     * only waits in lu_par_pair's join): the other thread's large fronts
+     * may now run helpers on this copy (acquire in lu_par.c's par_run) */
+    if (w->done)
         atomic_store_explicit(w->done, 1, memory_order_release);
 }
 

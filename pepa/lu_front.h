@@ -157,12 +157,12 @@ static void F(asm_chunk)(void *p, int k)
     }
 }
 
-/* The large front s assembled by chunks; w->asm what a helper did. */
+/* The large front s assembled by chunks; w->asm_tally what a helper did. */
 static void F(asm_par)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
 {
     F(lu_asm) a = {lu, s, w, f};
     int n = (int)((f->nr + LU_PAR_CHUNK_ASM - 1) / LU_PAR_CHUNK_ASM);
-    lu_par_chunks(&w->team, F(asm_chunk), &a, n, &w->asm);
+    lu_par_chunks(&w->team, F(asm_chunk), &a, n, &w->asm_tally);
 }
 #endif
 
@@ -208,9 +208,9 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f
     if (F(large)(f)) {
         lu_par_tally t;
         info = PAR_DENSE(&w->team, nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
-        w->split += t.helped > 0 || w->asm.helped > 0;  /* a front the helper worked on */
-        w->offered += t.offered > 0 || w->asm.offered > 0;
-        w->unstarted += t.unstarted > 0 || w->asm.unstarted > 0;
+        w->split += t.helped > 0 || w->asm_tally.helped > 0;   /* the helper worked on it */
+        w->offered += t.offered > 0 || w->asm_tally.offered > 0;
+        w->unstarted += t.unstarted > 0 || w->asm_tally.unstarted > 0;
         return info;
     }
 #else

@@ -240,13 +240,10 @@ static void par_gemm(const lu_par_kern *k, int m, int n, int kk, float *a, int l
  * not vary from run to run. */
 typedef void lu_par_body(void *arg, const lu_par_kern *kern, int k);
 
-typedef void lu_par_first(void *arg, const lu_par_kern *kern);
-
 typedef struct lu_par_step {
     lu_par_body *body;
     void *arg;
     int n;
-    lu_par_first *first;        /* chunk 0, on the caller (NULL: none reserved) */
     atomic_int next;            /* the next chunk not taken */
     const lu_par_kern *mine;    /* the helper's kernels */
     int helped;                 /* chunks the helper did (read after join) */
@@ -270,30 +267,21 @@ static void *par_helper(void *p)
 
 /* Returns the chunks the helper thread did (0: it took none), -1 when
  * it could not be started (the caller then did them all, on one thread),
- * -2 when none was wanted (the caller alone). With first, chunk 0 is first(arg)
- * on the caller, while the helper starts on chunk 1. */
-static int par_run2(const lu_par_team *team, lu_par_first *first, lu_par_body *body, void *arg,
-                    int n)
+ * -2 when none was wanted (the caller alone). */
+static int par_run(const lu_par_team *team, lu_par_body *body, void *arg, int n)
 {
     const lu_par_kern *other = team->other;
     if (other && team->ready && !atomic_load_explicit(team->ready, memory_order_acquire))
-        other = NULL;                   /* the other thread is still on its own subtrees */
-    lu_par_step st = {.body = body, .arg = arg, .n = n, .first = first, .mine = other};
-    atomic_init(&st.next, first ? 1 : 0);
+        other = NULL;   /* the other thread may still call its BLAS copy (release: sub_run) */
+    lu_par_step st = {.body = body, .arg = arg, .n = n, .mine = other};
+    atomic_init(&st.next, 0);
     pthread_t th;
     int wanted = other && n > 1;
     int started = wanted && pthread_create(&th, NULL, par_helper, &st) == 0;
-    if (first)
-        first(arg, team->self);
     par_take(&st, team->self);
     if (started)
         pthread_join(th, NULL);
     return started ? st.helped : wanted ? -1 : -2;
-}
-
-static int par_run(const lu_par_team *team, lu_par_body *body, void *arg, int n)
-{
-    return par_run2(team, NULL, body, arg, n);
 }
 
 /* Chunks of n columns, and chunk k's columns [*lo, *hi). */
@@ -327,61 +315,26 @@ static void par_swap(float *a, int lda, int w, int k1, int k2, const int *ipiv)
 }
 
 /* Step j of the blocked LU of the n x n block a: the panel (columns j to
- * j + jb) factorised, the columns right of it are exchanged, solved and
- * updated. With a look-ahead of one panel: the caller first updates the
- * next panel's columns and factorises that panel (chunk 0, par_trail0)
- * while the helper starts on the columns past it, chunks of LU_PAR_CHUNK
- * (par_trail). The chunks are the same on one thread or two. */
+ * j + jb) is factorised, the columns right of it are exchanged, solved and
+ * updated, each thread its share of them. */
 typedef struct lu_par_trail {
     float *a;
-    int lda, n, j, jb, nx;      /* nx: the next panel's columns */
-    int *ipiv;
-    int info;                   /* the next panel's sgetrf */
+    int lda, n, j, jb;
+    const int *ipiv;
 } lu_par_trail;
-
-/* Columns [lo, hi) exchanged by panel j's pivots, solved and updated. */
-static void par_trail_cols(const lu_par_trail *t, const lu_par_kern *kern, int lo, int hi)
-{
-    int c0 = t->j + t->jb;
-    size_t lda = (size_t)t->lda;
-    float *top = t->a + (size_t)t->j + (size_t)lo * lda;   /* rows j.., its columns */
-    float *blk = t->a + (size_t)t->j + (size_t)t->j * lda;
-    par_swap(t->a + (size_t)lo * lda, t->lda, hi - lo, t->j + 1, c0, t->ipiv);
-    par_trsm_left(kern, t->jb, hi - lo, blk, t->lda, top, t->lda);
-    par_gemm(kern, t->n - c0, hi - lo, t->jb, blk + t->jb, t->lda, top, t->lda, top + t->jb,
-             t->lda);
-}
-
-/* The panel of columns j.. (at most LU_PAR_PANEL) of the n x n block a
- * factorised by sgetrf, its pivots made the block's, and the columns left
- * of it exchanged. Returns sgetrf's info, counted from the block's first
- * column. */
-static int par_panel(const lu_par_kern *kern, float *a, int lda, int n, int j, int *ipiv)
-{
-    int jb = n - j < LU_PAR_PANEL ? n - j : LU_PAR_PANEL, m = n - j, info = 0;
-    kern->getrf(&m, &jb, a + (size_t)j + (size_t)j * (size_t)lda, &lda, ipiv + j, &info);
-    if (info != 0)                      /* a zero pivot: the caller falls back to double */
-        return info + j;
-    for (int i = j; i < j + jb; i++)
-        ipiv[i] += j;
-    par_swap(a, lda, j, j + 1, j + jb, ipiv);   /* the columns left of the panel */
-    return 0;
-}
-
-static void par_trail0(void *p, const lu_par_kern *kern)
-{
-    lu_par_trail *t = p;
-    int c0 = t->j + t->jb;
-    par_trail_cols(t, kern, c0, c0 + t->nx);
-    t->info = par_panel(kern, t->a, t->lda, t->n, c0, t->ipiv);
-}
 
 static void par_trail(void *p, const lu_par_kern *kern, int k)
 {
     const lu_par_trail *t = p;
-    int c1 = t->j + t->jb + t->nx, lo, hi;
-    par_chunk(t->n - c1, k - 1, &lo, &hi);
-    par_trail_cols(t, kern, c1 + lo, c1 + hi);
+    int c0 = t->j + t->jb, lo, hi;
+    par_chunk(t->n - c0, k, &lo, &hi);
+    size_t lda = (size_t)t->lda;
+    float *top = t->a + (size_t)t->j + (size_t)(c0 + lo) * lda;   /* rows j.., its columns */
+    float *blk = t->a + (size_t)t->j + (size_t)t->j * lda;
+    par_swap(t->a + (size_t)(c0 + lo) * lda, t->lda, hi - lo, t->j + 1, c0, t->ipiv);
+    par_trsm_left(kern, t->jb, hi - lo, blk, t->lda, top, t->lda);
+    par_gemm(kern, t->n - c0, hi - lo, t->jb, blk + t->jb, t->lda, top, t->lda, top + t->jb,
+             t->lda);
 }
 
 /* Add a par_run's outcome to the front's tally. */
@@ -419,14 +372,18 @@ void lu_par_chunks(const lu_par_team *team, lu_par_task *task, void *arg, int n,
 static int par_getrf(const lu_par_team *team, int n, float *a, int lda, int *ipiv,
                      lu_par_tally *t)
 {
-    int info = par_panel(team->self, a, lda, n, 0, ipiv);
-    for (int j = 0; info == 0 && j + LU_PAR_PANEL < n; j += LU_PAR_PANEL) {
-        int c0 = j + LU_PAR_PANEL, nx = n - c0 < LU_PAR_PANEL ? n - c0 : LU_PAR_PANEL;
-        lu_par_trail tr = {a, lda, n, j, LU_PAR_PANEL, nx, ipiv, 0};
-        par_count(t, par_run2(team, par_trail0, par_trail, &tr, 1 + par_chunks(n - c0 - nx)));
-        info = tr.info;
+    for (int j = 0; j < n; j += LU_PAR_PANEL) {
+        int jb = n - j < LU_PAR_PANEL ? n - j : LU_PAR_PANEL, m = n - j, info = 0;
+        team->self->getrf(&m, &jb, a + (size_t)j + (size_t)j * (size_t)lda, &lda, ipiv + j, &info);
+        if (info != 0)                  /* a zero pivot: the caller falls back to double */
+            return info + j;
+        for (int i = j; i < j + jb; i++)
+            ipiv[i] += j;
+        par_swap(a, lda, j, j + 1, j + jb, ipiv);   /* the columns left of the panel */
+        lu_par_trail tr = {a, lda, n, j, jb, ipiv};
+        par_count(t, par_run(team, par_trail, &tr, par_chunks(n - j - jb)));
     }
-    return info;
+    return 0;
 }
 
 /* A front's blocks (lu_par_dense's arguments). */
