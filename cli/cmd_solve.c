@@ -495,6 +495,14 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
         printf("method       approx, a deal the windows cannot answer, not an event graph: a "
                "rough estimate from the per-task cycles, each move's ends a tandem without "
                "buffer (docs/approximation.md)\n");
+    else if (r->fes && r->fes_parts > 1)   /* one chain past 65,536 states: split */
+        printf("method       approx, a par block too large for one window: each branch a "
+               "flow-equivalent server, %s, %d reduced chains (one per par block and, if any, one "
+               "of the tasks outside) of %d + %d states coupled by their moves' measured rates, %d "
+               "round%s%s (docs/approximation.md)\n",
+               fes_state(r, state, sizeof state), r->fes_parts, r->fes, r->fes_out,
+               r->iterations, r->iterations == 1 ? "" : "s",
+               r->converged ? "" : " (not converged)");
     else if (r->fes)
         printf("method       approx, a par block too large for one window: each branch a "
                "flow-equivalent server, %s, the reduced chain %d states, %d round%s%s "
@@ -530,7 +538,11 @@ static void print_approx(const solve_args *a, const cli_input *in, const skel_ap
 static void warn_fes(const char *path, const skel_approx_result *r)
 {
     int held = r->fes_held == r->fes_branches;
-    if (!r->converged)
+    if (r->fes_unmeasured)    /* split: a move between two chains no chain measured */
+        fprintf(stderr, "warning: %s: the par's reduced chains did not converge: %d move%s "
+                        "between them never measured, run at the move's own rate\n",
+                path, r->fes_unmeasured, r->fes_unmeasured == 1 ? "" : "s");
+    else if (!r->converged)
         fprintf(stderr, "warning: %s: the par's reduced chain did not converge in %d rounds "
                         "(last change %.3g)\n", path, r->iterations, r->change);
     fprintf(stderr, "warning: %s: a par block answered by flow-equivalent servers: within "
@@ -544,7 +556,8 @@ static void warn_fes(const char *path, const skel_approx_result *r)
 static const char *par_past_why(int why)
 {
     switch (why) {
-    case SKEL_APPROX_PAR_PAST: return "its reduced chain is past 65,536 states";
+    case SKEL_APPROX_PAR_PAST:
+        return "its reduced chains (or a branch's closed chain) are past 65,536 states, even split";
     case SKEL_APPROX_PAR_SHAPE: return "a branch the reduced chain does not cover";
     case SKEL_APPROX_PAR_LINKS: return "link buffers or phases, which it does not cover";
     case SKEL_APPROX_PAR_WIDE: return "its reduced chain is past 24 components";
@@ -591,6 +604,11 @@ static int solve_approx(const solve_args *a)
                                 "measured): use `skelsched simulate`\n", a->path);
             else if (r.fes)
                 warn_fes(a->path, &r);
+            else if (r.unsettled)    /* the inner fixed point converged; the passes did not */
+                fprintf(stderr, "warning: %s: the approximation did not converge: a one-server "
+                                "loop's body never settled under processor sharing (its "
+                                "stretches still moving after its last evaluation); check it "
+                                "with `skelsched simulate`\n", a->path);
             else if (!r.estimate && !r.converged)    /* the method line says it too */
                 fprintf(stderr, "warning: %s: the approximation did not converge in %d sweeps "
                                 "(last change %.3g): its throughput may be far off (pars too "

@@ -980,6 +980,7 @@ int ax_flow_eval(skel_approx *a, const double *mu, const double *lambda, const i
         if (it == AX_FLOW_PASSES) {   /* the stretches never settled: not converged,
                                          whatever the last inner evaluation said */
             r->converged = 0;
+            r->unsettled = 1;
             return 0;
         }
         if (flow_restretch(a, mu, ps_node, it >= AX_FLOW_DAMP) < 1e-6)

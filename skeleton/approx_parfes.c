@@ -43,7 +43,9 @@ typedef enum fes_kind {
     FES_LAMBDA,
     FES_R,                    /* a branch's last task receives from the branch */
     FES_S,                    /* a held entry task sends into the branch's middle */
-    FES_D                     /* the exit's sender gets ready to hand on (the bit) */
+    FES_D,                    /* the exit's sender gets ready to hand on (the bit) */
+    FES_CUT                   /* split: a move with a task another part holds, at the
+                                 rate the part holding both ends measured (cut_rate) */
 } fes_kind;
 
 /* explore's answers (and -1, out of memory) */
@@ -55,7 +57,8 @@ enum { FES_EXPLORED = 0, FES_PAST_LIMIT = 1, FES_OUT_OF_TIME = 2, FES_TOO_WIDE =
 typedef struct fes_tr {       /* a transition of a reduced or closed chain */
     int from, to;
     fes_kind kind;
-    int idx;                  /* FES_MU: the task, FES_LAMBDA: the edge, FES_R: the branch */
+    int idx;                  /* FES_MU: the task, FES_LAMBDA: the edge, FES_R: the branch,
+                                 FES_CUT: the held task's local transition (a->ltr) */
     int n;                    /* FES_R: the items in the branch; FES_MU: 1 when an item
                                  completes (its last phase) */
     int meas;                 /* counted: an entry task's item done (reduced), the
@@ -69,6 +72,9 @@ typedef struct fes_tr {       /* a transition of a reduced or closed chain */
     int fs;                   /* closed: 1 + the entry's local transition when the
                                  entry sends into the branch, else 0; reduced FES_S:
                                  the branch's bit */
+    int lq[2];                /* reduced: 1 + the local transitions (a->ltr) of the
+                                 move's held ends, 0 none (0 the default of every
+                                 literal that leaves them out: never ltr[0]) */
 } fes_tr;
 
 typedef struct fes_chain {
@@ -95,6 +101,7 @@ typedef struct fes_branch {
     int cap;                  /* items it holds at most (k for a pipe; fewer with a
                                  par inside, whose branches hold one item between them) */
     int task[AX_WMAX];        /* the entry first, the last (to the join) last */
+    int fork;                 /* its fork */
     int ein, eout;            /* fork -> entry, last -> join */
     int nq;                   /* the last task's local transitions */
     fes_chain *closed;        /* k >= 2: per n = 1..cap, closed[n - 1] */
@@ -113,9 +120,6 @@ typedef struct fes_branch {
                                  local transition q of the last task receiving from
                                  the branch: R[(n * nf' + f) * nq + q], nf' = nf held
                                  else 1, its rate given n and the ends' states */
-    int cpos, bpos;           /* the reduced chain's components of its count (cap + 1
-                                 values, 1 for k = 1) and of its bit (2 values, 1
-                                 without): every branch has both */
     double *scratch;          /* held_rates' sums: 2 sums_size */
     double *S;                /* held: per n, last task state l and the entry's local
                                  transition u sending into the branch, S[(n * nl + l)
@@ -126,15 +130,44 @@ typedef struct fes_branch {
                                  chain's R moves are counted alike), busy[(n - 1) * k + q] */
 } fes_branch;
 
+/* One reduced chain: every task outside the branches and every branch's
+ * count while that is within the cap (part 0 alone); past it, one chain
+ * per block (its fork, join, branches' last tasks and counts, and the
+ * tasks outside nearest to it while within the cap) and one of the tasks
+ * outside that none could hold, with their partners (docs/approximation.md
+ * "Tasks outside the block past the cap"). A move with a task the part
+ * does not hold runs at the rate the part holding both ends measured
+ * (FES_CUT); every such move has one (cover_cuts). */
+typedef struct fes_part {
+    int id;                   /* its index in ax_fes.part */
+    int cuts;                 /* a split part: a task it does not hold is another
+                                 part's (FES_CUT), not the world */
+    int *pos;                 /* per task: its position in the chain, -1 none */
+    int *cpos, *bpos;         /* per branch: its count's component (cap + 1 values, 1
+                                 for k = 1 or another part's branch) and its bit's (2
+                                 values, 1 without): every branch has both, in every
+                                 part (a slot of -1 was a write before loc) */
+    int nc, nheld;            /* components: the held tasks, then counts, then bits */
+    int comp[FES_COMP];       /* held task or branch */
+    int rad[FES_COMP];
+    fes_chain red;
+} fes_part;
+
 struct ax_fes {
     int nb;
     fes_branch *br;
     int *bof;                 /* per task: its branch, -1 none */
-    int *pos;                 /* per task: its position in the reduced chain, -1 none */
-    int nc, nheld;            /* components: the held tasks, then the counts */
-    int comp[FES_COMP];       /* held task or branch */
-    int rad[FES_COMP];
-    fes_chain red;
+    int npart;                /* the reduced chains: 1, or the blocks' and the outside one */
+    fes_part *part;           /* nb + 1 of them allocated */
+    int *owner;               /* per task: the part counting its completions and busy */
+    int *bpart;               /* per branch: the part holding its count */
+    int *mpart;               /* per local transition (a->ltr): the part holding both
+                                 its ends, which measures its rate for the others; -1
+                                 none (a move with the world) */
+    double *cut;              /* per local transition: the rate mpart measured */
+    char *cutset;             /* ... measured (its source state had mass): else lambda */
+    double *flow, *occ;       /* part_measure's scratch: per local transition, per
+                                 task's local state (a->loff) */
 };
 
 /* Task i is a plain stage: one source step of one member, one destination
@@ -195,6 +228,7 @@ static int collect_branch(const skel_approx *a, int p, int x, int hi, int c, fes
         return -1;
     if (last != hi - 1)       /* the last task last, the entry first */
         b->task[b->k++] = last;
+    b->fork = p;
     b->ein = skel_dag_edge(d, p, x);
     b->eout = skel_dag_edge(d, last, c);
     b->nq = a->lstart[last + 1] - a->lstart[last];
@@ -242,8 +276,20 @@ void ax_fes_free(struct ax_fes *f)
     }
     free(f->br);
     free(f->bof);
-    free(f->pos);
-    fes_free_chain(&f->red);
+    for (int p = 0; f->part && p <= f->nb; p++) {
+        free(f->part[p].pos);
+        free(f->part[p].cpos);
+        free(f->part[p].bpos);
+        fes_free_chain(&f->part[p].red);
+    }
+    free(f->part);
+    free(f->owner);
+    free(f->bpart);
+    free(f->mpart);
+    free(f->cut);
+    free(f->cutset);
+    free(f->flow);
+    free(f->occ);
     free(f);
 }
 
@@ -299,44 +345,52 @@ static int find_branches(const skel_approx *a, struct ax_fes *f)
 }
 
 /* Branch components of kind 0 (counts, cap + 1 values, 1 for k = 1) or
- * 1 (bits, 2 values, 1 without the bit), each into the branch's cpos or
+ * 1 (bits, 2 values, 1 without the bit), each into part pt's cpos or
  * bpos: FES_TOO_WIDE past FES_COMP. Every branch takes both slots, even
- * with one value: red_alone and red_exits read loc[cpos] and write
- * loc[bpos] of any branch (a slot of -1 was a write before loc). */
-static int layout_branch(struct ax_fes *f, int bit)
+ * with one value (another part's branch: 1): red_alone and red_exits read
+ * loc[cpos] and write loc[bpos] of any branch (a slot of -1 was a write
+ * before loc). */
+static int layout_branch(const struct ax_fes *f, fes_part *pt, int bit)
 {
     for (int b = 0; b < f->nb; b++) {
-        fes_branch *B = &f->br[b];
-        if (f->nc == FES_COMP)
+        const fes_branch *B = &f->br[b];
+        int mine = f->bpart[b] == pt->id;
+        if (pt->nc == FES_COMP)
             return FES_TOO_WIDE;
-        *(bit ? &B->bpos : &B->cpos) = f->nc;
-        f->comp[f->nc] = b;
-        f->rad[f->nc++] = bit ? (B->bit ? 2 : 1) : (B->k > 1 ? B->cap + 1 : 1);
+        (bit ? pt->bpos : pt->cpos)[b] = pt->nc;
+        pt->comp[pt->nc] = b;
+        pt->rad[pt->nc++] = !mine ? 1 : bit ? (B->bit ? 2 : 1) : (B->k > 1 ? B->cap + 1 : 1);
     }
     return 0;
 }
 
-/* The components of the reduced chain: every task but the branches'
- * inner ones, then the branches' counts, then their bits; FES_TOO_WIDE
- * past FES_COMP. */
-static int layout(const skel_approx *a, struct ax_fes *f)
+/* Whether task i is a branch's inner task: neither its last nor its held
+ * entry (its branch's closed chains hold it). */
+static int fes_inner(const struct ax_fes *f, int i)
 {
-    f->nc = 0;
+    int b = f->bof[i];
+    return b >= 0 && f->br[b].task[f->br[b].k - 1] != i &&
+           !(f->br[b].hold && f->br[b].task[0] == i);
+}
+
+/* The components of part pt's chain: the tasks in[] marks, then the
+ * branches' counts, then their bits; FES_TOO_WIDE past FES_COMP. */
+static int layout(const skel_approx *a, const struct ax_fes *f, fes_part *pt, const char *in)
+{
+    pt->nc = 0;
     for (int i = 0; i < a->ntasks; i++) {
-        int b = f->bof[i];
-        f->pos[i] = -1;
-        if (b >= 0 && f->br[b].task[f->br[b].k - 1] != i &&
-            !(f->br[b].hold && f->br[b].task[0] == i))
+        pt->pos[i] = -1;
+        if (!in[i])
             continue;
-        if (f->nc == FES_COMP)
+        if (pt->nc == FES_COMP)
             return FES_TOO_WIDE;
-        f->pos[i] = f->nc;
-        f->comp[f->nc] = i;
-        f->rad[f->nc++] = a->nloc[i];
+        pt->pos[i] = pt->nc;
+        pt->comp[pt->nc] = i;
+        pt->rad[pt->nc++] = a->nloc[i];
     }
-    f->nheld = f->nc;
-    int rc = layout_branch(f, 0);
-    return rc ? rc : layout_branch(f, 1);
+    pt->nheld = pt->nc;
+    int rc = layout_branch(f, pt, 0);
+    return rc ? rc : layout_branch(f, pt, 1);
 }
 
 /* ---- the explorer: states as mixed-radix codes, an open-addressed table */
@@ -345,6 +399,7 @@ typedef struct fes_gen {
     const skel_approx *a;
     const struct ax_fes *f;
     const fes_branch *cb;     /* closed: the branch; NULL: the reduced chain */
+    const fes_part *pt;       /* the reduced chain's part (cb NULL) */
     int nc, rad[FES_COMP];
     int64_t *code;            /* per state */
     int n, cap;
@@ -455,7 +510,7 @@ static int closed_step(fes_gen *g, int s, int *loc, int i, const ax_ltr *u)
         rc = emit_closed(g, s, loc,
                          (fes_tr){ 0, 0, u->edge < 0 ? FES_MU : FES_LAMBDA,
                                    u->edge < 0 ? b->task[i] : u->edge, u->done, 0, i, 0,
-                                   u->w, 0, 0 });
+                                   u->w, 0, 0, { 0, 0 } });
         loc[k] -= u->edge >= 0;
     } else if (u->send) {
         int py = branch_pos(b, ax_partner(a, u)), y = py >= 0 ? b->task[py] : -1;
@@ -470,7 +525,7 @@ static int closed_step(fes_gen *g, int s, int *loc, int i, const ax_ltr *u)
             int meas = py == k - 1 ? 1 + q - a->lstart[y] : 0;
             int fs = i == 0 ? 1 + (int)(u - &a->ltr[a->lstart[b->task[0]]]) : 0;
             rc = emit_closed(g, s, loc, (fes_tr){ 0, 0, FES_LAMBDA, u->edge, 0, meas, 0, 0,
-                                                  u->w * v->w, 0, fs });
+                                                  u->w * v->w, 0, fs, { 0, 0 } });
             loc[py] = ly;
         }
     }
@@ -496,22 +551,38 @@ static int closed_succ(fes_gen *g, int s, int *loc)
 
 /* ---- the reduced chain */
 
+/* Held task x (position p) moves by u with task y, held by another part
+ * (a split part): at the rate the part holding both ends measured. */
+static int red_cut(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
+{
+    int was = loc[p], lq = (int)(u - g->a->ltr);
+    loc[p] = u->to;
+    int rc = emit(g, s, loc, (fes_tr){ .kind = FES_CUT, .idx = lq, .w = 1.0,
+                                       .lq = { 1 + lq, 0 } });
+    loc[p] = was;
+    return rc;
+}
+
 /* Held task x (position p) moves on edge e with a partner outside it:
  * the world, a branch's first task (the count goes up while below cap), or
- * (receiving) a branch's inner task (the last task takes an item at R(n)). */
+ * (receiving) a branch's inner task (the last task takes an item at R(n));
+ * in a split part, a task another part holds (red_cut). */
 static int red_alone(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
 {
     const struct ax_fes *f = g->f;
+    const fes_part *pt = g->pt;
     skel_edge e = g->a->d->edges[u->edge];
     int y = u->send ? e.to : e.from, b = y >= 0 ? f->bof[y] : -1;
-    int cp = b >= 0 ? f->br[b].cpos : -1, rc = 0, was = loc[p];
-    int q = (int)(u - &g->a->ltr[g->a->lstart[f->comp[p]]]);
+    if (pt->cuts && y >= 0 && (b < 0 || f->bpart[b] != pt->id))
+        return red_cut(g, s, loc, p, u);
+    int cp = b >= 0 ? pt->cpos[b] : -1, rc = 0, was = loc[p];
+    int q = (int)(u - &g->a->ltr[g->a->lstart[pt->comp[p]]]), lq = 1 + (int)(u - g->a->ltr);
     const fes_branch *B = b >= 0 ? &f->br[b] : NULL;
-    fes_tr t = { 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w, 0, 0 };
-    int bc = b >= 0 ? B->bpos : -1, bit = bc >= 0 ? loc[bc] : 0;
-    if (B && B->hold && B->task[0] == f->comp[p]) {   /* the held entry, into the branch */
-        t = (fes_tr){ 0, 0, FES_S, b, loc[cp], 0, q, 0, 1.0, loc[f->pos[B->task[B->k - 1]]],
-                      bit };
+    fes_tr t = { 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w, 0, 0, { lq, 0 } };
+    int bc = b >= 0 ? pt->bpos[b] : -1, bit = bc >= 0 ? loc[bc] : 0;
+    if (B && B->hold && B->task[0] == pt->comp[p]) {   /* the held entry, into the branch */
+        t = (fes_tr){ 0, 0, FES_S, b, loc[cp], 0, q, 0, 1.0, loc[pt->pos[B->task[B->k - 1]]],
+                      bit, { lq, 0 } };
         b = -1;               /* the count stays: the item is still in the branch */
     } else if (b >= 0 && u->send && loc[cp] == B->cap)
         return 0;             /* the branch holds all it can: the fork waits */
@@ -519,7 +590,7 @@ static int red_alone(fes_gen *g, int s, int *loc, int p, const ax_ltr *u)
         if (loc[cp] == 0 || (B->bit && !bit))
             return 0;         /* with the bit: only from a ready sender, clearing it */
         t = (fes_tr){ 0, 0, FES_R, b, loc[cp], 0, q, 0, B->bit ? u->w : 1.0,
-                      B->hold ? loc[f->pos[B->task[0]]] : 0, 0 };
+                      B->hold ? loc[pt->pos[B->task[0]]] : 0, 0, { lq, 0 } };
         loc[bc] = 0;
     }
     loc[p] = u->to;
@@ -540,10 +611,14 @@ static int red_pair(fes_gen *g, int s, int *loc, int p, const ax_ltr *u, int y)
 {
     const skel_approx *a = g->a;
     const struct ax_fes *f = g->f;
-    int x = g->f->comp[p], py = f->pos[y], ly = loc[py], was = loc[p], rc = 0;
+    const fes_part *pt = g->pt;
+    int x = pt->comp[p], py = pt->pos[y], ly = loc[py], was = loc[p], rc = 0;
     int b = f->bof[x], by = f->bof[y];
-    int cp = b >= 0 && f->br[b].k > 1 && f->br[b].task[f->br[b].k - 1] == x ? f->br[b].cpos : -1;
-    int cy = by >= 0 && by != b && f->br[by].hold ? f->br[by].cpos : -1;   /* into an entry */
+    int cp = b >= 0 && f->br[b].k > 1 && f->br[b].task[f->br[b].k - 1] == x &&
+                     f->bpart[b] == pt->id
+                 ? pt->cpos[b]
+                 : -1;
+    int cy = by >= 0 && by != b && f->br[by].hold ? pt->cpos[by] : -1;   /* into an entry */
     if (cy >= 0 && loc[cy] == f->br[by].cap)
         return 0;
     for (int q = a->lstart[y]; q < a->lstart[y + 1] && rc == 0; q++) {
@@ -555,7 +630,8 @@ static int red_pair(fes_gen *g, int s, int *loc, int p, const ax_ltr *u, int y)
         loc[cp >= 0 ? cp : p] -= cp >= 0;
         loc[cy >= 0 ? cy : p] += cy >= 0;
         rc = emit(g, s, loc,
-                  (fes_tr){ 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w * v->w, 0, 0 });
+                  (fes_tr){ 0, 0, FES_LAMBDA, u->edge, 0, 0, 0, 0, u->w * v->w, 0, 0,
+                            { 1 + (int)(u - a->ltr), 1 + q } });
         loc[cy >= 0 ? cy : p] -= cy >= 0;
         loc[cp >= 0 ? cp : p] += cp >= 0;
         loc[py] = ly;
@@ -565,19 +641,20 @@ static int red_pair(fes_gen *g, int s, int *loc, int p, const ax_ltr *u, int y)
 }
 
 /* Each branch with the bit: its exit's sender gets ready (the bit set)
- * at D(n, f, l) while the branch holds an item. */
+ * at D(n, f, l) while the branch holds an item (held: one part alone). */
 static int red_exits(fes_gen *g, int s, int *loc)
 {
     const struct ax_fes *f = g->f;
+    const fes_part *pt = g->pt;
     for (int b = 0; b < f->nb; b++) {
         const fes_branch *B = &f->br[b];
-        int bc = B->bpos, cp = B->cpos;
-        if (!B->bit || loc[bc] || loc[cp] == 0)
+        int bc = pt->bpos[b], cp = pt->cpos[b];
+        if (!B->bit || f->bpart[b] != pt->id || loc[bc] || loc[cp] == 0)
             continue;
         loc[bc] = 1;
         int rc = emit(g, s, loc,
-                      (fes_tr){ 0, 0, FES_D, b, loc[cp], 0, loc[f->pos[B->task[B->k - 1]]], 0,
-                                1.0, loc[f->pos[B->task[0]]], 0 });
+                      (fes_tr){ 0, 0, FES_D, b, loc[cp], 0, loc[pt->pos[B->task[B->k - 1]]], 0,
+                                1.0, loc[pt->pos[B->task[0]]], 0, { 0, 0 } });
         loc[bc] = 0;
         if (rc < 0)
             return rc;
@@ -588,9 +665,11 @@ static int red_exits(fes_gen *g, int s, int *loc)
 static int red_succ(fes_gen *g, int s, int *loc)
 {
     const skel_approx *a = g->a;
-    const struct ax_fes *f = g->f;
-    for (int p = 0; p < f->nheld; p++) {
-        int x = f->comp[p], rc = 0;
+    const fes_part *pt = g->pt;
+    const int *owner = g->f->owner;
+    for (int p = 0; p < pt->nheld; p++) {
+        int x = pt->comp[p], rc = 0;
+        int meas = a->entry[x] && (!owner || owner[x] == pt->id);   /* counted once */
         for (int q = a->lstart[x]; q < a->lstart[x + 1] && rc == 0; q++) {
             const ax_ltr *u = &a->ltr[q];
             if (u->from != loc[p])
@@ -598,13 +677,13 @@ static int red_succ(fes_gen *g, int s, int *loc)
             if (u->edge < 0) {
                 loc[p] = u->to;
                 rc = emit(g, s, loc,
-                          (fes_tr){ 0, 0, FES_MU, x, u->done, u->done && a->entry[x], p, 0,
-                                    u->w, 0, 0 });
+                          (fes_tr){ 0, 0, FES_MU, x, u->done, u->done && meas, p, 0, u->w, 0,
+                                    0, { 0, 0 } });
                 loc[p] = u->from;
                 continue;
             }
             int y = ax_partner(a, u);
-            if (y < 0 || f->pos[y] < 0)
+            if (y < 0 || pt->pos[y] < 0)
                 rc = red_alone(g, s, loc, p, u);
             else if (u->send)
                 rc = red_pair(g, s, loc, p, u, y);
@@ -680,17 +759,17 @@ static int sends_on(const skel_approx *a, int x, int l, int e)
     return 0;
 }
 
-/* Explore chain c from loc: the closed chain of branch cb, or the reduced
- * one (cb NULL). FES_EXPLORED, FES_PAST_LIMIT (limit states),
+/* Explore chain c from loc: the closed chain of branch cb, or part pt's
+ * reduced one (cb NULL). FES_EXPLORED, FES_PAST_LIMIT (limit states),
  * FES_OUT_OF_TIME (the deadline: h38.skel's closed chains and reduced
  * chain of 12,250 states took most of a 50 ms search), -1 out of memory. */
-static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branch *cb,
-                   fes_chain *c, int *loc, int limit)
+static int explore(const skel_approx *a, const struct ax_fes *f, const fes_part *pt,
+                   const fes_branch *cb, fes_chain *c, int *loc, int limit)
 {
-    fes_gen g = { .a = a, .f = f, .cb = cb, .c = c, .limit = limit };
-    g.nc = cb ? cb->k + 1 : f->nc;
+    fes_gen g = { .a = a, .f = f, .cb = cb, .pt = pt, .c = c, .limit = limit };
+    g.nc = cb ? cb->k + 1 : pt->nc;
     for (int p = 0; p < g.nc; p++)
-        g.rad[p] = cb ? (p < cb->k ? a->nloc[cb->task[p]] : cb->k + 1) : f->rad[p];
+        g.rad[p] = cb ? (p < cb->k ? a->nloc[cb->task[p]] : cb->k + 1) : pt->rad[p];
     if (!codes_fit(g.rad, g.nc))
         return FES_PAST_LIMIT;
     int rc = 0;
@@ -703,11 +782,11 @@ static int explore(const skel_approx *a, const struct ax_fes *f, const fes_branc
         rc = s0 == FES_STATE_PAST ? s0 : s0 < 0 ? -1 : 0;
     }
     c->ntr = 0;                /* the start's own emission: no transition */
-    c->np = cb ? cb->k : f->nheld;
+    c->np = cb ? cb->k : pt->nheld;
     c->ncomp = g.nc;
     for (int p = 0; p < g.nc; p++) {
         c->rad[p] = g.rad[p];
-        c->ptask[p] = p >= c->np ? -1 : cb ? cb->task[p] : f->comp[p];
+        c->ptask[p] = p >= c->np ? -1 : cb ? cb->task[p] : pt->comp[p];
     }
     for (int s = 0; s < g.n && rc == 0; s++) {
         if (ax_past_deadline(a, s)) {
@@ -788,7 +867,7 @@ static int build_closed(const skel_approx *a, struct ax_fes *f, fes_branch *b, d
         int loc[FES_COMP] = { 0 };
         loc[b->k] = n;
         fes_chain *c = &b->closed[n - 1];
-        int rc = explore(a, f, b, c, loc, AX_COUNT_MAX);
+        int rc = explore(a, f, NULL, b, c, loc, AX_COUNT_MAX);
         if (rc != FES_EXPLORED)   /* too large a branch: FES_PAST_LIMIT, the windows */
             return rc < 0 ? ax_oom(err) : rc;
         if (c->minout > 0) {      /* it holds n - 1 at most */
@@ -812,25 +891,40 @@ static double block_product(const skel_approx *a)
     return n;
 }
 
+/* Part pt's arrays for nt tasks and nb branches, as part id. */
+static int part_alloc(fes_part *pt, int id, int nt, int nb)
+{
+    pt->id = id;
+    pt->pos = malloc(((size_t)nt + 1) * sizeof *pt->pos);
+    pt->cpos = calloc((size_t)nb + 1, sizeof *pt->cpos);
+    pt->bpos = calloc((size_t)nb + 1, sizeof *pt->bpos);
+    return pt->pos && pt->cpos && pt->bpos ? 0 : -1;
+}
+
 /* The par blocks' tasks alone, their moves with every other task as with
  * the world: reachable states within cap (0), past it (1), -1 out of
  * memory. What a window holding the blocks whole would need, about. */
 static int block_past(const skel_approx *a, struct ax_fes *f, unsigned long cap)
 {
-    f->nc = 0;
-    for (int i = 0; i < a->ntasks; i++) {
+    fes_part pt = { 0 };
+    int rc = part_alloc(&pt, -1, a->ntasks, 0);
+    for (int i = 0; rc == 0 && i < a->ntasks; i++) {
         int in = a->dblk[i] >= 0 || ax_par_fork(a, i);   /* a member, or the fork */
-        f->pos[i] = in && f->nc < FES_COMP ? f->nc : -1;
-        if (f->pos[i] >= 0) {
-            f->comp[f->nc] = i;
-            f->rad[f->nc++] = a->nloc[i];
+        pt.pos[i] = in && pt.nc < FES_COMP ? pt.nc : -1;
+        if (pt.pos[i] >= 0) {
+            pt.comp[pt.nc] = i;
+            pt.rad[pt.nc++] = a->nloc[i];
         }
     }
-    f->nheld = f->nc;
+    pt.nheld = pt.nc;
     fes_chain c = { 0 };
     int loc[FES_COMP] = { 0 };
-    int rc = explore(a, f, NULL, &c, loc, cap < AX_COUNT_MAX ? (int)cap : AX_COUNT_MAX);
+    if (rc == 0)
+        rc = explore(a, f, &pt, NULL, &c, loc, cap < AX_COUNT_MAX ? (int)cap : AX_COUNT_MAX);
     fes_free_chain(&c);
+    free(pt.pos);
+    free(pt.cpos);
+    free(pt.bpos);
     return rc;
 }
 
@@ -839,22 +933,39 @@ static int block_past(const skel_approx *a, struct ax_fes *f, unsigned long cap)
  * -4.22% against exact, with none -3.41%. */
 static void unhold(struct ax_fes *f)
 {
-    fes_free_chain(&f->red);
-    memset(&f->red, 0, sizeof f->red);
+    fes_free_chain(&f->part[0].red);
+    memset(&f->part[0].red, 0, sizeof f->part[0].red);
     for (int b = 0; b < f->nb; b++)
         f->br[b].hold = f->br[b].bit = 0;
+}
+
+/* A reduced chain's states at most: AX_COUNT_MAX, or o.fes_states below
+ * it (tests: a small block split). */
+static int fes_cap(const skel_approx *a)
+{
+    unsigned long n = a->o.fes_states;
+    return n && n < AX_COUNT_MAX ? (int)n : AX_COUNT_MAX;
 }
 
 /* The reduced chain's states with entries held at most: FES_HOLD_MAX, and
  * under a deadline what the time left affords at the windows' cost per
  * state of a par's block (spec11-purchase under the plugin's 50 ms: 11,229
- * states held, 2,179 not, which alone answers in time). */
+ * states held, 2,179 not, which alone answers in time); never past
+ * fes_cap. */
 static int hold_max(const skel_approx *a)
 {
+    int cap = fes_cap(a) < FES_HOLD_MAX ? fes_cap(a) : FES_HOLD_MAX;
     if (a->o.deadline <= 0)
-        return FES_HOLD_MAX;
+        return cap;
     double n = AX_PAR_SHARE * (a->o.deadline - clock_now()) / AX_PAR_STATE_SECS;
-    return n <= 0 ? 0 : n >= FES_HOLD_MAX ? FES_HOLD_MAX : (int)n;
+    return n <= 0 ? 0 : n >= cap ? cap : (int)n;
+}
+
+/* in[i]: every task but the branches' inner ones (held entries held). */
+static void mark_whole(const skel_approx *a, const struct ax_fes *f, char *in)
+{
+    for (int i = 0; i < a->ntasks; i++)
+        in[i] = !fes_inner(f, i);
 }
 
 /* The reduced chain, each branch whose entry is a plain task holding it
@@ -863,11 +974,13 @@ static int hold_max(const skel_approx *a)
  * (part (h)'s K 2: +16.4% when it handed on whenever n < cap), and an
  * item done before the last task is free passes at the move's rate (K 40:
  * -8.2% with the entry alone held, -3.4% with the bit). While that stays
- * within hold_max states; past it, or past the components, (n, L) for all.
- * The counts' radices are the branches' caps. */
-static int reduce(const skel_approx *a, struct ax_fes *f)
+ * within hold_max states; past it, or past the components, (n, L) for all
+ * within fes_cap (past it: split, fes_split). The counts' radices are the
+ * branches' caps. in holds ntasks chars. */
+static int reduce(const skel_approx *a, struct ax_fes *f, char *in)
 {
     int held = 0, rc = 0, loc[FES_COMP] = { 0 };
+    fes_part *pt = &f->part[0];
     for (int b = 0; b < f->nb; b++) {
         fes_branch *B = &f->br[b];
         B->hold = B->k > 1 && B->cap > 0 && plain(a->d, B->task[0]);
@@ -875,15 +988,265 @@ static int reduce(const skel_approx *a, struct ax_fes *f)
         held |= B->hold;
     }
     if (held) {               /* too large or too wide held: (n, L) */
-        rc = layout(a, f);
-        rc = rc == 0 ? explore(a, f, NULL, &f->red, loc, hold_max(a)) : rc;
+        mark_whole(a, f, in);
+        rc = layout(a, f, pt, in);
+        rc = rc == 0 ? explore(a, f, pt, NULL, &pt->red, loc, hold_max(a)) : rc;
         if (rc != FES_PAST_LIMIT && rc != FES_TOO_WIDE)
             return rc;
         unhold(f);
         memset(loc, 0, sizeof loc);
     }
-    rc = layout(a, f);
-    return rc == 0 ? explore(a, f, NULL, &f->red, loc, AX_COUNT_MAX) : rc;
+    mark_whole(a, f, in);
+    rc = layout(a, f, pt, in);
+    return rc == 0 ? explore(a, f, pt, NULL, &pt->red, loc, fes_cap(a)) : rc;
+}
+
+/* ---- split: one chain per block, one of the tasks outside (2026-11-28) */
+
+/* Part pt's chain of the tasks in[] marks, explored within hold_max
+ * states (fes_cap, and under a deadline what the time left affords: past
+ * it the split fails and the cut windows answer, said; review 29 finding
+ * 3): it replaces pt's chain (FES_EXPLORED), or pt's chain is kept (the
+ * caller restores in[] and lays it out again). */
+static int part_explore(const skel_approx *a, struct ax_fes *f, fes_part *pt, const char *in)
+{
+    fes_chain c = { 0 };
+    int loc[FES_COMP] = { 0 };
+    pt->cuts = 1;
+    int rc = layout(a, f, pt, in);   /* under a deadline, what the time left affords */
+    rc = rc == 0 ? explore(a, f, pt, NULL, &c, loc, hold_max(a)) : rc;
+    if (rc != FES_EXPLORED) {
+        fes_free_chain(&c);
+        return rc;
+    }
+    fes_free_chain(&pt->red);
+    pt->red = c;
+    return 0;
+}
+
+/* Whether task i is a core task of block k (its fork, its join, its
+ * branches' last tasks): what part k must hold. */
+static int block_core(const skel_approx *a, const struct ax_fes *f, int k, int i)
+{
+    for (int b = 0; b < f->nb; b++)
+        if (f->bpart[b] == k && (f->br[b].fork == i || join_of_fork(a, f->br[b].fork) == i ||
+                                 f->br[b].task[f->br[b].k - 1] == i))
+            return 1;
+    return 0;
+}
+
+/* order[]: the tasks outside the branches that are no block's core,
+ * nearest to a core first (breadth first over the moves; order holds 2
+ * ntasks ints). Returns how many. */
+static int outside_order(const skel_approx *a, const struct ax_fes *f, int nblk, int *order)
+{
+    int n = 0, *dist = order + a->ntasks;
+    for (int i = 0; i < a->ntasks; i++) {
+        dist[i] = -1;
+        for (int k = 0; k < nblk && dist[i] < 0; k++)
+            dist[i] = block_core(a, f, k, i) || fes_inner(f, i) ? 0 : -1;
+        if (dist[i] == 0)
+            order[n++] = i;
+    }
+    for (int head = 0; head < n; head++)
+        for (int e = 0; e < a->nedges; e++) {
+            skel_edge E = a->d->edges[e];
+            int x = order[head], y = E.from == x ? E.to : E.to == x ? E.from : -1;
+            if (y >= 0 && dist[y] < 0) {
+                dist[y] = dist[x] + 1;
+                order[n++] = y;
+            }
+        }
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        if (dist[order[k]] > 0)
+            order[m++] = order[k];
+    return m;
+}
+
+/* Whether task t moves with a task in[] marks. */
+static int next_to(const skel_approx *a, const char *in, int t)
+{
+    for (int e = 0; e < a->nedges; e++) {
+        int x = a->d->edges[e].from, y = a->d->edges[e].to;
+        if ((x == t && y >= 0 && in[y]) || (y == t && x >= 0 && in[x]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Task t into part k (in ik) as owned (own) or a partner, if its chain
+ * stays within the cap: 0, or FES_PAST_LIMIT / FES_TOO_WIDE with the part
+ * as it was. */
+static int part_add(const skel_approx *a, struct ax_fes *f, int k, char *ik, int t, int own)
+{
+    ik[t] = own ? 1 : 2;
+    f->owner[t] = own ? k : f->owner[t];
+    int rc = part_explore(a, f, &f->part[k], ik);
+    if (rc == FES_PAST_LIMIT || rc == FES_TOO_WIDE) {
+        ik[t] = 0;
+        f->owner[t] = own ? -1 : f->owner[t];
+        int rl = layout(a, f, &f->part[k], ik);
+        return rl ? rl : rc;
+    }
+    return rc;
+}
+
+/* Each block's part: its core (owned by the first part holding it), then
+ * the tasks outside nearest first, each into the first part it moves
+ * with that stays within the cap (a part past it takes no more). */
+static int block_parts(const skel_approx *a, struct ax_fes *f, int nblk, char *in,
+                       const int *order, int m)
+{
+    int nt = a->ntasks, rc = 0;
+    char full[FES_COMP + 1] = { 0 };
+    for (int i = 0; i < nt; i++)
+        f->owner[i] = fes_inner(f, i) ? f->bpart[f->bof[i]] : -1;
+    for (int k = 0; k < nblk; k++)
+        for (int i = 0; i < nt; i++) {
+            in[k * nt + i] = block_core(a, f, k, i) && !fes_inner(f, i);
+            f->owner[i] = f->owner[i] < 0 && in[k * nt + i] ? k : f->owner[i];
+        }
+    for (int k = 0; k < nblk && rc == 0; k++)
+        rc = part_explore(a, f, &f->part[k], in + k * nt);
+    for (int j = 0; j < m && rc == 0; j++)
+        for (int k = 0; k < nblk && k < FES_COMP && f->owner[order[j]] < 0; k++) {
+            if (full[k] || !next_to(a, in + k * nt, order[j]))
+                continue;
+            rc = part_add(a, f, k, in + k * nt, order[j], 1);
+            full[k] = rc != 0;
+            rc = rc == FES_PAST_LIMIT || rc == FES_TOO_WIDE ? 0 : rc;
+        }
+    return rc;
+}
+
+/* The outside part (index nblk): the tasks no block's part holds (owned),
+ * with their partners the other parts hold. */
+static int outside_part(const skel_approx *a, struct ax_fes *f, int nblk, char *in)
+{
+    int nt = a->ntasks, any = 0;
+    char *io = in + nblk * nt;
+    for (int i = 0; i < nt; i++) {
+        io[i] = f->owner[i] < 0;
+        f->owner[i] = io[i] ? nblk : f->owner[i];
+        any |= io[i];
+    }
+    for (int e = 0; e < a->nedges; e++) {
+        int x = a->d->edges[e].from, y = a->d->edges[e].to;
+        if (x >= 0 && y >= 0 && io[x] != io[y] && (io[x] == 1 || io[y] == 1))
+            io[io[x] == 1 ? y : x] = 2;   /* a partner: not owned */
+    }
+    f->npart = nblk + any;
+    return any ? part_explore(a, f, &f->part[nblk], io) : 0;
+}
+
+/* Whether part k holds task i: in its chain, or inside a branch whose
+ * count it holds. */
+static int part_has(const struct ax_fes *f, int k, int i)
+{
+    return f->part[k].pos[i] >= 0 || (fes_inner(f, i) && f->bpart[f->bof[i]] == k);
+}
+
+/* The part holding both ends of edge e, the lowest; -1 none. */
+static int edge_part(const skel_approx *a, const struct ax_fes *f, int e)
+{
+    int x = a->d->edges[e].from, y = a->d->edges[e].to;
+    for (int k = 0; x >= 0 && y >= 0 && k < f->npart; k++)
+        if (part_has(f, k, x) && part_has(f, k, y))
+            return k;
+    return -1;
+}
+
+/* Every move between two tasks that some part holds one end of but no
+ * part both (two blocks' parts with a task between them: review 26
+ * finding 1, where the second block's capacity was never seen and the
+ * answer exceeded the job's bound, converged): the missing end into the
+ * part owning the other as a partner, or the other way, within the cap;
+ * FES_PAST_LIMIT when neither fits (the cut windows answer, said). */
+static int cover_cuts(const skel_approx *a, struct ax_fes *f, char *in)
+{
+    int nt = a->ntasks, rc = 0;
+    for (int e = 0; e < a->nedges && rc == 0; e++) {
+        int x = a->d->edges[e].from, y = a->d->edges[e].to;
+        if (x < 0 || y < 0 || edge_part(a, f, e) >= 0)
+            continue;
+        int kx = f->owner[x], ky = f->owner[y];
+        rc = fes_inner(f, y) ? FES_PAST_LIMIT : part_add(a, f, kx, in + kx * nt, y, 0);
+        if ((rc == FES_PAST_LIMIT || rc == FES_TOO_WIDE) && !fes_inner(f, x))
+            rc = part_add(a, f, ky, in + ky * nt, x, 0);
+        rc = rc == FES_TOO_WIDE ? FES_PAST_LIMIT : rc;
+    }
+    return rc;
+}
+
+/* mpart: per local transition with a partner, the part measuring it. */
+static void set_mpart(const skel_approx *a, struct ax_fes *f)
+{
+    for (int i = 0; i < a->ntasks; i++)
+        for (int q = a->lstart[i]; q < a->lstart[i + 1]; q++)
+            f->mpart[q] = a->ltr[q].edge < 0 || ax_partner(a, &a->ltr[q]) < 0
+                              ? -1
+                              : edge_part(a, f, a->ltr[q].edge);
+}
+
+/* The blocks (outermost forks): bpart per branch, their number. */
+static int count_blocks(struct ax_fes *f)
+{
+    int nblk = 0;
+    for (int b = 0; b < f->nb; b++) {
+        f->bpart[b] = nblk;
+        for (int c = 0; c < b; c++)
+            f->bpart[b] = f->br[c].fork == f->br[b].fork ? f->bpart[c] : f->bpart[b];
+        nblk += f->bpart[b] == nblk;
+    }
+    return nblk;
+}
+
+/* The reduced chains past fes_cap in one: one per block and one of the
+ * tasks outside that none could hold (block_parts, outside_part), every
+ * cut move held whole by one (cover_cuts). FES_PAST_LIMIT: a block's
+ * core, the outside part or a cut move's cover past the cap;
+ * FES_TOO_WIDE: a block's core past FES_COMP components. */
+static int fes_split(const skel_approx *a, struct ax_fes *f)
+{
+    int nt = a->ntasks, rc = -1;
+    char *in = calloc(((size_t)f->nb + 1) * (size_t)nt + 1, 1);
+    int *order = malloc(2 * ((size_t)nt + 1) * sizeof *order);
+    unhold(f);
+    if (in && order) {
+        int nblk = count_blocks(f), m = outside_order(a, f, nblk, order);
+        rc = block_parts(a, f, nblk, in, order, m);
+        rc = rc == 0 ? outside_part(a, f, nblk, in) : rc;
+        rc = rc == 0 ? cover_cuts(a, f, in) : rc;
+    }
+    if (rc == 0)
+        set_mpart(a, f);
+    free(in);
+    free(order);
+    return rc;
+}
+
+/* The parts' arrays (at most one a branch and the outside one), owners,
+ * the branches' parts, the cut moves' measuring parts and rates. */
+static int fes_alloc_parts(const skel_approx *a, struct ax_fes *f)
+{
+    size_t nl = (size_t)a->lstart[a->ntasks] + 1, nt = (size_t)a->ntasks + 1;
+    int last = a->ntasks - 1;
+    if (!(f->part = calloc((size_t)f->nb + 1, sizeof *f->part)))
+        return -1;
+    for (int p = 0; p <= f->nb; p++)
+        if (part_alloc(&f->part[p], p, a->ntasks, f->nb) < 0)
+            return -1;
+    f->npart = 1;
+    f->owner = calloc(nt, sizeof *f->owner);
+    f->bpart = calloc((size_t)f->nb + 1, sizeof *f->bpart);
+    f->mpart = calloc(nl, sizeof *f->mpart);
+    f->cut = calloc(nl, sizeof *f->cut);
+    f->cutset = calloc(nl, 1);
+    f->flow = calloc(nl, sizeof *f->flow);
+    f->occ = calloc((size_t)(a->loff[last] + a->nloc[last]) + 1, sizeof *f->occ);
+    return f->owner && f->bpart && f->mpart && f->cut && f->cutset && f->flow && f->occ ? 0
+                                                                                       : -1;
 }
 
 static int has_links(const skel_approx *a)
@@ -907,13 +1270,27 @@ static int past_said(int rc)
     }
 }
 
+/* The reduced chain (reduce) or, past the cap or the components, the
+ * split ones (fes_split). */
+static int fes_chains(const skel_approx *a, struct ax_fes *f, diag *err)
+{
+    char *in = calloc((size_t)a->ntasks + 1, 1);
+    int rc = !in || fes_alloc_parts(a, f) < 0 ? -1 : reduce(a, f, in);
+    free(in);
+    if (rc == FES_PAST_LIMIT || rc == FES_TOO_WIDE)
+        rc = fes_split(a, f);
+    if (rc == FES_PAST_LIMIT)
+        diag_set(err, "approximation: a par block reduced is above %d states even split",
+                 fes_cap(a));
+    return rc;
+}
+
 int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
 {
     if (!(block_product(a) > (double)over))
         return 0;                 /* the block fits a window */
     struct ax_fes *f = calloc(1, sizeof *f);
-    if (!f || !(f->bof = malloc((size_t)a->ntasks * sizeof *f->bof)) ||
-        !(f->pos = malloc((size_t)a->ntasks * sizeof *f->pos)))
+    if (!f || !(f->bof = malloc((size_t)a->ntasks * sizeof *f->bof)))
         return ax_fes_free(f), ax_oom(err);
     for (int i = 0; i < a->ntasks; i++)
         f->bof[i] = -1;
@@ -926,8 +1303,7 @@ int ax_fes_build(skel_approx *a, unsigned long over, diag *err)
     rc = rc < 0 ? ax_oom(err) : rc;
     for (int b = 0; rc == 0 && b < f->nb; b++)
         rc = build_closed(a, f, &f->br[b], err);
-    if (rc == 0 && (rc = reduce(a, f)) == FES_PAST_LIMIT)
-        diag_set(err, "approximation: a par block reduced is above %d states", AX_COUNT_MAX);
+    rc = rc == 0 ? fes_chains(a, f, err) : rc;
     if (rc < 0 && !err->msg[0])  /* explore's -1: out of memory, unsaid */
         rc = ax_oom(err);
     if (rc == FES_OUT_OF_TIME)    /* as the windows' build (the search ranks by the bound) */
@@ -952,8 +1328,16 @@ static double branch_rate(const fes_branch *B, const fes_tr *u)
     return B->R[(u->n * (B->hold ? B->nf : 1) + u->fl) * B->nq + u->pos];
 }
 
-/* Chain c's rates: its transitions' from the task and move rates and the
- * branches' R. Under processor sharing (node) a computation's rate is
+/* The rate of cut move q (a local transition, FES_CUT): as the part
+ * holding both its ends measured it (a measured 0 a real 0), the move's
+ * own until it has (ax_fes_eval then says not converged). */
+static double cut_rate(const skel_approx *a, const struct ax_fes *f, int q)
+{
+    return f->cutset[q] ? f->cut[q] : a->lambda[a->ltr[q].edge] * a->ltr[q].w;
+}
+
+/* Chain c's rates: its transitions' from the task and move rates, the
+ * branches' R and the cut moves' measured rates. Under processor sharing (node) a computation's rate is
  * divided among its node's tasks computing: those of this chain exactly
  * (the source state's), the others by their busy probabilities (fac). */
 static void set_rates(const skel_approx *a, const struct ax_fes *f, fes_chain *c,
@@ -965,6 +1349,7 @@ static void set_rates(const skel_approx *a, const struct ax_fes *f, fes_chain *c
         const fes_tr *u = &c->tr[t];
         double r = u->kind == FES_MU       ? a->mu[u->idx]
                    : u->kind == FES_LAMBDA ? a->lambda[u->idx]
+                   : u->kind == FES_CUT    ? cut_rate(a, f, u->idx)
                                            : branch_rate(&f->br[u->idx], u);
         if (u->kind == FES_MU && node) {
             int cnt = 0;
@@ -1168,21 +1553,29 @@ static void held_rates(const skel_approx *a, fes_branch *b, const fes_chain *c, 
  * re-enters at once, in the reduced one the last task waits for the
  * join, so fewer items pass at n (parbig under processor sharing, one
  * task a node: b1 0.105, d1 0.116 busy for throughput / rate 0.0839). */
-static double busy_update(const skel_approx *a, struct ax_fes *f, double *pb)
+/* Adds to nb the busy probabilities from part k's chain r: of the tasks
+ * it owns, and of its branches' inner ones (busy_update). */
+static void part_busy(const struct ax_fes *f, const fes_chain *r, int k, double *nb)
 {
-    fes_chain *r = &f->red;
-    double *nb = calloc((size_t)a->ntasks + 1, sizeof *nb), change = 0;
-    if (!nb)
-        return INFINITY;
     for (int s = 0; s < r->n; s++)
         for (int p = 0; p < r->np; p++)
-            nb[r->ptask[p]] += (r->sbusy[s] >> p & 1) ? r->pi[s] : 0;
+            nb[r->ptask[p]] += (r->sbusy[s] >> p & 1) && f->owner[r->ptask[p]] == k ? r->pi[s]
+                                                                                   : 0;
     for (int t = 0; t < r->ntr; t++) {
         const fes_tr *u = &r->tr[t];
         const fes_branch *B = u->kind == FES_R ? &f->br[u->idx] : NULL;
         for (int q = B ? B->hold : 0; B && B->k > 1 && q < B->k - 1; q++)
             nb[B->task[q]] += r->pi[u->from] * r->rate[t] * B->busy[(u->n - 1) * B->k + q];
     }
+}
+
+static double busy_update(const skel_approx *a, struct ax_fes *f, double *pb)
+{
+    double *nb = calloc((size_t)a->ntasks + 1, sizeof *nb), change = 0;
+    if (!nb)
+        return INFINITY;
+    for (int k = 0; k < f->npart; k++)
+        part_busy(f, &f->part[k].red, k, nb);
     for (int i = 0; i < a->ntasks; i++) {
         change = fmax(change, fabs(nb[i] - pb[i]));
         pb[i] = nb[i];
@@ -1217,11 +1610,72 @@ static void closed_solve(skel_approx *a, fes_branch *B, int n, const int *node,
     }
 }
 
+/* Part pt's chain solved at the busy probabilities pb and the cut rates;
+ * *conv cleared when it did not converge, *sweeps summed, *work its
+ * sweeps times its transitions added. */
+static void part_solve(skel_approx *a, fes_part *pt, const int *node, const double *pb,
+                       int *conv, long *sweeps, double *work)
+{
+    set_fac(a, &pt->red, node, pb);
+    set_rates(a, a->fes, &pt->red, node);
+    int it = solve_chain(a, &pt->red, FES_TOL, FES_SWEEPS);
+    *conv &= it > 0;
+    *sweeps += it > 0 ? it : -it;
+    *work += (double)(it > 0 ? it : -it) * pt->red.ntr;
+}
+
+/* occ[loff[x] + l]: the probability that held task x is in local state l
+ * in chain c (occ zeroed first). */
+static void occupancy(const skel_approx *a, const fes_chain *c, double *occ)
+{
+    int last = a->ntasks - 1;
+    memset(occ, 0, (size_t)(a->loff[last] + a->nloc[last]) * sizeof *occ);
+    for (int s = 0; s < c->n; s++) {
+        int64_t code = c->code[s];
+        for (int p = 0; p < c->np; p++) {
+            occ[a->loff[c->ptask[p]] + (int)(code % c->rad[p])] += c->pi[s];
+            code /= c->rad[p];
+        }
+    }
+}
+
+/* The cut moves part k measures (mpart[q] == k) from its chain, as a
+ * branch's R: per local transition q of a task it holds, q's flow over
+ * the probability that the task is in q's source state; a flow of 0 is a
+ * rate of 0 (review 26 finding 4: 0 was "not measured", the move kept
+ * lambda), only a source state without mass leaves the rate as it was.
+ * The largest relative change (INFINITY: a rate measured the first time). */
+static double part_measure(const skel_approx *a, struct ax_fes *f, int k)
+{
+    const fes_chain *c = &f->part[k].red;
+    double change = 0;
+    memset(f->flow, 0, (size_t)a->lstart[a->ntasks] * sizeof *f->flow);
+    for (int t = 0; t < c->ntr; t++)
+        for (int j = 0; j < 2; j++)
+            if (c->tr[t].lq[j] > 0)
+                f->flow[c->tr[t].lq[j] - 1] += c->pi[c->tr[t].from] * c->rate[t];
+    occupancy(a, c, f->occ);
+    for (int p = 0; p < c->np; p++)
+        for (int q = a->lstart[c->ptask[p]]; q < a->lstart[c->ptask[p] + 1]; q++) {
+            double P = f->occ[a->loff[c->ptask[p]] + a->ltr[q].from];
+            if (f->mpart[q] != k || !(P > 0))
+                continue;
+            double v = f->flow[q] / P, m = fmax(v, f->cut[q]);
+            change = fmax(change, !f->cutset[q] ? INFINITY
+                                  : m > 0       ? fabs(v - f->cut[q]) / m
+                                                : 0);
+            f->cut[q] = v;
+            f->cutset[q] = 1;
+        }
+    return change;
+}
+
 /* One solve of every chain at the busy probabilities pb (ps: node; NULL:
- * static): the throughput; *conv cleared when a chain did not converge,
- * *sweeps summed. */
+ * static), split parts each at the cut rates the others measured: the
+ * throughput; *conv cleared when a chain did not converge, *sweeps and
+ * *work summed, *moved the cut rates' largest relative change. */
 static double fes_once(skel_approx *a, const int *node, const double *pb, int *conv,
-                       long *sweeps)
+                       long *sweeps, double *work, double *moved)
 {
     struct ax_fes *f = a->fes;
     for (int b = 0; b < f->nb; b++)
@@ -1229,20 +1683,23 @@ static double fes_once(skel_approx *a, const int *node, const double *pb, int *c
             closed_solve(a, &f->br[b], n, node, pb, conv, sweeps);
     if (a->late)
         return 0;
-    set_fac(a, &f->red, node, pb);
-    set_rates(a, f, &f->red, node);
-    int it = solve_chain(a, &f->red, FES_TOL, FES_SWEEPS);
-    *conv &= it > 0;
-    *sweeps += it > 0 ? it : -it;
-    return measured(&f->red);
+    double x = 0;
+    *moved = 0;
+    for (int k = 0; k < f->npart && !a->late; k++) {
+        part_solve(a, &f->part[k], node, pb, conv, sweeps, work);
+        x += measured(&f->part[k].red);
+        *moved = f->npart > 1 ? fmax(*moved, part_measure(a, f, k)) : 0;
+    }
+    return x;
 }
 
 /* Adds to done[task] chain c's flow of each task's completions (the
- * last phase of its computation: FES_MU transitions with n set). */
-static void chain_done(const fes_chain *c, double *done)
+ * last phase of its computation: FES_MU transitions with n set); owner
+ * (not NULL): only of the tasks owner[task] == id gives to it. */
+static void chain_done(const fes_chain *c, double *done, const int *owner, int id)
 {
     for (int t = 0; t < c->ntr; t++)
-        if (c->tr[t].kind == FES_MU && c->tr[t].n)
+        if (c->tr[t].kind == FES_MU && c->tr[t].n && (!owner || owner[c->tr[t].idx] == id))
             done[c->tr[t].idx] += c->pi[c->tr[t].from] * c->rate[t];
 }
 
@@ -1255,7 +1712,7 @@ static void chain_done(const fes_chain *c, double *done)
  * ntasks doubles. */
 static void branch_flows(skel_approx *a, const fes_branch *B, int b, double *dn)
 {
-    const fes_chain *r = &a->fes->red;
+    const fes_chain *r = &a->fes->part[a->fes->bpart[b]].red;
     for (int n = 1; n <= B->cap; n++) {
         double in = 0, x = measured(&B->closed[n - 1]);
         for (int t = 0; t < r->ntr; t++)
@@ -1263,7 +1720,7 @@ static void branch_flows(skel_approx *a, const fes_branch *B, int b, double *dn)
                 in += r->pi[r->tr[t].from] * r->rate[t];
         for (int i = 0; i < a->ntasks; i++)
             dn[i] = 0;
-        chain_done(&B->closed[n - 1], dn);
+        chain_done(&B->closed[n - 1], dn, NULL, 0);
         for (int q = B->hold; q < B->k - 1 && x > 0; q++)   /* a held entry: the reduced */
             a->thr[B->task[q]] += in * dn[B->task[q]] / x;
     }
@@ -1282,7 +1739,8 @@ static void task_flows(skel_approx *a)
     double *dn = calloc((size_t)a->ntasks + 1, sizeof *dn);
     for (int i = 0; i < a->ntasks; i++)
         a->thr[i] = 0;
-    chain_done(&f->red, a->thr);
+    for (int k = 0; k < f->npart; k++)
+        chain_done(&f->part[k].red, a->thr, f->owner, k);
     for (int b = 0; b < f->nb; b++) {
         const fes_branch *B = &f->br[b];
         if (B->k < 2 || B->cap < 1)
@@ -1295,6 +1753,33 @@ static void task_flows(skel_approx *a)
     free(dn);
 }
 
+/* The cut moves some part runs at the move's own rate because no part
+ * measured them (mass never in their source state there): the answer is
+ * then not converged (review 26 finding 1: such a move between two blocks
+ * ran at lambda and the fixed point said converged). */
+static int cuts_unmeasured(const struct ax_fes *f)
+{
+    int n = 0;
+    for (int k = 0; f->npart > 1 && k < f->npart; k++)
+        for (int t = 0; t < f->part[k].red.ntr; t++)
+            n += f->part[k].red.tr[t].kind == FES_CUT && !f->cutset[f->part[k].red.tr[t].idx];
+    return n;
+}
+
+/* The result's fields of the reduced chains. */
+static void fes_said(const struct ax_fes *f, long sweeps, double work, skel_approx_result *r)
+{
+    r->fes = f->part[0].red.n;
+    r->fes_parts = f->npart;
+    for (int k = 1; k < f->npart; k++)
+        r->fes_out += f->part[k].red.n;
+    r->fes_branches = f->nb;
+    for (int b = 0; b < f->nb; b++)
+        r->fes_held += f->br[b].hold || f->br[b].k < 2;   /* one task: whole */
+    r->fes_unmeasured = cuts_unmeasured(f);
+    r->work = f->npart > 1 ? work : (double)sweeps * f->part[0].red.ntr;
+}
+
 int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const int *ps_node,
                 skel_approx_result *r, diag *err)
 {
@@ -1304,17 +1789,20 @@ int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const in
     a->mu = mu;
     a->lambda = lambda;
     memset(r, 0, sizeof *r);
+    memset(a->fes->cutset, 0, (size_t)a->lstart[a->ntasks] + 1);   /* fresh rates */
     int conv = 1, round = 0;
     long sweeps = 0;
-    double change = INFINITY;
+    double change = INFINITY, moved = 0, work = 0;
     a->late = 0;
-    /* processor sharing: rounds until the busy probabilities settle */
-    for (; round < (ps_node ? FES_PS_ROUNDS : 1) && change > FES_PS_TOL; round++) {
+    /* processor sharing, split chains: rounds until the busy probabilities
+     * and the cut moves' rates settle */
+    int rounds = ps_node || a->fes->npart > 1 ? FES_PS_ROUNDS : 1;
+    for (; round < rounds && change > FES_PS_TOL; round++) {
         if (round > 0 && ax_past_deadline(a, 0))
             a->late = 1;
-        if (a->late || (x = fes_once(a, ps_node, pb, &conv, &sweeps), a->late))
+        if (a->late || (x = fes_once(a, ps_node, pb, &conv, &sweeps, &work, &moved), a->late))
             break;
-        change = ps_node ? busy_update(a, a->fes, pb) : 0;
+        change = fmax(ps_node ? busy_update(a, a->fes, pb) : 0, moved);
     }
     if (a->late) {
         free(pb);
@@ -1328,12 +1816,8 @@ int ax_fes_eval(skel_approx *a, const double *mu, const double *lambda, const in
     r->bottleneck = skel_argmax_tied(a->util, a->ntasks);
     r->iterations = round;
     r->change = change;
-    r->converged = conv && change <= FES_PS_TOL;
-    r->fes = a->fes->red.n;
-    r->fes_branches = a->fes->nb;
-    for (int b = 0; b < a->fes->nb; b++)
-        r->fes_held += a->fes->br[b].hold || a->fes->br[b].k < 2;   /* one task: whole */
-    r->work = (double)sweeps * a->fes->red.ntr;
+    fes_said(a->fes, sweeps, work, r);
+    r->converged = conv && change <= FES_PS_TOL && r->fes_unmeasured == 0;
     free(pb);
     if (!(x > 0) || !isfinite(x))
         return diag_set(err, "approximation: the par's reduced chain gave %g items/s", x);

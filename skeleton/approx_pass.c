@@ -124,7 +124,7 @@ typedef skel_pass_ends pass_end;
 
 static pass_end ends_of(const skel_dag *d, int at, int last)
 {
-    pass_end e;
+    pass_end e = { 0 };   /* no reader looks past e.n: for valgrind and the next reader */
     skel_pass_ends_of(d->pass, at, last, &e);
     return e;
 }

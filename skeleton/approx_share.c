@@ -101,10 +101,12 @@ static double fact_sum(const double *e, int m, int c)
  * Gauss-Seidel rounds from the last sweep's r, noder), then P(y | x)
  * into nodeq. Two tasks on a node compute together longer than
  * independence says, since each slows the other: m5 under ps read the
- * marginals and was +5.1% (docs/approximation.md). */
-static void node_model(skel_approx *a, int g0, int n)
+ * marginals and was +5.1% (docs/approximation.md). Returns the largest
+ * change of nodeq: the fit is part of the fixed point, and a sweep that
+ * still moves it is not converged (review 28 item 5). */
+static double node_model(skel_approx *a, int g0, int n)
 {
-    double r[AX_NODE_Q], e[AX_NODE_Q + 1];
+    double r[AX_NODE_Q], e[AX_NODE_Q + 1], ch = 0;
     const int *t = a->bynode + g0;
     for (int i = 0; i < n; i++)
         r[i] = a->noder[t[i]] > 0 ? a->noder[t[i]] : 1;
@@ -124,9 +126,12 @@ static void node_model(skel_approx *a, int g0, int n)
                 elem_sym(r, n, i, j, e);
                 q = r[j] * fact_sum(e, n - 2, 2) / px;
             }
-            a->nodeq[(size_t)t[i] * AX_NODE_Q + (size_t)j] = fmin(1, q);
+            double *v = a->nodeq + (size_t)t[i] * AX_NODE_Q + (size_t)j;
+            ch = fmax(ch, fabs(fmin(1, q) - *v));
+            *v = fmin(1, q);
         }
     }
+    return ch;
 }
 
 /* Every node's model (node_model) from the marginals; nodes of more
@@ -134,12 +139,14 @@ static void node_model(skel_approx *a, int g0, int n)
  * skeleton with a deal (nodeq NULL): a deal's members take their items in
  * turn, a structure the model does not hold (Yaikhom's model1.des on
  * test_deal_pipeline's platform, windows alone: -4.04% with the marginals,
- * -4.56% with the model). */
-static void node_models(skel_approx *a)
+ * -4.56% with the model). Returns the largest change of nodeq. */
+static double node_models(skel_approx *a)
 {
+    double ch = 0;
     for (int k = 0; a->nodeq && k < a->ntasks; k += a->grpn[a->bynode[k]])
         if (a->grpn[a->bynode[k]] > 1 && a->grpn[a->bynode[k]] <= AX_NODE_Q)
-            node_model(a, k, a->grpn[a->bynode[k]]);
+            ch = fmax(ch, node_model(a, k, a->grpn[a->bynode[k]]));
+    return ch;
 }
 
 static int pair_add(skel_approx *a, int x, int y)
@@ -262,12 +269,16 @@ int ax_build_pairs(skel_approx *a, diag *err)
         return ax_oom(err);
     for (int k = 0; k < n; k++)
         a->pcond[k] = a->pbusy[a->pkey[k] % a->ntasks];
-    if (a->node && !a->o.independent_sharers && !a->rounds) {
+    if (n > 0) {              /* the windows measure pairs: no node model */
+        free(a->nodeq);
+        a->nodeq = NULL;
+    } else if (a->node && !a->o.independent_sharers && !a->rounds) {
         size_t nt = (size_t)a->ntasks;
         if (mem_grow((void **)&a->nodeq, nt * AX_NODE_Q, sizeof *a->nodeq) < 0 ||
             mem_grow((void **)&a->noder, nt, sizeof *a->noder) < 0)
             return ax_oom(err);
         memset(a->noder, 0, nt * sizeof *a->noder);
+        memset(a->nodeq, 0, nt * AX_NODE_Q * sizeof *a->nodeq);
         node_models(a);
     }
     return phase_sums(a, err);
@@ -339,7 +350,8 @@ void ax_window_pairs(skel_approx *a, const ax_win *w)
     }
 }
 
-/* The conditional probabilities from the sweep's sums; their change. */
+/* The conditional probabilities from the sweep's sums and the nodes'
+ * models from the marginals; their largest change. */
 double ax_pairs_update(skel_approx *a)
 {
     double ch = 0;
@@ -348,7 +360,7 @@ double ax_pairs_update(skel_approx *a)
         ch = fmax(ch, fabs(c - a->pcond[k]));
         a->pcond[k] = c;
     }
-    node_models(a);
+    ch = fmax(ch, node_models(a));
     size_t m = (size_t)a->npair * 2 * AX_GPH;
     if (a->nghost && a->npair) {
         memcpy(a->pph, a->pphs, m * sizeof *a->pph);

@@ -171,9 +171,10 @@ typedef struct skel_gate {
 /* One node of a one-server loop's subtree (dag_serial.c), in preorder: its
  * children follow it, each after the previous one's subtree. */
 typedef struct skel_pass {
-    skel_kind kind;      /* TASK, PIPE, CHOICE, PAR or LOOP */
+    skel_kind kind;      /* TASK, PIPE, CHOICE, PAR, LOOP or FARM (of tasks) */
     int lo, hi;          /* its tasks */
-    double prob;         /* a CHOICE's child: its probability */
+    double prob;         /* a CHOICE's child: its probability; a FARM's worker:
+                            1/K (the race's odds are approx_pass.c's); else 1 */
     double mean;         /* LOOP: its mean passes */
     int size;            /* nodes of its subtree, itself included */
 } skel_pass;
@@ -207,7 +208,8 @@ typedef struct skel_dag {
                                 loop answered by one task (serial_loop) map to it */
     double *serial_loop;     /* per task of serial: the mean of the loop over
                                 several stages it stands for (cap 1, its body a
-                                pipe of tasks, choices, pars and such loops:
+                                pipe of tasks, choices, pars, farms of tasks and
+                                such loops:
                                 one task, a loop over one stage,
                                 each computation one pass through the body,
                                 approx_flow.c); 0: a task of the tree */
@@ -752,6 +754,9 @@ typedef struct skel_approx_opts {
                                 sampled; approx_est.c; for comparisons); by itself
                                 it answers only deals of deals whose windows refuse
                                 or do not converge */
+    unsigned long fes_states; /* a par block's reduced chain: states at most before it
+                                is split into one chain per block and one of the tasks
+                                outside (docs/approximation.md); 0: 65,536 */
     int no_fes;              /* 1: a par block past one window is cut by the windows,
                                 its branches not reduced to flow-equivalent servers
                                 (the method before, kept for comparisons) */
@@ -801,10 +806,22 @@ typedef struct skel_approx_result {
                                 work does not count (a par, choice or loop flow's:
                                 those of its reduction's workspace) */
     int fes_branches;        /* fes: the reduced chain's branches */
+    int fes_parts;           /* fes: the reduced chains, 1 or (past 65,536 states in
+                                one) one per par block and one of the tasks outside
+                                that none could hold, coupled by the rates each
+                                measures for the others' moves */
+    int fes_out;             /* fes: the states of the chains after the first (fes) */
+    int fes_unmeasured;      /* fes, split: cut moves no chain measured (their source
+                                state never had mass where both ends are held), run
+                                at the move's own rate: the answer not converged */
     int fes_held;            /* fes: of them, those whose entry (and, one task
                                 handing on to the last, its readiness) the chain
                                 holds, (n, F, L, bit), or of one task (held whole);
                                 the others (n, L) */
+    int unsettled;           /* 1: under Sharing=ps a one-server loop's body never
+                                settled (its stretches still moving after
+                                AX_FLOW_PASSES evaluations): not converged, whatever
+                                the last inner fixed point said */
     int fes_past;            /* a par block too large for one window answered by the
                                 cut windows, which can be far off even converged
                                 (-76% where measured): why, skel_approx_par_past;

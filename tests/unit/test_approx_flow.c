@@ -237,13 +237,23 @@ START_TEST(test_flow_farm_par)
     static const int pl[] = { 0, 1, 2, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1 };
     static const flow_case cases[] = {
         /* measured -0.11%, before -7.24% */
-        { m5, "Sharing=static\n" NODES, pl, 0.02, __LINE__ },
-        /* measured +0.59%, before -5.36% */
-        { m5, NODES, pl, 0.02, __LINE__ },
+        { m5, "Sharing=static\n" NODES, pl, 0.01, __LINE__ },
+        /* measured +0.12% with the node model (approx_share.c node_model;
+         * +0.59% before it, -5.36% before the par's block held both forks) */
+        { m5, NODES, pl, 0.01, __LINE__ },
     };
     cases_within(cases, sizeof cases / sizeof cases[0]);
 }
 END_TEST
+
+/* A farm(2) before a par of pipes of 3 and 4 tasks, and six nodes, round
+ * robin (bench_approx's farm2-par; issue 15's CLI platform). */
+static const char f2[] = "pipe(4); task(\"a\", 5); farm(2, \"w\", 3); par(2); pipe(3);"
+                         " task(\"r1\", 6); task(\"r2\", 6); task(\"r3\", 6); pipe(4);"
+                         " task(\"s1\", 6); task(\"s2\", 7); task(\"s3\", 6);"
+                         " task(\"s4\", 8); task(\"z\", 4);";
+static const char six_nodes[] = "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
+                                "DefaultLatency=0.01 LocalLatency=0.001\n";
 
 /* Processor sharing between a farm before a par and the par's block, by
  * the windows alone: a farm(2) before a par of pipes of 3 and 4 tasks,
@@ -256,19 +266,108 @@ END_TEST
  * node_model) gives their conditional probabilities. */
 START_TEST(test_flow_ps_node)
 {
-    static const char f2[] = "pipe(4); task(\"a\", 5); farm(2, \"w\", 3); par(2); pipe(3);"
-                             " task(\"r1\", 6); task(\"r2\", 6); task(\"r3\", 6); pipe(4);"
-                             " task(\"s1\", 6); task(\"s2\", 7); task(\"s3\", 6);"
-                             " task(\"s4\", 8); task(\"z\", 4);";
     static const int rr[] = { 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4 };
     static const flow_case cases[] = {
-        /* measured +2.11%, before +7.07% */
-        { f2, "NodeName=n[1-3] Speed=1\nNodeName=n[4-6] Speed=2\n"
-              "DefaultLatency=0.01 LocalLatency=0.001\n", rr, 0.035, __LINE__ },
+        /* stream style: measured +2.12% (+2.1157%), +7.07% without the
+         * node model (docs/approximation.md's table: the producer style) */
+        { f2, six_nodes, rr, 0.025, __LINE__ },
     };
     whole_states = 1;
     cases_within(cases, sizeof cases / sizeof cases[0]);
     whole_states = 0;
+}
+END_TEST
+
+/* The largest change of the nodes' on/off models (nodeq) between two
+ * calls, *was (m entries) the first's. */
+static double nodeq_moved(const skel_approx *a, double *was, size_t m)
+{
+    double ch = 0;
+    for (size_t k = 0; k < m; k++) {
+        ch = fmax(ch, fabs(a->nodeq[k] - was[k]));
+        was[k] = a->nodeq[k];
+    }
+    return ch;
+}
+
+/* skel at pl on plat (stream, windows alone, the fixed point's tol,
+ * cold): the evaluation reported converged, with a node model if and
+ * only if model (none where the windows measure pairs); with one, one
+ * more sweep moves the
+ * nodes' models (nodeq) by at most tol. Then the marginal of the first
+ * task sharing a node is moved by 0.05: ax_pairs_update, which refits
+ * the models, moves nodeq and must say so in its change (review 28 item
+ * 5: it returned the measured pairs' change alone). */
+static void node_model_counted(const char *skel, const int *pl, const char *plat, double tol,
+                               int model)
+{
+    placed x;
+    placed_build(&x, skel, SKEL_STYLE_STREAM, plat);
+    diag err;
+    diag_clear(&err);
+    skel_approx_opts ao = { .whole_states = 1, .cut_whole_states = 1, .tol = tol, .cold = 1 };
+    ao.scv = x.model->scv;
+    skel_approx *a = skel_approx_new(x.dag, &ao, &err);
+    ck_assert_msg(a, "%s", err.msg);
+    skel_approx_result ar;   /* place: the links; then eval, its rates kept for the sweep */
+    ck_assert_msg(skel_approx_place(a, x.model, x.plat, pl, &ar, &err) == 0, "%s", err.msg);
+    double *mu = malloc((size_t)(x.model->ntasks + 1) * sizeof *mu);
+    double *lambda = malloc((size_t)(x.model->nedges + 1) * sizeof *lambda);
+    size_t m = (size_t)a->ntasks * AX_NODE_Q;
+    double *was = malloc(m * sizeof *was);
+    ck_assert(mu && lambda && was);
+    ck_assert(skel_place_rates(x.model, x.plat, pl, mu, lambda, &err) == 0);
+    ck_assert_msg(skel_approx_eval(a, mu, lambda, pl, &ar, &err) == 0, "%s", err.msg);
+    ck_assert_msg(ar.converged, "tol %g: not converged", tol);
+    ck_assert_msg(!a->nodeq == !model, "tol %g: node model %d, expected %d", tol, !!a->nodeq,
+                  model);
+    if (!model)
+        goto done;
+    memcpy(was, a->nodeq, m * sizeof *was);
+    ax_sweep(a, ar.iterations & 1);
+    double sw = nodeq_moved(a, was, m);
+    int t = 0;
+    while (t < a->ntasks && a->grpn[t] < 2)
+        t++;
+    ck_assert(t < a->ntasks);
+    a->pbusy[t] = a->pbusy[t] > 0.5 ? a->pbusy[t] - 0.05 : a->pbusy[t] + 0.05;
+    double said = ax_pairs_update(a), moved = nodeq_moved(a, was, m);
+    if (getenv("FLOW_VERBOSE"))
+        printf("tol %g: %d sweeps, a sweep more moves nodeq by %.3g; the refit %.3g, said %.3g\n",
+               tol, ar.iterations, sw, moved, said);
+    ck_assert_msg(sw <= tol, "tol %g: converged with nodeq moving by %.3g", tol, sw);
+    ck_assert_msg(moved > 0 && said >= moved, "tol %g: nodeq moved by %.3g, the change said %.3g",
+                  tol, moved, said);
+done:
+    free(was);
+    free(lambda);
+    free(mu);
+    skel_approx_free(a);
+    placed_free(&x);
+}
+
+/* A fixed point reported converged has node models that no longer move:
+ * their change is part of the sweeps' (review 28 item 5). Until
+ * 2026-11-28 (main 7a1381b) ax_pairs_update returned the measured pairs'
+ * change alone, so the models' was not counted: the refit's assert fails
+ * there (said 0). On these cases the sweep's assert held on main too (a
+ * sweep more moved nodeq by 8e-4 at tol 1e-2, 5e-8 at 1e-6): the fit
+ * follows the marginals, whose change was counted. */
+START_TEST(test_flow_node_converged)
+{
+    static const char p8[] = "pipe(8); task(\"a\", 5); task(\"b\", 6); task(\"c\", 4);"
+                             " task(\"d\", 7); task(\"e\", 5); task(\"f\", 3); task(\"g\", 6);"
+                             " task(\"h\", 5);";
+    /* p8 on four nodes: the tasks sharing one are four apart, so no window
+     * measures their pair and the node model holds them */
+    static const int rr[] = { 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4 }, four[] = { 0, 1, 2, 3, 0, 1, 2, 3 },
+                     two[] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+    static const double tols[] = { 1e-2, 1e-6 };
+    for (size_t k = 0; k < sizeof tols / sizeof tols[0]; k++) {
+        node_model_counted(f2, rr, six_nodes, tols[k], 1);
+        node_model_counted(p8, four, six_nodes, tols[k], 1);
+        node_model_counted(p8, two, six_nodes, tols[k], 0);
+    }
 }
 END_TEST
 
@@ -885,10 +984,12 @@ END_TEST
  * stretches (its ghosts' sharers) that have not settled in AX_FLOW_PASSES
  * evaluations are not converged, whatever the reduced graph's last fixed
  * point said (review 25: reported converged). mix_choice on MIX_NODES at
- * this placement oscillates: the one case of the "body" tests whose own
+ * this placement oscillates: a case of the "body" tests whose own
  * evaluation (not the search's, cold) reaches that exit, found by a
- * temporary count there. Its answer is still within the choice sweep's
- * bound (+0.23%). Should the stretches ever settle here, find another case
+ * temporary count there; the loop_farms bench skeletons fl2 and fl3 reach
+ * it too (review 30: fl3 at placement 82 among 9). Its answer is still
+ * within the choice sweep's bound (+0.23%). Should the stretches ever
+ * settle here, find another case
  * that reaches the exit. */
 START_TEST(test_flow_out_of_passes)
 {
@@ -903,8 +1004,9 @@ START_TEST(test_flow_out_of_passes)
     if (getenv("FLOW_VERBOSE"))
         printf("out of passes: %.6g (%+.4f%%), converged %d, %d sweeps\n", ar.throughput,
                100 * e, ar.converged, ar.iterations);
+    ck_assert_msg(ar.unsettled, "the out-of-passes exit not taken (%.6g)", ar.throughput);
     ck_assert_msg(!ar.converged, "out of passes reported converged (%.6g)", ar.throughput);
-    ck_assert_msg(fabs(e) <= 0.033, "%.6g, error %.3g%%", ar.throughput, 100 * e);
+    ck_assert_msg(fabs(e) <= 0.01, "%.6g, error %.3g%%", ar.throughput, 100 * e);
     skel_approx_free(a);
     placed_free(&x);
 }
@@ -1229,6 +1331,10 @@ int main(void)
     tcase_add_test(tfp, test_flow_ps_node);
     tcase_add_test(tfp, test_flow_forks_block);
     suite_add_tcase(s, tfp);
+    TCase *tnc = tcase_create("nodeconv");   /* CK_RUN_CASE=nodeconv: this alone */
+    tcase_set_timeout(tnc, 300);
+    tcase_add_test(tnc, test_flow_node_converged);
+    suite_add_tcase(s, tnc);
     TCase *tl = tcase_create("layout");   /* CK_RUN_CASE=layout: this alone */
     tcase_add_test(tl, test_flow_layout);
     suite_add_tcase(s, tl);

@@ -561,11 +561,19 @@ START_TEST(test_fes_ps_busy)
 }
 END_TEST
 
+/* pfarm (closing note 17): parbig's par(3), a farm(2) and a task after
+ * it; its one reduced chain is 89,964 states. */
+#define PFARM                                                                            \
+    "pipe(5); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "           \
+    "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "          \
+    "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "          \
+    "task(\"d3\",3); task(\"z\",4); farm(2,\"w\",2); task(\"q\",3);"
+
 /* A par block the cut windows answer says why (skel_approx_result
- * fes_past): pfarm (parbig's par(3), a farm(2) and a task after it,
- * closing note 17), its reduced chain of 89,964 states past 65,536: the
- * cut windows answer 0.0611 converged against 0.2551 +- 0.0016 simulated
- * (-76%); a branch ending in a farm (its workers both hand on to the
+ * fes_past): pfarm with its chains capped at 20 states (fes_states), past
+ * that even split (until 2026-11-28 pfarm itself, past 65,536 states in
+ * one chain, was answered so: 0.0611 converged against 0.2551 +- 0.0016
+ * simulated, -76%; test_fes_past_cap); a branch ending in a farm (its workers both hand on to the
  * join), forced (max_states 50); a small block forced, its moves with
  * phases (link SCV 0.5); not a block one window holds. Before 2026-11-28
  * only an unconverged fixed point said anything; pfarm converged. */
@@ -580,11 +588,7 @@ START_TEST(test_fes_past_said)
         const char *plat;     /* NULL: the default platform */
         int want;
     } c[] = {
-        { "pipe(5); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "
-          "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
-          "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
-          "task(\"d3\",3); task(\"z\",4); farm(2,\"w\",2); task(\"q\",3);",
-          0, NULL, SKEL_APPROX_PAR_PAST },
+        { PFARM, 0, NULL, SKEL_APPROX_PAR_PAST },
         { "pipe(3); task(\"a\",2); par(2); pipe(2); task(\"b1\",1); farm(2,\"w\",3); "
           "pipe(2); task(\"c1\",2); task(\"c2\",1); task(\"z\",2);",
           50, NULL, SKEL_APPROX_PAR_SHAPE },
@@ -593,7 +597,8 @@ START_TEST(test_fes_past_said)
         { "pipe(3); " PAST_PAR, 0, NULL, 0 },
     };
     skel_approx_opts o = { .max_states = c[_i].max_states,
-                           .cut_whole_states = c[_i].max_states ? 1 : 0 };
+                           .cut_whole_states = c[_i].max_states ? 1 : 0,
+                           .fes_states = _i == 0 ? 20 : 0 };
     skel_approx_result r;
     if (c[_i].plat) {
         placed x;
@@ -619,6 +624,144 @@ START_TEST(test_fes_past_said)
 }
 END_TEST
 
+/* ---- tasks outside the block past the reduced chain's cap (2026-11-28) */
+/* measured 2026-11-28 03:56 UTC against exact: -0.44%, +2.26%, -0.86%,
+ * -0.70% (as on branch capwin), two blocks +6.19% (slow e1, f1: past
+ * issue 15's 5%, docs "Not met") and -1.64% */
+#define SPLIT_TOL0 0.01
+#define SPLIT_TOL1 0.03
+#define SPLIT_TOL2 0.015
+#define SPLIT_TOL3 0.012
+#define SPLIT_TOL4 0.07
+#define SPLIT_TOL5 0.025
+#define SPLIT_CAP4 0      /* two blocks: past 65,536 states in one chain already, so
+                             the only reference is exact (no one-chain run) */
+#define TWOBLK_TOL 0.05   /* measured +3.63% (2026-11-28 04:00 UTC; simulated 03:55 UTC) */
+
+/* A small block with stages outside it, forced onto the reduced chain
+ * (max_states 50) and split at fes_states (one chain per block and one of
+ * the tasks outside, coupled by the rates each measures for the others'
+ * moves), against the exact chain (and the one chain: held, within
+ * 0.00% of exact). The last two: two blocks with a task between them
+ * (review 26 finding 1: the move between their chains was measured by
+ * neither and ran at the link's rate), the second block's first tasks
+ * slow and fast; their one chain is past 65,536 states (before
+ * 2026-11-28: the cut windows). */
+typedef struct split_case {
+    const char *skel;
+    int pl[16];
+    unsigned long fes_states; /* past the whole reduced chain, within each part */
+    double tol;               /* |split / exact - 1|, measured with room */
+} split_case;
+
+#define SPLIT_PAR                                                                        \
+    "task(\"a\",2); par(2); pipe(2); task(\"b1\",1); task(\"b2\",3); pipe(2); "          \
+    "task(\"c1\",2); task(\"c2\",1); task(\"z\",2); "
+#define SPLIT_TWO(r)                                                                     \
+    "pipe(6); " SPLIT_PAR "task(\"t\",2); par(2); pipe(2); task(\"e1\"," r "); "          \
+    "task(\"e2\",3); pipe(2); task(\"f1\"," r "); task(\"f2\",2); task(\"y\",2);"
+static const split_case splits[] = {
+    { "pipe(5); " SPLIT_PAR "farm(2,\"w\",1); task(\"q\",1.5);",
+      { 0, 1, 2, 3, 0, 1, 2, 3, 0 }, 2000, SPLIT_TOL0 },
+    { "pipe(6); task(\"p1\",2); task(\"p2\",3); " SPLIT_PAR "task(\"q\",1.5);",
+      { 0, 1, 2, 3, 0, 1, 2, 3, 0 }, 2000, SPLIT_TOL1 },
+    { "pipe(5); " SPLIT_PAR "deal(2,\"w\",1); task(\"q\",1.5);",
+      { 0, 1, 2, 3, 0, 1, 2, 3, 0 }, 2000, SPLIT_TOL2 },
+    { "pipe(5); " SPLIT_PAR "par(2); pipe(2); task(\"e1\",2); task(\"e2\",3); "
+      "task(\"f1\",2); task(\"y\",2);",
+      { 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2 }, 2000, SPLIT_TOL3 },
+    { SPLIT_TWO("0.3"), { 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3 }, SPLIT_CAP4, SPLIT_TOL4 },
+    { SPLIT_TWO("2"), { 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3 }, SPLIT_CAP4, SPLIT_TOL5 },
+};
+
+START_TEST(test_fes_split)
+{
+    const split_case *c = &splits[_i];
+    placed x;
+    placed_build(&x, c->skel, SKEL_STYLE_PRODUCER, "Sharing=static\n" NODES);
+    skel_approx_result one = { 0 }, ar;
+    skel_approx_opts o = { .max_states = 50, .cut_whole_states = 1 };
+    double exact = 0;
+    if (c->fes_states)        /* the one chain, held: a reference besides exact */
+        exact = approx_vs_exact(&x, c->pl, o, &one);
+    o.fes_states = c->fes_states;
+    exact = approx_vs_exact(&x, c->pl, o, &ar);
+    double e = ar.throughput / exact - 1;
+    if (getenv("FES_VERBOSE"))
+        printf("split %d: exact %.10g one %.10g (%+.2f%%, %d states, %d held) split %.10g "
+               "(%+.2f%%; %d chains, %d + %d states, %d rounds, %d unmeasured)\n",
+               _i, exact, one.throughput, 100 * (one.throughput / exact - 1), one.fes,
+               one.fes_held, ar.throughput, 100 * e, ar.fes_parts, ar.fes, ar.fes_out,
+               ar.iterations, ar.fes_unmeasured);
+    fflush(stdout);
+    ck_assert_msg(!c->fes_states || (one.fes > 0 && one.fes_parts == 1), "split %d: one chain",
+                  _i);
+    ck_assert_msg(ar.fes > 0 && ar.fes_parts > 1, "split %d: not split", _i);
+    ck_assert_msg(ar.converged && ar.fes_unmeasured == 0, "split %d: not converged", _i);
+    ck_assert_msg(fabs(e) < c->tol, "split %d: %+.2f%% of exact", _i, 100 * e);
+    placed_free(&x);
+}
+END_TEST
+
+/* pfarm, default options, task i on node i. Its one reduced chain is past
+ * 65,536 states; before 2026-11-28 the cut windows answered 0.0611,
+ * converged (fes 0), against `skelsched simulate --events 400000 --reps
+ * 10 --seed 1`'s 0.2551023395 +- 0.00143: -76%. Split: PFARM_GOT. */
+#define PFARM_SIM 0.2551023395
+START_TEST(test_fes_past_cap)
+{
+    diag err;
+    diag_clear(&err);
+    skel_tree *t = skel_parse_string(PFARM, strlen(PFARM), "pfarm.skel", &err);
+    ck_assert_msg(t, "%s", err.msg);
+    skel_approx_result r = approx_tree(t, (skel_approx_opts){ 0 });
+    skel_tree_free(t);
+    double e = r.throughput / PFARM_SIM - 1;
+    if (getenv("FES_VERBOSE"))
+        printf("pfarm: %.10g (%+.2f%% of simulated, %d chains, %d + %d states)\n", r.throughput,
+               100 * e, r.fes_parts, r.fes, r.fes_out);
+    ck_assert_msg(r.fes > 0 && r.fes_parts == 2, "pfarm: %d chains (%d states)", r.fes_parts,
+                  r.fes);
+    ck_assert_msg(r.converged, "pfarm: not converged");
+    ck_assert_msg(fabs(e) < 0.07, "pfarm: %+.2f%% of simulated", 100 * e);
+}
+END_TEST
+
+/* Review 26's two blocks: parbig's par(3) joining at z, a task t, then a
+ * par(2) of pipe(2) whose first tasks run at 0.05, then y; default
+ * platform, task i on node i. Every item passes e1 or f1... both (a par):
+ * the job cannot exceed 0.05 items/s. capwin's split answered 0.2273,
+ * converged (the move z -> t measured by neither chain); simulated
+ * (400,000 events x 10, seed 1) 0.0369726361 +- 0.000294. It must answer
+ * at most 0.05, or say it did not converge. */
+#define TWOBLK_SIM 0.0369726361
+START_TEST(test_fes_two_blocks)
+{
+    static const char sk[] =
+        "pipe(6); task(\"a\",5); par(3); pipe(4); task(\"b1\",3); task(\"b2\",4); "
+        "task(\"b3\",3); task(\"b4\",4); pipe(4); task(\"c1\",3); task(\"c2\",4); "
+        "task(\"c3\",5); task(\"c4\",3); pipe(3); task(\"d1\",3); task(\"d2\",4); "
+        "task(\"d3\",3); task(\"z\",4); task(\"t\",4); par(2); pipe(2); task(\"e1\",0.05); "
+        "task(\"e2\",4); pipe(2); task(\"f1\",0.05); task(\"f2\",4); task(\"y\",4);";
+    diag err;
+    diag_clear(&err);
+    skel_tree *t = skel_parse_string(sk, strlen(sk), "twoblk.skel", &err);
+    ck_assert_msg(t, "%s", err.msg);
+    skel_approx_result r = approx_tree(t, (skel_approx_opts){ 0 });
+    skel_tree_free(t);
+    double e = r.throughput / TWOBLK_SIM - 1;
+    if (getenv("FES_VERBOSE"))
+        printf("two blocks: %.10g (%+.2f%% of simulated, %d chains, %d + %d states, "
+               "converged %d, %d unmeasured)\n", r.throughput, 100 * e, r.fes_parts, r.fes,
+               r.fes_out, r.converged, r.fes_unmeasured);
+    ck_assert_msg(r.fes > 0 && r.fes_parts > 1, "two blocks: %d chains", r.fes_parts);
+    ck_assert_msg(r.throughput <= 0.05 || !r.converged, "two blocks: %.4g > 0.05, converged",
+                  r.throughput);
+    ck_assert_msg(r.converged && fabs(e) < TWOBLK_TOL, "two blocks: %+.2f%% of simulated%s",
+                  100 * e, r.converged ? "" : ", not converged");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("approx_parfes");
@@ -636,6 +779,9 @@ int main(void)
     tcase_add_loop_test(tc, test_fes_nested_flows, 0, 2);
     tcase_add_test(tc, test_fes_ps_busy);
     tcase_add_loop_test(tc, test_fes_past_said, 0, 4);
+    tcase_add_loop_test(tc, test_fes_split, 0, (int)(sizeof splits / sizeof *splits));
+    tcase_add_test(tc, test_fes_past_cap);
+    tcase_add_test(tc, test_fes_two_blocks);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
