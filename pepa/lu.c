@@ -74,6 +74,9 @@ struct pepa_lu {
     diag par_why;       /* why it could not be loaded (set: not tried again) */
     lu_int split;       /* fronts of the last factorisation the helper thread worked on */
     lu_int unstarted;   /* ... where a helper thread could not be started */
+    lu_int chunked;     /* ... assembled by chunks of columns */
+    lu_int offered[LU_SUB_OWNERS];      /* lu_sub_offered */
+    lu_par_order order_test;            /* lu_sub_test_order */
     int planned;        /* plan made (lu_sub.h; once per analysis, at the first need) */
     lu_sub_plan plan;   /* its owner NULL: no cut pays, the tree runs as on one thread */
     double maxfl;       /* flops of the largest front (with the plan) */
@@ -398,6 +401,21 @@ int64_t pepa_lu_split_fronts(const pepa_lu *lu)
     return lu->split;
 }
 
+int64_t pepa_lu_chunked_fronts(const pepa_lu *lu)
+{
+    return lu->chunked;
+}
+
+void lu_sub_test_order(pepa_lu *lu, int order)
+{
+    lu->order_test = (lu_par_order)order;
+}
+
+int64_t lu_sub_offered(const pepa_lu *lu, int owner)
+{
+    return lu->offered[owner];
+}
+
 int pepa_lu_part_seconds(const pepa_lu *lu, double part[3])
 {
     memcpy(part, lu->part, sizeof lu->part);
@@ -447,6 +465,9 @@ typedef struct lu_work {
                                  * fronts with (single precision) */
     atomic_int *done;           /* set when this thread's part is done (two threads) */
     lu_int fronts, split, unstarted;    /* fronts done; ... chunked with help; ... unstarted */
+    lu_int chunked;             /* large fronts assembled by chunks (lu_front.h) */
+    lu_par_tally asm_tally;     /* what a helper did in the current front's assembly */
+    lu_int offered;             /* large fronts where a helper thread was started */
     int info;                   /* LAPACK's, of factor_all */
     double cpu;                 /* this thread's CPU seconds in it (two threads) */
     pepa_lu *lu;
@@ -622,7 +643,7 @@ static int sub_work(lu_work *d, const lu_work *w, int o, float *stk, size_t cap)
     d->stk = stk;
     d->tail = 0;
     d->cap = cap;
-    d->team.b = NULL;
+    d->team.other = NULL;
     size_t ns = (size_t)(w->lu->nsuper ? w->lu->nsuper : 1);
     d->map = malloc((size_t)w->lu->m * sizeof *d->map);
     d->cbs = malloc(ns * sizeof *d->cbs);
@@ -643,7 +664,10 @@ static void sub_run(void *p)
     double c0 = clock_thread_cpu();
     factor_all_s(w->lu, w);
     w->cpu = clock_thread_cpu() - c0;
-    if (w->done)                        /* the other thread's large fronts may take help */
+    /* after this thread's last call into its BLAS copy (the caller then
+     * only waits in lu_par_pair's join): the other thread's large fronts
+     * may now run helpers on this copy (acquire in lu_par.c's par_run) */
+    if (w->done)
         atomic_store_explicit(w->done, 1, memory_order_release);
 }
 
@@ -661,7 +685,27 @@ static void two_collect(pepa_lu *lu, const lu_work *sw, int started)
     lu->part[1] = h->cpu;
     lu->part[2] = t->cpu;
     lu->split = c->split + t->split + (started ? h->fronts : 0);
-    lu->unstarted = c->unstarted + t->unstarted + (started ? 0 : h->fronts); /* ran on the caller */
+    lu->unstarted = c->unstarted + t->unstarted + (started ? h->unstarted : h->fronts);
+    lu->chunked = c->chunked + h->chunked + t->chunked;
+    for (int o = 0; o < LU_SUB_OWNERS; o++)
+        lu->offered[o] = sw[o].offered;
+}
+
+/* The three owners' kernels and helpers (lu_par_team): each thread's
+ * subtrees, once the other's are done (done[0] the caller's, done[1] the
+ * helper's), take help on the other's kernels; the top part at once. */
+static void two_teams(lu_work *sw, const lu_par_blas *b, atomic_int done[2])
+{
+    atomic_init(&done[0], 0);
+    atomic_init(&done[1], 0);
+    sw[LU_SUB_HELPER].team.self = lu_par_kernels(b);
+    sw[LU_SUB_HELPER].team.other = lu_par_caller();
+    sw[LU_SUB_HELPER].team.ready = &done[0];
+    sw[LU_SUB_HELPER].done = &done[1];
+    sw[LU_SUB_CALLER].team.other = lu_par_kernels(b);
+    sw[LU_SUB_CALLER].team.ready = &done[1];
+    sw[LU_SUB_CALLER].done = &done[0];
+    sw[LU_SUB_TOP].team.other = lu_par_kernels(b);
 }
 
 /* Single precision on two threads by lu_sub's plan: the caller's and
@@ -682,16 +726,11 @@ static lu_outcome factor_two(pepa_lu *lu, lu_work *w, const lu_par_blas *b)
         at += p->peak[o];
         ok &= sub_work(&sw[o], w, o, stk ? stk + at : NULL, p->peak[o]) == 0;
     }
-    atomic_int helper_done;
-    atomic_init(&helper_done, 0);
-    sw[LU_SUB_HELPER].team.self = lu_par_kernels(b);
-    sw[LU_SUB_HELPER].done = &helper_done;
-    sw[LU_SUB_CALLER].team.b = b;       /* once the helper is done (lu_par_team) */
-    sw[LU_SUB_CALLER].team.ready = &helper_done;
-    sw[LU_SUB_TOP].team.b = b;
+    atomic_int done[2];                 /* the caller's, the helper's subtrees */
+    two_teams(sw, b, done);
     if (ok) {
         lu_work *c = &sw[LU_SUB_CALLER], *h = &sw[LU_SUB_HELPER], *t = &sw[LU_SUB_TOP];
-        int started = lu_par_pair(sub_run, h, sub_run, c) == 0;
+        int started = lu_par_pair(sub_run, h, sub_run, c, lu->order_test) == 0;
         r = outcome_of(c->info ? c->info : h->info);
         if (r == LU_DONE)
             sub_run(t);
@@ -749,14 +788,15 @@ static int cut_allowed(pepa_lu *lu, const lu_par_blas *b)
 static lu_outcome lu_run(pepa_lu *lu, lu_work w, int trans, const lu_par_blas *b, int cut)
 {
     free_factors(lu);
-    lu->split = lu->unstarted = 0;
+    lu->split = lu->unstarted = lu->chunked = 0;
+    memset(lu->offered, 0, sizeof lu->offered);
     memset(lu->part, 0, sizeof lu->part);
     lu->cut = cut;
     if (work_alloc(lu, &w, cut)) {
         work_free(&w);
         return LU_NOMEM;
     }
-    w.team.b = b;
+    w.team.other = b ? lu_par_kernels(b) : NULL;
     if (trans) {                        /* factorise A^T: swap the two views */
         const int64_t *p = w.ap, *i = w.ai;
         const double *x = w.ax;
@@ -769,6 +809,7 @@ static lu_outcome lu_run(pepa_lu *lu, lu_work w, int trans, const lu_par_blas *b
     if (!cut) {
         lu->split = w.split;
         lu->unstarted = w.unstarted;
+        lu->chunked = w.chunked;
     }
     if (r == LU_DONE && w.top != 0)
         r = LU_UNORDERED;

@@ -87,9 +87,11 @@ pepa_lu_order pepa_lu_ordering(const pepa_lu *lu);
  * bench_solve's closed networks (docs/pepa.md), 0.64 of pepa_lu_analyse's
  * *bytes on the 30^3 walk; the tree is cut only where that stays within
  * *bytes (pepa_lu_set_memory). The helper's
- * copy is loaded by pepa_lu_factor at the first such front (a few
- * milliseconds; never on one thread nor when no front is that large) and
- * held until pepa_lu_free; where it cannot be, the LU runs on one thread
+ * copy is loaded by pepa_lu_factor before its first factorisation where a
+ * front has 4e7 flops or more (a few milliseconds; never on one thread);
+ * where no front is that large the factorisation runs on one thread,
+ * subtrees and all, even where lu_sub's plan found a cut (no such chain
+ * has been measured). The copy is held until pepa_lu_free; where it cannot be, the LU runs on one thread
  * and pepa_lu_par_unavailable says why. One thread and two give the same
  * answer bit for bit with the same OpenBLAS kernels, and two the same from
  * run to run. pepa_lu_factor must not run while another thread of the
@@ -115,10 +117,18 @@ void pepa_lu_set_memory(pepa_lu *lu, double bytes);
 int pepa_lu_pivot_lost(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor the helper thread did part
- * of, or all of: every front of its subtrees where the tree was cut (a
- * front sent to two threads whose helper took no chunk, or could not be
- * started, is not counted). */
+ * of (a chunk of its assembly or of its dense step), or all of: every
+ * front of its subtrees where the tree was cut (a front sent to two
+ * threads whose helper took no chunk, or could not be started, is not
+ * counted). */
 int64_t pepa_lu_split_fronts(const pepa_lu *lu);
+
+/* How many fronts of the last pepa_lu_factor were assembled by chunks of
+ * their columns (zeroed, the matrix's entries and the children's blocks
+ * added), which a helper thread shares on two threads: the large fronts
+ * (4e7 flops or more, lu_par.h) in single precision, as many on one
+ * thread as on two. */
+int64_t pepa_lu_chunked_fronts(const pepa_lu *lu);
 
 /* How many fronts of the last pepa_lu_factor ran on the caller alone
  * because a helper thread could not be started (pthread_create failed;

@@ -69,12 +69,106 @@ static void F(add_column)(const lu_work *w, const F(lu_front) *f, const lu_int *
         lo[w->map[r[ii]] - f->nc] += src[ii];
 }
 
+#ifdef PAR_DENSE
+/* A large front's assembly by chunks of LU_PAR_CHUNK_ASM of its columns,
+ * on one thread or two (lu_par_chunks): each chunk zeroes its columns,
+ * adds B's entries and then the children's, the last child first. An
+ * entry of the front lies in one column, so it gets the same additions
+ * in the same order as from the whole-front routines above: the same
+ * bits. The columns' F12 entries of B are read down B's columns (those
+ * above read them along its rows), each entry once either way. */
+#define LU_PAR_CHUNK_ASM 128
+
+/* Is the front large: LU_PAR_MIN_FLOPS or more, its assembly and dense
+ * step chunked on one thread or two? */
+static int F(large)(const F(lu_front) *f)
+{
+    double nc = (double)f->nc, nb = (double)f->nb;
+    return nc * nc * (2.0 / 3.0 * nc + 2.0 * nb) + 2.0 * nc * nb * nb >= LU_PAR_MIN_FLOPS;
+}
+
+typedef struct F(lu_asm) {
+    const pepa_lu *lu;
+    lu_int s;
+    const lu_work *w;
+    const F(lu_front) *f;
+} F(lu_asm);
+
+/* Front column c zeroed and given B's entries. */
+static void F(asm_column)(const F(lu_asm) *a, lu_int c)
+{
+    const pepa_lu *lu = a->lu;
+    const lu_work *w = a->w;
+    const F(lu_front) *f = a->f;
+    lu_int k1 = lu->super[a->s], k2 = lu->super[a->s + 1];
+    if (c < f->nc) {                    /* pivot column k1 + c of the panel */
+        REAL *col = f->panel + (size_t)c * (size_t)f->nr;
+        lu_int j = lu->perm[k1 + c];
+        memset(col, 0, (size_t)f->nr * sizeof *col);
+        for (int64_t p = w->ap[j]; p < w->ap[j + 1]; p++) {
+            lu_int i = lu->iperm[w->ai[p]];
+            if (i >= k1)
+                col[w->map[i]] += (REAL)w->ax[p];
+        }
+        return;
+    }
+    REAL *up = f->f12 + (size_t)(c - f->nc) * (size_t)f->nc;
+    lu_int j = lu->perm[lu->rows[lu->rp[a->s] + c]];
+    memset(up, 0, (size_t)f->nc * sizeof *up);
+    memset(f->f22 + (size_t)(c - f->nc) * (size_t)f->nb, 0, (size_t)f->nb * sizeof *up);
+    for (int64_t p = w->ap[j]; p < w->ap[j + 1]; p++) {
+        lu_int k = lu->iperm[w->ai[p]];
+        if (k >= k1 && k < k2)
+            up[k - k1] += (REAL)w->ax[p];
+    }
+}
+
+/* The first of a child's nb sorted rows r at or past front column c. */
+static lu_int F(asm_first)(const lu_work *w, const lu_int *r, lu_int nb, lu_int c)
+{
+    lu_int lo = 0, hi = nb;
+    while (lo < hi) {
+        lu_int mid = lo + (hi - lo) / 2;
+        if (w->map[r[mid]] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Chunk k: front columns [lo, hi). */
+static void F(asm_chunk)(void *p, int k)
+{
+    const F(lu_asm) *a = p;
+    const pepa_lu *lu = a->lu;
+    lu_int lo = (lu_int)k * LU_PAR_CHUNK_ASM, hi = lo + LU_PAR_CHUNK_ASM;
+    hi = hi < a->f->nr ? hi : a->f->nr;
+    for (lu_int c = lo; c < hi; c++)
+        F(asm_column)(a, c);
+    for (lu_int q = lu->kp[a->s + 1]; q-- > lu->kp[a->s];) {
+        lu_int ch = lu->kid[q], cnc = lu->super[ch + 1] - lu->super[ch];
+        lu_int nb = lu->rp[ch + 1] - lu->rp[ch] - cnc;
+        const lu_int *r = lu->rows + lu->rp[ch] + cnc;
+        const REAL *cb = a->w->cbp[ch];
+        lu_int end = F(asm_first)(a->w, r, nb, hi);
+        for (lu_int jj = F(asm_first)(a->w, r, nb, lo); jj < end; jj++)
+            F(add_column)(a->w, a->f, r, nb, cb + (size_t)jj * (size_t)nb, jj);
+    }
+}
+
+/* The large front s assembled by chunks; w->asm_tally what a helper did. */
+static void F(asm_par)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
+{
+    F(lu_asm) a = {lu, s, w, f};
+    int n = (int)((f->nr + LU_PAR_CHUNK_ASM - 1) / LU_PAR_CHUNK_ASM);
+    lu_par_chunks(&w->team, F(asm_chunk), &a, n, &w->asm_tally);
+}
+#endif
+
 /* The children's contribution blocks added in, the last child first
- * (the order is part of the answer: the same on one thread and two), and
- * those on this thread's stack (on top, below F22) popped; returns the
- * offset where the first of them began, where F22 goes. A child's block
- * left by another thread's subtree (lu_sub.h) stays where it is. */
-static size_t F(extend_add)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
+ * (the order is part of the answer: the same on one thread and two). */
+static void F(extend_add)(const pepa_lu *lu, lu_int s, const lu_work *w, const F(lu_front) *f)
 {
     for (lu_int k = lu->kp[s + 1]; k-- > lu->kp[s];) {
         lu_int c = lu->kid[k];
@@ -85,11 +179,20 @@ static size_t F(extend_add)(const pepa_lu *lu, lu_int s, lu_work *w, const F(lu_
         for (lu_int jj = 0; jj < nb; jj++)
             F(add_column)(w, f, r, nb, cb + (size_t)jj * (size_t)nb, jj);
     }
+}
+
+/* The children's blocks on this thread's stack (on top, below F22)
+ * popped; returns the offset where the first of them began, where F22
+ * goes. A child's block left by another thread's subtree (lu_sub.h)
+ * stays where it is. */
+static size_t F(pop_children)(const pepa_lu *lu, lu_int s, lu_work *w)
+{
     size_t base = w->used;
     while (w->top > 0 && lu->parent[w->cbs[w->top - 1]] == s)
         base = w->cbo[--w->top];
     return base;
 }
+
 
 /* The dense partial factorisation of the front (see lu.c's top). A large
  * one in single precision goes through PAR_DENSE (lu_par.h) on one thread
@@ -102,12 +205,12 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f
     REAL pone = 1, mone = -1;
     int *ipiv = lu->ipiv + lu->super[s];
 #ifdef PAR_DENSE
-    double fl = (double)nc * nc * (2.0 / 3.0 * nc + 2.0 * nb) + 2.0 * nc * (double)nb * nb;
-    if (fl >= LU_PAR_MIN_FLOPS) {
+    if (F(large)(f)) {
         lu_par_tally t;
         info = PAR_DENSE(&w->team, nc, nb, nr, f->panel, f->f12, f->f22, ipiv, &t);
-        w->split += t.helped > 0;    /* only a front the helper thread worked on */
-        w->unstarted += t.unstarted > 0;
+        w->split += t.helped > 0 || w->asm_tally.helped > 0;   /* the helper worked on it */
+        w->offered += t.offered > 0 || w->asm_tally.offered > 0;
+        w->unstarted += t.unstarted > 0 || w->asm_tally.unstarted > 0;
         return info;
     }
 #else
@@ -122,6 +225,25 @@ static int F(dense_step)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f
     KGEMM(w)("N", "N", &nb, &nb, &nc, &mone, f->panel + nc, &nr, f->f12, &nc, &pone, f->f22,
              &nb);
     return 0;
+}
+
+/* Front s zeroed, B's entries and the children's blocks added, those
+ * blocks on this thread's stack popped; returns extend_add's offset. */
+static size_t F(assemble)(pepa_lu *lu, lu_int s, lu_work *w, const F(lu_front) *f)
+{
+#ifdef PAR_DENSE
+    if (F(large)(f)) {
+        F(asm_par)(lu, s, w, f);        /* counted with the dense step's (dense_step) */
+        w->chunked++;
+        return F(pop_children)(lu, s, w);
+    }
+#endif
+    memset(f->panel, 0, (size_t)f->nr * (size_t)f->nc * sizeof *f->panel);
+    memset(f->f12, 0, (size_t)f->nc * (size_t)f->nb * sizeof *f->f12);
+    memset(f->f22, 0, (size_t)f->nb * (size_t)f->nb * sizeof *f->f22);
+    F(assemble_original)(lu, s, w, f);
+    F(extend_add)(lu, s, w, f);
+    return F(pop_children)(lu, s, w);
 }
 
 /* Supernode s: its front assembled, factorised, F22 pushed where its
@@ -142,11 +264,7 @@ static int F(supernode)(pepa_lu *lu, lu_int s, lu_work *w)
     const lu_int *r = lu->rows + lu->rp[s];
     for (lu_int i = 0; i < f.nr; i++)
         w->map[r[i]] = i;
-    memset(f.panel, 0, (size_t)f.nr * (size_t)f.nc * sizeof *f.panel);
-    memset(f.f12, 0, (size_t)f.nc * (size_t)f.nb * sizeof *f.f12);
-    memset(f.f22, 0, n22 * sizeof *f.f22);
-    F(assemble_original)(lu, s, w, &f);
-    size_t base = F(extend_add)(lu, s, w, &f);
+    size_t base = F(assemble)(lu, s, w, &f);
     int info = F(dense_step)(lu, s, w, &f);
     w->fronts++;
     if (info != 0 || f.nb == 0) {

@@ -265,23 +265,23 @@ static void *par_helper(void *p)
     return NULL;
 }
 
-/* Returns the chunks the helper thread did (0: it took none, or b is
- * NULL: the caller alone), -1 when it could not be started (the caller
- * then did them all, on one thread). */
+/* Returns the chunks the helper thread did (0: it took none), -1 when
+ * it could not be started (the caller then did them all, on one thread),
+ * -2 when none was wanted (the caller alone). */
 static int par_run(const lu_par_team *team, lu_par_body *body, void *arg, int n)
 {
-    const lu_par_blas *b = team->b;
-    if (b && team->ready && !atomic_load_explicit(team->ready, memory_order_acquire))
-        b = NULL;                       /* the helper is still on its own subtrees */
-    lu_par_step st = {.body = body, .arg = arg, .n = n, .mine = b ? &b->kern : NULL};
+    const lu_par_kern *other = team->other;
+    if (other && team->ready && !atomic_load_explicit(team->ready, memory_order_acquire))
+        other = NULL;   /* the other thread may still call its BLAS copy (release: sub_run) */
+    lu_par_step st = {.body = body, .arg = arg, .n = n, .mine = other};
     atomic_init(&st.next, 0);
     pthread_t th;
-    int wanted = b && n > 1;
+    int wanted = other && n > 1;
     int started = wanted && pthread_create(&th, NULL, par_helper, &st) == 0;
     par_take(&st, team->self);
     if (started)
         pthread_join(th, NULL);
-    return started || !wanted ? st.helped : -1;
+    return started ? st.helped : wanted ? -1 : -2;
 }
 
 /* Chunks of n columns, and chunk k's columns [*lo, *hi). */
@@ -340,10 +340,31 @@ static void par_trail(void *p, const lu_par_kern *kern, int k)
 /* Add a par_run's outcome to the front's tally. */
 static void par_count(lu_par_tally *t, int helped)
 {
-    if (helped < 0)
+    if (helped == -1)
         t->unstarted++;
-    else
-        t->helped += helped;
+    else if (helped >= 0)
+        t->helped += helped, t->offered++;
+}
+
+/* lu_par_chunks' task as a step's body: it calls no kernel. */
+typedef struct lu_par_plain {
+    lu_par_task *task;
+    void *arg;
+} lu_par_plain;
+
+static void par_plain(void *p, const lu_par_kern *kern, int k)
+{
+    const lu_par_plain *pl = p;
+    (void)kern;
+    pl->task(pl->arg, k);
+}
+
+void lu_par_chunks(const lu_par_team *team, lu_par_task *task, void *arg, int n,
+                   lu_par_tally *t)
+{
+    lu_par_plain pl = {task, arg};
+    *t = (lu_par_tally){0};
+    par_count(t, par_run(team, par_plain, &pl, n));
 }
 
 /* The blocked LU of the n x n block a (leading dimension lda), pivots
@@ -403,7 +424,7 @@ int lu_par_dense(const lu_par_team *team, int nc, int nb, int nr, float *panel, 
                  float *f22, int *ipiv, lu_par_tally *t)
 {
     int info = 0;
-    t->helped = t->unstarted = 0;
+    *t = (lu_par_tally){0};
     if (nc >= LU_PAR_MIN_BLOCKED)
         info = par_getrf(team, nc, panel, nr, ipiv, t);
     else
@@ -428,15 +449,21 @@ static void *par_job(void *p)
     return NULL;
 }
 
-int lu_par_pair(void (*helper)(void *), void *harg, void (*caller)(void *), void *carg)
+int lu_par_pair(void (*helper)(void *), void *harg, void (*caller)(void *), void *carg,
+                lu_par_order order)
 {
     lu_par_job h = {helper, harg};
     pthread_t th;
+    if (order == LU_PAR_CALLER_FIRST)
+        caller(carg);
     int started = pthread_create(&th, NULL, par_job, &h) == 0;
-    caller(carg);
-    if (started)
+    if (started && order == LU_PAR_HELPER_FIRST)
         pthread_join(th, NULL);
-    else
+    if (order != LU_PAR_CALLER_FIRST)
+        caller(carg);
+    if (started && order != LU_PAR_HELPER_FIRST)
+        pthread_join(th, NULL);
+    if (!started)
         helper(harg);
     return started ? 0 : -1;
 }

@@ -39,11 +39,11 @@
  * (two thread starts a front) cost 50-100 us, 5-10e6 flops at sgemm's speed. */
 #define LU_PAR_MIN_FLOPS 4e7
 
-/* What the helper thread did in one front: the chunks it did, and the
- * fork-join steps where it could not be started (the caller then did the
- * step alone). */
+/* What the helper thread did in one front: the chunks it did, the
+ * fork-join steps where it was started, and those where it could not be
+ * (the caller then did the step alone). */
 typedef struct lu_par_tally {
-    int helped, unstarted;
+    int helped, offered, unstarted;
 } lu_par_tally;
 
 /* The helper's private copy of the process's BLAS. */
@@ -78,12 +78,16 @@ const lu_par_kern *lu_par_kernels(const lu_par_blas *b);
  * when it can. */
 const char *lu_par_whole_why(const lu_par_blas *b);
 
-/* Who works on a front: the calling thread with its kernels self, and a
- * helper thread on b's (NULL: none) once *ready is non-zero (ready NULL:
- * at once). A thread that finished its own subtrees sets ready, so the
- * other's large fronts take its help from the next step on (lu_sub.h). */
+/* Who works on a front: the thread running it, with its kernels self,
+ * and a helper thread it starts, on the kernels other (NULL: none), once
+ * *ready is non-zero (ready NULL: at once). With the tree cut (lu_sub.h)
+ * each of the two threads sets the other's ready when it has finished its
+ * own subtrees and made its last BLAS call, so the other's large fronts
+ * take its help, on its kernels, from their next step on: the helper's
+ * from the caller (the process's BLAS, the caller then waiting in
+ * lu_par_pair's join), the caller's from the helper (the copy's). */
 typedef struct lu_par_team {
-    const lu_par_blas *b;
+    const lu_par_kern *other;
     const lu_par_kern *self;
     const atomic_int *ready;
 } lu_par_team;
@@ -98,16 +102,38 @@ void lu_par_close(lu_par_blas *b);
  * the nc x nc diagonal block of the panel (nr x nc, leading dimension nr)
  * factorised with row exchanges inside it (ipiv, 1-based), F12 (nc x nb,
  * leading dimension nc) and the panel's lower nb rows solved, F22 (nb x nb)
- * updated; on the caller and a helper thread calling b (b NULL: the
- * caller alone, the same chunks), *t what the helper did. Returns LAPACK's info
+ * updated; on the calling thread and a helper thread on team->other's
+ * kernels (NULL, or not ready: the caller alone, the same chunks), *t
+ * what the helper did. Returns LAPACK's info
  * (> 0: a zero pivot). */
 int lu_par_dense(const lu_par_team *team, int nc, int nb, int nr, float *panel, float *f12,
                  float *f22, int *ipiv, lu_par_tally *t);
 
-/* Two independent jobs at once: helper(harg) on a new thread, with the
- * kernels of b only, and caller(carg) on this one. Returns 0, or -1 when no
- * thread could be started: helper(harg) then ran on this thread after
- * caller(carg) (the same answer: b's kernels are the same code). */
-int lu_par_pair(void (*helper)(void *), void *harg, void (*caller)(void *), void *carg);
+/* Chunk k of some work that calls no BLAS (a large front's assembly). */
+typedef void lu_par_task(void *arg, int k);
+
+/* Chunks 0 .. n - 1 of task, which do not depend on each other, taken in
+ * turn by the caller and a helper thread as lu_par_dense's steps are
+ * (team->other NULL, or not ready: the caller alone); *t what the helper
+ * did (zeroed first). */
+void lu_par_chunks(const lu_par_team *team, lu_par_task *task, void *arg, int n,
+                   lu_par_tally *t);
+
+/* How lu_par_pair runs its two jobs: at once, or (for tests, so that one
+ * thread's help to the other is certain to be offered) the one first to
+ * its end, then the other, each still on its own thread. */
+typedef enum lu_par_order {
+    LU_PAR_TOGETHER,
+    LU_PAR_CALLER_FIRST,
+    LU_PAR_HELPER_FIRST
+} lu_par_order;
+
+/* Two independent jobs: helper(harg) on a new thread, calling only the
+ * copy's kernels, and caller(carg) on this one, as order says. Returns 0,
+ * or -1 when no thread could be started: helper(harg) then ran on this
+ * thread after caller(carg) (the same answer: the copy's kernels are the
+ * same code). */
+int lu_par_pair(void (*helper)(void *), void *harg, void (*caller)(void *), void *carg,
+                lu_par_order order);
 
 #endif

@@ -48,4 +48,12 @@ void lu_sub_plan_free(lu_sub_plan *p);
  * zeroed, and kid for ns. */
 void lu_sub_children(int64_t ns, const int64_t *parent, int64_t *kp, int64_t *kid);
 
+/* Test hooks, defined in lu.c. With the tree cut on two threads: run the
+ * two threads' subtrees as lu_par.h's lu_par_order says (an int here:
+ * lu_par.h is not included), and how many large fronts of owner's where
+ * a thread to help was started (lu_par_team) in the last factorisation. */
+typedef struct pepa_lu pepa_lu;
+void lu_sub_test_order(pepa_lu *lu, int order);
+int64_t lu_sub_offered(const pepa_lu *lu, int owner);
+
 #endif

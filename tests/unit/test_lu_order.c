@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "pepa/ctmc.h"
 #include "pepa/lu.h"
+#include "pepa/lu_par.h"
 #include "pepa/lu_sub.h"
 #include "pepa/solve.h"
 #include "chains.h"
@@ -526,6 +527,9 @@ static void two_thread_solves(const pepa_ctmc *q)
         diag e;
         diag_clear(&e);
         ck_assert_msg(pepa_solve(q, &o, pi[t], &res, &e) == 0, "%s", e.msg);
+        ck_assert_msg(res.lu_threads == t + 1 && !res.lu_par_unavailable[0],
+                      "asked for %d threads: lu_threads %d (%s)", t + 1, res.lu_threads,
+                      res.lu_par_unavailable);
     }
     double d = max_rel_diff(q->n, pi[0], pi[1]);
     ck_assert_msg(d < 1e-12, "direct answers %g apart", d);
@@ -535,6 +539,52 @@ static void two_thread_solves(const pepa_ctmc *q)
     free(pi[0]);
 }
 
+/* The 30^3 walk pinned, its one-thread single-precision solution y1 for
+ * lu_solved's right-hand side b, and room for another, y2. */
+typedef struct walk30 {
+    pepa_ctmc *q;
+    int64_t *p, *i, m;
+    double *a, *y1, *y2, *b;
+} walk30;
+
+static void walk30_make(walk30 *w)
+{
+    int64_t s1;
+    w->q = grid3(30);
+    w->m = (int64_t)w->q->n - 1;
+    w->y1 = malloc((size_t)w->m * sizeof *w->y1);
+    w->y2 = malloc((size_t)w->m * sizeof *w->y2);
+    w->b = malloc((size_t)w->m * sizeof *w->b);
+    ck_assert_msg(w->y1 && w->y2 && w->b, "out of memory");
+    pinned_columns(w->q, &w->p, &w->i, &w->a);
+    lu_solved(w->m, w->p, w->i, w->a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, w->y1, &s1);
+    for (int64_t k = 0; k < w->m; k++)          /* lu_solved's right-hand side */
+        w->b[k] = 1.0 + (double)(k % 5);
+}
+
+/* Its METIS analysis, set for two threads. */
+static pepa_lu *walk30_lu(const walk30 *w)
+{
+    double flops, bytes;
+    diag e;
+    diag_clear(&e);
+    pepa_lu *lu = pepa_lu_analyse(w->m, w->p, w->i, PEPA_LU_METIS, &flops, &bytes, &e);
+    ck_assert_msg(lu != NULL, "%s", e.msg);
+    pepa_lu_set_threads(lu, 2);
+    return lu;
+}
+
+static void walk30_free(walk30 *w)
+{
+    free(w->b);
+    free(w->a);
+    free(w->i);
+    free(w->p);
+    free(w->y2);
+    free(w->y1);
+    pepa_ctmc_free(w->q);
+}
+
 /* Two threads on the 30^3 walk within the analysis's prediction (the
  * default memory) cut the tree; with pepa_lu_set_memory at 1 MB, less than
  * the cut's stacks, they do not (before, nothing bounded the stacks: the
@@ -542,38 +592,24 @@ static void two_thread_solves(const pepa_ctmc *q)
  * one thread's bit for bit. */
 START_TEST(test_lu_two_threads_memory)
 {
-    pepa_ctmc *q = grid3(30);
-    int64_t *p, *i, m = (int64_t)q->n - 1, s1;
-    double *a, *y1 = malloc((size_t)m * sizeof *y1), *y2 = malloc((size_t)m * sizeof *y2);
-    double *b = malloc((size_t)m * sizeof *b), flops, bytes, part[3];
-    ck_assert_msg(y1 && y2 && b, "out of memory");
-    pinned_columns(q, &p, &i, &a);
-    lu_solved(m, p, i, a, PEPA_LU_METIS, PEPA_LU_SINGLE, 1, y1, &s1);
-    for (int64_t k = 0; k < m; k++)             /* lu_solved's right-hand side */
-        b[k] = 1.0 + (double)(k % 5);
+    walk30 w;
+    walk30_make(&w);
+    double part[3];
     diag e;
     diag_clear(&e);
-    pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
-    ck_assert_msg(lu != NULL, "%s", e.msg);
-    pepa_lu_set_threads(lu, 2);
-    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+    pepa_lu *lu = walk30_lu(&w);
+    ck_assert_msg(pepa_lu_factor(lu, w.p, w.i, w.a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
     ck_assert_msg(pepa_lu_part_seconds(lu, part) == 1, "the default memory: no cut");
     pepa_lu_set_memory(lu, 1e6);
-    ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+    ck_assert_msg(pepa_lu_factor(lu, w.p, w.i, w.a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
     ck_assert_msg(pepa_lu_part_seconds(lu, part) == 0, "cut with 1 MB allowed");
     const char *why = pepa_lu_par_unavailable(lu);
     ck_assert_msg(why && strstr(why, "MB"), "reason: %s", why ? why : "(none)");
-    pepa_lu_solve(lu, b, y2);
-    ck_assert_msg(memcmp(y1, y2, (size_t)m * sizeof *y2) == 0,
+    pepa_lu_solve(lu, w.b, w.y2);
+    ck_assert_msg(memcmp(w.y1, w.y2, (size_t)w.m * sizeof *w.y2) == 0,
                   "uncut two threads' solution differs from one thread's");
     pepa_lu_free(lu);
-    free(b);
-    free(a);
-    free(i);
-    free(p);
-    free(y2);
-    free(y1);
-    pepa_ctmc_free(q);
+    walk30_free(&w);
 }
 END_TEST
 
@@ -705,6 +741,164 @@ START_TEST(test_lu_sub_plan)
 }
 END_TEST
 
+/* The large fronts' assembly by chunks of columns (lu_front.h): taken in
+ * single precision on one thread and on two alike, for every front of 4e7
+ * flops or more (the 30^3 walk ordered by METIS has some), never in
+ * double; the factors' bits one thread's are checked by
+ * two_thread_factors. Before the chunked assembly there was no count. */
+START_TEST(test_lu_chunked_assembly)
+{
+    pepa_ctmc *q = grid3(30);
+    int64_t *p, *i, m = (int64_t)q->n - 1, n[3];
+    double *a, flops, bytes;
+    pinned_columns(q, &p, &i, &a);
+    for (int r = 0; r < 3; r++) {
+        diag e;
+        diag_clear(&e);
+        pepa_lu *lu = pepa_lu_analyse(m, p, i, PEPA_LU_METIS, &flops, &bytes, &e);
+        ck_assert_msg(lu != NULL, "%s", e.msg);
+        pepa_lu_set_threads(lu, r == 1 ? 2 : 1);
+        ck_assert_msg(pepa_lu_factor(lu, p, i, a, 1, r == 2 ? PEPA_LU_DOUBLE : PEPA_LU_SINGLE,
+                                     &e) == 0, "%s", e.msg);
+        n[r] = pepa_lu_chunked_fronts(lu);
+        pepa_lu_free(lu);
+    }
+    ck_assert_msg(n[0] >= 2 && n[1] == n[0], "chunked assemblies: %lld on one thread, %lld on two",
+                  (long long)n[0], (long long)n[1]);
+    ck_assert_msg(n[2] == 0, "%lld chunked assemblies in double", (long long)n[2]);
+    free(a);
+    free(i);
+    free(p);
+    pepa_ctmc_free(q);
+}
+END_TEST
+
+/* Help in both directions (lu_par_team): with the tree cut, the thread
+ * whose subtrees are done first helps the other's large fronts. Made
+ * certain by running one thread's subtrees to their end before the other
+ * starts (lu_sub_test_order): the other then has a helper started in its
+ * large fronts. The helper helped by the caller is new (before, the
+ * caller only waited in the join: LU_PAR_CALLER_FIRST found 0 such
+ * fronts); either way the solution is one thread's bit for bit. */
+START_TEST(test_lu_two_way_help)
+{
+    walk30 w;
+    walk30_make(&w);
+    static const struct {
+        lu_par_order order;
+        lu_sub_owner helped;
+    } runs[2] = {{LU_PAR_CALLER_FIRST, LU_SUB_HELPER}, {LU_PAR_HELPER_FIRST, LU_SUB_CALLER}};
+    for (int r = 0; r < 2; r++) {
+        double part[3];
+        diag e;
+        diag_clear(&e);
+        pepa_lu *lu = walk30_lu(&w);
+        lu_sub_test_order(lu, runs[r].order);
+        ck_assert_msg(pepa_lu_factor(lu, w.p, w.i, w.a, 1, PEPA_LU_SINGLE, &e) == 0, "%s", e.msg);
+        ck_assert_msg(pepa_lu_part_seconds(lu, part) == 1, "the tree was not cut");
+        ck_assert_msg(lu_sub_offered(lu, runs[r].helped) > 0,
+                      "order %d: no large front of owner %d was offered help", r, runs[r].helped);
+        pepa_lu_solve(lu, w.b, w.y2);
+        ck_assert_msg(memcmp(w.y1, w.y2, (size_t)w.m * sizeof *w.y2) == 0,
+                      "order %d: the solution differs from one thread's", r);
+        pepa_lu_free(lu);
+    }
+    walk30_free(&w);
+}
+END_TEST
+
+/* lu_par_dense on a block that pivots (review 31: every generator the
+ * other tests factorise is column diagonally dominant, so partial
+ * pivoting exchanges no rows and a wrong exchange goes unseen): a random
+ * 1,000-pivot block, blocked as the large fronts are, solves A11 x = b
+ * to single precision's accuracy; on two threads (where the copy loads)
+ * its factors and pivots are one thread's bit for bit, three times. A
+ * look-ahead that exchanged the next panel's rows in the L21 being read
+ * gave wrong factors on this block. */
+enum { DN_C = 1000, DN_B = 200, DN_R = DN_C + DN_B };
+
+static void dense_fill(float *x, size_t n, uint32_t *seed)
+{
+    for (size_t k = 0; k < n; k++) {
+        *seed = *seed * 1664525u + 1013904223u;
+        x[k] = (float)((double)(*seed >> 8) / (double)(1u << 24) * 2.0 - 1.0);
+    }
+}
+
+/* The relative error of x solved from the block's factors (panel, ipiv)
+ * for A11 x = A11 1, A11 the block before factorising (a11, leading
+ * dimension DN_R). */
+static double dense_error(const float *a11, const float *lu, const int *ipiv)
+{
+    double *y = calloc(DN_C, sizeof *y), err = 0.0;
+    ck_assert(y);
+    for (int j = 0; j < DN_C; j++)
+        for (int i = 0; i < DN_C; i++)
+            y[i] += (double)a11[(size_t)j * DN_R + (size_t)i];
+    for (int i = 0; i < DN_C; i++) {             /* P y */
+        double t = y[i];
+        y[i] = y[ipiv[i] - 1];
+        y[ipiv[i] - 1] = t;
+    }
+    for (int j = 0; j < DN_C; j++)               /* L z = P y */
+        for (int i = j + 1; i < DN_C; i++)
+            y[i] -= (double)lu[(size_t)j * DN_R + (size_t)i] * y[j];
+    for (int j = DN_C - 1; j >= 0; j--) {        /* U x = z */
+        y[j] /= (double)lu[(size_t)j * DN_R + (size_t)j];
+        for (int i = 0; i < j; i++)
+            y[i] -= (double)lu[(size_t)j * DN_R + (size_t)i] * y[j];
+    }
+    for (int i = 0; i < DN_C; i++)
+        err = fmax(err, fabs(y[i] - 1.0));
+    free(y);
+    return err;
+}
+
+/* The block factorised by team into f (panel, F12, F22 in a row) and
+ * ipiv, from the same random start each time. */
+static void dense_run(const lu_par_team *team, float *f, int *ipiv)
+{
+    uint32_t seed = 17;
+    size_t np = (size_t)DN_R * DN_C, n12 = (size_t)DN_C * DN_B;
+    dense_fill(f, np + n12 + (size_t)DN_B * DN_B, &seed);
+    lu_par_tally t;
+    ck_assert_int_eq(lu_par_dense(team, DN_C, DN_B, DN_R, f, f + np, f + np + n12, ipiv, &t), 0);
+}
+
+START_TEST(test_lu_par_dense_pivots)
+{
+    size_t nf = (size_t)DN_R * DN_C + (size_t)DN_C * DN_B + (size_t)DN_B * DN_B;
+    float *a = malloc(nf * sizeof *a), *f1 = malloc(nf * sizeof *f1);
+    float *f2 = malloc(nf * sizeof *f2);
+    int *p1 = malloc(DN_C * sizeof *p1), *p2 = malloc(DN_C * sizeof *p2), moved = 0;
+    ck_assert(a && f1 && f2 && p1 && p2);
+    uint32_t seed = 17;
+    dense_fill(a, nf, &seed);
+    lu_par_team one = {.self = lu_par_caller()};
+    dense_run(&one, f1, p1);
+    for (int i = 0; i < DN_C; i++)
+        moved += p1[i] != i + 1;
+    ck_assert_msg(moved > DN_C / 2, "only %d rows exchanged: the test needs pivoting", moved);
+    double err = dense_error(a, f1, p1);
+    ck_assert_msg(err < 1e-2, "one thread: x solved %g from 1", err);
+    diag why;
+    diag_clear(&why);
+    lu_par_blas *b = lu_par_open(&why);
+    lu_par_team two = {.self = lu_par_caller(), .other = b ? lu_par_kernels(b) : NULL};
+    for (int r = 0; b && r < 3; r++) {
+        dense_run(&two, f2, p2);
+        ck_assert_msg(memcmp(f1, f2, nf * sizeof *f2) == 0 && memcmp(p1, p2, DN_C * sizeof *p2) == 0,
+                      "run %d: two threads' factors differ from one thread's", r);
+    }
+    lu_par_close(b);
+    free(p2);
+    free(p1);
+    free(f2);
+    free(f1);
+    free(a);
+}
+END_TEST
+
 START_TEST(test_lu_two_threads)
 {
     pepa_ctmc *q = grid3(30);
@@ -781,6 +975,9 @@ static Suite *lu_order_suite(void)
     tcase_add_test(tt, test_lu_two_threads_memory);
     tcase_add_test(tt, test_lu_two_threads_fallback);   /* before: under CK_FORK=no a */
     tcase_add_test(tt, test_lu_two_threads);            /* leaked variable fails this */
+    tcase_add_test(tt, test_lu_chunked_assembly);
+    tcase_add_test(tt, test_lu_two_way_help);
+    tcase_add_test(tt, test_lu_par_dense_pivots);
     suite_add_tcase(s, tt);
 #endif
     return s;
